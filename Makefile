@@ -1,0 +1,61 @@
+# One entry point for people and CI.
+#   make test   install missing Debian packages (when root), build everything, run every test
+#   make build  build everything, run nothing (lays out bin/ and lib/ as in MANA's manual)
+#   make demo   build if needed, then checkpoint / kill / restart the bundled example
+#   make bench-process | bench-coordinator | bench-inspector   benchmarks (table, then one JSON line)
+
+SHELL := /bin/bash
+ROOT  := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+
+# The reactor needs a JDK >= 21 (Tycho and current Eclipse bundles); these machines carry Temurin 25
+# beside the default JDK 17. Libraries still target 17, so the default `java` runs the commands.
+BUILD_JDK ?= $(firstword $(wildcard /usr/lib/jvm/temurin-25-jdk-amd64 /usr/lib/jvm/temurin-2[1-9]-jdk-amd64 /usr/lib/jvm/java-2[1-9]-openjdk-amd64))
+MVN := JAVA_HOME=$(BUILD_JDK) $(ROOT)/mvnw -B -ntp
+
+# Debian packages the build and the tests use (real MPI, real gdb, real X server for the workbench).
+DEB_PACKAGES := build-essential cmake gdb openmpi-bin libopenmpi-dev mpich libmpich-dev \
+                xvfb xauth procps psmisc
+
+.PHONY: all deps build test demo clean bench-process bench-coordinator bench-inspector check-jdk
+
+all: build
+
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing Debian packages:$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	  else echo "missing Debian packages (run as root or install them):$$missing" >&2; exit 1; fi; \
+	fi
+
+check-jdk:
+	@if [ -z "$(BUILD_JDK)" ]; then echo "no JDK >= 21 found under /usr/lib/jvm (set BUILD_JDK=...)" >&2; exit 1; fi
+
+build: deps check-jdk
+	$(MVN) -DskipTests install
+
+test: deps check-jdk
+	$(MVN) install
+
+demo:
+	@[ -x $(ROOT)/bin/mana_launch ] && [ -x $(ROOT)/bin/mana_coordinator ] || $(MAKE) build
+	$(ROOT)/core-native/examples/demo.sh
+
+bench-process:
+	@[ -x $(ROOT)/bin/mana_launch ] || $(MAKE) build
+	$(ROOT)/core-native/bench/bench_process.sh
+
+bench-coordinator:
+	@[ -x $(ROOT)/bin/mana_coordinator ] || $(MAKE) build
+	$(ROOT)/control-plane/bench/bench_coordinator.sh
+
+bench-inspector:
+	@[ -x $(ROOT)/bin/mana_inspect ] || $(MAKE) build
+	$(ROOT)/image-inspector/bench/bench_inspector.sh
+
+clean:
+	$(MVN) -q clean || true
+	rm -rf $(ROOT)/bin $(ROOT)/lib $(ROOT)/core-native/build
