@@ -1,0 +1,232 @@
+/*
+ * image_format.h - the on-disk layout of a MANA checkpoint image (format version 1).
+ *
+ * This header and docs/image-format.md describe the same thing; change both together.
+ * The Java inspector (image-inspector/) reads images from the doc, so every field here is
+ * fixed-size, little-endian (x86-64 native), and at a documented offset.
+ *
+ * Shape of a file:
+ *
+ *   page 0            struct mana_img_header (256 bytes), rest of the page zero
+ *   pages 1..         memory payloads, each region's stored pages contiguous and page-aligned
+ *   after payloads    metadata sections (8-byte aligned), in any order
+ *   last              the section table: section_count x struct mana_img_section
+ *
+ * The header is written last, so a file whose writer died has no valid header. A complete image
+ * also has file_size equal to the real size: anything shorter is truncated.
+ */
+#ifndef MANA_IMAGE_FORMAT_H
+#define MANA_IMAGE_FORMAT_H
+
+#include <stdint.h>
+
+#define MANA_IMG_MAGIC        "MANAIMG1"    /* 8 bytes, no NUL */
+#define MANA_IMG_VERSION      1u
+#define MANA_IMG_HEADER_SIZE  256u
+#define MANA_IMG_PAGE_SIZE    4096u
+#define MANA_IMG_SUFFIX       ".mana"       /* final name: ckpt_<program>_gen<N>.mana */
+#define MANA_IMG_TMP_SUFFIX   ".tmp"        /* while being written: <final name>.tmp */
+
+/* Header flags. */
+#define MANA_IMG_F_MPI        0x1u          /* the image has an MPI section */
+
+struct mana_img_header {
+    char     magic[8];            /*   0 "MANAIMG1" */
+    uint32_t version;             /*   8 MANA_IMG_VERSION */
+    uint32_t header_size;         /*  12 MANA_IMG_HEADER_SIZE */
+    uint64_t file_size;           /*  16 total bytes of the complete file */
+    uint64_t section_table_offset;/*  24 file offset of the section table */
+    uint32_t section_count;       /*  32 entries in the section table */
+    uint32_t section_entry_size;  /*  36 sizeof(struct mana_img_section) = 32 */
+    uint32_t page_size;           /*  40 4096 */
+    uint32_t flags;               /*  44 MANA_IMG_F_* */
+    uint32_t rank;                /*  48 MPI rank (0 without MPI) */
+    uint32_t nranks;              /*  52 world size (1 without MPI) */
+    uint32_t generation;          /*  56 checkpoint generation, 1 for the first */
+    int32_t  pid;                 /*  60 pid at checkpoint */
+    int64_t  time_unix_ns;        /*  64 when the checkpoint was taken (CLOCK_REALTIME) */
+    uint64_t mapped_bytes;        /*  72 sum of (end - start) over stored (upper-half) regions */
+    uint64_t stored_bytes;        /*  80 sum of payload bytes over all regions */
+    uint32_t header_crc;          /*  88 CRC-32C of these 256 bytes with this field as 0 */
+    uint32_t reserved0;           /*  92 0 */
+    char     host[64];            /*  96 host name, NUL-padded */
+    char     mpi[16];             /* 160 "none", "openmpi" or "mpich", NUL-padded */
+    char     program[80];         /* 176 program basename, NUL-padded (full path in PROCESS) */
+};                                /* 256 */
+
+/* Section table entry. */
+struct mana_img_section {
+    uint32_t type;                /*  0 MANA_SEC_* */
+    uint32_t version;             /*  4 layout version of this section, 1 */
+    uint64_t offset;              /*  8 file offset */
+    uint64_t length;              /* 16 bytes */
+    uint32_t crc;                 /* 24 CRC-32C of the section's bytes */
+    uint32_t count;               /* 28 records in it (meaning per type, below) */
+};                                /* 32 */
+
+enum mana_section_type {
+    MANA_SEC_PROCESS = 1,         /* count = 1 */
+    MANA_SEC_MEMORY  = 2,         /* count = regions */
+    MANA_SEC_THREADS = 3,         /* count = threads */
+    MANA_SEC_FILES   = 4,         /* count = file descriptors */
+    MANA_SEC_SIGNALS = 5,         /* count = sigaction records */
+    MANA_SEC_MPI     = 6,         /* defined by the MPI runtime; opaque to the process layer */
+};
+
+/*
+ * PROCESS: one fixed record, then strings. Each string is u32 length + bytes, padded with zeros to
+ * a multiple of 8: exe path, cwd, then argc (u32, padded to 8) and argc argument strings.
+ */
+struct mana_img_process {
+    int32_t  pid;                 /*   0 */
+    int32_t  ppid;                /*   4 */
+    int32_t  sid;                 /*   8 */
+    int32_t  pgid;                /*  12 */
+    uint32_t umask;               /*  16 */
+    uint32_t pthread_tid_offset;  /*  20 offset of the tid field inside glibc's struct pthread */
+    uint64_t lh_info_slot;        /*  24 upper-half address where restart stores the new lh_info pointer */
+    uint64_t vdso_start;          /*  32 [vdso] at checkpoint */
+    uint64_t vdso_end;            /*  40 */
+    uint64_t vvar_start;          /*  48 [vvar] at checkpoint (0 if none) */
+    uint64_t vvar_end;            /*  56 */
+    uint64_t upper_stack_start;   /*  64 stack the lower half gave the upper half */
+    uint64_t upper_stack_end;     /*  72 */
+    uint64_t upper_entry;         /*  80 entry point of the upper ld.so at launch (informational) */
+    uint64_t reserved[5];         /*  88 0 */
+};                                /* 128 */
+
+/* Region flags. */
+#define MANA_REG_SHARED     0x001u   /* MAP_SHARED (else private) */
+#define MANA_REG_ANON       0x002u   /* no backing file */
+#define MANA_REG_FILE       0x004u   /* backed by the file in name */
+#define MANA_REG_STACK      0x008u   /* a thread stack or [stack] */
+#define MANA_REG_HEAP       0x010u   /* [heap] */
+#define MANA_REG_VDSO       0x020u   /* [vdso]; never stored */
+#define MANA_REG_VVAR       0x040u   /* [vvar]; never stored */
+#define MANA_REG_LOWER      0x080u   /* lower half: listed for information, never stored or restored */
+#define MANA_REG_GUARD      0x100u   /* PROT_NONE reservation (no payload; restored as PROT_NONE) */
+
+/*
+ * MEMORY: count records, each struct mana_img_region, then name_len bytes of name (no NUL) padded with
+ * zeros to a multiple of 8, then run_count x struct mana_img_run. The runs list the stored pages of
+ * the region in increasing order; pages in no run are zero. The stored pages of a region lie
+ * contiguously at payload_offset (page-aligned) in run order, stored_bytes in all.
+ */
+struct mana_img_region {
+    uint64_t start;               /*  0 first byte (page-aligned) */
+    uint64_t end;                 /*  8 one past the last byte (page-aligned) */
+    uint32_t prot;                /* 16 PROT_READ 1 | PROT_WRITE 2 | PROT_EXEC 4 */
+    uint32_t flags;               /* 20 MANA_REG_* */
+    uint64_t file_offset;         /* 24 offset in the backing file (MANA_REG_FILE) */
+    uint64_t inode;               /* 32 of the backing file, 0 if none */
+    uint32_t dev_major;           /* 40 */
+    uint32_t dev_minor;           /* 44 */
+    uint64_t payload_offset;      /* 48 file offset of the stored pages (0 when none) */
+    uint64_t stored_bytes;        /* 56 multiple of the page size */
+    uint32_t run_count;           /* 64 */
+    uint32_t payload_crc;         /* 68 CRC-32C over the stored bytes in order (0 when none) */
+    uint32_t name_len;            /* 72 bytes of name that follow ("" for anonymous, "[heap]", a path) */
+    uint32_t reserved;            /* 76 0 */
+};                                /* 80 */
+
+struct mana_img_run {
+    uint64_t first_page;          /* 0 page index from region start */
+    uint64_t page_count;          /* 8 */
+};                                /* 16 */
+
+/* Thread flags. */
+#define MANA_THR_MAIN       0x1u     /* the process's main thread (tid == pid) */
+#define MANA_THR_CKPT       0x2u     /* the checkpoint thread (resumes through ctx_addr) */
+
+#define MANA_IMG_NGREG 23            /* general registers, in the order of the kernel's mcontext gregs */
+
+/* THREADS: count x struct mana_img_thread. */
+struct mana_img_thread {
+    int32_t  tid;                 /*   0 kernel tid at checkpoint */
+    uint32_t flags;               /*   4 MANA_THR_* */
+    uint64_t fs_base;             /*   8 TLS pointer (struct pthread) */
+    uint64_t gs_base;             /*  16 */
+    uint64_t ctid_addr;           /*  24 glibc's tid field: CLONE_CHILD_CLEARTID / SETTID target */
+    uint64_t stack_start;         /*  32 the mapping holding the thread's stack */
+    uint64_t stack_end;           /*  40 */
+    uint64_t ucontext_addr;       /*  48 saved signal frame's ucontext (resume by rt_sigreturn), 0 for CKPT */
+    uint64_t ctx_addr;            /*  56 saved asm context of the checkpoint thread, 0 otherwise */
+    uint64_t sigmask;             /*  64 blocked signals when interrupted */
+    uint64_t robust_list;         /*  72 set_robust_list head, 0 if none */
+    uint64_t robust_list_len;     /*  80 */
+    uint64_t altstack_sp;         /*  88 sigaltstack, 0 if none */
+    uint64_t altstack_size;       /*  96 */
+    int32_t  altstack_flags;      /* 104 */
+    uint32_t reserved;            /* 108 0 */
+    uint64_t gregs[MANA_IMG_NGREG]; /* 112 copy for inspection: R8..R15, RDI, RSI, RBP, RBX, RDX, RAX,
+                                   *     RCX, RSP, RIP, EFL, CSGSFS, ERR, TRAPNO, OLDMASK, CR2 */
+};                                /* 296 */
+
+/* File kinds. */
+enum mana_file_kind {
+    MANA_FILE_REGULAR = 1,
+    MANA_FILE_DIR     = 2,
+    MANA_FILE_CHAR    = 3,        /* tty, /dev/null, ... */
+    MANA_FILE_PIPE    = 4,        /* pipe or FIFO */
+    MANA_FILE_SOCKET  = 5,
+    MANA_FILE_OTHER   = 6,        /* anon inode (eventfd, epoll, ...), not restored */
+};
+
+/* FILES: count records, each struct mana_img_file then path_len bytes padded to a multiple of 8. */
+struct mana_img_file {
+    int32_t  fd;                  /*  0 */
+    uint32_t kind;                /*  4 enum mana_file_kind */
+    int32_t  open_flags;          /*  8 O_* as from /proc/self/fdinfo */
+    uint32_t fd_flags;            /* 12 FD_CLOEXEC */
+    int64_t  offset;              /* 16 file position */
+    int64_t  size;                /* 24 st_size at checkpoint */
+    int64_t  mtime_ns;            /* 32 st_mtim */
+    uint64_t inode;               /* 40 */
+    uint64_t dev;                 /* 48 */
+    uint32_t mode;                /* 56 st_mode */
+    uint32_t path_len;            /* 60 bytes of path that follow (readlink of /proc/self/fd/N) */
+};                                /* 64 */
+
+/*
+ * SIGNALS: a struct mana_img_signals, then nsig x struct mana_img_sigaction (only signals whose
+ * disposition is not SIG_DFL), then ntimers x struct mana_img_itimer. count = nsig.
+ */
+struct mana_img_signals {
+    uint32_t nsig;                /* 0 */
+    uint32_t ntimers;             /* 4 */
+    uint64_t pending;             /* 8 process-wide pending set (informational) */
+};                                /* 16 */
+
+struct mana_img_sigaction {
+    int32_t  signo;               /*  0 */
+    uint32_t reserved;            /*  4 */
+    uint64_t handler;             /*  8 sa_handler / sa_sigaction, or SIG_IGN (1) */
+    uint64_t flags;               /* 16 SA_* */
+    uint64_t restorer;            /* 24 sa_restorer */
+    uint64_t mask;                /* 32 sa_mask */
+};                                /* 40 */
+
+struct mana_img_itimer {
+    int32_t  which;               /*  0 ITIMER_REAL 0, ITIMER_VIRTUAL 1, ITIMER_PROF 2 */
+    uint32_t reserved;            /*  4 */
+    int64_t  interval_ns;         /*  8 */
+    int64_t  value_ns;            /* 16 time left when checkpointed */
+};                                /* 24 */
+
+#ifdef __cplusplus
+#define MANA_STATIC_ASSERT static_assert
+#else
+#define MANA_STATIC_ASSERT _Static_assert
+#endif
+MANA_STATIC_ASSERT(sizeof(struct mana_img_header) == 256, "header layout");
+MANA_STATIC_ASSERT(sizeof(struct mana_img_section) == 32, "section layout");
+MANA_STATIC_ASSERT(sizeof(struct mana_img_process) == 128, "process layout");
+MANA_STATIC_ASSERT(sizeof(struct mana_img_region) == 80, "region layout");
+MANA_STATIC_ASSERT(sizeof(struct mana_img_run) == 16, "run layout");
+MANA_STATIC_ASSERT(sizeof(struct mana_img_thread) == 296, "thread layout");
+MANA_STATIC_ASSERT(sizeof(struct mana_img_file) == 64, "file layout");
+MANA_STATIC_ASSERT(sizeof(struct mana_img_signals) == 16, "signals layout");
+MANA_STATIC_ASSERT(sizeof(struct mana_img_sigaction) == 40, "sigaction layout");
+MANA_STATIC_ASSERT(sizeof(struct mana_img_itimer) == 24, "itimer layout");
+
+#endif
