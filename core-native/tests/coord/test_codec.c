@@ -1,0 +1,207 @@
+/*
+ * test_codec.c - MNCP codec against frames built by hand from the protocol
+ * table (docs/coordinator-protocol.md), byte by byte, so an encoder and a
+ * decoder that agree with each other but not with the spec still fail.
+ */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <string.h>
+
+#include "check.h"
+#include "mncp.h"
+
+/* A little-endian byte builder for the expected frames. */
+struct bb { uint8_t b[8192]; size_t n; };
+static void b8(struct bb *x, uint8_t v) { x->b[x->n++] = v; }
+static void b16(struct bb *x, uint16_t v) { b8(x, v & 0xff); b8(x, v >> 8); }
+static void b32(struct bb *x, uint32_t v) { b16(x, v & 0xffff); b16(x, v >> 16); }
+static void b64(struct bb *x, uint64_t v) { b32(x, (uint32_t)v); b32(x, (uint32_t)(v >> 32)); }
+static void bs(struct bb *x, const char *s)
+{
+    b16(x, (uint16_t)strlen(s));
+    memcpy(x->b + x->n, s, strlen(s));
+    x->n += strlen(s);
+}
+
+static void test_header(void)
+{
+    uint8_t p[16];
+    struct mncp_hdr h;
+    const char *why;
+    static const uint8_t want[16] = {'M', 'N', 'C', 'P', 1, 0, 0x10, 0, 0x34, 0x12, 0, 0,
+                                     0x78, 0x56, 0x34, 0x12};
+    mncp_put_hdr(p, 0x10, 0x1234, 0x12345678);
+    CHECK(memcmp(p, want, 16) == 0);
+    CHECK(mncp_parse_hdr(p, &h, &why) == 0);
+    CHECK(h.type == 0x10 && h.len == 0x1234 && h.reqid == 0x12345678);
+
+    p[0] = 'X';
+    CHECK(mncp_parse_hdr(p, &h, &why) < 0);
+    mncp_put_hdr(p, 0x10, 0, 0);
+    p[4] = 2;                                      /* version 2 */
+    CHECK(mncp_parse_hdr(p, &h, &why) < 0);
+    mncp_put_hdr(p, 0x10, MNCP_BODY_MAX, 0);
+    CHECK(mncp_parse_hdr(p, &h, &why) == 0);       /* exactly 1 MiB is allowed */
+    mncp_put_hdr(p, 0x10, MNCP_BODY_MAX + 1, 0);
+    CHECK(mncp_parse_hdr(p, &h, &why) < 0);
+}
+
+static void test_hello(void)
+{
+    uint8_t buf[4096];
+    struct bb x = {{0}, 0};
+    struct mana_coord_hello h = {.job = "j1", .rank = 3, .nranks = 4, .mpi = "openmpi",
+                                 .generation = 7, .restarting = 1, .ckptdir = "/ck",
+                                 .program = "/bin/app"};
+    bs(&x, "s3cr3t"); b8(&x, 1); bs(&x, "j1"); b32(&x, 3); b32(&x, 4); bs(&x, "node1");
+    b32(&x, 4242); bs(&x, "openmpi"); b32(&x, 7); b8(&x, 1); bs(&x, "/ck"); bs(&x, "/bin/app");
+    long n = mncp_enc_hello(buf, sizeof buf, "s3cr3t", &h, "node1", 4242);
+    CHECK(n == (long)x.n && memcmp(buf, x.b, x.n) == 0);
+
+    /* Control role: no rank fields; NULL strings are empty. */
+    struct mana_coord_hello hc = {.role = MANA_COORD_ROLE_CONTROL};
+    struct bb y = {{0}, 0};
+    bs(&y, ""); b8(&y, 2); bs(&y, "");
+    n = mncp_enc_hello(buf, sizeof buf, "", &hc, "x", 1);
+    CHECK(n == (long)y.n && memcmp(buf, y.b, y.n) == 0);
+
+    /* Defaults: mpi NULL is "none". */
+    struct mana_coord_hello hd = {.rank = 0, .nranks = 1};
+    n = mncp_enc_hello(buf, sizeof buf, NULL, &hd, "h", 1);
+    CHECK(n > 0 && memmem(buf, (size_t)n, "\x04\x00none", 6) != NULL);
+
+    /* Too small a buffer, and a string over 4096 bytes, are refused. */
+    CHECK(mncp_enc_hello(buf, 10, "s3cr3t", &h, "node1", 1) < 0);
+    static char big[5000];
+    memset(big, 'a', sizeof big - 1);
+    h.program = big;
+    static uint8_t large[16384];
+    CHECK(mncp_enc_hello(large, sizeof large, "s", &h, "n", 1) < 0);
+}
+
+static void test_collective(void)
+{
+    uint8_t buf[64];
+    int64_t v[2] = {-1, 0x0102030405060708LL};
+    struct bb x = {{0}, 0};
+    b32(&x, 9); b16(&x, 16); b8(&x, 1); b8(&x, 0); b32(&x, 2);
+    b64(&x, UINT64_MAX); b64(&x, 0x0102030405060708ULL);
+    long n = mncp_enc_collective(buf, sizeof buf, 9, 16, 1, v, 2);
+    CHECK(n == (long)x.n && memcmp(buf, x.b, x.n) == 0);
+    CHECK(mncp_enc_collective(buf, sizeof buf, 9, 16, 0, NULL, 0) == 12);
+    CHECK(mncp_enc_collective(buf, sizeof buf, 9, 16, 1, v, MANA_COORD_MAX_VALUES + 1) < 0);
+
+    /* COLLECTIVE_DONE: same layout; decode it back. */
+    int64_t out[2] = {0, 0};
+    const char *why;
+    CHECK(mncp_dec_collective_done(x.b, x.n, 9, 16, 1, 2, out, &why) == 0);
+    CHECK(out[0] == -1 && out[1] == 0x0102030405060708LL);
+    /* Trailing bytes (a newer minor revision) are ignored. */
+    CHECK(mncp_dec_collective_done(x.b, x.n + 5, 9, 16, 1, 2, out, &why) == 0);
+    /* Wrong generation, phase, op or count; truncated array; truncated head. */
+    CHECK(mncp_dec_collective_done(x.b, x.n, 8, 16, 1, 2, out, &why) < 0);
+    CHECK(mncp_dec_collective_done(x.b, x.n, 9, 17, 1, 2, out, &why) < 0);
+    CHECK(mncp_dec_collective_done(x.b, x.n, 9, 16, 2, 2, out, &why) < 0);
+    CHECK(mncp_dec_collective_done(x.b, x.n, 9, 16, 1, 1, out, &why) < 0);
+    out[0] = 42;
+    CHECK(mncp_dec_collective_done(x.b, x.n - 1, 9, 16, 1, 2, out, &why) < 0);
+    CHECK(out[0] == 42);                           /* nothing half-written */
+    CHECK(mncp_dec_collective_done(x.b, 7, 9, 16, 1, 2, out, &why) < 0);
+}
+
+static void test_reports(void)
+{
+    uint8_t buf[256];
+    struct bb x = {{0}, 0};
+    b32(&x, 3); b64(&x, 1ULL << 40); b64(&x, 123456789); bs(&x, "/d/ckpt_rank_0/img");
+    long n = mncp_enc_ckpt_written(buf, sizeof buf, 3, 1ULL << 40, 123456789, "/d/ckpt_rank_0/img");
+    CHECK(n == (long)x.n && memcmp(buf, x.b, x.n) == 0);
+
+    struct bb y = {{0}, 0};
+    b32(&y, 4); bs(&y, "disk full");
+    n = mncp_enc_ckpt_failed(buf, sizeof buf, 4, "disk full");
+    CHECK(n == (long)y.n && memcmp(buf, y.b, y.n) == 0);
+
+    struct bb z = {{0}, 0};
+    b8(&z, 1); b32(&z, (uint32_t)-2);
+    n = mncp_enc_bye(buf, sizeof buf, 1, -2);
+    CHECK(n == (long)z.n && memcmp(buf, z.b, z.n) == 0);
+
+    struct bb k = {{0}, 0};
+    bs(&k, "key"); b32(&k, 3); memcpy(k.b + k.n, "abc", 3); k.n += 3;
+    n = mncp_enc_kv_put(buf, sizeof buf, "key", "abc", 3);
+    CHECK(n == (long)k.n && memcmp(buf, k.b, k.n) == 0);
+
+    struct bb g = {{0}, 0};
+    bs(&g, "key"); b8(&g, 1);
+    n = mncp_enc_kv_get(buf, sizeof buf, "key", 1);
+    CHECK(n == (long)g.n && memcmp(buf, g.b, g.n) == 0);
+}
+
+static void test_replies(void)
+{
+    struct mana_coord_welcome w;
+    struct bb x = {{0}, 0};
+    b32(&x, 17); b32(&x, 2); b32(&x, 30); bs(&x, "default");
+    CHECK(mncp_dec_welcome(x.b, x.n, &w) == 0);
+    CHECK(w.client_id == 17 && w.generation == 2 && w.interval == 30 && !strcmp(w.job, "default"));
+    CHECK(mncp_dec_welcome(x.b, x.n - 1, &w) < 0);     /* ends inside the job string */
+    CHECK(mncp_dec_welcome(x.b, 11, &w) < 0);
+
+    /* A str whose length says 4097: over the protocol limit. */
+    static struct bb big;
+    big.n = 0;
+    b32(&big, 1); b32(&big, 0); b32(&big, 0); b16(&big, 4097);
+    memset(big.b + big.n, 'a', 4097);
+    big.n += 4097;
+    CHECK(mncp_dec_welcome(big.b, big.n, &w) < 0);
+
+    struct bb kv = {{0}, 0};
+    b8(&kv, 1); b32(&kv, 4); memcpy(kv.b + kv.n, "\0\1\2\3", 4); kv.n += 4;
+    int found;
+    const uint8_t *v;
+    uint32_t vl;
+    CHECK(mncp_dec_kv_value(kv.b, kv.n, &found, &v, &vl) == 0);
+    CHECK(found == 1 && vl == 4 && memcmp(v, "\0\1\2\3", 4) == 0);
+    CHECK(mncp_dec_kv_value(kv.b, kv.n - 1, &found, &v, &vl) < 0);
+    struct bb kb = {{0}, 0};
+    b8(&kb, 1); b32(&kb, MANA_COORD_BLOB_MAX + 1);
+    CHECK(mncp_dec_kv_value(kb.b, kb.n, &found, &v, &vl) < 0);
+
+    struct mana_coord_event ev;
+    struct bb rq = {{0}, 0};
+    b32(&rq, 5); b8(&rq, 1); bs(&rq, "/other");
+    CHECK(mncp_dec_event(MNCP_CKPT_REQUEST, rq.b, rq.n, &ev) == 0);
+    CHECK(ev.type == MANA_COORD_EV_CKPT_REQUEST && ev.generation == 5 && ev.flags == 1 &&
+          !strcmp(ev.text, "/other"));
+    CHECK(mncp_dec_event(MNCP_CKPT_REQUEST, rq.b, 4, &ev) < 0);
+    struct bb ab = {{0}, 0};
+    b32(&ab, 5); bs(&ab, "rank 1 disconnected");
+    CHECK(mncp_dec_event(MNCP_CKPT_ABORT, ab.b, ab.n, &ev) == 0);
+    CHECK(ev.type == MANA_COORD_EV_CKPT_ABORT && !strcmp(ev.text, "rank 1 disconnected"));
+    CHECK(mncp_dec_event(MNCP_KILL, NULL, 0, &ev) == 0 && ev.type == MANA_COORD_EV_KILL);
+    CHECK(mncp_dec_event(MNCP_WELCOME, ab.b, ab.n, &ev) < 0);
+
+    struct bb er = {{0}, 0};
+    b16(&er, 3); bs(&er, "wrong secret");
+    uint16_t code;
+    char msg[64];
+    CHECK(mncp_dec_error(er.b, er.n, &code, msg, sizeof msg) == 0);
+    CHECK(code == 3 && !strcmp(msg, "wrong secret"));
+    CHECK(mncp_dec_error(er.b, 1, &code, msg, sizeof msg) < 0);
+    CHECK(mncp_dec_error(er.b, er.n, &code, msg, 5) < 0);   /* does not fit the buffer */
+}
+
+int main(void)
+{
+    test_header();
+    test_hello();
+    test_collective();
+    test_reports();
+    test_replies();
+    if (failures)
+        fprintf(stderr, "test_codec: %d failure(s)\n", failures);
+    else
+        printf("test_codec: ok\n");
+    return failures != 0;
+}
