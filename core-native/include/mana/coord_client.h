@@ -229,6 +229,12 @@ int mana_coord_kv_get(mana_coord_t *c, const char *key, int wait, void *buf, siz
 /* BYE(reason, status): one-way; the caller then closes. */
 int mana_coord_bye(mana_coord_t *c, uint8_t reason, int32_t status, char *err, size_t errlen);
 
+/* SET_INTERVAL → OK, on a control connection (hello.role = ROLE_CONTROL):
+ * periodic checkpoints every `seconds` (0 = off) for the job.  mana_launch
+ * -i uses this through mana_coord_probe --set-interval. */
+int mana_coord_set_interval(mana_coord_t *c, uint32_t seconds, int timeout_ms,
+                            char *err, size_t errlen);
+
 /* Close the socket and free the handle (NULL is fine). */
 void mana_coord_close(mana_coord_t *c);
 

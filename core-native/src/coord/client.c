@@ -409,6 +409,22 @@ int mana_coord_kv_get(mana_coord_t *c, const char *key, int wait, void *buf, siz
     return MANA_COORD_OK;
 }
 
+int mana_coord_set_interval(mana_coord_t *c, uint32_t seconds, int timeout_ms,
+                            char *err, size_t errlen)
+{
+    int64_t deadline = coord_deadline(timeout_ms);
+    if (!c)
+        return MANA_COORD_EARG;
+    struct mncp_w w;
+    mncp_w_init(&w, TXB(c));
+    mncp_w_u32(&w, seconds);
+    uint32_t req = new_reqid(c);
+    int rc = send_tx(c, MNCP_SET_INTERVAL, (long)w.len, req, deadline, err, errlen);
+    if (rc == MANA_COORD_OK)
+        rc = wait_reply(c, MNCP_OK, req, -1, deadline, err, errlen);
+    return rc;
+}
+
 void mana_coord_close(mana_coord_t *c)
 {
     if (!c)

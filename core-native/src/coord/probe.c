@@ -20,9 +20,11 @@ static const char usage[] =
     "                        [-k COUNT] [--op barrier|sum|max|min|or] [--gen G] [--phase P]\n"
     "                        [--serve] [--serve-for SEC] [--fail-ckpt] [--restarting G]\n"
     "                        [--ckptdir DIR] [--timeout MS] [-q]\n"
+    "       mana_coord_probe [-h HOST] [-p PORT] [-s SECRET] [-j JOB] --set-interval SEC\n"
     "Registers as rank RANK of NRANKS (default 0 of 1) and runs COUNT collectives\n"
     "(default 100 barriers), checking every result; prints latency figures.\n"
     "--serve answers checkpoint requests like a rank (phases 1-4) until KILL, or for SEC s.\n"
+    "--set-interval connects as a control client and sets the job's checkpoint interval.\n"
     "Exit status: 0 ok, 1 wrong result or protocol failure, 2 usage, 3 cannot connect.\n";
 
 static double now_us(void)
@@ -190,12 +192,14 @@ int main(int argc, char **argv)
         {"serve-for", required_argument, 0, 'F'}, {"fail-ckpt", no_argument, 0, 'f'},
         {"restarting", required_argument, 0, 'R'}, {"ckptdir", required_argument, 0, 'd'},
         {"timeout", required_argument, 0, 't'}, {"help", no_argument, 0, 'H'},
+        {"set-interval", required_argument, 0, 'I'},
         {0, 0, 0, 0}};
     struct opts o = {.rank = 0, .nranks = 1, .count = 100, .timeout_ms = 60000,
                      .phase = MANA_PHASE_DRAIN_FIRST, .op = MANA_COORD_BARRIER, .ckptdir = "."};
     const char *host = NULL, *secret = NULL, *job = NULL;
     int port = 0, ch;
     uint32_t restart_gen = 0;
+    long set_interval = -1;
 
     while ((ch = getopt_long(argc, argv, "h:p:s:j:r:n:k:q", lo, NULL)) != -1) {
         switch (ch) {
@@ -223,6 +227,7 @@ int main(int argc, char **argv)
             else if (!strcmp(optarg, "or")) o.op = MANA_COORD_OR;
             else { fputs(usage, stderr); return 2; }
             break;
+        case 'I': set_interval = strtol(optarg, NULL, 10); break;
         case 'H': fputs(usage, stdout); return 0;
         default: fputs(usage, stderr); return 2;
         }
@@ -238,6 +243,26 @@ int main(int argc, char **argv)
         fprintf(stderr, "mana_coord_probe: %s\n", err);
         return 3;
     }
+    if (set_interval >= 0) {
+        struct mana_coord_hello hc = {.role = MANA_COORD_ROLE_CONTROL,
+                                      .job = job ? job : getenv("MANA_JOB")};
+        int rc;
+        mana_coord_t *c = mana_coord_connect(&addr, &hc, NULL, 15000, &rc, err, sizeof err);
+        if (!c) {
+            fprintf(stderr, "mana_coord_probe: %s\n", err);
+            return 3;
+        }
+        rc = mana_coord_set_interval(c, (uint32_t)set_interval, 15000, err, sizeof err);
+        mana_coord_close(c);
+        if (rc != MANA_COORD_OK) {
+            fprintf(stderr, "mana_coord_probe: set interval: %s\n", err);
+            return 1;
+        }
+        if (!o.quiet)
+            printf("checkpoint interval set to %ld s\n", set_interval);
+        return 0;
+    }
+
     char cwd[4096];
     if (!getcwd(cwd, sizeof cwd))
         strcpy(cwd, "/");

@@ -1,0 +1,138 @@
+#!/bin/sh
+# test_launchers.sh SCRIPTS_DIR - the launchers' flags, refusals and the
+# environment they hand to the lower half.  A fake MANA_ROOT holds copies of
+# the scripts and a bin/lower-half that prints its arguments and MANA_*.
+set -u
+src=$1
+fails=0
+tmp=$(mktemp -d /tmp/mana_launchers.XXXXXX) || exit 2
+trap 'rm -rf "$tmp"' EXIT
+
+root=$tmp/root
+mkdir -p "$root/bin" "$tmp/home" "$tmp/work"
+cp "$src/mana_launch" "$src/mana_restart" "$root/bin/"
+cat > "$root/bin/lower-half" <<'FAKE'
+#!/bin/sh
+echo "ARGS:$*"
+for v in MANA_ROOT MANA_COORD_HOST MANA_COORD_PORT MANA_COORD_SECRET MANA_JOB MANA_CKPT_DIR \
+         MANA_CKPT_INTERVAL MANA_CKPT_SIGNAL MANA_DEBUG MANA_TIMING MANA_QUIET; do
+    eval "echo $v=\${$v-UNSET}"
+done
+for a in "$@"; do echo "ARG[$a]"; done
+FAKE
+chmod +x "$root/bin/lower-half"
+printf '#!/bin/sh\nexit 0\n' > "$tmp/work/app"
+chmod +x "$tmp/work/app"
+cat > "$tmp/home/.mana.rc" <<'RC'
+Host: filehost
+Port: 4321
+Secret: 00ff00ff
+Pid: 1
+# This is a temporary file for communication between
+RC
+
+L=$root/bin/mana_launch R=$root/bin/mana_restart
+clean_env() {
+    env -i PATH=/usr/bin:/bin HOME="$tmp/home" "$@"
+}
+
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+# expect NAME WANT_STATUS PATTERN -- command...: status and a line matching PATTERN
+expect() {
+    name=$1 want=$2 pat=$3
+    shift 4
+    out=$(cd "$tmp/work" && "$@" 2>&1)
+    st=$?
+    [ "$st" = "$want" ] || { fail "$name: status $st, want $want"; echo "$out" | sed 's/^/    /'; return; }
+    printf '%s\n' "$out" | grep -q -- "$pat" || { fail "$name: no line matching '$pat'"; echo "$out" | sed 's/^/    /'; return; }
+    echo "ok: $name"
+}
+# one_line NAME STATUS -- command: a refusal is exactly one line on stderr
+one_line() {
+    name=$1 want=$2
+    shift 3
+    n=$(cd "$tmp/work" && "$@" 2>&1 >/dev/null | wc -l)
+    [ "$n" = 1 ] || fail "$name: $n lines of error, want 1"
+}
+
+# --- launch: environment from the status file and defaults
+expect "launch defaults" 0 "MANA_COORD_HOST=filehost" -- clean_env "$L" ./app a 'b c'
+expect "launch port from file" 0 "MANA_COORD_PORT=4321" -- clean_env "$L" ./app
+expect "launch secret from file" 0 "MANA_COORD_SECRET=00ff00ff" -- clean_env "$L" ./app
+expect "launch root" 0 "MANA_ROOT=$root\$" -- clean_env "$L" ./app
+expect "launch ckptdir = cwd" 0 "MANA_CKPT_DIR=$tmp/work\$" -- clean_env "$L" ./app
+expect "launch interval 0" 0 "MANA_CKPT_INTERVAL=0" -- clean_env "$L" ./app
+expect "launch signal 12" 0 "MANA_CKPT_SIGNAL=12" -- clean_env "$L" ./app
+expect "launch args kept" 0 "ARG\[b c\]" -- clean_env "$L" ./app a 'b c'
+expect "launch program first" 0 "ARGS:./app a b c" -- clean_env "$L" ./app a 'b c'
+expect "launch job empty" 0 "MANA_JOB=\$" -- clean_env "$L" ./app
+expect "launch timing off" 0 "MANA_TIMING=\$" -- clean_env "$L" ./app
+# --- flags and environment override
+expect "env host" 0 "MANA_COORD_HOST=envhost" -- clean_env MANA_COORD_HOST=envhost "$L" ./app
+expect "dmtcp alias" 0 "MANA_COORD_PORT=5555" -- clean_env DMTCP_COORD_PORT=5555 "$L" ./app
+expect "no secret for other port" 0 "MANA_COORD_SECRET=\$" -- clean_env DMTCP_COORD_PORT=5555 "$L" ./app
+expect "flag host" 0 "MANA_COORD_HOST=flaghost" -- clean_env MANA_COORD_HOST=envhost "$L" -h flaghost ./app
+expect "flag port" 0 "MANA_COORD_PORT=6000" -- clean_env MANA_COORD_PORT=5000 "$L" --coord-port 6000 ./app
+expect "slurm job" 0 "MANA_JOB=77" -- clean_env SLURM_JOB_ID=77 MANA_RC="$tmp/home/.mana.rc" "$L" ./app
+expect "job flag" 0 "MANA_JOB=mine" -- clean_env SLURM_JOB_ID=77 "$L" --job mine ./app
+expect "MANA_RC" 0 "MANA_COORD_HOST=filehost" -- clean_env HOME=/nonexistent MANA_RC="$tmp/home/.mana.rc" "$L" ./app
+expect "timing" 0 "MANA_TIMING=1" -- clean_env "$L" --timing ./app
+expect "quiet" 0 "MANA_QUIET=1" -- clean_env "$L" -q ./app
+expect "signal name" 0 "MANA_CKPT_SIGNAL=10" -- clean_env "$L" --ckpt-signal SIGUSR1 ./app
+expect "signal number" 0 "MANA_CKPT_SIGNAL=34" -- clean_env "$L" --ckpt-signal 34 ./app
+expect "interval" 0 "MANA_CKPT_INTERVAL=30" -- clean_env "$L" -i 30 ./app
+expect "ckptdir created" 0 "MANA_CKPT_DIR=$tmp/work/ck1\$" -- clean_env "$L" --ckptdir ck1 ./app
+expect "verbose" 0 "mana_launch: exec $root/bin/lower-half ./app x" -- clean_env "$L" --verbose ./app x
+expect "program on PATH" 0 "ARGS:/usr/bin/true" -- clean_env "$L" true
+expect "help" 0 "usage:" -- clean_env "$L" --help
+# --- usage errors (2) and refusals (1)
+expect "no program" 2 "no program given" -- clean_env "$L"
+expect "bad port" 2 "bad port" -- clean_env "$L" -p 99999 ./app
+expect "bad signal" 2 "bad checkpoint signal" -- clean_env "$L" --ckpt-signal KILL ./app
+expect "bad interval" 2 "bad interval" -- clean_env "$L" -i soon ./app
+expect "unknown option" 2 "unknown option --frobnicate" -- clean_env "$L" --frobnicate ./app
+expect "missing program" 1 "no such file" -- clean_env "$L" ./nothere
+expect "bad MANA_RC" 1 "cannot read status file" -- clean_env MANA_RC=/nonexistent "$L" ./app
+mkdir -p "$tmp/work/old/ckpt_rank_0"
+expect "empty ckpt_rank ok" 0 "ARGS:" -- clean_env "$L" --ckptdir old ./app
+: > "$tmp/work/old/ckpt_rank_0/ckpt_app_gen1.mana"
+expect "stale ckptdir refused" 1 "already holds checkpoint images" -- clean_env "$L" --ckptdir old ./app
+one_line "stale ckptdir one line" 1 -- clean_env "$L" --ckptdir old ./app
+mv "$root/bin/lower-half" "$root/bin/lh"
+expect "no runtime" 1 "build the runtime first" -- clean_env "$L" ./app
+mv "$root/bin/lh" "$root/bin/lower-half"
+
+# --- restart
+expect "restart missing dir" 1 "does not exist" -- clean_env "$R" --restartdir nowhere
+one_line "restart missing dir one line" 1 -- clean_env "$R" --restartdir nowhere
+mkdir -p "$tmp/work/r1/ckpt_rank_0"
+expect "restart no images" 1 "no checkpoint images" -- clean_env "$R" --restartdir r1
+: > "$tmp/work/r1/ckpt_rank_0/ckpt_app_gen2.mana"
+: > "$tmp/work/r1/ckpt_rank_0/ckpt_app_gen3.mana.tmp"
+expect "restart tmp refused" 1 "incomplete checkpoint" -- clean_env "$R" --restartdir r1
+one_line "restart tmp one line" 1 -- clean_env "$R" --restartdir r1
+rm "$tmp/work/r1/ckpt_rank_0/ckpt_app_gen3.mana.tmp"
+expect "restart ok" 0 "ARGS:--restore $tmp/work/r1\$" -- clean_env "$R" --restartdir r1
+expect "restart ckptdir default" 0 "MANA_CKPT_DIR=$tmp/work/r1\$" -- clean_env "$R" --restartdir r1
+expect "restart ckptdir flag" 0 "MANA_CKPT_DIR=$tmp/work/new\$" -- clean_env "$R" --restartdir r1 --ckptdir new
+expect "restart from cwd" 0 "ARGS:--restore $tmp/work/r1\$" -- sh -c "cd r1 && env -i PATH=/usr/bin:/bin HOME=$tmp/home $R"
+expect "restart rank image" 1 "no checkpoint image for rank 1" -- clean_env OMPI_COMM_WORLD_RANK=1 "$R" --restartdir r1
+expect "restart rank 0 image" 0 "ARGS:--restore" -- clean_env PMI_RANK=0 "$R" --restartdir r1
+expect "restart takes no program" 2 "takes no program" -- clean_env "$R" ./app
+expect "restart verbose" 0 "mana_restart: exec $root/bin/lower-half --restore" -- clean_env "$R" --verbose --restartdir r1
+expect "restart file host" 0 "MANA_COORD_HOST=filehost" -- clean_env "$R" --restartdir r1
+
+# --- stale status files: older than 7 days go, others stay
+touch -d '10 days ago' "$tmp/home/.mana-slurm-1.rc"
+touch "$tmp/home/.mana-slurm-2.rc"
+(cd "$tmp/work" && clean_env "$L" ./app >/dev/null 2>&1)
+[ ! -e "$tmp/home/.mana-slurm-1.rc" ] && [ -e "$tmp/home/.mana-slurm-2.rc" ] &&
+    [ -e "$tmp/home/.mana.rc" ] && echo "ok: stale rc cleanup" || fail "stale rc cleanup"
+
+# --- the shared section is the same in both scripts
+a=$(sed -n '/^# ---- shared with/,/^# ---- options/p' "$src/mana_launch" | sed 1d)
+b=$(sed -n '/^# ---- shared with/,/^# ---- options/p' "$src/mana_restart" | sed 1d)
+[ "$a" = "$b" ] && echo "ok: shared section in step" || fail "shared sections of mana_launch and mana_restart differ"
+
+[ "$fails" = 0 ] && echo "launchers: all ok" || echo "launchers: $fails failure(s)"
+[ "$fails" = 0 ]
