@@ -1,0 +1,1266 @@
+package dev.mana.coordinator.internal;
+
+import dev.mana.coordinator.CheckpointProgress;
+import dev.mana.coordinator.CheckpointResult;
+import dev.mana.coordinator.CoordinatorException;
+import dev.mana.coordinator.CoordinatorListener;
+import dev.mana.coordinator.JobStatus;
+import dev.mana.coordinator.RankInfo;
+import dev.mana.coordinator.RankState;
+import dev.mana.coordinator.protocol.ErrorCode;
+import dev.mana.coordinator.protocol.Frame;
+import dev.mana.coordinator.protocol.FrameDecoder;
+import dev.mana.coordinator.protocol.Message;
+import dev.mana.coordinator.protocol.MessageCodec;
+import dev.mana.coordinator.protocol.MessageDispatcher;
+import dev.mana.coordinator.protocol.MessageHandler;
+import dev.mana.coordinator.protocol.Messages.*;
+import dev.mana.coordinator.protocol.Protocol;
+import dev.mana.coordinator.protocol.ProtocolException;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * The coordinator: one selector thread does all network I/O and owns all state (jobs, ranks,
+ * collectives, checkpoints), so nothing is locked. Calls from other threads (the embedding API) are
+ * queued to it; listener events leave it through a single event thread.
+ */
+public final class CoordinatorServer {
+
+    /** What the server needs to know; filled by {@code Coordinator.Builder}. */
+    public static final class Settings {
+        public String bindHost;           // null = all interfaces
+        public int port = Protocol.DEFAULT_PORT;
+        public String secret = "";
+        public int intervalSeconds;
+        public boolean exitOnLast;
+        public long helloTimeoutMillis = Protocol.HELLO_TIMEOUT_SECONDS * 1000L;
+        public CoordinatorListener listener;
+    }
+
+    private static final int MAX_RANKS = 1 << 20;
+    private static final long KV_LIMIT_BYTES = 64L << 20;
+    private static final long PROGRESS_EVERY_NS = 100_000_000L;
+    private static final Job NO_JOB = new Job("");
+
+    private final Settings settings;
+    private final byte[] secret;
+    private final CoordinatorListener listener;
+    private final ExecutorService events;
+    private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+    private final CompletableFuture<String> terminated = new CompletableFuture<>();
+
+    private Selector selector;
+    private ServerSocketChannel server;
+    private Thread loop;
+    private int boundPort;
+
+    // ---- state owned by the loop thread ----
+    private final Map<String, Job> jobs = new LinkedHashMap<>();
+    private final LinkedHashSet<Conn> unauthenticated = new LinkedHashSet<>();
+    private final List<Conn> conns = new ArrayList<>();
+    private final ByteBuffer readBuf = ByteBuffer.allocateDirect(64 * 1024);
+    private final ByteBuffer scratch = ByteBuffer.allocateDirect(Protocol.HEADER_SIZE + Protocol.MAX_BODY);
+    private int nextClientId = 1;
+    private int intervalSeconds;
+    private boolean everHadRank;
+    private String stopReason;
+
+    public CoordinatorServer(Settings settings) {
+        this.settings = settings;
+        this.secret = settings.secret.getBytes(StandardCharsets.UTF_8);
+        this.listener = settings.listener;
+        this.intervalSeconds = settings.intervalSeconds;
+        this.events = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "mana-coordinator-events");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    // ================================================================ lifecycle (any thread)
+
+    /** Binds the listening socket; the port is known when this returns. */
+    public void bind() throws IOException {
+        selector = Selector.open();
+        server = ServerSocketChannel.open();
+        server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+        InetSocketAddress addr = settings.bindHost == null ? new InetSocketAddress(settings.port)
+                : new InetSocketAddress(settings.bindHost, settings.port);
+        try {
+            server.bind(addr, 4096);
+        } catch (IOException e) {
+            selector.close();
+            server.close();
+            throw new IOException("cannot listen on " + (settings.bindHost == null ? "*" : settings.bindHost) + ":"
+                    + settings.port + ": " + e.getMessage(), e);
+        }
+        server.configureBlocking(false);
+        server.register(selector, SelectionKey.OP_ACCEPT);
+        boundPort = ((InetSocketAddress) server.getLocalAddress()).getPort();
+    }
+
+    public int port() { return boundPort; }
+
+    public void start() {
+        loop = new Thread(this::run, "mana-coordinator");
+        loop.setDaemon(false);
+        loop.start();
+    }
+
+    /** Completes with the stop reason once the coordinator has stopped and closed every socket. */
+    public CompletableFuture<String> termination() { return terminated; }
+
+    public boolean isRunning() { return loop != null && !terminated.isDone(); }
+
+    /** Asks the loop to stop (without killing ranks). */
+    public void stop(String reason) {
+        submit(() -> requestStop(reason));
+    }
+
+    /** Runs {@code task} on the loop thread. */
+    private void submit(Runnable task) {
+        if (terminated.isDone()) return;
+        tasks.add(task);
+        Selector s = selector;
+        if (s != null) s.wakeup();
+    }
+
+    private <T> CompletableFuture<T> call(Supplier<T> task) {
+        CompletableFuture<T> f = new CompletableFuture<>();
+        if (terminated.isDone()) {
+            f.completeExceptionally(new CoordinatorException("coordinator is not running"));
+            return f;
+        }
+        submit(() -> {
+            try {
+                f.complete(task.get());
+            } catch (RuntimeException e) {
+                f.completeExceptionally(e.getCause() instanceof CoordinatorException ? e.getCause() : e);
+            }
+        });
+        terminated.thenRun(() -> f.completeExceptionally(new CoordinatorException("coordinator stopped")));
+        return f;
+    }
+
+    // ================================================================ embedding API (any thread)
+
+    public CompletableFuture<List<String>> jobNames() {
+        return call(() -> new ArrayList<>(jobs.keySet()));
+    }
+
+    public CompletableFuture<List<RankInfo>> list(String job) {
+        return call(() -> {
+            Job j = resolveOrThrow(job);
+            List<RankInfo> out = new ArrayList<>();
+            if (j != null) for (Slot s : j.slots) if (s != null) out.add(s.info());
+            return out;
+        });
+    }
+
+    public CompletableFuture<JobStatus> status(String job) {
+        return call(() -> jobStatus(resolveOrThrow(job), job));
+    }
+
+    public CompletableFuture<CheckpointResult> checkpoint(String job, boolean exitAfter,
+                                                          Consumer<CheckpointProgress> progress) {
+        CompletableFuture<CheckpointResult> f = new CompletableFuture<>();
+        submit(() -> {
+            Job j;
+            try {
+                j = resolveOrThrow(job);
+            } catch (RuntimeException e) {
+                f.completeExceptionally(e.getCause());
+                return;
+            }
+            startCheckpoint(j, job, exitAfter, new FutureWaiter(f, progress), true);
+        });
+        terminated.thenRun(() -> f.completeExceptionally(new CoordinatorException("coordinator stopped")));
+        return f;
+    }
+
+    public CompletableFuture<Void> setInterval(int seconds) {
+        return call(() -> {
+            applyInterval(seconds);
+            return null;
+        });
+    }
+
+    public CompletableFuture<Void> killJob(String job) {
+        return call(() -> {
+            Job j = resolveOrThrow(job);
+            if (j != null) killJob(j);
+            return null;
+        });
+    }
+
+    /** Kills every rank of every job, then stops. */
+    public CompletableFuture<Void> quit() {
+        return call(() -> {
+            quitAll();
+            return null;
+        });
+    }
+
+    // ================================================================ the loop
+
+    private void run() {
+        String reason = "stopped";
+        try {
+            while (stopReason == null) {
+                long timeout = nextTimeoutMillis();
+                selector.select(this::onSelected, timeout);
+                Runnable t;
+                while ((t = tasks.poll()) != null) t.run();
+                timers();
+            }
+            reason = stopReason;
+        } catch (Throwable e) {
+            reason = "internal error: " + e;
+            e.printStackTrace();
+        } finally {
+            shutdown(reason);
+        }
+    }
+
+    private void onSelected(SelectionKey key) {
+        if (!key.isValid()) return;
+        if (key.isAcceptable()) {
+            accept();
+            return;
+        }
+        Conn c = (Conn) key.attachment();
+        if (key.isWritable()) flush(c);
+        if (key.isValid() && key.isReadable()) read(c);
+    }
+
+    private void accept() {
+        while (true) {
+            SocketChannel ch;
+            try {
+                ch = server.accept();
+            } catch (IOException e) {
+                return; // e.g. out of descriptors: leave it in the backlog
+            }
+            if (ch == null) return;
+            try {
+                ch.configureBlocking(false);
+                ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                Conn c = new Conn(ch, nextClientId++);
+                c.key = ch.register(selector, SelectionKey.OP_READ, c);
+                conns.add(c);
+                unauthenticated.add(c);
+            } catch (IOException e) {
+                try {
+                    ch.close();
+                } catch (IOException ignored) {
+                    // gone
+                }
+            }
+        }
+    }
+
+    private void read(Conn c) {
+        for (int rounds = 0; rounds < 8 && !c.closed; rounds++) {
+            readBuf.clear();
+            int n;
+            try {
+                n = c.ch.read(readBuf);
+            } catch (IOException e) {
+                disconnect(c, "connection reset");
+                return;
+            }
+            if (n < 0) {
+                disconnect(c, c.byeSeen ? "said BYE" : "connection closed");
+                return;
+            }
+            if (n == 0) return;
+            readBuf.flip();
+            try {
+                Frame f;
+                while (!c.closed && !c.closing && (f = c.decoder.next(readBuf)) != null) {
+                    MessageDispatcher.dispatch(f, c);
+                }
+            } catch (ProtocolException e) {
+                reject(c, e.code(), e.getMessage(), 0);
+                return;
+            } catch (IOException e) {
+                disconnect(c, e.getMessage());
+                return;
+            }
+            if (c.closing || n < readBuf.capacity()) return;
+        }
+    }
+
+    private long nextTimeoutMillis() {
+        long now = System.nanoTime();
+        long next = now + 1_000_000_000L;
+        if (!unauthenticated.isEmpty()) {
+            next = Math.min(next, unauthenticated.iterator().next().openedNs + settings.helloTimeoutMillis * 1_000_000L);
+        }
+        for (Job j : jobs.values()) if (j.nextIntervalNs != 0) next = Math.min(next, j.nextIntervalNs);
+        return Math.max(1, (next - now) / 1_000_000L + 1);
+    }
+
+    private void timers() {
+        long now = System.nanoTime();
+        Iterator<Conn> it = unauthenticated.iterator();
+        while (it.hasNext()) {
+            Conn c = it.next();
+            if (now - c.openedNs < settings.helloTimeoutMillis * 1_000_000L) break;
+            it.remove();
+            reject(c, ErrorCode.PROTOCOL, "no HELLO within " + settings.helloTimeoutMillis / 1000 + " s", 0);
+        }
+        for (Job j : new ArrayList<>(jobs.values())) {
+            if (j.nextIntervalNs != 0 && now - j.nextIntervalNs >= 0) {
+                j.nextIntervalNs = 0;
+                if (intervalSeconds > 0 && j.ckpt == null) startCheckpoint(j, j.name, false, null, false);
+                if (j.ckpt == null) scheduleInterval(j);
+            }
+        }
+    }
+
+    private void requestStop(String reason) {
+        if (stopReason == null) stopReason = reason;
+    }
+
+    private void shutdown(String reason) {
+        // give queued replies (OK to QUIT, KILL to ranks, results) a moment to leave
+        long deadline = System.nanoTime() + 1_000_000_000L;
+        try {
+            while (System.nanoTime() < deadline && conns.stream().anyMatch(c -> !c.closed && !c.out.isEmpty())) {
+                selector.select(k -> {
+                    if (k.isValid() && k.isWritable()) flush((Conn) k.attachment());
+                }, 20);
+            }
+        } catch (IOException | RuntimeException ignored) {
+            // closing anyway
+        }
+        for (Conn c : new ArrayList<>(conns)) closeChannel(c);
+        conns.clear();
+        try {
+            server.close();
+            selector.close();
+        } catch (IOException ignored) {
+            // closing
+        }
+        for (Job j : jobs.values()) {
+            if (j.ckpt != null) {
+                for (Waiter w : j.ckpt.waiters) {
+                    w.result(new CkptResult(false, j.ckpt.generation, 0, 0, 0, "", "coordinator stopped"), j.name);
+                }
+            }
+        }
+        emit(l -> l.stopped(reason));
+        events.shutdown();
+        Runnable t;
+        while ((t = tasks.poll()) != null) {
+            try {
+                t.run();
+            } catch (RuntimeException ignored) {
+                // futures fail through termination
+            }
+        }
+        terminated.complete(reason);
+    }
+
+    // ================================================================ output
+
+    /** Queues a frame for a connection, writing at once when nothing is queued before it. */
+    private void send(Conn c, int requestId, Message m) {
+        if (c.closed) return;
+        ByteBuffer b;
+        try {
+            b = MessageCodec.encode(requestId, m);
+        } catch (ProtocolException e) {
+            b = encodeUnchecked(requestId, new ErrorMessage(e.code(), e.getMessage()));
+        }
+        sendBuffer(c, b);
+    }
+
+    private static ByteBuffer encodeUnchecked(int requestId, Message m) {
+        try {
+            return MessageCodec.encode(requestId, m);
+        } catch (ProtocolException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Sends a pre-encoded frame with its request id patched (no allocation when the socket takes it). */
+    private void sendTemplate(Conn c, byte[] frame, int requestId) {
+        if (c.closed) return;
+        if (!c.out.isEmpty()) {
+            ByteBuffer b = ByteBuffer.wrap(frame.clone());
+            b.order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(12, requestId);
+            enqueue(c, b);
+            return;
+        }
+        scratch.clear();
+        scratch.put(frame);
+        scratch.order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(12, requestId);
+        scratch.flip();
+        try {
+            c.ch.write(scratch);
+        } catch (IOException e) {
+            disconnect(c, "connection reset");
+            return;
+        }
+        if (scratch.hasRemaining()) {
+            ByteBuffer rest = ByteBuffer.allocate(scratch.remaining());
+            rest.put(scratch).flip();
+            enqueue(c, rest);
+        }
+    }
+
+    private void sendBuffer(Conn c, ByteBuffer b) {
+        if (c.out.isEmpty()) {
+            try {
+                c.ch.write(b);
+            } catch (IOException e) {
+                disconnect(c, "connection reset");
+                return;
+            }
+            if (!b.hasRemaining()) return;
+        }
+        enqueue(c, b);
+    }
+
+    private void enqueue(Conn c, ByteBuffer b) {
+        c.out.add(b);
+        c.queued += b.remaining();
+        if (c.queued > Protocol.MAX_QUEUED_BYTES) {
+            disconnect(c, "client does not read its replies (" + c.queued + " bytes queued)");
+            return;
+        }
+        if (c.key.isValid()) c.key.interestOps(c.key.interestOps() | SelectionKey.OP_WRITE);
+    }
+
+    private void flush(Conn c) {
+        try {
+            while (!c.out.isEmpty()) {
+                ByteBuffer b = c.out.peek();
+                int n = c.ch.write(b);
+                c.queued -= n;
+                if (b.hasRemaining()) return;
+                c.out.poll();
+            }
+        } catch (IOException e) {
+            disconnect(c, "connection reset");
+            return;
+        }
+        if (c.key.isValid()) c.key.interestOps(c.key.interestOps() & ~SelectionKey.OP_WRITE);
+        if (c.closing) disconnect(c, c.closeReason);
+    }
+
+    /** Answers with ERROR and closes the connection once the ERROR has been written. */
+    private void reject(Conn c, ErrorCode code, String message, int requestId) {
+        if (c.closed) return;
+        String remote = c.remote();
+        send(c, requestId, new ErrorMessage(code, message));
+        emit(l -> l.clientRejected(remote, code + ": " + message));
+        closeAfterFlush(c, code + ": " + message);
+    }
+
+    private void closeAfterFlush(Conn c, String reason) {
+        c.closing = true;
+        c.closeReason = reason;
+        if (c.out.isEmpty()) {
+            disconnect(c, reason);
+        } else if (c.key.isValid()) {
+            c.key.interestOps(SelectionKey.OP_WRITE);
+        }
+    }
+
+    private void closeChannel(Conn c) {
+        c.closed = true;
+        if (c.key != null) c.key.cancel();
+        try {
+            c.ch.close();
+        } catch (IOException ignored) {
+            // closing
+        }
+    }
+
+    private void disconnect(Conn c, String reason) {
+        if (c.closed) return;
+        closeChannel(c);
+        conns.remove(c);
+        unauthenticated.remove(c);
+        c.out.clear();
+        Slot s = c.slot;
+        if (s != null && s.conn == c) {
+            c.slot = null;
+            rankGone(s, reason);
+        }
+    }
+
+    // ================================================================ jobs and ranks
+
+    private Job resolve(String name) {
+        if (name != null && !name.isEmpty()) return jobs.get(name);
+        if (jobs.size() == 1) return jobs.values().iterator().next();
+        Job only = null;
+        for (Job j : jobs.values()) {
+            if (j.live > 0) {
+                if (only != null) return null;
+                only = j;
+            }
+        }
+        return only;
+    }
+
+    /** The job a control request means; null when no job exists yet and none was named. */
+    private Job resolveOrThrow(String name) {
+        Job j = resolve(name);
+        if (j != null) return j;
+        if (name != null && !name.isEmpty()) {
+            throw new IllegalStateException(new CoordinatorException("no job named '" + name + "'",
+                    ErrorCode.UNKNOWN_JOB, null));
+        }
+        if (jobs.isEmpty()) return null;
+        throw new IllegalStateException(new CoordinatorException("several jobs (" + String.join(", ", jobs.keySet())
+                + "): name one", ErrorCode.UNKNOWN_JOB, null));
+    }
+
+    private JobStatus jobStatus(Job j, String name) {
+        if (j == null) {
+            return new JobStatus(name == null ? "" : name, 0, 0, 0, false, 0, 0, 0, "", intervalSeconds);
+        }
+        return new JobStatus(j.name, j.nranks, j.live, j.generation, j.ckpt != null, j.lastCkptUnixMs, j.lastCkptNs,
+                j.lastCkptBytes, j.lastCkptDir, intervalSeconds);
+    }
+
+    private void rankGone(Slot s, String reason) {
+        Job j = s.job;
+        if (!s.live) return;
+        s.live = false;
+        j.live--;
+        RankState prev = s.state;
+        s.state = RankState.EXITED;
+        if (j.ckpt != null) {
+            abort(j, "rank " + s.rank + " " + (s.byeReason >= 0 ? "exited" : "disconnected") + " during checkpoint "
+                    + j.ckpt.generation);
+        }
+        if (listener != null) {
+            RankInfo info = s.info();
+            emit(l -> {
+                l.rankStateChanged(info, prev);
+                l.rankExited(info, reason);
+            });
+        }
+        // an exited rank no longer holds up collectives
+        for (PendingCollective pc : new ArrayList<>(j.collectives.values())) {
+            if (!pc.contributed[s.rank]) {
+                pc.contributed[s.rank] = true;
+                pc.done++;
+                checkComplete(j, pc);
+            }
+        }
+        j.nextIntervalNs = 0;
+        if (settings.exitOnLast && everHadRank && totalLive() == 0) requestStop("last rank exited");
+    }
+
+    private int totalLive() {
+        int n = 0;
+        for (Job j : jobs.values()) n += j.live;
+        return n;
+    }
+
+    private void killJob(Job j) {
+        byte[] kill = encodeBytes(new Kill());
+        for (Slot s : j.slots) if (s != null && s.live) sendTemplate(s.conn, kill, 0);
+    }
+
+    private void quitAll() {
+        for (Job j : jobs.values()) killJob(j);
+        requestStop("quit");
+    }
+
+    private void applyInterval(int seconds) {
+        intervalSeconds = Math.max(0, seconds);
+        for (Job j : jobs.values()) {
+            j.nextIntervalNs = 0;
+            if (j.ckpt == null) scheduleInterval(j);
+        }
+    }
+
+    private void scheduleInterval(Job j) {
+        if (intervalSeconds > 0 && j.nranks > 0 && j.live == j.nranks) {
+            j.nextIntervalNs = System.nanoTime() + intervalSeconds * 1_000_000_000L;
+        } else {
+            j.nextIntervalNs = 0;
+        }
+    }
+
+    private static byte[] encodeBytes(Message m) {
+        try {
+            return MessageCodec.encodeBytes(0, m);
+        } catch (ProtocolException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    // ================================================================ collectives
+
+    private void checkComplete(Job j, PendingCollective pc) {
+        if (pc.done < j.nranks || pc.contributions == 0) return;
+        j.collectives.remove(pc.key);
+        if (pc.mismatch) {
+            for (int r = 0; r < j.nranks; r++) {
+                Conn c = pc.waiters[r];
+                if (c != null) {
+                    send(c, pc.requestIds[r], new ErrorMessage(ErrorCode.MISMATCH, "collective (" + pc.generation
+                            + ", " + pc.phase + "): ranks disagree on op or count"));
+                }
+            }
+            return;
+        }
+        CheckpointRun ck = j.ckpt;
+        boolean ours = ck != null && Protocol.isCheckpointPhase(pc.phase) && pc.generation == ck.generation;
+        // committed the moment phase 4 completes: a disconnect while the answers go out must not abort it
+        if (ours && pc.phase == Protocol.PHASE_COMMITTED) j.ckpt = null;
+        byte[] done = encodeBytes(new CollectiveDone(pc.generation, pc.phase, pc.op, pc.acc));
+        for (int r = 0; r < j.nranks; r++) {
+            Conn c = pc.waiters[r];
+            if (c != null) sendTemplate(c, done, pc.requestIds[r]);
+        }
+        if (ours) {
+            progress(j, ck, stateOfPhase(pc.phase), j.nranks, true);
+            if (pc.phase == Protocol.PHASE_COMMITTED) commit(j, ck);
+        } else if (pc.phase == Protocol.PHASE_RESUMED) {
+            for (int r = 0; r < j.nranks; r++) {
+                Slot s = j.slots[r];
+                if (pc.waiters[r] != null && s != null && s.live) setState(s, RankState.RUNNING);
+            }
+            if (j.live == j.nranks) scheduleInterval(j);
+        }
+    }
+
+    private static RankState stateOfPhase(int phase) {
+        switch (phase) {
+            case Protocol.PHASE_SUSPENDED: return RankState.SUSPENDED;
+            case Protocol.PHASE_CHECKPOINTED: return RankState.CHECKPOINTED;
+            case Protocol.PHASE_COMMITTED: return RankState.COMMITTED;
+            case Protocol.PHASE_RESTARTED: case Protocol.PHASE_REFILLED: return RankState.RESTARTING;
+            case Protocol.PHASE_RESUMED: return RankState.RUNNING;
+            default:
+                return phase == Protocol.PHASE_DRAINED
+                        || (phase >= Protocol.PHASE_DRAIN_FIRST && phase <= Protocol.PHASE_DRAIN_LAST)
+                        ? RankState.DRAINED : null;
+        }
+    }
+
+    private void setState(Slot s, RankState st) {
+        if (st == null || s.state == st) return;
+        RankState prev = s.state;
+        s.state = st;
+        if (listener != null) {
+            RankInfo info = s.info();
+            emit(l -> l.rankStateChanged(info, prev));
+        }
+    }
+
+    // ================================================================ checkpoints
+
+    private void startCheckpoint(Job j, String name, boolean exitAfter, Waiter waiter, boolean wait) {
+        String refuse = null;
+        if (j == null || j.nranks == 0) {
+            refuse = "no ranks registered";
+        } else if (j.ckpt != null) {
+            refuse = "checkpoint already in progress";
+        } else if (j.live < j.nranks) {
+            refuse = j.live + " of " + j.nranks + " ranks registered";
+        } else {
+            int restarting = 0;
+            for (Slot s : j.slots) if (s.state == RankState.RESTARTING) restarting++;
+            if (restarting > 0) refuse = restarting + " of " + j.nranks + " ranks still restarting";
+        }
+        if (refuse != null) {
+            if (waiter != null) {
+                waiter.result(new CkptResult(false, j == null ? 0 : j.generation, 0, 0, 0, "", refuse),
+                        j == null ? (name == null ? "" : name) : j.name);
+            }
+            return;
+        }
+        CheckpointRun ck = new CheckpointRun(Math.max(j.generation, j.lastAttempted) + 1, exitAfter);
+        j.ckpt = ck;
+        j.lastAttempted = ck.generation;
+        j.nextIntervalNs = 0;
+        if (waiter != null) {
+            if (wait) {
+                ck.waiters.add(waiter);
+            } else {
+                waiter.result(new CkptResult(true, ck.generation, 0, 0, 0, "", "started"), j.name);
+            }
+        }
+        String jobName = j.name;
+        emit(l -> l.checkpointStarted(jobName, ck.generation, exitAfter));
+        byte[] req = encodeBytes(new CkptRequest(ck.generation, exitAfter ? Protocol.FLAG_EXIT_AFTER : 0, ""));
+        for (Slot s : j.slots) if (s.live) sendTemplate(s.conn, req, 0);
+    }
+
+    private void progress(Job j, CheckpointRun ck, RankState st, int reached, boolean force) {
+        long now = System.nanoTime();
+        if (!force && now - ck.lastProgressNs < PROGRESS_EVERY_NS) return;
+        ck.lastProgressNs = now;
+        CkptProgress p = new CkptProgress(ck.generation, st.code, reached, j.nranks);
+        for (Waiter w : ck.waiters) w.progress(p, j.name);
+    }
+
+    private void commit(Job j, CheckpointRun ck) {
+        j.ckpt = null;
+        j.generation = ck.generation;
+        j.lastCkptUnixMs = System.currentTimeMillis();
+        j.lastCkptNs = System.nanoTime() - ck.startNs;
+        j.lastCkptBytes = ck.totalBytes;
+        Slot first = j.slots[0];
+        j.lastCkptDir = first == null ? "" : first.ckptdir;
+        for (Slot s : j.slots) {
+            if (s != null && s.live) {
+                s.generation = ck.generation;
+                setState(s, RankState.RUNNING);
+            }
+        }
+        CkptResult r = new CkptResult(true, ck.generation, j.lastCkptNs, ck.totalBytes, j.nranks, j.lastCkptDir, "");
+        for (Waiter w : ck.waiters) w.result(r, j.name);
+        emit(l -> l.checkpointFinished(toResult(r, j.name)));
+        scheduleInterval(j);
+    }
+
+    private void abort(Job j, String reason) {
+        CheckpointRun ck = j.ckpt;
+        if (ck == null) return;
+        j.ckpt = null;
+        j.collectives.values().removeIf(pc -> pc.generation == ck.generation && Protocol.isCheckpointPhase(pc.phase));
+        byte[] ab = encodeBytes(new CkptAbort(ck.generation, reason));
+        for (Slot s : j.slots) {
+            if (s != null && s.live) {
+                sendTemplate(s.conn, ab, 0);
+                setState(s, RankState.RUNNING);
+            }
+        }
+        CkptResult r = new CkptResult(false, ck.generation, System.nanoTime() - ck.startNs, 0, j.nranks, "",
+                "checkpoint " + ck.generation + " aborted: " + reason);
+        for (Waiter w : ck.waiters) w.result(r, j.name);
+        emit(l -> l.checkpointFinished(toResult(r, j.name)));
+        scheduleInterval(j);
+    }
+
+    private static CheckpointResult toResult(CkptResult r, String job) {
+        return new CheckpointResult(job, r.ok(), r.generation(), r.elapsedNs(), r.totalBytes(), r.ranks(), r.dir(),
+                r.message());
+    }
+
+    private void emit(Consumer<CoordinatorListener> event) {
+        if (listener != null) post(() -> event.accept(listener));
+    }
+
+    /** Runs {@code r} on the event thread, after every event emitted before it. */
+    private void post(Runnable r) {
+        try {
+            events.execute(() -> {
+                try {
+                    r.run();
+                } catch (RuntimeException e) {
+                    e.printStackTrace();
+                }
+            });
+        } catch (RuntimeException ignored) {
+            // events stopped
+        }
+    }
+
+    // ================================================================ state classes
+
+    private static final class Job {
+        final String name;
+        int nranks;
+        Slot[] slots;
+        int live;
+        int generation;
+        int lastAttempted;
+        CheckpointRun ckpt;
+        final Map<Long, PendingCollective> collectives = new HashMap<>();
+        final Map<String, byte[]> kv = new HashMap<>();
+        final Map<String, List<Object[]>> kvWaiters = new HashMap<>();
+        long kvBytes;
+        long lastCkptUnixMs, lastCkptNs, lastCkptBytes;
+        String lastCkptDir = "";
+        long nextIntervalNs;
+
+        Job(String name) { this.name = name; }
+
+        void reset(int n) {
+            nranks = n;
+            slots = new Slot[n];
+            live = 0;
+            generation = 0;
+            lastAttempted = 0;
+            ckpt = null;
+            collectives.clear();
+            kv.clear();
+            kvWaiters.clear();
+            kvBytes = 0;
+            lastCkptUnixMs = lastCkptNs = lastCkptBytes = 0;
+            lastCkptDir = "";
+            nextIntervalNs = 0;
+        }
+    }
+
+    private static final class Slot {
+        final Job job;
+        final int rank;
+        Conn conn;
+        String host, mpi, ckptdir, program;
+        int pid, generation, clientId;
+        RankState state;
+        boolean live = true;
+        int byeReason = -1;
+
+        Slot(Job job, int rank) {
+            this.job = job;
+            this.rank = rank;
+        }
+
+        RankInfo info() {
+            return new RankInfo(job.name, rank, host, pid, state, generation, mpi, clientId, program, ckptdir);
+        }
+    }
+
+    private static final class PendingCollective {
+        final long key;
+        final int generation, phase, op;
+        final long[] acc;
+        final boolean[] contributed;
+        final Conn[] waiters;
+        final int[] requestIds;
+        int contributions, done;
+        boolean mismatch;
+
+        PendingCollective(long key, int generation, int phase, int op, int count, Job j) {
+            this.key = key;
+            this.generation = generation;
+            this.phase = phase;
+            this.op = op;
+            this.acc = new long[count];
+            long init = op == Protocol.OP_MAX ? Long.MIN_VALUE : op == Protocol.OP_MIN ? Long.MAX_VALUE : 0;
+            java.util.Arrays.fill(acc, init);
+            this.contributed = new boolean[j.nranks];
+            this.waiters = new Conn[j.nranks];
+            this.requestIds = new int[j.nranks];
+            for (int r = 0; r < j.nranks; r++) {
+                Slot s = j.slots[r];
+                if (s != null && !s.live) {
+                    contributed[r] = true;
+                    done++;
+                }
+            }
+        }
+
+        void add(long[] v) {
+            switch (op) {
+                case Protocol.OP_SUM: for (int i = 0; i < v.length; i++) acc[i] += v[i]; break;
+                case Protocol.OP_MAX: for (int i = 0; i < v.length; i++) acc[i] = Math.max(acc[i], v[i]); break;
+                case Protocol.OP_MIN: for (int i = 0; i < v.length; i++) acc[i] = Math.min(acc[i], v[i]); break;
+                case Protocol.OP_OR: for (int i = 0; i < v.length; i++) acc[i] |= v[i]; break;
+                default: break;
+            }
+        }
+    }
+
+    private static final class CheckpointRun {
+        final int generation;
+        final boolean exitAfter;
+        final long startNs = System.nanoTime();
+        final List<Waiter> waiters = new ArrayList<>(1);
+        long totalBytes;
+        long lastProgressNs;
+
+        CheckpointRun(int generation, boolean exitAfter) {
+            this.generation = generation;
+            this.exitAfter = exitAfter;
+        }
+    }
+
+    /** Someone waiting for a checkpoint: a control connection or an in-process future. */
+    private interface Waiter {
+        void progress(CkptProgress p, String job);
+
+        void result(CkptResult r, String job);
+    }
+
+    private final class ControlWaiter implements Waiter {
+        final Conn conn;
+        final int requestId;
+
+        ControlWaiter(Conn conn, int requestId) {
+            this.conn = conn;
+            this.requestId = requestId;
+        }
+
+        @Override public void progress(CkptProgress p, String job) { send(conn, requestId, p); }
+
+        @Override public void result(CkptResult r, String job) { send(conn, requestId, r); }
+    }
+
+    private final class FutureWaiter implements Waiter {
+        final CompletableFuture<CheckpointResult> future;
+        final Consumer<CheckpointProgress> progress;
+
+        FutureWaiter(CompletableFuture<CheckpointResult> future, Consumer<CheckpointProgress> progress) {
+            this.future = future;
+            this.progress = progress;
+        }
+
+        @Override public void progress(CkptProgress p, String job) {
+            if (progress == null) return;
+            CheckpointProgress cp = new CheckpointProgress(job, p.generation(), RankState.of(p.state()), p.reached(),
+                    p.nranks());
+            post(() -> progress.accept(cp));
+        }
+
+        @Override public void result(CkptResult r, String job) {
+            CheckpointResult res = toResult(r, job);
+            post(() -> future.complete(res)); // after the listener's events, in order
+        }
+    }
+
+    // ================================================================ one connection
+
+    private final class Conn implements MessageHandler {
+        final SocketChannel ch;
+        final int clientId;
+        final long openedNs = System.nanoTime();
+        final FrameDecoder decoder = new FrameDecoder();
+        final ArrayDeque<ByteBuffer> out = new ArrayDeque<>(2);
+        SelectionKey key;
+        long queued;
+        boolean closed, closing, byeSeen;
+        String closeReason;
+        int role;
+        Slot slot;
+        Job job;
+        String controlJob = "";
+
+        Conn(SocketChannel ch, int clientId) {
+            this.ch = ch;
+            this.clientId = clientId;
+        }
+
+        String remote() {
+            try {
+                return String.valueOf(ch.getRemoteAddress());
+            } catch (IOException e) {
+                return "?";
+            }
+        }
+
+        private void requireRank() throws ProtocolException {
+            if (role != Protocol.ROLE_RANK || slot == null) {
+                throw new ProtocolException(ErrorCode.PROTOCOL, role == 0 ? "HELLO first" : "rank messages need role rank");
+            }
+        }
+
+        private void requireControl() throws ProtocolException {
+            if (role != Protocol.ROLE_CONTROL) {
+                throw new ProtocolException(ErrorCode.PROTOCOL, role == 0 ? "HELLO first" : "control messages need role control");
+            }
+        }
+
+        @Override public void unexpected(int id, Message m) throws ProtocolException {
+            throw new ProtocolException(ErrorCode.PROTOCOL, role == 0 ? "HELLO first (got " + m.type() + ")"
+                    : "message " + m.type() + " not allowed from this client");
+        }
+
+        // ---- registration
+
+        @Override public void onHello(int id, Hello m) throws IOException {
+            if (role != 0) throw new ProtocolException(ErrorCode.PROTOCOL, "second HELLO");
+            unauthenticated.remove(this);
+            if (!MessageDigest.isEqual(secret, m.secret().getBytes(StandardCharsets.UTF_8))) {
+                reject(this, ErrorCode.AUTH, "wrong secret", id);
+                return;
+            }
+            if (m.role() == Protocol.ROLE_CONTROL) {
+                role = Protocol.ROLE_CONTROL;
+                controlJob = m.job();
+                Job j = resolve(controlJob);
+                send(this, id, new Welcome(clientId, j == null ? 0 : j.generation, intervalSeconds,
+                        j == null ? controlJob : j.name));
+                return;
+            }
+            if (m.role() != Protocol.ROLE_RANK) {
+                reject(this, ErrorCode.PROTOCOL, "unknown role " + m.role(), id);
+                return;
+            }
+            if (m.nranks() < 1 || m.nranks() > MAX_RANKS) {
+                reject(this, ErrorCode.TOO_LARGE, "nranks " + m.nranks() + " outside 1.." + MAX_RANKS, id);
+                return;
+            }
+            if (m.rank() < 0 || m.rank() >= m.nranks()) {
+                reject(this, ErrorCode.PROTOCOL, "rank " + m.rank() + " outside 0.." + (m.nranks() - 1), id);
+                return;
+            }
+            String name = m.job().isEmpty() ? "default" : m.job();
+            Job j = jobs.get(name);
+            boolean fresh = false;
+            if (j == null) {
+                j = new Job(name);
+                jobs.put(name, j);
+                j.reset(m.nranks());
+                fresh = true;
+            } else if (j.live == 0 && j.ckpt == null) {
+                j.reset(m.nranks()); // the previous run of this job is over: start afresh
+                fresh = true;
+            }
+            if (j.nranks != m.nranks()) {
+                reject(this, ErrorCode.MISMATCH, "job '" + name + "' has " + j.nranks + " ranks, not " + m.nranks(), id);
+                return;
+            }
+            Slot old = j.slots[m.rank()];
+            if (old != null && old.live) {
+                reject(this, ErrorCode.DUPLICATE_RANK, "rank " + m.rank() + " of job '" + name
+                        + "' is already registered (pid " + old.pid + " on " + old.host + ")", id);
+                return;
+            }
+            Slot s = new Slot(j, m.rank());
+            s.conn = this;
+            s.host = m.host();
+            s.pid = m.pid();
+            s.mpi = m.mpi();
+            s.ckptdir = m.ckptdir();
+            s.program = m.program();
+            s.generation = m.generation();
+            s.clientId = clientId;
+            s.state = m.restarting() ? RankState.RESTARTING : RankState.RUNNING;
+            if (m.restarting()) j.generation = Math.max(j.generation, m.generation());
+            j.slots[m.rank()] = s;
+            j.live++;
+            role = Protocol.ROLE_RANK;
+            slot = s;
+            job = j;
+            everHadRank = true;
+            send(this, id, new Welcome(clientId, j.generation, intervalSeconds, name));
+            if (listener != null) {
+                int n = j.nranks;
+                RankInfo info = s.info();
+                boolean started = fresh;
+                emit(l -> {
+                    if (started) l.jobStarted(name, n);
+                    l.rankRegistered(info);
+                });
+            }
+            if (j.live == j.nranks && j.ckpt == null) scheduleInterval(j);
+        }
+
+        // ---- rank messages
+
+        @Override public void onCollective(int id, Collective m)
+                throws IOException {
+            requireRank();
+            Job j = job;
+            if (m.op() > Protocol.OP_MIN) {
+                send(this, id, new ErrorMessage(ErrorCode.PROTOCOL, "unknown collective op " + m.op()));
+                return;
+            }
+            CheckpointRun ck = j.ckpt;
+            boolean ckptPhase = Protocol.isCheckpointPhase(m.phase());
+            if (ckptPhase && (ck == null || ck.generation != m.generation())) {
+                send(this, id, new CkptAbort(m.generation(), "checkpoint " + m.generation() + " is not in progress"));
+                return;
+            }
+            long key = ((long) m.generation() << 16) | m.phase();
+            PendingCollective pc = j.collectives.get(key);
+            if (pc == null) {
+                pc = new PendingCollective(key, m.generation(), m.phase(), m.op(), m.values().length, j);
+                j.collectives.put(key, pc);
+            }
+            int r = slot.rank;
+            if (pc.contributed[r]) {
+                send(this, id, new ErrorMessage(ErrorCode.PROTOCOL, "rank " + r + " is already in collective ("
+                        + m.generation() + ", " + m.phase() + ")"));
+                return;
+            }
+            if (pc.op != m.op() || pc.acc.length != m.values().length) {
+                pc.mismatch = true;
+            } else {
+                pc.add(m.values());
+            }
+            pc.contributed[r] = true;
+            pc.waiters[r] = this;
+            pc.requestIds[r] = id;
+            pc.contributions++;
+            pc.done++;
+            RankState st = stateOfPhase(m.phase());
+            if (ckptPhase || m.phase() == Protocol.PHASE_RESTARTED || m.phase() == Protocol.PHASE_REFILLED) {
+                setState(slot, st);
+            }
+            if (ckptPhase) {
+                if (pc.mismatch) {
+                    abort(j, "ranks disagree on op or count in phase " + m.phase());
+                    return;
+                }
+                progress(j, ck, st, pc.contributions, false);
+            }
+            checkComplete(j, pc);
+        }
+
+        @Override public void onCkptWritten(int id, CkptWritten m) throws IOException {
+            requireRank();
+            CheckpointRun ck = job.ckpt;
+            if (ck == null || ck.generation != m.generation()) return;
+            ck.totalBytes += m.imageBytes();
+        }
+
+        @Override public void onCkptFailed(int id, CkptFailed m) throws IOException {
+            requireRank();
+            CheckpointRun ck = job.ckpt;
+            if (ck == null || ck.generation != m.generation()) return;
+            abort(job, "rank " + slot.rank + ": " + m.reason());
+        }
+
+        @Override public void onKvPut(int id, KvPut m) throws IOException {
+            requireRank();
+            Job j = job;
+            byte[] old = j.kv.get(m.key());
+            long grow = m.value().length + (old == null ? m.key().length() : -old.length);
+            if (j.kvBytes + grow > KV_LIMIT_BYTES) {
+                send(this, id, new ErrorMessage(ErrorCode.TOO_LARGE, "job records over " + (KV_LIMIT_BYTES >> 20)
+                        + " MiB"));
+                return;
+            }
+            j.kvBytes += grow;
+            j.kv.put(m.key(), m.value());
+            send(this, id, new Ok());
+            List<Object[]> waiting = j.kvWaiters.remove(m.key());
+            if (waiting != null) {
+                for (Object[] w : waiting) send((Conn) w[0], (Integer) w[1], new KvValue(true, m.value()));
+            }
+        }
+
+        @Override public void onKvGet(int id, KvGet m) throws IOException {
+            requireRank();
+            byte[] v = job.kv.get(m.key());
+            if (v != null || !m.waitForIt()) {
+                send(this, id, new KvValue(v != null, v));
+            } else {
+                job.kvWaiters.computeIfAbsent(m.key(), k -> new ArrayList<>()).add(new Object[] {this, id});
+            }
+        }
+
+        @Override public void onBye(int id, Bye m) throws IOException {
+            requireRank();
+            byeSeen = true;
+            Slot s = slot;
+            s.byeReason = m.reason();
+            slot = null;
+            rankGone(s, m.reason() == Protocol.BYE_AFTER_CHECKPOINT ? "exited after checkpoint"
+                    : "exited with status " + m.status());
+        }
+
+        // ---- control messages
+
+        @Override public void onList(int id, ListRequest m) throws IOException {
+            requireControl();
+            Job j = controlJobOrError(id);
+            if (j == null) return;
+            List<RankEntry> out = new ArrayList<>();
+            if (j != NO_JOB) {
+                for (Slot s : j.slots) {
+                    if (s != null) out.add(new RankEntry(s.rank, s.host, s.pid, s.state.code, s.generation, s.mpi,
+                            s.clientId));
+                }
+            }
+            send(this, id, new ListReply(out));
+        }
+
+        @Override public void onStatus(int id, StatusRequest m) throws IOException {
+            requireControl();
+            Job j = controlJobOrError(id);
+            if (j == null) return;
+            JobStatus st = jobStatus(j == NO_JOB ? null : j, controlJob);
+            send(this, id, new StatusReply(st.job(), st.nranks(), st.connected(), st.generation(), st.checkpointing(),
+                    st.lastCheckpointUnixMs(), st.lastCheckpointNanos(), st.lastCheckpointBytes(),
+                    st.lastCheckpointDir(), st.intervalSeconds()));
+        }
+
+        @Override public void onCheckpoint(int id, Checkpoint m)
+                throws IOException {
+            requireControl();
+            Job j = resolve(controlJob);
+            if (j == null && !controlJob.isEmpty()) {
+                send(this, id, new CkptResult(false, 0, 0, 0, 0, "", "no job named '" + controlJob + "'"));
+                return;
+            }
+            if (j == null && jobs.size() > 1) {
+                send(this, id, new CkptResult(false, 0, 0, 0, 0, "", "several jobs (" + String.join(", ", jobs.keySet())
+                        + "): name one"));
+                return;
+            }
+            startCheckpoint(j, controlJob, (m.flags() & Protocol.FLAG_EXIT_AFTER) != 0, new ControlWaiter(this, id),
+                    (m.flags() & Protocol.FLAG_WAIT) != 0);
+        }
+
+        @Override public void onSetInterval(int id, SetInterval m) throws IOException {
+            requireControl();
+            applyInterval(m.seconds());
+            send(this, id, new Ok());
+        }
+
+        @Override public void onKillJob(int id, KillJob m) throws IOException {
+            requireControl();
+            Job j = controlJobOrError(id);
+            if (j == null) return;
+            if (j != NO_JOB) killJob(j);
+            send(this, id, new Ok());
+        }
+
+        @Override public void onQuit(int id, Quit m) throws IOException {
+            requireControl();
+            send(this, id, new Ok());
+            quitAll();
+        }
+
+        /**
+         * The job this control client means: {@link #NO_JOB} while none exists and none was named; null
+         * with ERROR UNKNOWN_JOB sent when the name is unknown or ambiguous.
+         */
+        private Job controlJobOrError(int id) {
+            try {
+                Job j = resolveOrThrow(controlJob);
+                return j == null ? NO_JOB : j;
+            } catch (IllegalStateException e) {
+                CoordinatorException ce = (CoordinatorException) e.getCause();
+                send(this, id, new ErrorMessage(ErrorCode.UNKNOWN_JOB, ce.getMessage()));
+                return null;
+            }
+        }
+    }
+
+    /** For tests and diagnostics: the number of open connections. */
+    public CompletableFuture<Integer> connectionCount() {
+        return call(conns::size);
+    }
+}

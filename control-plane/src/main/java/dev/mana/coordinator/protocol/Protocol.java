@@ -1,0 +1,69 @@
+package dev.mana.coordinator.protocol;
+
+/** Constants of the MNCP wire protocol, version 1 (docs/coordinator-protocol.md). */
+public final class Protocol {
+    private Protocol() {}
+
+    /** The bytes {@code M N C P} read as a little-endian u32. */
+    public static final int MAGIC = 'M' | ('N' << 8) | ('C' << 16) | ('P' << 24);
+    public static final int VERSION = 1;
+    public static final int HEADER_SIZE = 16;
+    /** Largest body a frame may carry. */
+    public static final int MAX_BODY = 1 << 20;
+    /** Largest UTF-8 byte count of a {@code str}. */
+    public static final int MAX_STRING = 4096;
+    /** Largest byte count of a {@code blob}. */
+    public static final int MAX_BLOB = 1_000_000;
+    /** Largest number of values in a COLLECTIVE. */
+    public static final int MAX_VALUES = 4096;
+    public static final int DEFAULT_PORT = 7779;
+    /** Seconds a new connection has to send HELLO. */
+    public static final int HELLO_TIMEOUT_SECONDS = 10;
+    /** Bytes queued for one client before the coordinator drops it. */
+    public static final int MAX_QUEUED_BYTES = 4 << 20;
+
+    public static final int ROLE_RANK = 1;
+    public static final int ROLE_CONTROL = 2;
+
+    public static final int OP_BARRIER = 0;
+    public static final int OP_SUM = 1;
+    public static final int OP_MAX = 2;
+    public static final int OP_OR = 3;
+    public static final int OP_MIN = 4;
+
+    public static final int PHASE_SUSPENDED = 1;
+    public static final int PHASE_DRAINED = 2;
+    public static final int PHASE_CHECKPOINTED = 3;
+    public static final int PHASE_COMMITTED = 4;
+    public static final int PHASE_DRAIN_FIRST = 16;
+    public static final int PHASE_DRAIN_LAST = 31;
+    public static final int PHASE_RESTARTED = 32;
+    public static final int PHASE_REFILLED = 33;
+    public static final int PHASE_RESUMED = 34;
+    /** Phases from here up are free for the runtime and tools: they change no state. */
+    public static final int PHASE_FREE_FIRST = 64;
+
+    /** CKPT_REQUEST / CHECKPOINT flag: the ranks exit after the commit. */
+    public static final int FLAG_EXIT_AFTER = 1;
+    /** CHECKPOINT flag: answer when the checkpoint ended, with progress on the way. */
+    public static final int FLAG_WAIT = 2;
+
+    public static final int BYE_EXIT = 0;
+    public static final int BYE_AFTER_CHECKPOINT = 1;
+
+    /** True for the phases of a checkpoint (1-31): they belong to a CKPT_REQUEST generation. */
+    public static boolean isCheckpointPhase(int phase) {
+        return phase >= 1 && phase < PHASE_RESTARTED;
+    }
+
+    public static String opName(int op) {
+        switch (op) {
+            case OP_BARRIER: return "barrier";
+            case OP_SUM: return "sum";
+            case OP_MAX: return "max";
+            case OP_OR: return "or";
+            case OP_MIN: return "min";
+            default: return "op" + op;
+        }
+    }
+}
