@@ -1,7 +1,62 @@
 package dev.mana.eclipse.core;
 
-/** Constants of the MANA launch model (API). */
+/**
+ * Identifiers and launch configuration attributes of the MANA launch model.
+ * <p>
+ * A "MANA MPI Job" launch configuration runs {@code mpirun -n N mana_launch PROGRAM ARGS} (or
+ * {@code srun}, or {@code mana_restart} when restarting) against a coordinator that the IDE hosts
+ * or joins. The attribute names below are API: other plug-ins may create such configurations.
+ * </p>
+ */
 public final class ManaCore {
     public static final String PLUGIN_ID = "dev.mana.eclipse.core";
+
+    /** The launch configuration type "MANA MPI Job". */
+    public static final String LAUNCH_CONFIGURATION_TYPE = "dev.mana.eclipse.core.launchConfigurationType";
+    /** {@link org.eclipse.debug.core.model.IProcess#ATTR_PROCESS_TYPE} of the process of a MANA job. */
+    public static final String PROCESS_TYPE = "dev.mana.job";
+
+    private static final String P = PLUGIN_ID + ".";
+    /** String: the program (absolute path, or relative to the working directory; variables allowed). */
+    public static final String ATTR_PROGRAM = P + "program";
+    /** String: the program's arguments (variables allowed; split like a shell would, without expansion). */
+    public static final String ATTR_ARGUMENTS = P + "arguments";
+    /** String: working directory (variables allowed); empty means the program's directory. */
+    public static final String ATTR_WORKING_DIRECTORY = P + "workingDirectory";
+    /** int: number of MPI ranks. */
+    public static final String ATTR_RANKS = P + "ranks";
+    /** String: an {@link MpiImplementation} name. */
+    public static final String ATTR_MPI_IMPLEMENTATION = P + "mpiImplementation";
+    /** String: an {@link MpiLauncher} name. */
+    public static final String ATTR_LAUNCHER = P + "launcher";
+    /** String: extra arguments for mpirun/srun. */
+    public static final String ATTR_LAUNCHER_ARGUMENTS = P + "launcherArguments";
+    /** String: checkpoint directory (variables allowed); empty means the working directory. */
+    public static final String ATTR_CHECKPOINT_DIRECTORY = P + "checkpointDirectory";
+    /** int: seconds between automatic checkpoints; 0 = none. */
+    public static final String ATTR_CHECKPOINT_INTERVAL = P + "checkpointInterval";
+    /** boolean: join a coordinator that is already running instead of hosting one in the IDE. */
+    public static final String ATTR_JOIN_COORDINATOR = P + "joinCoordinator";
+    /** String: host of the coordinator to join. */
+    public static final String ATTR_COORDINATOR_HOST = P + "coordinatorHost";
+    /** int: port of the coordinator to join. */
+    public static final String ATTR_COORDINATOR_PORT = P + "coordinatorPort";
+    /** String: status file (.mana.rc) of the coordinator to join; read for host, port and secret. */
+    public static final String ATTR_COORDINATOR_STATUS_FILE = P + "coordinatorStatusFile";
+    /** boolean: restart from a checkpoint ({@code mana_restart}) instead of launching the program. */
+    public static final String ATTR_RESTART = P + "restart";
+    /** String: the checkpoint directory to restart from; empty means the checkpoint directory. */
+    public static final String ATTR_RESTART_DIRECTORY = P + "restartDirectory";
+    /** boolean: pass --timing to mana_launch/mana_restart. */
+    public static final String ATTR_TIMING = P + "timing";
+
+    public static final int DEFAULT_RANKS = 2;
+    public static final int DEFAULT_COORDINATOR_PORT = 7779;
+
+    /** Preference: an installed MANA runtime (folder holding bin/ and lib/); empty = the bundled one. */
+    public static final String PREF_RUNTIME_LOCATION = "runtimeLocation";
+    /** Preference: seconds between job view refreshes (milliseconds). */
+    public static final String PREF_POLL_MILLIS = "pollMillis";
+
     private ManaCore() {}
 }

@@ -1,5 +1,7 @@
 package dev.mana.eclipse.internal.core;
 
+import java.io.File;
+
 import org.eclipse.core.runtime.Plugin;
 import org.osgi.framework.BundleContext;
 
@@ -22,5 +24,17 @@ public final class ManaCorePlugin extends Plugin {
 
     public static ManaCorePlugin getDefault() {
         return plugin;
+    }
+
+    /** This plug-in's state folder in the workspace (status files of hosted coordinators). */
+    public static File stateDir() {
+        File dir;
+        if (plugin != null) {
+            dir = plugin.getStateLocation().toFile();
+        } else {
+            dir = new File(System.getProperty("java.io.tmpdir"), "mana-eclipse");
+        }
+        dir.mkdirs();
+        return dir;
     }
 }

@@ -1,0 +1,16 @@
+package dev.mana.eclipse.core;
+
+/** Told when jobs come and go and when what is known of them changes. Called from any thread. */
+public interface IManaJobListener {
+    /** A job was launched. */
+    default void jobAdded(IManaJob job) {}
+
+    /** Ranks, status or checkpoints of a job changed. */
+    default void jobChanged(IManaJob job) {}
+
+    /** A job ended. */
+    default void jobTerminated(IManaJob job) {}
+
+    /** A checkpoint of a job ended (ok or not). */
+    default void checkpointDone(IManaJob job, CheckpointResult result) {}
+}
