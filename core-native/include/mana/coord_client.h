@@ -235,6 +235,23 @@ int mana_coord_bye(mana_coord_t *c, uint8_t reason, int32_t status, char *err, s
 int mana_coord_set_interval(mana_coord_t *c, uint32_t seconds, int timeout_ms,
                             char *err, size_t errlen);
 
+/* CHECKPOINT → CKPT_RESULT, on a control connection.  With
+ * MANA_COORD_CKPT_WAIT the reply comes when the checkpoint is committed or
+ * has failed (CKPT_PROGRESS frames in between are skipped); without it, at
+ * once, ok = 1 meaning "started". */
+#define MANA_COORD_CKPT_WAIT 0x02           /* with MANA_COORD_CKPT_EXIT = 0x01 */
+struct mana_coord_ckpt_result {
+    uint8_t  ok;
+    uint32_t generation;
+    uint64_t elapsed_ns;                    /* request to last commit */
+    uint64_t total_bytes;                   /* sum of the ranks' image_bytes */
+    uint32_t ranks;
+    char     dir[MANA_COORD_STR_MAX + 1];
+    char     message[MANA_COORD_STR_MAX + 1];   /* the reason when ok = 0 */
+};
+int mana_coord_checkpoint(mana_coord_t *c, uint8_t flags, struct mana_coord_ckpt_result *res,
+                          int timeout_ms, char *err, size_t errlen);
+
 /* Close the socket and free the handle (NULL is fine). */
 void mana_coord_close(mana_coord_t *c);
 

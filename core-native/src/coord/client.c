@@ -425,6 +425,41 @@ int mana_coord_set_interval(mana_coord_t *c, uint32_t seconds, int timeout_ms,
     return rc;
 }
 
+int mana_coord_checkpoint(mana_coord_t *c, uint8_t flags, struct mana_coord_ckpt_result *res,
+                          int timeout_ms, char *err, size_t errlen)
+{
+    int64_t deadline = coord_deadline(timeout_ms);
+    if (!c || !res)
+        return MANA_COORD_EARG;
+    struct mncp_w w;
+    mncp_w_init(&w, TXB(c));
+    mncp_w_u8(&w, flags);
+    uint32_t req = new_reqid(c);
+    int rc = send_tx(c, MNCP_CHECKPOINT, (long)w.len, req, deadline, err, errlen);
+    /* CKPT_PROGRESS frames carry the same request id; skip them. */
+    while (rc == MANA_COORD_OK) {
+        rc = read_frame(c, deadline, err, errlen);
+        if (rc != MANA_COORD_OK)
+            break;
+        if (c->hdr.type == MNCP_CKPT_PROGRESS)
+            continue;
+        if (c->hdr.type == MNCP_ERROR)
+            return remote_error(c, err, errlen);
+        if (c->hdr.type != MNCP_CKPT_RESULT || c->hdr.reqid != req) {
+            coord_err(err, errlen, "unexpected message 0x%02x from the coordinator", c->hdr.type);
+            return MANA_COORD_EPROTO;
+        }
+        if (mncp_dec_ckpt_result(c->body, c->hdr.len, res) < 0) {
+            coord_err(err, errlen, "malformed CKPT_RESULT from the coordinator");
+            return MANA_COORD_EPROTO;
+        }
+        if (!res->ok)
+            coord_err(err, errlen, "checkpoint failed: %s", res->message);
+        return MANA_COORD_OK;
+    }
+    return rc;
+}
+
 void mana_coord_close(mana_coord_t *c)
 {
     if (!c)

@@ -198,3 +198,18 @@ int mncp_dec_error(const uint8_t *b, size_t n, uint16_t *code, char *msg, size_t
     mncp_r_str(&r, msg, cap);
     return r.bad ? -1 : 0;
 }
+
+int mncp_dec_ckpt_result(const uint8_t *b, size_t n, struct mana_coord_ckpt_result *res)
+{
+    struct mncp_r r;
+
+    mncp_r_init(&r, b, n);
+    res->ok = mncp_r_u8(&r);
+    res->generation = mncp_r_u32(&r);
+    res->elapsed_ns = mncp_r_u64(&r);
+    res->total_bytes = mncp_r_u64(&r);
+    res->ranks = mncp_r_u32(&r);
+    mncp_r_str(&r, res->dir, sizeof res->dir);
+    mncp_r_str(&r, res->message, sizeof res->message);
+    return r.bad ? -1 : 0;
+}

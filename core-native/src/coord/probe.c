@@ -21,10 +21,14 @@ static const char usage[] =
     "                        [--serve] [--serve-for SEC] [--fail-ckpt] [--restarting G]\n"
     "                        [--ckptdir DIR] [--timeout MS] [-q]\n"
     "       mana_coord_probe [-h HOST] [-p PORT] [-s SECRET] [-j JOB] --set-interval SEC\n"
+    "       mana_coord_probe [-h HOST] [-p PORT] [-s SECRET] [-j JOB] --checkpoint [--exit]\n"
     "Registers as rank RANK of NRANKS (default 0 of 1) and runs COUNT collectives\n"
-    "(default 100 barriers), checking every result; prints latency figures.\n"
+    "(default 100 barriers, generation G = 0, phase P = 64: outside the checkpoint\n"
+    "phases 1-34), checking every result; prints latency figures.\n"
     "--serve answers checkpoint requests like a rank (phases 1-4) until KILL, or for SEC s.\n"
     "--set-interval connects as a control client and sets the job's checkpoint interval.\n"
+    "--checkpoint asks for a checkpoint, waits for it and prints the coordinator's figures:\n"
+    "  checkpoint ok generation=G elapsed_s=T bytes=B ranks=N dir=D   (exit 0; else 1)\n"
     "Exit status: 0 ok, 1 wrong result or protocol failure, 2 usage, 3 cannot connect.\n";
 
 static double now_us(void)
@@ -192,14 +196,16 @@ int main(int argc, char **argv)
         {"serve-for", required_argument, 0, 'F'}, {"fail-ckpt", no_argument, 0, 'f'},
         {"restarting", required_argument, 0, 'R'}, {"ckptdir", required_argument, 0, 'd'},
         {"timeout", required_argument, 0, 't'}, {"help", no_argument, 0, 'H'},
-        {"set-interval", required_argument, 0, 'I'},
+        {"set-interval", required_argument, 0, 'I'}, {"checkpoint", no_argument, 0, 'C'},
+        {"exit", no_argument, 0, 'E'},
         {0, 0, 0, 0}};
     struct opts o = {.rank = 0, .nranks = 1, .count = 100, .timeout_ms = 60000,
-                     .phase = MANA_PHASE_DRAIN_FIRST, .op = MANA_COORD_BARRIER, .ckptdir = "."};
+                     .phase = 64, .op = MANA_COORD_BARRIER, .ckptdir = "."};
     const char *host = NULL, *secret = NULL, *job = NULL;
     int port = 0, ch;
     uint32_t restart_gen = 0;
     long set_interval = -1;
+    int checkpoint = 0, ckpt_exit = 0;
 
     while ((ch = getopt_long(argc, argv, "h:p:s:j:r:n:k:q", lo, NULL)) != -1) {
         switch (ch) {
@@ -227,6 +233,8 @@ int main(int argc, char **argv)
             else if (!strcmp(optarg, "or")) o.op = MANA_COORD_OR;
             else { fputs(usage, stderr); return 2; }
             break;
+        case 'C': checkpoint = 1; break;
+        case 'E': ckpt_exit = 1; break;
         case 'I': set_interval = strtol(optarg, NULL, 10); break;
         case 'H': fputs(usage, stdout); return 0;
         default: fputs(usage, stderr); return 2;
@@ -243,7 +251,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "mana_coord_probe: %s\n", err);
         return 3;
     }
-    if (set_interval >= 0) {
+    if (set_interval >= 0 || checkpoint) {
         struct mana_coord_hello hc = {.role = MANA_COORD_ROLE_CONTROL,
                                       .job = job ? job : getenv("MANA_JOB")};
         int rc;
@@ -251,6 +259,20 @@ int main(int argc, char **argv)
         if (!c) {
             fprintf(stderr, "mana_coord_probe: %s\n", err);
             return 3;
+        }
+        if (checkpoint) {
+            struct mana_coord_ckpt_result res;
+            uint8_t fl = MANA_COORD_CKPT_WAIT | (ckpt_exit ? MANA_COORD_CKPT_EXIT : 0);
+            rc = mana_coord_checkpoint(c, fl, &res, o.timeout_ms, err, sizeof err);
+            mana_coord_close(c);
+            if (rc != MANA_COORD_OK || !res.ok) {
+                fprintf(stderr, "mana_coord_probe: %s\n", err);
+                return 1;
+            }
+            printf("checkpoint ok generation=%u elapsed_s=%.6f bytes=%llu ranks=%u dir=%s\n",
+                   (unsigned)res.generation, res.elapsed_ns / 1e9,
+                   (unsigned long long)res.total_bytes, (unsigned)res.ranks, res.dir);
+            return 0;
         }
         rc = mana_coord_set_interval(c, (uint32_t)set_interval, 15000, err, sizeof err);
         mana_coord_close(c);
