@@ -1,0 +1,94 @@
+/*
+ * lh_info.h - the block of information the lower half publishes for the upper half.
+ *
+ * The lower half (bin/lower-half) owns this structure; it lives in lower-half memory and is never
+ * saved in a checkpoint.  The upper half finds it:
+ *   - at launch: through the environment variable MANA_LH_INFO_ADDR ("0x..." address);
+ *   - at restart: the upper environment comes from the image, so the restore code writes the new
+ *     block's address into the upper-half variable whose address the image records
+ *     (PROCESS.lh_info_slot: libmana.so's `mana_lh_info`).
+ *
+ * Layout rules: only append fields; `size` tells a reader how much of it the writer knew.
+ * The MPI issue fills the `mpi` part (MPI_Init result, function table, constants) without
+ * reshaping the rest.
+ */
+#ifndef MANA_LH_INFO_H
+#define MANA_LH_INFO_H
+
+#include <stdint.h>
+
+#define MANA_LH_MAGIC   0x4f464e49484c414eULL   /* "NALHINFO" little-endian */
+#define MANA_LH_VERSION 1u
+
+#define MANA_LH_F_RESTART 0x1u        /* this lower half restored an image */
+
+/* A half-open address range [start, end). */
+struct mana_range {
+    uint64_t start;
+    uint64_t end;
+};
+
+/* Settings the launchers pass in the environment (see docs/architecture.md). */
+struct mana_settings {
+    char     coord_host[256];         /* MANA_COORD_HOST ("" = resolve) */
+    int32_t  coord_port;              /* MANA_COORD_PORT (0 = resolve) */
+    int32_t  ckpt_signal;             /* MANA_CKPT_SIGNAL, default SIGUSR2 */
+    char     coord_secret[256];       /* MANA_COORD_SECRET */
+    char     job[256];                /* MANA_JOB */
+    char     ckpt_dir[4096];          /* MANA_CKPT_DIR (absolute; default: cwd) */
+    uint32_t ckpt_interval;           /* MANA_CKPT_INTERVAL seconds, 0 = none */
+    int32_t  debug;                   /* MANA_DEBUG */
+    int32_t  timing;                  /* MANA_TIMING */
+    int32_t  quiet;                   /* MANA_QUIET */
+    int32_t  no_coord;                /* MANA_NO_COORD (debugging aid: no coordinator) */
+    int32_t  rank;                    /* from OMPI_COMM_WORLD_RANK / PMI_RANK / PMIX_RANK / SLURM_PROCID */
+    int32_t  nranks;                  /* 1 without MPI */
+    int32_t  restart_pause;           /* MANA_RESTART_PAUSE / DMTCP_RESTART_PAUSE */
+};
+
+/* Room for the MPI issue: filled by the lower half after MPI_Init. */
+struct mana_lh_mpi {
+    uint64_t init_fn;                 /* lower-half MPI_Init (or 0) */
+    uint64_t fn_table;                /* address of an array of function pointers */
+    uint32_t fn_count;
+    uint32_t const_count;
+    uint64_t constants;               /* address of an array of constant values */
+    uint64_t lh_fs_base;              /* lower-half TLS of the main thread */
+    uint64_t reserved[11];
+};
+
+struct lh_info {
+    uint64_t magic;                   /* MANA_LH_MAGIC */
+    uint32_t version;                 /* MANA_LH_VERSION */
+    uint32_t size;                    /* sizeof(struct lh_info) of the writer */
+    uint32_t flags;                   /* MANA_LH_F_* */
+    uint32_t generation;              /* generation restored (0 at launch) */
+    int64_t  start_ns;                /* CLOCK_MONOTONIC when the lower half started */
+
+    struct mana_settings settings;
+
+    /* Lower-half memory, so the upper half can classify /proc/self/maps without debug symbols.
+     * Ranges are sorted by start and do not overlap. */
+    struct mana_range *lh_ranges;
+    uint32_t lh_range_count;
+    uint32_t lh_range_cap;
+    struct mana_range brk_guard;      /* the PROT_NONE page just past the kernel break */
+
+    /* The upper half as the lower half laid it out at launch (kept in the image afterwards). */
+    struct mana_range uh_stack;       /* stack given to the upper half (incl. its guard page) */
+    uint64_t uh_entry;                /* upper ld.so entry point */
+    uint64_t uh_ldso_base;            /* AT_BASE */
+    uint64_t uh_app_base;             /* load bias of the application */
+    int32_t  uh_argc;                 /* argc/argv as the upper half sees them (upper memory) */
+    int32_t  pad0;
+    uint64_t uh_argv;
+    char     app_path[4096];          /* the application as resolved by the lower half */
+    char     orig_ld_preload[4096];   /* the user's LD_PRELOAD ("" if none) */
+    int32_t  had_ld_preload;
+    int32_t  pad1;
+
+    struct mana_lh_mpi mpi;
+    uint64_t reserved[16];
+};
+
+#endif

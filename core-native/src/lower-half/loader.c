@@ -1,0 +1,355 @@
+/*
+ * loader.c - the kernel loader of the lower half: map the application and its PT_INTERP (ld.so),
+ * build a fresh stack (argc, argv, envp, auxv) in a region of its own and jump to ld.so's entry,
+ * as the kernel would have done for `execve(APP)`.  The upper half then loads the application's
+ * libraries and libmana.so (LD_PRELOAD) with its own ld.so and libc.
+ */
+#define _GNU_SOURCE
+#include "lower_half.h"
+#include "mana_util.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/random.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define PAGE 4096UL
+#define PAGE_DOWN(x) ((uint64_t)(x) & ~(PAGE - 1))
+#define PAGE_UP(x) (((uint64_t)(x) + PAGE - 1) & ~(PAGE - 1))
+
+static int prot_of(uint32_t pf)
+{
+    return ((pf & PF_R) ? PROT_READ : 0) | ((pf & PF_W) ? PROT_WRITE : 0) | ((pf & PF_X) ? PROT_EXEC : 0);
+}
+
+int lh_map_elf(const char *path, struct lh_elf *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) { mana_fmt(err, errlen, "cannot open %s: %s", path, strerror(errno)); return -1; }
+    Elf64_Ehdr eh;
+    if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) {
+        mana_fmt(err, errlen, "%s: not an ELF file", path);
+        goto fail;
+    }
+    if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64 ||
+        (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) || eh.e_phentsize != sizeof(Elf64_Phdr) ||
+        eh.e_phnum == 0 || eh.e_phnum > 256) {
+        mana_fmt(err, errlen, "%s: not an x86-64 executable", path);
+        goto fail;
+    }
+    Elf64_Phdr ph[256];
+    size_t phsz = (size_t)eh.e_phnum * sizeof(Elf64_Phdr);
+    if (pread(fd, ph, phsz, (off_t)eh.e_phoff) != (ssize_t)phsz) {
+        mana_fmt(err, errlen, "%s: cannot read program headers", path);
+        goto fail;
+    }
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (int i = 0; i < eh.e_phnum; i++) {
+        if (ph[i].p_type == PT_LOAD) {
+            if (PAGE_DOWN(ph[i].p_vaddr) < lo) lo = PAGE_DOWN(ph[i].p_vaddr);
+            if (PAGE_UP(ph[i].p_vaddr + ph[i].p_memsz) > hi) hi = PAGE_UP(ph[i].p_vaddr + ph[i].p_memsz);
+        } else if (ph[i].p_type == PT_INTERP) {
+            size_t n = ph[i].p_filesz < sizeof out->interp ? ph[i].p_filesz : sizeof out->interp - 1;
+            if (pread(fd, out->interp, n, (off_t)ph[i].p_offset) != (ssize_t)n) {
+                mana_fmt(err, errlen, "%s: cannot read PT_INTERP", path);
+                goto fail;
+            }
+            out->interp[n] = 0;
+        }
+    }
+    if (lo >= hi) { mana_fmt(err, errlen, "%s: no loadable segment", path); goto fail; }
+
+    /* Reserve the whole span first, so the segments keep their relative layout. */
+    void *span;
+    if (eh.e_type == ET_DYN)
+        span = mmap(NULL, hi - lo, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    else
+        span = mmap((void *)lo, hi - lo, PROT_NONE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+    if (span == MAP_FAILED || (eh.e_type == ET_EXEC && (uint64_t)span != lo)) {
+        mana_fmt(err, errlen, "%s: cannot reserve %#lx-%#lx: %s", path, (unsigned long)lo,
+                 (unsigned long)hi, strerror(errno));
+        goto fail;
+    }
+    uint64_t bias = (uint64_t)span - lo;
+    out->bias = bias;
+    out->map_start = (uint64_t)span;
+    out->map_end = (uint64_t)span + (hi - lo);
+
+    for (int i = 0; i < eh.e_phnum; i++) {
+        if (ph[i].p_type != PT_LOAD) continue;
+        const Elf64_Phdr *p = &ph[i];
+        int prot = prot_of(p->p_flags);
+        uint64_t seg = bias + PAGE_DOWN(p->p_vaddr);
+        uint64_t pad = p->p_vaddr & (PAGE - 1);
+        uint64_t file_end = bias + p->p_vaddr + p->p_filesz;   /* first byte not from the file */
+        uint64_t mem_end = bias + p->p_vaddr + p->p_memsz;
+        if ((p->p_offset & (PAGE - 1)) != pad) {
+            mana_fmt(err, errlen, "%s: segment %d is not page-congruent", path, i);
+            goto fail;
+        }
+        if (p->p_filesz > 0) {
+            void *m = mmap((void *)seg, PAGE_UP(pad + p->p_filesz), prot | (p->p_memsz > p->p_filesz ? PROT_WRITE : 0),
+                           MAP_PRIVATE | MAP_FIXED, fd, (off_t)PAGE_DOWN(p->p_offset));
+            if (m == MAP_FAILED) {
+                mana_fmt(err, errlen, "%s: cannot map segment %d: %s", path, i, strerror(errno));
+                goto fail;
+            }
+            if (p->p_memsz > p->p_filesz && (file_end & (PAGE - 1)))
+                memset((void *)file_end, 0, PAGE - (file_end & (PAGE - 1)));   /* start of .bss */
+            if (p->p_memsz > p->p_filesz && !(prot & PROT_WRITE))
+                mprotect((void *)seg, PAGE_UP(pad + p->p_filesz), prot);
+        }
+        uint64_t anon = p->p_filesz > 0 ? PAGE_UP(file_end) : seg;
+        if (PAGE_UP(mem_end) > anon) {
+            void *m = mmap((void *)anon, PAGE_UP(mem_end) - anon, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+            if (m == MAP_FAILED) {
+                mana_fmt(err, errlen, "%s: cannot map .bss of segment %d: %s", path, i, strerror(errno));
+                goto fail;
+            }
+        }
+    }
+    out->entry = bias + eh.e_entry;
+    out->phnum = eh.e_phnum;
+    for (int i = 0; i < eh.e_phnum; i++)
+        if (ph[i].p_type == PT_PHDR) out->phdr = bias + ph[i].p_vaddr;
+    if (!out->phdr) {
+        for (int i = 0; i < eh.e_phnum; i++)
+            if (ph[i].p_type == PT_LOAD && eh.e_phoff >= ph[i].p_offset &&
+                eh.e_phoff + phsz <= ph[i].p_offset + ph[i].p_filesz)
+                out->phdr = bias + ph[i].p_vaddr + (eh.e_phoff - ph[i].p_offset);
+    }
+    if (!out->phdr) { mana_fmt(err, errlen, "%s: program headers are not loaded", path); goto fail; }
+    close(fd);
+    return 0;
+fail:
+    close(fd);
+    return -1;
+}
+
+/* Resolve PROGRAM as execvp would: a name without '/' is searched in $PATH. */
+static int resolve_program(const char *prog, char *out, size_t len)
+{
+    if (strchr(prog, '/')) {
+        if (access(prog, X_OK) != 0) return -1;
+        if (!realpath(prog, out)) snprintf(out, len, "%s", prog);
+        return 0;
+    }
+    const char *path = getenv("PATH");
+    if (!path || !*path) path = "/usr/local/bin:/usr/bin:/bin";
+    while (*path) {
+        const char *c = strchr(path, ':');
+        size_t n = c ? (size_t)(c - path) : strlen(path);
+        char cand[PATH_MAX];
+        snprintf(cand, sizeof cand, "%.*s/%s", (int)n, n ? path : ".", prog);
+        struct stat st;
+        if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0) {
+            if (!realpath(cand, out)) snprintf(out, len, "%s", cand);
+            return 0;
+        }
+        path += n + (c ? 1 : 0);
+    }
+    errno = ENOENT;
+    return -1;
+}
+
+static __attribute__((noreturn)) void jump_to(uint64_t sp, uint64_t entry)
+{
+    __asm__ volatile("mov %0, %%rsp\n\t"
+                     "xor %%edx, %%edx\n\t"   /* no rtld_fini from a "kernel" */
+                     "xor %%ebp, %%ebp\n\t"
+                     "jmp *%1\n\t"
+                     : : "r"(sp), "r"(entry) : "memory");
+    __builtin_unreachable();
+}
+
+/* Environment for the upper half: the user's, with LD_PRELOAD (libmana.so first), the rseq tunable
+ * and MANA_LH_INFO_ADDR. */
+static char **upper_env(char **envp, const char *plugin, char *preload_buf, size_t preload_len,
+                        char *info_buf, size_t info_len)
+{
+    size_t n = 0;
+    while (envp[n]) n++;
+    char **env = calloc(n + 4, sizeof(char *));
+    if (!env) return NULL;
+    size_t k = 0;
+    const char *old_preload = NULL;
+    int have_tunables = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (strncmp(envp[i], "LD_PRELOAD=", 11) == 0) { old_preload = envp[i] + 11; continue; }
+        if (strncmp(envp[i], "MANA_LH_INFO_ADDR=", 18) == 0) continue;
+        if (strncmp(envp[i], "MANA_LH_REEXEC=", 15) == 0) continue;
+        if (strncmp(envp[i], "GLIBC_TUNABLES=", 15) == 0) have_tunables = 1;   /* set by main() */
+        env[k++] = envp[i];
+    }
+    if (!have_tunables) env[k++] = "GLIBC_TUNABLES=glibc.pthread.rseq=0";
+    if (old_preload && *old_preload)
+        snprintf(preload_buf, preload_len, "LD_PRELOAD=%s:%s", plugin, old_preload);
+    else
+        snprintf(preload_buf, preload_len, "LD_PRELOAD=%s", plugin);
+    mana_lh.had_ld_preload = old_preload != NULL;
+    snprintf(mana_lh.orig_ld_preload, sizeof mana_lh.orig_ld_preload, "%s", old_preload ? old_preload : "");
+    env[k++] = preload_buf;
+    snprintf(info_buf, info_len, "MANA_LH_INFO_ADDR=%p", (void *)&mana_lh);
+    env[k++] = info_buf;
+    env[k] = NULL;
+    return env;
+}
+
+int lh_launch(int argc, char **argv, char **envp)
+{
+    int64_t t0 = mana_now_ns();
+    if (argc < 1) { mana_err("usage: lower-half PROGRAM [ARGS...] | lower-half --restore DIR"); return 2; }
+    char app[PATH_MAX];
+    if (resolve_program(argv[0], app, sizeof app) != 0) {
+        mana_err("cannot run %s: %s", argv[0], strerror(errno));
+        return 127;
+    }
+    snprintf(mana_lh.app_path, sizeof mana_lh.app_path, "%s", app);
+
+    /* libmana.so next to us: $MANA_ROOT/lib, else <dir of /proc/self/exe>/../lib. */
+    char plugin[PATH_MAX + 32];
+    const char *root = getenv("MANA_ROOT");
+    if (root && *root) {
+        snprintf(plugin, sizeof plugin, "%s/lib/libmana.so", root);
+    } else {
+        char self[PATH_MAX];
+        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+        if (n < 0) n = 0;
+        self[n] = 0;
+        char *s = strrchr(self, '/');
+        if (s) *s = 0;
+        snprintf(plugin, sizeof plugin, "%s/../lib/libmana.so", self);
+    }
+    if (access(plugin, R_OK) != 0) {
+        mana_err("cannot find the upper-half plugin %s: %s", plugin, strerror(errno));
+        return 127;
+    }
+
+    char err[512];
+    struct lh_elf appelf, ldso;
+    if (lh_map_elf(app, &appelf, err, sizeof err) != 0) { mana_err("%s", err); return 127; }
+    if (!appelf.interp[0]) {
+        mana_err("%s is statically linked: MANA needs a dynamically linked program (its ld.so loads libmana.so)", app);
+        return 127;
+    }
+    if (lh_map_elf(appelf.interp, &ldso, err, sizeof err) != 0) { mana_err("%s", err); return 127; }
+
+    /* The upper half's stack: RLIMIT_STACK (8 MiB if unlimited or tiny, at most 1 GiB), with a
+     * PROT_NONE guard page below it. */
+    struct rlimit rl;
+    uint64_t stack_size = 8UL << 20;
+    if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur >= (1UL << 20))
+        stack_size = rl.rlim_cur > (1UL << 30) ? (1UL << 30) : PAGE_UP(rl.rlim_cur);
+    char *region = mmap(NULL, stack_size + PAGE, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+    if (region == MAP_FAILED) { mana_err("cannot map the upper-half stack: %s", strerror(errno)); return 1; }
+    mprotect(region, PAGE, PROT_NONE);
+    uint64_t stack_lo = (uint64_t)region, stack_hi = (uint64_t)region + stack_size + PAGE;
+    mana_lh.uh_stack.start = stack_lo;
+    mana_lh.uh_stack.end = stack_hi;
+    mana_lh.uh_entry = ldso.entry;
+    mana_lh.uh_ldso_base = ldso.bias;
+    mana_lh.uh_app_base = appelf.bias;
+
+    static char preload_buf[8192], info_buf[64];
+    char **env = upper_env(envp, plugin, preload_buf, sizeof preload_buf, info_buf, sizeof info_buf);
+    if (!env) { mana_err("out of memory"); return 1; }
+
+    /* Strings at the top of the new stack. */
+    char *sp = (char *)stack_hi;
+    int envc = 0;
+    while (env[envc]) envc++;
+    char **uargv = alloca((size_t)(argc + 1) * sizeof(char *));
+    char **uenv = alloca((size_t)(envc + 1) * sizeof(char *));
+#define PUSH_STR(dst, s) do { size_t l_ = strlen(s) + 1; sp -= l_; memcpy(sp, (s), l_); (dst) = sp; } while (0)
+    sp -= 8;                                     /* a zero word at the very top */
+    memset(sp, 0, 8);
+    char *execfn;
+    PUSH_STR(execfn, app);
+    for (int i = envc - 1; i >= 0; i--) PUSH_STR(uenv[i], env[i]);
+    for (int i = argc - 1; i >= 0; i--) PUSH_STR(uargv[i], argv[i]);
+    uenv[envc] = NULL;
+    uargv[argc] = NULL;
+    char *platform;
+    PUSH_STR(platform, "x86_64");
+    sp -= 16;
+    char *random = sp;
+    if (getrandom(random, 16, 0) != 16) {
+        uint64_t t = (uint64_t)mana_now_ns();
+        memcpy(random, &t, 8);
+        t ^= (uint64_t)getpid() * 0x9E3779B97F4A7C15ULL;
+        memcpy(random + 8, &t, 8);
+    }
+#undef PUSH_STR
+
+    /* auxv: the kernel's, with the application's program headers and entry, ld.so's base, and
+     * pointers into the new stack. */
+    Elf64_auxv_t aux[64];
+    int na = 0;
+    {
+        Elf64_auxv_t kaux[64];
+        long n = mana_read_file("/proc/self/auxv", (char *)kaux, sizeof kaux);
+        int nk = n > 0 ? (int)((size_t)n / sizeof(Elf64_auxv_t)) : 0;
+        for (int i = 0; i < nk && na < 56; i++) {
+            uint64_t t = kaux[i].a_type;
+            if (t == AT_NULL) break;
+            if (t == AT_PHDR || t == AT_PHNUM || t == AT_PHENT || t == AT_ENTRY || t == AT_BASE ||
+                t == AT_RANDOM || t == AT_EXECFN || t == AT_PLATFORM || t == AT_SECURE || t == AT_EXECFD)
+                continue;
+            aux[na++] = kaux[i];
+        }
+    }
+#define AUX(t, v) do { aux[na].a_type = (t); aux[na].a_un.a_val = (uint64_t)(v); na++; } while (0)
+    AUX(AT_PHDR, appelf.phdr);
+    AUX(AT_PHENT, sizeof(Elf64_Phdr));
+    AUX(AT_PHNUM, appelf.phnum);
+    AUX(AT_ENTRY, appelf.entry);
+    AUX(AT_BASE, ldso.bias);
+    AUX(AT_SECURE, 0);
+    AUX(AT_RANDOM, random);
+    AUX(AT_PLATFORM, platform);
+    AUX(AT_EXECFN, execfn);
+    AUX(AT_NULL, 0);
+#undef AUX
+
+    size_t words = 1 + (size_t)argc + 1 + (size_t)envc + 1 + 2 * (size_t)na;
+    uint64_t *top = (uint64_t *)(((uint64_t)sp & ~15UL) - words * 8);
+    top = (uint64_t *)((uint64_t)top & ~15UL);
+    uint64_t *w = top;
+    *w++ = (uint64_t)argc;
+    for (int i = 0; i < argc; i++) *w++ = (uint64_t)uargv[i];
+    *w++ = 0;
+    for (int i = 0; i < envc; i++) *w++ = (uint64_t)uenv[i];
+    *w++ = 0;
+    memcpy(w, aux, (size_t)na * sizeof(Elf64_auxv_t));
+    mana_lh.uh_argc = argc;
+    mana_lh.uh_argv = (uint64_t)(top + 1);
+
+    /* The kernel break stays the lower half's. */
+    if (lh_guard_brk() != 0) return 1;
+
+    struct mana_range upper[3] = {
+        { appelf.map_start, appelf.map_end },
+        { ldso.map_start, ldso.map_end },
+        { stack_lo, stack_hi },
+    };
+    if (lh_record_ranges(upper, 3) != 0) return 1;
+
+    mana_dbg("launch: app %s at bias %#lx, ld.so %s at %#lx (entry %#lx), stack %#lx-%#lx, info %p",
+             app, (unsigned long)appelf.bias, appelf.interp, (unsigned long)ldso.bias,
+             (unsigned long)ldso.entry, (unsigned long)stack_lo, (unsigned long)stack_hi, (void *)&mana_lh);
+    mana_timing("lower-half launch (load ld.so and application)", mana_now_ns() - t0);
+    fflush(NULL);
+    jump_to((uint64_t)top, ldso.entry);
+}

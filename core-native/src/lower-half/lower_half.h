@@ -1,0 +1,45 @@
+/* lower_half.h - internal interfaces of bin/lower-half. */
+#ifndef MANA_LOWER_HALF_H
+#define MANA_LOWER_HALF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "lh_info.h"
+
+/* The one info block of this process (lower-half .bss). */
+extern struct lh_info mana_lh;
+
+/* Fill mana_lh.settings from the environment. */
+void lh_read_settings(void);
+
+/* Record the lower half's own mappings: every mapping in /proc/self/maps that does not overlap
+ * one of the `exclude` ranges (the upper half) and is not [vdso]/[vvar*]/[vsyscall]. */
+int lh_record_ranges(const struct mana_range *exclude, int nexclude);
+
+/* Put a PROT_NONE page just past the kernel break (records it in mana_lh.brk_guard). */
+int lh_guard_brk(void);
+
+/* ---- kernel loader (loader.c) ---- */
+struct lh_elf {
+    uint64_t bias;          /* load bias */
+    uint64_t entry;         /* bias + e_entry */
+    uint64_t phdr;          /* address of the program headers in memory */
+    uint32_t phnum;
+    uint64_t map_start, map_end;   /* reserved span */
+    char     interp[4096];  /* PT_INTERP ("" if none) */
+};
+
+/* Map an ELF file's PT_LOAD segments.  Returns 0, or -1 with a message in err. */
+int lh_map_elf(const char *path, struct lh_elf *out, char *err, size_t errlen);
+
+/* Launch: run PROGRAM argv through its own ld.so.  Does not return on success. */
+int lh_launch(int argc, char **argv, char **envp);
+
+/* Restore (restore.c): does not return on success; returns the exit status on failure. */
+int lh_restore(const char *dir);
+
+/* Restart pause levels (MANA_RESTART_PAUSE / DMTCP_RESTART_PAUSE). */
+extern volatile int mana_restart_pause_wait;
+void lh_restart_pause(int level, const char *where);
+
+#endif

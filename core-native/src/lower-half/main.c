@@ -1,0 +1,211 @@
+/*
+ * main.c - bin/lower-half: the lower half of a MANA split process.
+ *
+ *   lower-half PROGRAM [ARGS...]     launch PROGRAM as the upper half (kernel loader, loader.c)
+ *   lower-half --restore DIR         restore the newest image of this rank from DIR (restore.c)
+ *
+ * Both first re-execute themselves with address-space randomization off and glibc's rseq
+ * registration off (GLIBC_TUNABLES=glibc.pthread.rseq=0), so that the layout is the same at
+ * launch and at restart.  The launchers (mana_launch, mana_restart) set the environment; see
+ * docs/architecture.md.
+ */
+#define _GNU_SOURCE
+#include "lower_half.h"
+#include "mana_util.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/personality.h>
+#include <unistd.h>
+
+struct lh_info mana_lh;
+
+static struct mana_range lh_range_store[1024];
+
+static int env_int(const char *name, int dflt)
+{
+    const char *v = getenv(name);
+    if (!v || !*v) return dflt;
+    char *end;
+    long x = strtol(v, &end, 10);
+    return *end ? dflt : (int)x;
+}
+
+static int env_flag(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+static void env_str(char *dst, size_t len, const char *name, const char *dflt)
+{
+    const char *v = getenv(name);
+    snprintf(dst, len, "%s", v && *v ? v : dflt);
+}
+
+void lh_read_settings(void)
+{
+    struct mana_settings *s = &mana_lh.settings;
+    env_str(s->coord_host, sizeof s->coord_host, "MANA_COORD_HOST", "");
+    s->coord_port = env_int("MANA_COORD_PORT", 0);
+    env_str(s->coord_secret, sizeof s->coord_secret, "MANA_COORD_SECRET", "");
+    env_str(s->job, sizeof s->job, "MANA_JOB", "");
+    char cwd[4096];
+    if (!getcwd(cwd, sizeof cwd)) snprintf(cwd, sizeof cwd, ".");
+    env_str(s->ckpt_dir, sizeof s->ckpt_dir, "MANA_CKPT_DIR", cwd);
+    s->ckpt_interval = (uint32_t)env_int("MANA_CKPT_INTERVAL", 0);
+    s->ckpt_signal = env_int("MANA_CKPT_SIGNAL", SIGUSR2);
+    if (s->ckpt_signal <= 0 || s->ckpt_signal >= 65 || s->ckpt_signal == SIGKILL || s->ckpt_signal == SIGSTOP)
+        s->ckpt_signal = SIGUSR2;
+    s->debug = env_flag("MANA_DEBUG");
+    s->timing = env_flag("MANA_TIMING");
+    s->quiet = env_flag("MANA_QUIET");
+    s->no_coord = env_flag("MANA_NO_COORD");
+    s->rank = 0;
+    const char *rank_vars[] = { "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID" };
+    for (size_t i = 0; i < sizeof rank_vars / sizeof *rank_vars; i++) {
+        int r = env_int(rank_vars[i], -1);
+        if (r >= 0) { s->rank = r; break; }
+    }
+    s->nranks = 1;
+    s->restart_pause = env_int("MANA_RESTART_PAUSE", env_int("DMTCP_RESTART_PAUSE", 0));
+}
+
+int lh_guard_brk(void)
+{
+    uint64_t cur = (uint64_t)sbrk(0);
+    uint64_t g = (cur + 4095) & ~4095UL;
+    void *m = mmap((void *)g, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    if (m == MAP_FAILED || (uint64_t)m != g) {
+        mana_err("cannot place the guard page after the break at %#lx: %s", (unsigned long)g, strerror(errno));
+        return -1;
+    }
+    mana_lh.brk_guard.start = g;
+    mana_lh.brk_guard.end = g + 4096;
+    return 0;
+}
+
+static int is_kernel_special(const char *name)
+{
+    return strcmp(name, "[vdso]") == 0 || strncmp(name, "[vvar", 5) == 0 || strcmp(name, "[vsyscall]") == 0;
+}
+
+int lh_record_ranges(const struct mana_range *exclude, int nexclude)
+{
+    static char buf[1 << 20];
+    static struct mana_map maps[4096];
+    long n = mana_read_file("/proc/self/maps", buf, sizeof buf);
+    if (n < 0) { mana_err("cannot read /proc/self/maps: %s", strerror((int)-n)); return -1; }
+    int nm = mana_parse_maps(buf, maps, 4096);
+    if (nm < 0) { mana_err("too many mappings"); return -1; }
+    mana_lh.lh_ranges = lh_range_store;
+    mana_lh.lh_range_cap = sizeof lh_range_store / sizeof *lh_range_store;
+    uint32_t k = 0;
+    for (int i = 0; i < nm; i++) {
+        if (is_kernel_special(maps[i].name)) continue;
+        /* A mapping may be the kernel's merge of a lower and an upper piece: keep only the parts
+         * outside the upper ranges. */
+        for (uint64_t s = maps[i].start; s < maps[i].end;) {
+            int in_upper;
+            uint64_t e = mana_range_piece(exclude, (uint32_t)nexclude, s, maps[i].end, &in_upper);
+            if (!in_upper) {
+                if (k > 0 && lh_range_store[k - 1].end == s) {
+                    lh_range_store[k - 1].end = e;
+                } else {
+                    if (k >= mana_lh.lh_range_cap) { mana_err("too many lower-half mappings"); return -1; }
+                    lh_range_store[k].start = s;
+                    lh_range_store[k].end = e;
+                    k++;
+                }
+            }
+            s = e;
+        }
+    }
+    mana_lh.lh_range_count = k;
+    for (uint32_t i = 0; i < k; i++)
+        mana_dbg("lower-half range %#lx-%#lx", (unsigned long)lh_range_store[i].start,
+                 (unsigned long)lh_range_store[i].end);
+    return 0;
+}
+
+/* Set by a debugger (gdb: `set var mana_restart_pause_wait = 0`) to leave a restart pause. */
+volatile int mana_restart_pause_wait = 1;
+
+void lh_restart_pause(int level, const char *where)
+{
+    int want = mana_lh.settings.restart_pause;
+    if (want != level) return;
+    char buf[512];
+    int n = snprintf(buf, sizeof buf,
+                     "lower-half: restart pause level %d (%s): pid %d waits; attach with\n"
+                     "  gdb -p %d -ex 'set var mana_restart_pause_wait = 0' -ex continue\n",
+                     level, where, getpid(), getpid());
+    if (n > 0) write(2, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+    while (mana_restart_pause_wait) {
+        struct timespec ts = { 0, 1000000 };
+        /* raw nanosleep: this may run after the vdso moved */
+        __asm__ volatile("syscall" : : "a"(35), "D"(&ts), "S"(0) : "rcx", "r11", "memory");
+    }
+    mana_restart_pause_wait = 1;
+}
+
+/* Re-exec with ASLR off and rseq off, once. */
+static void reexec_if_needed(char **argv)
+{
+    int pers = personality(0xffffffff);
+    const char *tun = getenv("GLIBC_TUNABLES");
+    int tun_ok = tun && strstr(tun, "glibc.pthread.rseq=0");
+    if (pers != -1 && (pers & ADDR_NO_RANDOMIZE) && tun_ok) {
+        unsetenv("MANA_LH_REEXEC");
+        return;
+    }
+    if (getenv("MANA_LH_REEXEC")) {
+        /* Tried once already: go on with what we have, but say so. */
+        mana_warn("could not turn off address-space randomization; restart may fail");
+        unsetenv("MANA_LH_REEXEC");
+        return;
+    }
+    if (pers != -1) personality((unsigned long)pers | ADDR_NO_RANDOMIZE);
+    if (!tun_ok) {
+        char v[4096];
+        if (tun && *tun) snprintf(v, sizeof v, "%s:glibc.pthread.rseq=0", tun);
+        else snprintf(v, sizeof v, "glibc.pthread.rseq=0");
+        setenv("GLIBC_TUNABLES", v, 1);
+    }
+    setenv("MANA_LH_REEXEC", "1", 1);
+    execv("/proc/self/exe", argv);
+    mana_warn("cannot re-execute /proc/self/exe: %s", strerror(errno));
+    unsetenv("MANA_LH_REEXEC");
+}
+
+extern char **environ;
+
+int main(int argc, char **argv)
+{
+    int64_t t0 = mana_now_ns();
+    reexec_if_needed(argv);
+    memset(&mana_lh, 0, sizeof mana_lh);
+    mana_lh.magic = MANA_LH_MAGIC;
+    mana_lh.version = MANA_LH_VERSION;
+    mana_lh.size = sizeof mana_lh;
+    mana_lh.start_ns = t0;
+    lh_read_settings();
+    mana_log_setup("lower-half", mana_lh.settings.debug, mana_lh.settings.timing, mana_lh.settings.quiet);
+
+    if (argc >= 2 && strcmp(argv[1], "--restore") == 0) {
+        if (argc != 3) { mana_err("usage: lower-half --restore DIR"); return 2; }
+        return lh_restore(argv[2]);
+    }
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        printf("usage: lower-half PROGRAM [ARGS...]\n       lower-half --restore DIR\n"
+               "Normally run by mana_launch / mana_restart; see docs/architecture.md.\n");
+        return 0;
+    }
+    if (argc >= 2 && strcmp(argv[1], "--") == 0) { argv++; argc--; }
+    if (argc < 2) { mana_err("usage: lower-half PROGRAM [ARGS...] | lower-half --restore DIR"); return 2; }
+    return lh_launch(argc - 1, argv + 1, environ);
+}

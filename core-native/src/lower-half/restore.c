@@ -1,0 +1,663 @@
+/*
+ * restore.c - `lower-half --restore DIR`: bring back the upper half of a checkpoint image.
+ *
+ * Order (docs/architecture.md, "Restart"):
+ *   pick DIR/ckpt_rank_N/ (newest generation, no *.tmp); check the header, the section table and
+ *   every section's CRC; restore files (placeholders first); pause level 1; reserve every saved
+ *   range PROT_NONE with MAP_FIXED_NOREPLACE; read regions back (CRC checked) at their addresses;
+ *   check/move [vdso]/[vvar]; pause level 2; signal handlers; threads (raw clone, parked on a futex);
+ *   pause level 3; itimers; new lh_info into the upper half; pause level 4; release the threads and
+ *   resume the main one by rt_sigreturn on its saved signal frame.
+ *
+ * This runs on the lower half's libc, which is fine until the last step: the upper half's libc is
+ * never called.  The code after the FS switch (lh_thread_boot) uses raw system calls only.
+ */
+#define _GNU_SOURCE
+#include "lower_half.h"
+#include "mana_sys.h"
+#include "mana_util.h"
+#include "mana_ctx.h"
+#include "mana/image_format.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <malloc.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+#include <asm/prctl.h>
+
+#define PAGE 4096UL
+
+/* ---- thread boot ---- */
+
+#define BOOT_SIGFRAME 1
+#define BOOT_CTX      2
+
+struct lh_boot {
+    int      kind;
+    int      is_main;
+    uint64_t uc;
+    uint64_t ctx;
+    uint64_t robust, robust_len;
+    stack_t  alt;
+    int      alt_set;
+    uint64_t sigmask;
+    uint64_t fs;
+    uint64_t ctid;
+};
+
+static volatile int boot_go;           /* threads wait while 0 */
+
+long lh_clone(unsigned long flags, void *stack, int *ptid, int *ctid, unsigned long tls, struct lh_boot *b);
+__attribute__((noreturn)) void lh_sigreturn(uint64_t uc);
+__attribute__((noreturn, used)) void lh_thread_boot(struct lh_boot *b);
+
+/* Runs on the upper half's TLS (set by clone, or just below for the main thread): raw system calls
+ * only, no libc, no stack protector. */
+__attribute__((noreturn, used)) void lh_thread_boot(struct lh_boot *b)
+{
+    if (!b->is_main) {
+        while (__atomic_load_n(&boot_go, __ATOMIC_SEQ_CST) == 0)
+            mana_futex_wait(&boot_go, 0);
+    } else {
+        mana_sys2(SYS_arch_prctl, ARCH_SET_FS, (long)b->fs);
+        if (b->ctid) {
+            long tid = mana_sys1(SYS_set_tid_address, (long)b->ctid);
+            *(volatile int *)b->ctid = (int)tid;
+        }
+    }
+    if (b->robust) mana_sys2(SYS_set_robust_list, (long)b->robust, (long)b->robust_len);
+    if (b->alt_set) mana_sys2(SYS_sigaltstack, (long)&b->alt, 0);
+    if (b->kind == BOOT_SIGFRAME) lh_sigreturn(b->uc);
+    mana_sys4(SYS_rt_sigprocmask, SIG_SETMASK, (long)&b->sigmask, 0, 8);
+    mana_ctx_resume((const struct mana_ctx *)b->ctx, 1);
+}
+
+/* ---- errors ---- */
+
+static const char *img_path_for_errors = "";
+
+#define FAIL(...) do { mana_err(__VA_ARGS__); return 1; } while (0)
+
+/* ---- image reading ---- */
+
+struct img {
+    int fd;
+    struct mana_img_header h;
+    struct mana_img_section *tab;
+    char *sec[7];                 /* section data by type (PROCESS..MPI) */
+    uint64_t sec_len[7];
+    uint32_t sec_count[7];
+};
+
+static int read_exact(int fd, void *buf, size_t len, uint64_t off)
+{
+    char *p = buf;
+    while (len) {
+        ssize_t r = pread(fd, p, len, (off_t)off);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return -1;
+        p += r;
+        off += (uint64_t)r;
+        len -= (size_t)r;
+    }
+    return 0;
+}
+
+static int open_image(struct img *im, const char *path)
+{
+    memset(im, 0, sizeof *im);
+    im->fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (im->fd < 0) FAIL("cannot restart: cannot open %s: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(im->fd, &st) != 0) FAIL("cannot restart: %s: %s", path, strerror(errno));
+    char page0[PAGE];
+    if ((uint64_t)st.st_size < PAGE || read_exact(im->fd, page0, PAGE, 0) != 0)
+        FAIL("cannot restart: %s is truncated (%lld bytes)", path, (long long)st.st_size);
+    memcpy(&im->h, page0, sizeof im->h);
+    struct mana_img_header *h = &im->h;
+    if (memcmp(h->magic, MANA_IMG_MAGIC, 8) != 0)
+        FAIL("cannot restart: %s is not a MANA checkpoint image (bad magic)", path);
+    if (h->version != MANA_IMG_VERSION)
+        FAIL("cannot restart: %s has image format version %u; this runtime reads version %u", path, h->version,
+             MANA_IMG_VERSION);
+    if (h->header_size != MANA_IMG_HEADER_SIZE || h->page_size != PAGE ||
+        h->section_entry_size != sizeof(struct mana_img_section))
+        FAIL("cannot restart: %s has a corrupt header (sizes)", path);
+    uint32_t crc = h->header_crc;
+    struct mana_img_header hz = *h;
+    hz.header_crc = 0;
+    if (mana_crc32c_update(0, &hz, sizeof hz) != crc)
+        FAIL("cannot restart: %s is corrupt (header checksum mismatch)", path);
+    for (size_t i = sizeof *h; i < PAGE; i++)
+        if (page0[i]) FAIL("cannot restart: %s is corrupt (byte %zu of the header page is not zero)", path, i);
+    if (h->file_size != (uint64_t)st.st_size)
+        FAIL("cannot restart: %s is truncated or damaged (%lld bytes, the header says %llu)", path,
+             (long long)st.st_size, (unsigned long long)h->file_size);
+    uint64_t tab_len = (uint64_t)h->section_count * sizeof(struct mana_img_section);
+    if (h->section_count == 0 || h->section_count > 64 || h->section_table_offset < PAGE ||
+        h->section_table_offset + tab_len != h->file_size)
+        FAIL("cannot restart: %s is corrupt (section table out of bounds)", path);
+    im->tab = malloc(tab_len);
+    if (!im->tab || read_exact(im->fd, im->tab, tab_len, h->section_table_offset) != 0)
+        FAIL("cannot restart: cannot read the section table of %s", path);
+    for (uint32_t i = 0; i < h->section_count; i++) {
+        struct mana_img_section *s = &im->tab[i];
+        if (s->offset < PAGE || s->offset + s->length > h->section_table_offset || s->offset + s->length < s->offset)
+            FAIL("cannot restart: %s is corrupt (section %u out of bounds)", path, i);
+        if (s->type < 1 || s->type > 6) continue;        /* unknown: skip */
+        if (s->version != 1) FAIL("cannot restart: %s is corrupt (section %u has version %u)", path, i, s->version);
+        if (im->sec[s->type]) FAIL("cannot restart: %s is corrupt (section type %u twice)", path, s->type);
+        char *buf = malloc(s->length ? s->length : 1);
+        if (!buf || read_exact(im->fd, buf, s->length, s->offset) != 0)
+            FAIL("cannot restart: cannot read section %u of %s", i, path);
+        if (mana_crc32c_update(0, buf, s->length) != s->crc)
+            FAIL("cannot restart: %s is corrupt (checksum mismatch in section %u, type %u)", path, i, s->type);
+        im->sec[s->type] = buf;
+        im->sec_len[s->type] = s->length;
+        im->sec_count[s->type] = s->count;
+    }
+    for (int t = MANA_SEC_PROCESS; t <= MANA_SEC_SIGNALS; t++)
+        if (!im->sec[t]) FAIL("cannot restart: %s is corrupt (section type %d missing)", path, t);
+    if (im->h.flags & MANA_IMG_F_MPI)
+        FAIL("cannot restart: %s is an MPI checkpoint; this lower half has no MPI", path);
+    return 0;
+}
+
+/* ---- parsed sections ---- */
+
+struct region {
+    struct mana_img_region r;
+    char name[4096];
+    const struct mana_img_run *runs;
+};
+
+struct file_rec {
+    struct mana_img_file f;
+    char path[4096];
+};
+
+static int parse_memory(struct img *im, struct region **out, uint32_t *count)
+{
+    const char *p = im->sec[MANA_SEC_MEMORY], *end = p + im->sec_len[MANA_SEC_MEMORY];
+    uint32_t n = im->sec_count[MANA_SEC_MEMORY];
+    struct region *regs = calloc(n ? n : 1, sizeof *regs);
+    if (!regs) FAIL("cannot restart: out of memory");
+    uint64_t prev_end = 0, stored_total = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if ((size_t)(end - p) < sizeof(struct mana_img_region)) goto bad;
+        memcpy(&regs[i].r, p, sizeof regs[i].r);
+        p += sizeof regs[i].r;
+        struct mana_img_region *r = &regs[i].r;
+        size_t nl = (r->name_len + 7) & ~7UL;
+        if (r->name_len >= sizeof regs[i].name || (size_t)(end - p) < nl) goto bad;
+        memcpy(regs[i].name, p, r->name_len);
+        regs[i].name[r->name_len] = 0;
+        p += nl;
+        if ((size_t)(end - p) / sizeof(struct mana_img_run) < r->run_count) goto bad;
+        regs[i].runs = (const struct mana_img_run *)p;
+        p += (size_t)r->run_count * sizeof(struct mana_img_run);
+        if (r->start % PAGE || r->end % PAGE || r->end <= r->start || r->start < prev_end) goto bad;
+        prev_end = r->end;
+        uint64_t pages = (r->end - r->start) / PAGE, sum = 0, last = 0;
+        for (uint32_t k = 0; k < r->run_count; k++) {
+            const struct mana_img_run *ru = &regs[i].runs[k];
+            if (ru->page_count == 0 || ru->first_page < last || ru->first_page + ru->page_count > pages) goto bad;
+            last = ru->first_page + ru->page_count;
+            sum += ru->page_count;
+        }
+        if (sum * PAGE != r->stored_bytes) goto bad;
+        if (r->stored_bytes && (r->payload_offset % PAGE || r->payload_offset < PAGE ||
+                                r->payload_offset + r->stored_bytes > im->h.section_table_offset))
+            goto bad;
+        stored_total += r->stored_bytes;
+    }
+    if (p != end || stored_total != im->h.stored_bytes) goto bad;
+    *out = regs;
+    *count = n;
+    return 0;
+bad:
+    FAIL("cannot restart: %s is corrupt (memory section)", img_path_for_errors);
+}
+
+static int parse_files(struct img *im, struct file_rec **out, uint32_t *count)
+{
+    const char *p = im->sec[MANA_SEC_FILES], *end = p + im->sec_len[MANA_SEC_FILES];
+    uint32_t n = im->sec_count[MANA_SEC_FILES];
+    struct file_rec *fr = calloc(n ? n : 1, sizeof *fr);
+    if (!fr) FAIL("cannot restart: out of memory");
+    for (uint32_t i = 0; i < n; i++) {
+        if ((size_t)(end - p) < sizeof(struct mana_img_file)) goto bad;
+        memcpy(&fr[i].f, p, sizeof fr[i].f);
+        p += sizeof fr[i].f;
+        size_t pl = (fr[i].f.path_len + 7) & ~7UL;
+        if (fr[i].f.path_len >= sizeof fr[i].path || (size_t)(end - p) < pl || fr[i].f.fd < 0) goto bad;
+        memcpy(fr[i].path, p, fr[i].f.path_len);
+        fr[i].path[fr[i].f.path_len] = 0;
+        p += pl;
+    }
+    if (p != end) goto bad;
+    *out = fr;
+    *count = n;
+    return 0;
+bad:
+    FAIL("cannot restart: %s is corrupt (files section)", img_path_for_errors);
+}
+
+/* ---- choosing the image ---- */
+
+static int pick_image(const char *dir, int rank, char *path, size_t len)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0) FAIL("cannot restart: restart directory %s: %s", dir, strerror(errno));
+    if (!S_ISDIR(st.st_mode)) FAIL("cannot restart: %s is not a directory", dir);
+    char rankdir[4200];
+    snprintf(rankdir, sizeof rankdir, "%s/ckpt_rank_%d", dir, rank);
+    DIR *d = opendir(rankdir);
+    if (!d) FAIL("cannot restart: no checkpoint of rank %d in %s (%s: %s)", rank, dir, rankdir, strerror(errno));
+    struct dirent *e;
+    uint32_t best = 0;
+    char best_name[512] = "";
+    while ((e = readdir(d)) != NULL) {
+        size_t n = strlen(e->d_name);
+        if (n > 4 && strcmp(e->d_name + n - 4, ".tmp") == 0) {
+            char name[512];
+            snprintf(name, sizeof name, "%s", e->d_name);
+            closedir(d);
+            FAIL("cannot restart: %s/%s is an incomplete checkpoint (interrupted while written); remove it to "
+                 "restart from the previous one", rankdir, name);
+        }
+        uint32_t g = mana_image_generation(e->d_name);
+        if (g > best) { best = g; snprintf(best_name, sizeof best_name, "%s", e->d_name); }
+    }
+    closedir(d);
+    if (!best) FAIL("cannot restart: no checkpoint image (ckpt_*_gen<N>.mana) in %s", rankdir);
+    snprintf(path, len, "%s/%s", rankdir, best_name);
+    return 0;
+}
+
+/* ---- files ---- */
+
+static int restore_files(struct file_rec *fr, uint32_t n)
+{
+    /* Writable files first: they may truncate a file that another descriptor reads. */
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t i = 0; i < n; i++) {
+            struct mana_img_file *f = &fr[i].f;
+            const char *path = fr[i].path;
+            int fd = f->fd;
+            if (fd <= 2) continue;                     /* the new launcher's stdin/stdout/stderr */
+            int acc = f->open_flags & O_ACCMODE;
+            int writable = acc == O_WRONLY || acc == O_RDWR;
+            if ((f->kind == MANA_FILE_REGULAR && writable) != (pass == 0)) continue;
+            int nfd = -1;
+            int oflags = (f->open_flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC | O_NOCTTY)) | O_NOCTTY;
+            if (f->kind == MANA_FILE_REGULAR) {
+                struct stat st;
+                if (stat(path, &st) != 0)
+                    FAIL("cannot restart: file %s (fd %d) is gone: %s", path, fd, strerror(errno));
+                int64_t mtime = (int64_t)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+                if (writable) {
+                    if (st.st_size < f->size)
+                        FAIL("cannot restart: file %s (fd %d) is shorter than at the checkpoint (%lld < %lld bytes)",
+                             path, fd, (long long)st.st_size, (long long)f->size);
+                    if (st.st_size > f->size || mtime != f->mtime_ns) {
+                        /* written after the checkpoint by the run that died: roll it back */
+                        if (st.st_size > f->size && truncate(path, f->size) != 0)
+                            FAIL("cannot restart: cannot truncate %s to its checkpoint size: %s", path, strerror(errno));
+                        struct timespec ts[2] = { { 0, UTIME_OMIT },
+                                                  { f->mtime_ns / 1000000000LL, f->mtime_ns % 1000000000LL } };
+                        utimensat(AT_FDCWD, path, ts, 0);
+                        mana_dbg("fd %d: %s rolled back to %lld bytes", fd, path, (long long)f->size);
+                    }
+                } else if (st.st_size != f->size || mtime != f->mtime_ns) {
+                    FAIL("cannot restart: file %s (fd %d) changed since the checkpoint (size %lld, was %lld%s)", path,
+                         fd, (long long)st.st_size, (long long)f->size, mtime != f->mtime_ns ? "; modified" : "");
+                }
+                nfd = open(path, oflags);
+                if (nfd < 0) FAIL("cannot restart: cannot open %s (fd %d): %s", path, fd, strerror(errno));
+            } else if (f->kind == MANA_FILE_DIR) {
+                nfd = open(path, O_RDONLY | O_DIRECTORY);
+                if (nfd < 0) FAIL("cannot restart: directory %s (fd %d): %s", path, fd, strerror(errno));
+            } else if (f->kind == MANA_FILE_CHAR && path[0] == '/') {
+                nfd = open(path, oflags);
+                if (nfd < 0) {
+                    mana_warn("fd %d (%s) cannot be reopened (%s); it is /dev/null now", fd, path, strerror(errno));
+                    nfd = open("/dev/null", O_RDWR);
+                }
+            } else {
+                mana_warn("fd %d (%s) cannot be restored; it is /dev/null now", fd, path);
+                nfd = open("/dev/null", O_RDWR);
+            }
+            if (nfd < 0) FAIL("cannot restart: cannot open /dev/null: %s", strerror(errno));
+            if (nfd != fd) {
+                if (dup3(nfd, fd, (f->fd_flags & FD_CLOEXEC) ? O_CLOEXEC : 0) < 0)
+                    FAIL("cannot restart: cannot restore fd %d: %s", fd, strerror(errno));
+                close(nfd);
+            } else if (f->fd_flags & FD_CLOEXEC) {
+                fcntl(fd, F_SETFD, FD_CLOEXEC);
+            }
+            if ((f->kind == MANA_FILE_REGULAR || f->kind == MANA_FILE_DIR) && f->offset &&
+                lseek(fd, f->offset, SEEK_SET) != f->offset)
+                FAIL("cannot restart: cannot seek %s (fd %d) to %lld: %s", path, fd, (long long)f->offset,
+                     strerror(errno));
+        }
+    }
+    return 0;
+}
+
+/* ---- memory ---- */
+
+static const char *what_is_at(uint64_t start, uint64_t end, char *buf, size_t len)
+{
+    static char maps[1 << 18];
+    static struct mana_map m[2048];
+    snprintf(buf, len, "another mapping");
+    if (mana_read_file("/proc/self/maps", maps, sizeof maps) < 0) return buf;
+    int n = mana_parse_maps(maps, m, 2048);
+    for (int i = 0; i < n; i++)
+        if (m[i].start < end && start < m[i].end) {
+            snprintf(buf, len, "%#lx-%#lx %s", (unsigned long)m[i].start, (unsigned long)m[i].end,
+                     m[i].name[0] ? m[i].name : "(anonymous)");
+            break;
+        }
+    return buf;
+}
+
+static int is_upper(const struct mana_img_region *r)
+{
+    return !(r->flags & (MANA_REG_LOWER | MANA_REG_VDSO | MANA_REG_VVAR));
+}
+
+static int reserve_regions(struct region *regs, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        struct mana_img_region *r = &regs[i].r;
+        if (!is_upper(r)) continue;
+        void *m = mmap((void *)r->start, r->end - r->start, PROT_NONE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+        if (m == MAP_FAILED || (uint64_t)m != r->start) {
+            char what[512];
+            int e = errno;
+            if (m != MAP_FAILED) munmap(m, r->end - r->start);
+            FAIL("cannot restart: address range %#lx-%#lx of the image (%s) is taken by %s in the new process (%s)",
+                 (unsigned long)r->start, (unsigned long)r->end, regs[i].name[0] ? regs[i].name : "anonymous",
+                 what_is_at(r->start, r->end, what, sizeof what), strerror(e));
+        }
+    }
+    return 0;
+}
+
+static int load_regions(struct img *im, struct region *regs, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        struct mana_img_region *r = &regs[i].r;
+        if (!is_upper(r) || (r->flags & MANA_REG_GUARD)) continue;
+        uint64_t len = r->end - r->start;
+        int shared = (r->flags & MANA_REG_SHARED) != 0;
+        if ((r->flags & MANA_REG_FILE) && shared) {
+            int ffd = open(regs[i].name, (r->prot & PROT_WRITE) ? O_RDWR : O_RDONLY);
+            if (ffd < 0) FAIL("cannot restart: shared mapping of %s: %s", regs[i].name, strerror(errno));
+            void *m = mmap((void *)r->start, len, (int)r->prot, MAP_SHARED | MAP_FIXED, ffd, (off_t)r->file_offset);
+            close(ffd);
+            if (m == MAP_FAILED) FAIL("cannot restart: cannot map %s: %s", regs[i].name, strerror(errno));
+            continue;
+        }
+        int flags = (shared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS | MAP_FIXED;
+        void *m = mmap((void *)r->start, len, PROT_READ | PROT_WRITE, flags, -1, 0);
+        if (m == MAP_FAILED)
+            FAIL("cannot restart: cannot map %#lx-%#lx: %s", (unsigned long)r->start, (unsigned long)r->end,
+                 strerror(errno));
+        if (r->stored_bytes) {
+            uint64_t off = r->payload_offset;
+            uint32_t crc = 0;
+            for (uint32_t k = 0; k < r->run_count; k++) {
+                const struct mana_img_run *ru = &regs[i].runs[k];
+                void *dst = (void *)(r->start + ru->first_page * PAGE);
+                uint64_t bytes = ru->page_count * PAGE;
+                if (read_exact(im->fd, dst, bytes, off) != 0)
+                    FAIL("cannot restart: cannot read %s: %s", img_path_for_errors, strerror(errno));
+                crc = mana_crc32c_update(crc, dst, bytes);
+                off += bytes;
+            }
+            if (crc != r->payload_crc)
+                FAIL("cannot restart: %s is corrupt (checksum mismatch in region %#lx-%#lx %s)", img_path_for_errors,
+                     (unsigned long)r->start, (unsigned long)r->end, regs[i].name);
+        }
+        if (r->prot != (PROT_READ | PROT_WRITE) && mprotect((void *)r->start, len, (int)r->prot) != 0)
+            FAIL("cannot restart: mprotect %#lx-%#lx: %s", (unsigned long)r->start, (unsigned long)r->end,
+                 strerror(errno));
+    }
+    return 0;
+}
+
+/* [vdso] and [vvar*] must be where the upper half's libc saw them. */
+static int check_vdso(const struct mana_img_process *p)
+{
+    static char maps[1 << 18];
+    static struct mana_map m[2048];
+    if (mana_read_file("/proc/self/maps", maps, sizeof maps) < 0) FAIL("cannot restart: cannot read /proc/self/maps");
+    int n = mana_parse_maps(maps, m, 2048);
+    uint64_t vdso_s = 0, vdso_e = 0, vvar_s = 0, vvar_e = 0;
+    for (int i = 0; i < n; i++) {
+        if (strcmp(m[i].name, "[vdso]") == 0) { vdso_s = m[i].start; vdso_e = m[i].end; }
+        if (strncmp(m[i].name, "[vvar", 5) == 0) {
+            if (!vvar_s || m[i].start < vvar_s) vvar_s = m[i].start;
+            if (m[i].end > vvar_e) vvar_e = m[i].end;
+        }
+    }
+    if (!p->vdso_start || (vdso_s == p->vdso_start && vvar_s == p->vvar_start)) return 0;
+    if (vdso_e - vdso_s != p->vdso_end - p->vdso_start || vvar_e - vvar_s != p->vvar_end - p->vvar_start)
+        FAIL("cannot restart: the kernel's [vdso]/[vvar] differ in size from the checkpoint's (another kernel?)");
+    /* Move them, block by block, by the same distance.  The lower half's libc must not use its vdso
+     * after this (the restore code uses raw system calls from here on). */
+    int64_t delta = (int64_t)p->vdso_start - (int64_t)vdso_s;
+    if (p->vvar_start && (int64_t)p->vvar_start - (int64_t)vvar_s != delta)
+        FAIL("cannot restart: [vdso]/[vvar] layout differs from the checkpoint's (another kernel?)");
+    for (int i = 0; i < n; i++) {
+        if (strcmp(m[i].name, "[vdso]") != 0 && strncmp(m[i].name, "[vvar", 5) != 0) continue;
+        uint64_t to = m[i].start + (uint64_t)delta;
+        void *r = mremap((void *)m[i].start, m[i].end - m[i].start, m[i].end - m[i].start,
+                         MREMAP_MAYMOVE | MREMAP_FIXED, (void *)to);
+        if (r == MAP_FAILED)
+            FAIL("cannot restart: cannot move %s from %#lx to %#lx: %s (restart on the kernel of the checkpoint)",
+                 m[i].name, (unsigned long)m[i].start, (unsigned long)to, strerror(errno));
+    }
+    mana_dbg("moved [vdso]/[vvar] by %+ld bytes", (long)delta);
+    return 0;
+}
+
+struct kernel_sigaction_raw {
+    uint64_t handler, flags, restorer, mask;
+};
+
+/* ---- the whole restore ---- */
+
+int lh_restore(const char *dir)
+{
+    int64_t t0 = mana_lh.start_ns, t;
+    /* Nothing below may take an address the image needs: the lower heap grows with brk only. */
+    mallopt(M_MMAP_MAX, 0);
+    mallopt(M_MMAP_THRESHOLD, 1 << 30);
+
+    char absdir[4096];
+    if (!realpath(dir, absdir)) snprintf(absdir, sizeof absdir, "%s", dir);
+    if (!getenv("MANA_CKPT_DIR") || !*getenv("MANA_CKPT_DIR"))
+        snprintf(mana_lh.settings.ckpt_dir, sizeof mana_lh.settings.ckpt_dir, "%s", absdir);
+
+    static char path[4400];
+    if (pick_image(dir, mana_lh.settings.rank, path, sizeof path) != 0) return 1;
+    img_path_for_errors = path;
+    struct img im;
+    if (open_image(&im, path) != 0) return 1;
+    if (im.h.rank != (uint32_t)mana_lh.settings.rank || im.h.nranks != (uint32_t)mana_lh.settings.nranks)
+        FAIL("cannot restart: %s is rank %u of %u; this process is rank %d of %d", path, im.h.rank, im.h.nranks,
+             mana_lh.settings.rank, mana_lh.settings.nranks);
+    if (im.sec_len[MANA_SEC_PROCESS] < sizeof(struct mana_img_process))
+        FAIL("cannot restart: %s is corrupt (process section)", path);
+    struct mana_img_process proc;
+    memcpy(&proc, im.sec[MANA_SEC_PROCESS], sizeof proc);
+    struct region *regs;
+    uint32_t nregs;
+    if (parse_memory(&im, &regs, &nregs) != 0) return 1;
+    struct file_rec *files;
+    uint32_t nfiles;
+    if (parse_files(&im, &files, &nfiles) != 0) return 1;
+    uint32_t nthr = im.sec_count[MANA_SEC_THREADS];
+    if (im.sec_len[MANA_SEC_THREADS] != (uint64_t)nthr * sizeof(struct mana_img_thread) || nthr == 0)
+        FAIL("cannot restart: %s is corrupt (threads section)", path);
+    const struct mana_img_thread *thr = (const struct mana_img_thread *)im.sec[MANA_SEC_THREADS];
+    const char *sp = im.sec[MANA_SEC_SIGNALS];
+    struct mana_img_signals sh;
+    if (im.sec_len[MANA_SEC_SIGNALS] < sizeof sh) FAIL("cannot restart: %s is corrupt (signals section)", path);
+    memcpy(&sh, sp, sizeof sh);
+    if (sh.nsig != im.sec_count[MANA_SEC_SIGNALS] || sh.nsig > 64 || sh.ntimers > 3 ||
+        im.sec_len[MANA_SEC_SIGNALS] != sizeof sh + sh.nsig * sizeof(struct mana_img_sigaction) +
+                                           sh.ntimers * sizeof(struct mana_img_itimer))
+        FAIL("cannot restart: %s is corrupt (signals section)", path);
+    const struct mana_img_sigaction *sigs = (const void *)(sp + sizeof sh);
+    const struct mana_img_itimer *timers = (const void *)(sp + sizeof sh + sh.nsig * sizeof *sigs);
+    mana_dbg("restoring %s: generation %u, %u regions, %u threads, %u files, %u signal handlers", path,
+             im.h.generation, nregs, nthr, nfiles, sh.nsig);
+
+    /* Keep the image descriptor out of the numbers the image uses. */
+    int maxfd = 2;
+    for (uint32_t i = 0; i < nfiles; i++) if (files[i].f.fd > maxfd) maxfd = files[i].f.fd;
+    int hi = fcntl(im.fd, F_DUPFD_CLOEXEC, maxfd + 1);
+    if (hi < 0) FAIL("cannot restart: cannot move the image descriptor above %d: %s", maxfd, strerror(errno));
+    close(im.fd);
+    im.fd = hi;
+    t = mana_now_ns();
+    mana_timing("restart: read and check image metadata", t - t0);
+
+    if (restore_files(files, nfiles) != 0) return 1;
+    int64_t t_files = mana_now_ns();
+    mana_timing("restart: files", t_files - t);
+
+    lh_restart_pause(1, "before memory restore");
+    int64_t t_mem0 = mana_now_ns();
+    if (reserve_regions(regs, nregs) != 0) return 1;
+    if (load_regions(&im, regs, nregs) != 0) return 1;
+    close(im.fd);
+    if (check_vdso(&proc) != 0) return 1;
+    int64_t t_mem = mana_now_ns();
+    mana_timing("restart: memory (reserve, read, verify)", t_mem - t_mem0);
+    mana_dbg("memory restored: %llu bytes stored of %llu mapped", (unsigned long long)im.h.stored_bytes,
+             (unsigned long long)im.h.mapped_bytes);
+
+    /* Process attributes. */
+    {
+        const char *s = im.sec[MANA_SEC_PROCESS] + sizeof proc;
+        uint32_t l;
+        memcpy(&l, s, 4);                                   /* exe path */
+        s += (4 + l + 7) & ~7UL;
+        memcpy(&l, s, 4);                                   /* cwd */
+        char cwd[4096];
+        if (l < sizeof cwd && s + 4 + l <= im.sec[MANA_SEC_PROCESS] + im.sec_len[MANA_SEC_PROCESS]) {
+            memcpy(cwd, s + 4, l);
+            cwd[l] = 0;
+            if (l && chdir(cwd) != 0) mana_warn("cannot return to the working directory %s: %s", cwd, strerror(errno));
+        }
+        umask(proc.umask);
+    }
+
+    lh_restart_pause(2, "after memory restore, single thread");
+
+    /* From here no signal may run a handler until the threads are back. */
+    uint64_t all = ~0ULL;
+    mana_sys4(SYS_rt_sigprocmask, SIG_SETMASK, (long)&all, 0, 8);
+    for (uint32_t i = 0; i < sh.nsig; i++) {
+        struct kernel_sigaction_raw ks = { sigs[i].handler, sigs[i].flags, sigs[i].restorer, sigs[i].mask };
+        long r = mana_sys4(SYS_rt_sigaction, sigs[i].signo, (long)&ks, 0, 8);
+        if (r != 0) FAIL("cannot restart: cannot restore the handler of signal %d: %s", sigs[i].signo, strerror((int)-r));
+    }
+
+    /* New lh_info for the upper half. */
+    mana_lh.flags |= MANA_LH_F_RESTART;
+    mana_lh.generation = im.h.generation;
+    mana_lh.uh_stack.start = proc.upper_stack_start;
+    mana_lh.uh_stack.end = proc.upper_stack_end;
+    mana_lh.uh_entry = proc.upper_entry;
+    if (lh_guard_brk() != 0) return 1;
+    {
+        struct mana_range *up = malloc((nregs + 1) * sizeof *up);
+        int nu = 0;
+        if (!up) FAIL("cannot restart: out of memory");
+        for (uint32_t i = 0; i < nregs; i++)
+            if (is_upper(&regs[i].r)) { up[nu].start = regs[i].r.start; up[nu].end = regs[i].r.end; nu++; }
+        if (lh_record_ranges(up, nu) != 0) return 1;
+    }
+    if (!proc.lh_info_slot) FAIL("cannot restart: %s has no lh_info slot", path);
+    *(struct lh_info *volatile *)proc.lh_info_slot = &mana_lh;
+
+    /* Threads: the main one becomes this thread; the others are cloned and wait on boot_go. */
+    int main_idx = 0;
+    for (uint32_t i = 0; i < nthr; i++) if (thr[i].flags & MANA_THR_MAIN) { main_idx = (int)i; break; }
+    struct lh_boot *boots = calloc(nthr, sizeof *boots);
+    if (!boots) FAIL("cannot restart: out of memory");
+    for (uint32_t i = 0; i < nthr; i++) {
+        const struct mana_img_thread *tr = &thr[i];
+        struct lh_boot *b = &boots[i];
+        b->is_main = (int)i == main_idx;
+        b->kind = tr->ctx_addr ? BOOT_CTX : BOOT_SIGFRAME;
+        b->uc = tr->ucontext_addr;
+        b->ctx = tr->ctx_addr;
+        b->robust = tr->robust_list;
+        b->robust_len = tr->robust_list_len;
+        b->alt_set = 1;
+        if (tr->altstack_flags & SS_DISABLE) {
+            b->alt.ss_flags = SS_DISABLE;
+        } else {
+            b->alt.ss_sp = (void *)tr->altstack_sp;
+            b->alt.ss_size = tr->altstack_size;
+            b->alt.ss_flags = 0;
+        }
+        b->sigmask = tr->sigmask;
+        b->fs = tr->fs_base;
+        b->ctid = tr->ctid_addr;
+        if (b->kind == BOOT_SIGFRAME && !b->uc) FAIL("cannot restart: %s is corrupt (thread %d has no context)", path, tr->tid);
+    }
+    for (uint32_t i = 0; i < nthr; i++) {
+        if ((int)i == main_idx) continue;
+        const struct mana_img_thread *tr = &thr[i];
+        size_t ssz = 64 * 1024;
+        char *stk = malloc(ssz);
+        if (!stk) FAIL("cannot restart: out of memory");
+        unsigned long flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |
+                              CLONE_SETTLS;
+        int *ctid = (int *)tr->ctid_addr;
+        if (ctid) flags |= CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID;
+        long r = lh_clone(flags, stk + ssz, ctid, ctid, tr->fs_base, &boots[i]);
+        if (r < 0) FAIL("cannot restart: cannot create thread %d: %s", tr->tid, strerror((int)-r));
+        mana_dbg("thread %d is now %ld", tr->tid, r);
+    }
+    int64_t t_thr = mana_now_ns();
+    mana_timing("restart: signals and threads", t_thr - t_mem);
+    lh_restart_pause(3, "threads are back, parked");
+
+    for (uint32_t i = 0; i < sh.ntimers; i++) {
+        struct itimerval it;
+        it.it_interval.tv_sec = timers[i].interval_ns / 1000000000LL;
+        it.it_interval.tv_usec = (timers[i].interval_ns % 1000000000LL) / 1000;
+        it.it_value.tv_sec = timers[i].value_ns / 1000000000LL;
+        it.it_value.tv_usec = (timers[i].value_ns % 1000000000LL) / 1000;
+        if (!it.it_value.tv_sec && !it.it_value.tv_usec) it.it_value.tv_usec = 1;   /* was about to fire */
+        if (mana_sys3(SYS_setitimer, timers[i].which, (long)&it, 0) != 0)
+            FAIL("cannot restart: cannot restore interval timer %d", timers[i].which);
+    }
+    lh_restart_pause(4, "just before user code resumes");
+    mana_timing("restart: lower half total (start to resume)", mana_now_ns() - t0);
+    mana_dbg("resuming generation %u", im.h.generation);
+    __atomic_store_n(&boot_go, 1, __ATOMIC_SEQ_CST);
+    mana_futex_wake(&boot_go, 0x7fffffff);
+    lh_thread_boot(&boots[main_idx]);
+}

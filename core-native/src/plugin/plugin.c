@@ -1,0 +1,591 @@
+/*
+ * plugin.c - libmana.so, the upper-half plugin.
+ *
+ * Loaded with LD_PRELOAD by the upper half's own ld.so (the lower half put it in the environment).
+ * Its constructor finds the lower half's info block, installs the checkpoint-signal handler and
+ * starts the checkpoint thread.  The checkpoint thread talks to the coordinator
+ * (docs/coordinator-protocol.md §6): on CKPT_REQUEST it suspends every other thread (each parks
+ * inside the signal handler, its full register state saved by the kernel in the signal frame on its
+ * own stack), writes the image (writer.c) to *.tmp, fsyncs, reports, renames at the commit barrier,
+ * deletes older generations and resumes the threads.
+ *
+ * After a restart the lower half resumes the user threads directly from their signal frames and the
+ * checkpoint thread through its saved context (mana_ctx_save returns 1); it then reconnects.
+ */
+#define _GNU_SOURCE
+#include "plugin.h"
+#include "mana_sys.h"
+#include "mana_util.h"
+#include "mana/image_format.h"
+#include "mana/coord_client.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <asm/prctl.h>
+
+struct lh_info *volatile mana_lh_info;
+struct mana_plugin mana_pl;
+
+static struct mana_thr thr_slots[MANA_MAX_THREADS];
+static volatile int n_slots;          /* slots claimed by handlers */
+static volatile int n_parked;         /* handlers parked (futex word) */
+static volatile int park_gen;         /* handlers wait while it keeps the value they saw (futex) */
+static volatile int ckpt_active;      /* 1 while a checkpoint suspends threads */
+static volatile int n_deferred;       /* signals that landed on lower-half TLS */
+static int trigger_fd = -1;           /* eventfd: debugging trigger (MANA_DEBUG) */
+static int active;                    /* plugin initialised */
+static mana_coord_t *coord;
+static pthread_mutex_t coord_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct mana_ctx ckpt_ctx;
+static uint32_t last_generation;
+
+#define SCRATCH_SIZE (256UL << 20)   /* virtual; only what a checkpoint touches becomes resident */
+
+/* ---- the checkpoint signal ---- */
+
+static void ckpt_handler(int sig, siginfo_t *si, void *ucv)
+{
+    (void)sig;
+    if (!ckpt_active) {
+        /* Not ours: a checkpoint signal sent from outside.  Under MANA_DEBUG that asks for a
+         * checkpoint (debugging aid, docs/architecture.md). */
+        if (mana_pl.cfg.debug && si && si->si_code == SI_USER && si->si_pid != mana_getpid() &&
+            trigger_fd >= 0) {
+            uint64_t one = 1;
+            mana_sys3(SYS_write, trigger_fd, (long)&one, 8);
+        }
+        return;
+    }
+    /* Never run upper-half code on lower-half TLS: if this thread is inside the lower half (an MPI
+     * call, later issues), note it and let the wrapper re-raise on its way out. */
+    uint64_t fs = 0;
+    mana_sys2(SYS_arch_prctl, ARCH_GET_FS, (long)&fs);
+    struct lh_info *lh = mana_lh_info;
+    if (lh && lh->lh_range_count && mana_range_overlaps(lh->lh_ranges, lh->lh_range_count, fs, fs + 1)) {
+        __atomic_add_fetch(&n_deferred, 1, __ATOMIC_SEQ_CST);
+        return;
+    }
+    int idx = __atomic_fetch_add(&n_slots, 1, __ATOMIC_SEQ_CST);
+    if (idx >= MANA_MAX_THREADS) return;
+    struct mana_thr *t = &thr_slots[idx];
+    int tid = mana_gettid();
+    t->flags = tid == mana_getpid() ? MANA_THR_MAIN : 0;
+    t->fs_base = fs;
+    t->uc = ucv;
+    mana_sys2(SYS_sigaltstack, 0, (long)&t->altstack);
+    t->robust_head = 0;
+    t->robust_len = 0;
+    mana_sys3(SYS_get_robust_list, 0, (long)&t->robust_head, (long)&t->robust_len);
+    int gen = park_gen;
+    __atomic_store_n(&t->tid, tid, __ATOMIC_SEQ_CST);
+    __atomic_add_fetch(&n_parked, 1, __ATOMIC_SEQ_CST);
+    mana_futex_wake(&n_parked, 1);
+    while (__atomic_load_n(&park_gen, __ATOMIC_SEQ_CST) == gen)
+        mana_futex_wait(&park_gen, gen);
+}
+
+/* ---- suspending and resuming the other threads ---- */
+
+static int task_list(int *tids, int cap)
+{
+    long fd = mana_sys4(SYS_openat, AT_FDCWD, (long)"/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+    if (fd < 0) return (int)fd;
+    char buf[8192];
+    int n = 0;
+    for (;;) {
+        long r = mana_sys3(SYS_getdents64, fd, (long)buf, sizeof buf);
+        if (r <= 0) break;
+        for (long off = 0; off < r;) {
+            struct { uint64_t ino; int64_t off; unsigned short reclen; unsigned char type; char name[]; } *d =
+                (void *)(buf + off);
+            if (d->name[0] >= '0' && d->name[0] <= '9' && n < cap) tids[n++] = atoi(d->name);
+            off += d->reclen;
+        }
+    }
+    mana_sys1(SYS_close, fd);
+    return n;
+}
+
+static int slot_has(int tid)
+{
+    int n = __atomic_load_n(&n_slots, __ATOMIC_SEQ_CST);
+    for (int i = 0; i < n && i < MANA_MAX_THREADS; i++)
+        if (thr_slots[i].tid == tid) return 1;
+    return 0;
+}
+
+static void resume_threads(void)
+{
+    ckpt_active = 0;
+    n_slots = 0;
+    n_parked = 0;
+    __atomic_add_fetch(&park_gen, 1, __ATOMIC_SEQ_CST);
+    mana_futex_wake(&park_gen, 0x7fffffff);
+}
+
+/* Signal every thread but this one and wait until each is parked.  0, or -1 with err. */
+static int suspend_threads(char *err, size_t errlen)
+{
+    static int tids[MANA_MAX_THREADS], signalled[MANA_MAX_THREADS];
+    int nsig = 0;
+    int self = mana_gettid(), pid = mana_getpid();
+    n_slots = 0;
+    n_parked = 0;
+    n_deferred = 0;
+    __atomic_store_n(&ckpt_active, 1, __ATOMIC_SEQ_CST);
+    int64_t t0 = mana_now_ns();
+    int warned = 0;
+    for (;;) {
+        int n = task_list(tids, MANA_MAX_THREADS);
+        if (n < 0) { mana_fmt(err, errlen, "cannot list /proc/self/task"); goto fail; }
+        int fresh = 0;
+        for (int i = 0; i < n; i++) {
+            int tid = tids[i], seen = 0;
+            if (tid == self) continue;
+            for (int k = 0; k < nsig; k++) if (signalled[k] == tid) { seen = 1; break; }
+            if (seen) continue;
+            if (nsig >= MANA_MAX_THREADS) { mana_fmt(err, errlen, "more than %d threads", MANA_MAX_THREADS); goto fail; }
+            long r = mana_sys3(SYS_tgkill, pid, tid, mana_pl.cfg.ckpt_signal);
+            if (r == 0) { signalled[nsig++] = tid; fresh++; }
+        }
+        /* wait for everyone signalled so far: parked, or gone */
+        for (;;) {
+            int missing = 0;
+            for (int k = 0; k < nsig; k++) {
+                if (slot_has(signalled[k])) continue;
+                if (mana_sys3(SYS_tgkill, pid, signalled[k], 0) != 0) continue;   /* exited */
+                missing++;
+            }
+            if (!missing) break;
+            int64_t waited = mana_now_ns() - t0;
+            if (waited > 2000000000LL && !warned) {
+                mana_warn("checkpoint: %d thread(s) do not answer the checkpoint signal %d yet (blocked?)",
+                          missing, mana_pl.cfg.ckpt_signal);
+                warned = 1;
+            }
+            if (waited > 20000000000LL) {
+                mana_fmt(err, errlen, "%d thread(s) did not stop within 20 s (checkpoint signal %d blocked?)",
+                         missing, mana_pl.cfg.ckpt_signal);
+                goto fail;
+            }
+            struct timespec ts = { 0, 2000000 };
+            int cur = n_parked;
+            mana_sys4(SYS_futex, (long)&n_parked, MANA_FUTEX_WAIT_PRIVATE, cur, (long)&ts);
+        }
+        if (!fresh) break;          /* a full pass found no new thread: everyone is stopped */
+    }
+    if (n_deferred) mana_dbg("checkpoint: %d signal(s) deferred (lower half)", n_deferred);
+    return 0;
+fail:
+    resume_threads();
+    return -1;
+}
+
+/* ---- files and names ---- */
+
+static int mkdir_p(const char *path, mode_t mode)
+{
+    char tmp[4400];
+    snprintf(tmp, sizeof tmp, "%s", path);
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p == '/') {
+            *p = 0;
+            if (mkdir(tmp, 0755) != 0 && errno != EEXIST) return -1;
+            *p = '/';
+        }
+    }
+    if (mkdir(tmp, mode) != 0 && errno != EEXIST) return -1;
+    return 0;
+}
+
+static const char *program_name(void)
+{
+    const char *s = strrchr(mana_pl.app_path, '/');
+    return s ? s + 1 : mana_pl.app_path;
+}
+
+/* Remove images of other generations than `keep` in the rank directory. */
+static void remove_other_generations(const char *rankdir, uint32_t keep)
+{
+    long fd = mana_sys4(SYS_openat, AT_FDCWD, (long)rankdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+    if (fd < 0) return;
+    char buf[8192];
+    for (;;) {
+        long r = mana_sys3(SYS_getdents64, fd, (long)buf, sizeof buf);
+        if (r <= 0) break;
+        for (long off = 0; off < r;) {
+            struct { uint64_t ino; int64_t off; unsigned short reclen; unsigned char type; char name[]; } *d =
+                (void *)(buf + off);
+            uint32_t g = mana_image_generation(d->name);
+            if (g && g < keep) {
+                mana_sys3(SYS_unlinkat, fd, (long)d->name, 0);
+                mana_dbg("removed %s/%s", rankdir, d->name);
+            }
+            off += d->reclen;
+        }
+    }
+    mana_sys1(SYS_close, fd);
+}
+
+/* ---- coordinator ---- */
+
+static int coord_connect(int restarting, uint32_t generation)
+{
+    char err[512];
+    struct mana_coord_addr addr;
+    struct mana_settings *s = &mana_pl.cfg;
+    if (mana_coord_resolve(&addr, s->coord_host[0] ? s->coord_host : NULL, s->coord_port,
+                           s->coord_secret[0] ? s->coord_secret : NULL, err, sizeof err) != MANA_COORD_OK) {
+        mana_err("%s", err);
+        return -1;
+    }
+    struct mana_coord_hello h;
+    memset(&h, 0, sizeof h);
+    h.role = MANA_COORD_ROLE_RANK;
+    h.job = s->job;
+    h.rank = s->rank;
+    h.nranks = s->nranks;
+    h.mpi = "none";
+    h.generation = generation;
+    h.restarting = (uint8_t)restarting;
+    h.ckptdir = s->ckpt_dir;
+    h.program = mana_pl.app_path;
+    static struct mana_coord_welcome w;
+    int rc = 0;
+    mana_coord_t *c = mana_coord_connect(&addr, &h, &w, 10000, &rc, err, sizeof err);
+    if (!c) {
+        mana_err("cannot reach coordinator at %s:%u: %s", addr.host, addr.port, err);
+        return -1;
+    }
+    coord = c;
+    if (w.generation > last_generation) last_generation = w.generation;
+    mana_dbg("connected to coordinator %s:%u as client %u (generation %u, interval %u)", addr.host,
+             addr.port, w.client_id, w.generation, w.interval);
+    return 0;
+}
+
+static int barrier(uint32_t g, uint16_t phase, char *err, size_t errlen)
+{
+    if (!coord) return MANA_COORD_OK;
+    return mana_coord_barrier(coord, g, phase, -1, err, errlen);
+}
+
+static void coord_lost(int rc, const char *err)
+{
+    if (rc == MANA_COORD_KILLED) {
+        mana_dbg("KILL from the coordinator");
+        _exit(0);
+    }
+    mana_warn("coordinator connection lost (%s); the program goes on without checkpoints", err);
+    mana_coord_close(coord);
+    coord = NULL;
+}
+
+/* ---- one checkpoint ---- */
+
+/* Variables that must be right after mana_ctx_save returns a second time (at restart) are static:
+ * the stack frame of do_checkpoint is restored as it was when the image wrote it. */
+static volatile uint32_t ck_gen;
+static volatile int64_t ck_t0;
+
+static void after_restart(void);
+
+static void do_checkpoint(uint32_t g, int flags, const char *reqdir)
+{
+    char err[512] = "";
+    ck_gen = g;
+    ck_t0 = mana_now_ns();
+    mana_dbg("checkpoint %u requested", g);
+    const char *dir = reqdir && *reqdir ? reqdir : mana_pl.cfg.ckpt_dir;
+    char rankdir[4200], tmp[4400], final[4400];
+    snprintf(rankdir, sizeof rankdir, "%s/ckpt_rank_%d", dir, mana_pl.cfg.rank);
+    mana_image_name(tmp, sizeof tmp, dir, mana_pl.cfg.rank, program_name(), g, 1);
+    mana_image_name(final, sizeof final, dir, mana_pl.cfg.rank, program_name(), g, 0);
+
+    if (suspend_threads(err, sizeof err) != 0) {
+        mana_err("checkpoint %u failed: %s", g, err);
+        if (coord) mana_coord_ckpt_failed(coord, g, err, NULL, 0);
+        return;
+    }
+    int64_t t_susp = mana_now_ns();
+    mana_pl.n_thr = n_slots < MANA_MAX_THREADS ? n_slots : MANA_MAX_THREADS;
+    int rc = barrier(g, MANA_PHASE_SUSPENDED, err, sizeof err);
+    if (rc == MANA_COORD_OK) rc = barrier(g, MANA_PHASE_DRAINED, err, sizeof err);
+    if (rc != MANA_COORD_OK) goto coord_failed;
+    int64_t t_bar = mana_now_ns();
+
+    if (mkdir_p(rankdir, 0700) != 0) {
+        mana_fmt(err, sizeof err, "cannot create %s: %s", rankdir, strerror(errno));
+        goto write_failed;
+    }
+    struct mana_write_result res;
+    memset(&res, 0, sizeof res);
+    mana_pl.generation = g;
+    if (mana_ctx_save(&ckpt_ctx) != 0) {
+        /* Restarted from this image. */
+        after_restart();
+        return;
+    }
+    if (mana_write_image(tmp, g, &res, err, sizeof err) != 0) goto write_failed;
+    int64_t t_write = mana_now_ns();
+    if (coord) mana_coord_ckpt_written(coord, g, res.file_bytes, (uint64_t)(t_write - t_bar), final, NULL, 0);
+    rc = barrier(g, MANA_PHASE_CHECKPOINTED, err, sizeof err);
+    if (rc != MANA_COORD_OK) { unlink(tmp); goto coord_failed; }
+    if (rename(tmp, final) != 0) {
+        mana_fmt(err, sizeof err, "cannot rename %s: %s", tmp, strerror(errno));
+        unlink(tmp);
+        goto write_failed;
+    }
+    int dfd = open(rankdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) { fsync(dfd); close(dfd); }
+    rc = barrier(g, MANA_PHASE_COMMITTED, err, sizeof err);
+    if (rc != MANA_COORD_OK) { unlink(final); goto coord_failed; }
+    int64_t t_commit = mana_now_ns();
+    last_generation = g;
+    remove_other_generations(rankdir, g);
+    resume_threads();
+    int64_t t_end = mana_now_ns();
+    mana_timing("checkpoint: suspend threads", t_susp - ck_t0);
+    mana_timing("checkpoint: barriers SUSPENDED+DRAINED", t_bar - t_susp);
+    mana_timing("checkpoint: write image + fsync", t_write - t_bar);
+    mana_timing("checkpoint: CHECKPOINTED+rename+COMMITTED", t_commit - t_write);
+    mana_timing("checkpoint: total", t_end - ck_t0);
+    mana_dbg("checkpoint %u committed: %s (%lu bytes in file, %lu stored of %lu mapped, %u regions)", g, final,
+             (unsigned long)res.file_bytes, (unsigned long)res.stored_bytes, (unsigned long)res.mapped_bytes,
+             res.regions);
+    if (flags & MANA_COORD_CKPT_EXIT) {
+        mana_dbg("exit after checkpoint %u", g);
+        if (coord) mana_coord_bye(coord, MANA_COORD_BYE_CKPT_KILL, 0, NULL, 0);
+        _exit(0);
+    }
+    return;
+
+write_failed:
+    mana_err("checkpoint %u failed: %s", g, err);
+    unlink(tmp);
+    if (coord) mana_coord_ckpt_failed(coord, g, err, NULL, 0);
+    resume_threads();
+    return;
+coord_failed:
+    if (rc == MANA_COORD_ABORTED) {
+        mana_warn("checkpoint %u aborted: %s", g, err);
+        unlink(tmp);
+        unlink(final);
+        resume_threads();
+        return;
+    }
+    resume_threads();
+    coord_lost(rc, err);
+}
+
+/* The checkpoint thread continues here after a restart (mana_ctx_save returned 1). */
+static void after_restart(void)
+{
+    struct lh_info *lh = mana_lh_info;
+    uint32_t g = ck_gen;
+    /* The handlers' bookkeeping is as the image saw it: reset it. */
+    ckpt_active = 0;
+    n_slots = 0;
+    n_parked = 0;
+    park_gen++;
+    if (lh && lh->magic == MANA_LH_MAGIC) {
+        mana_pl.cfg = lh->settings;
+        mana_log_setup("mana", mana_pl.cfg.debug, mana_pl.cfg.timing, mana_pl.cfg.quiet);
+    }
+    last_generation = g;
+    /* Descriptors the plugin owned were not saved: make them again. */
+    trigger_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (coord) { mana_coord_discard(coord); coord = NULL; }
+    mana_dbg("restarted from generation %u", g);
+    int64_t t0 = mana_now_ns();
+    if (!mana_pl.cfg.no_coord) {
+        if (coord_connect(1, g) == 0) {
+            char err[512];
+            int rc = barrier(g, MANA_PHASE_RESTARTED, err, sizeof err);
+            if (rc == MANA_COORD_OK) rc = barrier(g, MANA_PHASE_REFILLED, err, sizeof err);
+            if (rc == MANA_COORD_OK) rc = barrier(g, MANA_PHASE_RESUMED, err, sizeof err);
+            if (rc != MANA_COORD_OK) coord_lost(rc, err);
+        } else {
+            mana_warn("restarted without a coordinator: no further checkpoints");
+        }
+    }
+    if (lh) {
+        mana_timing("restart: reconnect to the coordinator", mana_now_ns() - t0);
+        mana_timing("restart: total (lower half start to checkpoint thread back)", mana_now_ns() - lh->start_ns);
+    }
+}
+
+/* ---- the checkpoint thread ---- */
+
+static void *ckpt_thread(void *arg)
+{
+    (void)arg;
+    mana_pl.ckpt_tid = mana_gettid();
+    int64_t next_interval = 0;
+    for (;;) {
+        struct pollfd pfd[2];
+        int np = 0;
+        if (trigger_fd >= 0) { pfd[np].fd = trigger_fd; pfd[np].events = POLLIN; np++; }
+        int cidx = -1;
+        if (coord) { cidx = np; pfd[np].fd = mana_coord_fd(coord); pfd[np].events = POLLIN; np++; }
+        int timeout = -1;
+        /* Without a coordinator (MANA_NO_COORD), MANA_CKPT_INTERVAL is kept locally. */
+        if (!coord && mana_pl.cfg.no_coord && mana_pl.cfg.ckpt_interval) {
+            int64_t now = mana_now_ns();
+            if (!next_interval) next_interval = now + (int64_t)mana_pl.cfg.ckpt_interval * 1000000000LL;
+            timeout = next_interval > now ? (int)((next_interval - now) / 1000000) + 1 : 0;
+        }
+        int r = poll(pfd, (nfds_t)np, timeout);
+        if (r < 0 && errno == EINTR) continue;
+        if (r == 0 && timeout >= 0) {
+            next_interval = 0;
+            pthread_mutex_lock(&coord_lock);
+            do_checkpoint(last_generation + 1, 0, NULL);
+            pthread_mutex_unlock(&coord_lock);
+            continue;
+        }
+        if (trigger_fd >= 0 && np > 0 && (pfd[0].revents & POLLIN)) {
+            uint64_t v;
+            if (read(trigger_fd, &v, 8) == 8) {
+                pthread_mutex_lock(&coord_lock);
+                if (!coord) do_checkpoint(last_generation + 1, 0, NULL);
+                else mana_warn("debug trigger ignored: use mana_status --checkpoint with a coordinator");
+                pthread_mutex_unlock(&coord_lock);
+            }
+        }
+        if (cidx >= 0 && coord && (pfd[cidx].revents & (POLLIN | POLLHUP | POLLERR))) {
+            pthread_mutex_lock(&coord_lock);
+            for (;;) {
+                if (!coord) break;
+                struct mana_coord_event ev;
+                char err[512];
+                int rc = mana_coord_wait_event(coord, 0, &ev, err, sizeof err);
+                if (rc == MANA_COORD_TIMEOUT) break;
+                if (rc != MANA_COORD_OK) { coord_lost(rc, err); break; }
+                if (ev.type == MANA_COORD_EV_CKPT_REQUEST) {
+                    do_checkpoint(ev.generation, ev.flags, ev.text);
+                } else if (ev.type == MANA_COORD_EV_KILL) {
+                    mana_dbg("KILL from the coordinator");
+                    _exit(0);
+                } else if (ev.type == MANA_COORD_EV_CKPT_ABORT) {
+                    mana_dbg("CKPT_ABORT %u outside a checkpoint (ignored)", ev.generation);
+                }
+            }
+            pthread_mutex_unlock(&coord_lock);
+        }
+    }
+    return NULL;
+}
+
+/* ---- start-up ---- */
+
+static void find_tid_offset(void)
+{
+    char *pd = (char *)pthread_self();
+    int tid = mana_gettid();
+    for (uint32_t off = 0; off < 2048; off += 4) {
+        if (*(int *)(pd + off) == tid) { mana_pl.tid_offset = off; return; }
+    }
+    mana_warn("cannot find the tid field in glibc's thread descriptor; restart will not fix cached tids");
+}
+
+static void at_exit_bye(void)
+{
+    if (!coord) return;
+    if (pthread_mutex_trylock(&coord_lock) != 0) return;
+    if (coord) {
+        mana_coord_bye(coord, MANA_COORD_BYE_EXIT, 0, NULL, 0);
+        mana_coord_close(coord);
+        coord = NULL;
+    }
+    pthread_mutex_unlock(&coord_lock);
+}
+
+__attribute__((constructor)) static void mana_plugin_init(void)
+{
+    const char *s = getenv("MANA_LH_INFO_ADDR");
+    if (!s || !*s) {
+        /* Not started by bin/lower-half (e.g. a child process that inherited LD_PRELOAD). */
+        return;
+    }
+    struct lh_info *lh = (struct lh_info *)strtoul(s, NULL, 16);
+    if (!lh || lh->magic != MANA_LH_MAGIC) {
+        fprintf(stderr, "mana: bad MANA_LH_INFO_ADDR=%s; checkpointing disabled\n", s);
+        return;
+    }
+    mana_lh_info = lh;
+    mana_pl.cfg = lh->settings;
+    mana_log_setup("mana", mana_pl.cfg.debug, mana_pl.cfg.timing, mana_pl.cfg.quiet);
+    snprintf(mana_pl.app_path, sizeof mana_pl.app_path, "%s", lh->app_path);
+    mana_pl.argc = lh->uh_argc;
+    mana_pl.argv = (char **)lh->uh_argv;
+    mana_pl.uh_stack = lh->uh_stack;
+    mana_pl.uh_entry = lh->uh_entry;
+    /* Children must not inherit the plugin nor the (now meaningless) info address. */
+    unsetenv("MANA_LH_INFO_ADDR");
+    if (lh->had_ld_preload) setenv("LD_PRELOAD", lh->orig_ld_preload, 1);
+    else unsetenv("LD_PRELOAD");
+
+    find_tid_offset();
+    (void)mana_crc32c_update(0, "", 0);     /* initialise its tables now, not while writing */
+    mana_pl.scratch = mmap(NULL, SCRATCH_SIZE, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (mana_pl.scratch == MAP_FAILED) {
+        mana_err("cannot map the checkpoint work area; checkpointing disabled");
+        return;
+    }
+    mana_pl.scratch_size = SCRATCH_SIZE;
+    mana_pl.thr = thr_slots;
+    mana_pl.ckpt_ctx = &ckpt_ctx;
+    trigger_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = ckpt_handler;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigfillset(&sa.sa_mask);
+    if (sigaction(mana_pl.cfg.ckpt_signal, &sa, NULL) != 0) {
+        mana_err("cannot install the checkpoint signal handler: %s", strerror(errno));
+        return;
+    }
+    /* Connect before the program runs, so a launch without a reachable coordinator says so at once. */
+    if (!mana_pl.cfg.no_coord && coord_connect(0, 0) != 0)
+        mana_err("checkpointing disabled for this run");
+    atexit(at_exit_bye);
+
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_t th;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int rc = pthread_create(&th, &attr, ckpt_thread, NULL);
+    pthread_attr_destroy(&attr);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        mana_err("cannot start the checkpoint thread: %s", strerror(rc));
+        return;
+    }
+    active = 1;
+    mana_dbg("plugin ready: rank %d, ckpt dir %s, signal %d, tid offset %u", mana_pl.cfg.rank,
+             mana_pl.cfg.ckpt_dir, mana_pl.cfg.ckpt_signal, mana_pl.tid_offset);
+}
+
+/* Internal descriptors the writer must not save. */
+int mana_plugin_is_internal_fd(int fd)
+{
+    if (fd == trigger_fd) return 1;
+    if (coord && fd == mana_coord_fd(coord)) return 1;
+    return 0;
+}

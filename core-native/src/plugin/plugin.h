@@ -1,0 +1,63 @@
+/* plugin.h - internal interfaces of libmana.so (the upper-half plugin). */
+#ifndef MANA_PLUGIN_H
+#define MANA_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <signal.h>
+#include <ucontext.h>
+
+#include "lh_info.h"
+#include "mana_ctx.h"
+
+#define MANA_MAX_THREADS 4096
+
+/* What the checkpoint signal handler records for each suspended thread. */
+struct mana_thr {
+    volatile int tid;
+    int      flags;             /* MANA_THR_* */
+    uint64_t fs_base;
+    ucontext_t *uc;             /* the signal frame on the thread's own stack */
+    stack_t  altstack;
+    uint64_t robust_head;
+    uint64_t robust_len;
+};
+
+/* The upper-half variable whose address the image records (PROCESS.lh_info_slot). */
+extern struct lh_info *volatile mana_lh_info;
+
+/* Plugin state the writer needs. */
+struct mana_plugin {
+    struct mana_settings cfg;           /* copy of the lower half's settings */
+    char     app_path[4096];
+    int      argc;
+    char   **argv;
+    uint32_t tid_offset;                /* tid field in glibc's struct pthread */
+    struct mana_range uh_stack;
+    uint64_t uh_entry;
+    char    *scratch;                   /* writer's work area (never stored) */
+    size_t   scratch_size;
+    int      internal_fds[8];           /* descriptors the plugin owns (not saved) */
+    int      n_internal_fds;
+    struct mana_thr *thr;               /* suspended threads */
+    int      n_thr;
+    struct mana_ctx *ckpt_ctx;          /* the checkpoint thread's saved context */
+    int      ckpt_tid;
+    uint64_t ckpt_fs;
+    uint32_t generation;
+};
+extern struct mana_plugin mana_pl;
+
+struct mana_write_result {
+    uint64_t file_bytes;
+    uint64_t stored_bytes;
+    uint64_t mapped_bytes;
+    uint32_t regions;
+    int64_t  ns;
+};
+
+/* Write the image of this process to path (already-suspended threads). 0, or -1 with err. */
+int mana_write_image(const char *path, uint32_t generation, struct mana_write_result *res,
+                     char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,575 @@
+/*
+ * writer.c - writes a checkpoint image (docs/image-format.md) of the upper half.
+ *
+ * Runs in the checkpoint thread while every other thread is parked in the checkpoint-signal
+ * handler.  It allocates nothing (a parked thread may hold a malloc or stdio lock): all work space is
+ * the plugin's scratch mapping, which is itself listed in the image without payload.
+ *
+ * Memory: every mapping of /proc/self/maps; the lower half's (lh_info ranges, the brk guard) and
+ * [vdso]/[vvar*] are listed without payload, [vsyscall] is left out.  Pages are stored in runs;
+ * private anonymous pages that were never touched (pagemap: neither present nor swapped) and pages
+ * that are all zero are not stored.  Shared file mappings are not stored (their data is the file).
+ */
+#define _GNU_SOURCE
+#include "plugin.h"
+#include "mana_sys.h"
+#include "mana_util.h"
+#include "mana/image_format.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include <asm/prctl.h>
+
+int mana_plugin_is_internal_fd(int fd);
+
+#define PAGE 4096UL
+#define MAX_MAPS 32768
+
+struct wctx {
+    int      fd;
+    uint64_t off;            /* next payload offset */
+    char    *sec;            /* section buffer */
+    size_t   sec_len, sec_cap;
+    uint64_t *pagemap;       /* buffer */
+    size_t   pagemap_cap;    /* entries */
+    int      pm_fd;
+    char    *bounce;         /* copy buffer for memory that changes while we write it (our stack) */
+    size_t   bounce_cap;
+    char    *err;
+    size_t   errlen;
+};
+
+static int w_fail(struct wctx *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int w_fail(struct wctx *w, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->err, w->errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static void *sec_put(struct wctx *w, const void *data, size_t len)
+{
+    size_t padded = (len + 7) & ~7UL;
+    if (w->sec_len + padded > w->sec_cap) return NULL;
+    char *p = w->sec + w->sec_len;
+    if (data) memcpy(p, data, len);
+    else memset(p, 0, len);
+    memset(p + len, 0, padded - len);
+    w->sec_len += padded;
+    return p;
+}
+
+static int sec_str(struct wctx *w, const char *s)
+{
+    uint32_t n = (uint32_t)strlen(s);
+    char *p = sec_put(w, NULL, 4 + n);
+    if (!p) return -1;
+    memcpy(p, &n, 4);
+    memcpy(p + 4, s, n);
+    return 0;
+}
+
+static int pwrite_all(int fd, const void *buf, uint64_t len, uint64_t off)
+{
+    const char *p = buf;
+    while (len) {
+        size_t chunk = len > (1UL << 30) ? (1UL << 30) : len;
+        ssize_t r = pwrite(fd, p, chunk, (off_t)off);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return -1;
+        p += r;
+        off += (uint64_t)r;
+        len -= (uint64_t)r;
+    }
+    return 0;
+}
+
+static int page_is_zero(const void *page)
+{
+    const uint64_t *p = page;
+    for (size_t i = 0; i < PAGE / 8; i += 8)
+        if (p[i] | p[i + 1] | p[i + 2] | p[i + 3] | p[i + 4] | p[i + 5] | p[i + 6] | p[i + 7]) return 0;
+    return 1;
+}
+
+static int is_deleted(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 10 && strcmp(name + n - 10, " (deleted)") == 0;
+}
+
+/* Store the region's non-zero pages; append its record to the MEMORY section. */
+static int write_region(struct wctx *w, const struct mana_map *m, uint32_t flags, int payload,
+                        uint64_t valid_bytes, int use_pagemap, struct mana_write_result *res)
+{
+    struct mana_img_region rec;
+    memset(&rec, 0, sizeof rec);
+    rec.start = m->start;
+    rec.end = m->end;
+    rec.prot = m->prot;
+    rec.flags = flags;
+    rec.file_offset = m->offset;
+    rec.inode = m->inode;
+    rec.dev_major = m->dev_major;
+    rec.dev_minor = m->dev_minor;
+    rec.name_len = (uint32_t)strlen(m->name);
+    size_t rec_at = w->sec_len;
+    if (!sec_put(w, &rec, sizeof rec) || !sec_put(w, m->name, rec.name_len))
+        return w_fail(w, "checkpoint work area too small (regions)");
+    if (!payload) return 0;
+
+    int reprotect = 0;
+    if (!(m->prot & PROT_READ)) {
+        if (mprotect((void *)m->start, m->end - m->start, (int)m->prot | PROT_READ) != 0)
+            return w_fail(w, "cannot read region %#lx-%#lx: %s", (unsigned long)m->start,
+                          (unsigned long)m->end, strerror(errno));
+        reprotect = 1;
+    }
+    uint64_t npages = (m->end - m->start) / PAGE;
+    uint64_t here = (uint64_t)__builtin_frame_address(0);
+    int volatile_region = here >= m->start && here < m->end;
+    uint64_t nvalid = (valid_bytes + PAGE - 1) / PAGE;
+    if (nvalid > npages) nvalid = npages;
+    uint64_t payload_at = w->off, stored = 0;
+    uint32_t crc = 0, runs = 0;
+    int64_t run_first = -1;
+    uint64_t pm_base = 0, pm_n = 0;   /* pagemap window */
+    for (uint64_t i = 0; i <= nvalid; i++) {
+        int keep = 0;
+        if (i < nvalid) {
+            const char *pg = (const char *)(m->start + i * PAGE);
+            keep = 1;
+            if (use_pagemap) {
+                if (i >= pm_base + pm_n) {
+                    pm_base = i;
+                    pm_n = npages - i < w->pagemap_cap ? npages - i : w->pagemap_cap;
+                    ssize_t want = (ssize_t)(pm_n * 8);
+                    ssize_t r = pread(w->pm_fd, w->pagemap, (size_t)want, (off_t)((m->start / PAGE + i) * 8));
+                    if (r != want) { use_pagemap = 0; pm_n = 0; }
+                }
+                if (use_pagemap) {
+                    uint64_t e = w->pagemap[i - pm_base];
+                    if (!(e & (3ULL << 62))) keep = 0;      /* neither present nor swapped: zero */
+                }
+            }
+            if (keep && page_is_zero(pg)) keep = 0;
+        }
+        if (keep) {
+            if (run_first < 0) run_first = (int64_t)i;
+            continue;
+        }
+        if (run_first >= 0) {
+            uint64_t first = (uint64_t)run_first, count = i - first;
+            const char *src = (const char *)(m->start + first * PAGE);
+            uint64_t left = count * PAGE, at = w->off;
+            while (left) {
+                /* The region holding this thread's stack changes while we write it: copy first, so
+                 * that the checksum and the bytes written agree. */
+                uint64_t chunk = left;
+                const char *from = src;
+                if (volatile_region) {
+                    chunk = left < w->bounce_cap ? left : w->bounce_cap;
+                    memcpy(w->bounce, src, chunk);
+                    from = w->bounce;
+                }
+                crc = mana_crc32c_update(crc, from, chunk);
+                if (pwrite_all(w->fd, from, chunk, at) != 0) {
+                    int e = errno;
+                    if (reprotect) mprotect((void *)m->start, m->end - m->start, (int)m->prot);
+                    return w_fail(w, "cannot write the image: %s", strerror(e));
+                }
+                src += chunk;
+                at += chunk;
+                left -= chunk;
+            }
+            struct mana_img_run run = { first, count };
+            if (!sec_put(w, &run, sizeof run)) return w_fail(w, "checkpoint work area too small (runs)");
+            w->off += count * PAGE;
+            stored += count * PAGE;
+            runs++;
+            run_first = -1;
+        }
+    }
+    if (reprotect) mprotect((void *)m->start, m->end - m->start, (int)m->prot);
+    struct mana_img_region *r = (struct mana_img_region *)(w->sec + rec_at);
+    r->payload_offset = stored ? payload_at : 0;
+    r->stored_bytes = stored;
+    r->run_count = runs;
+    r->payload_crc = stored ? crc : 0;
+    res->stored_bytes += stored;
+    res->mapped_bytes += m->end - m->start;
+    return 0;
+}
+
+static void put_le_section(struct mana_img_section *t, uint32_t type, uint64_t off, uint64_t len,
+                           uint32_t crc, uint32_t count)
+{
+    memset(t, 0, sizeof *t);
+    t->type = type;
+    t->version = 1;
+    t->offset = off;
+    t->length = len;
+    t->crc = crc;
+    t->count = count;
+}
+
+struct kernel_sigaction_raw {
+    uint64_t handler, flags, restorer, mask;
+};
+
+int mana_write_image(const char *path, uint32_t generation, struct mana_write_result *res,
+                     char *err, size_t errlen)
+{
+    int64_t t0 = mana_now_ns();
+    struct wctx w;
+    memset(&w, 0, sizeof w);
+    w.err = err;
+    w.errlen = errlen;
+    char *maps_text = mana_pl.scratch;
+    size_t maps_cap = 8UL << 20;
+    struct mana_map *maps = (struct mana_map *)(mana_pl.scratch + maps_cap);
+    size_t maps_bytes = (sizeof(struct mana_map) * MAX_MAPS + PAGE - 1) & ~(PAGE - 1);
+    w.pagemap = (uint64_t *)(mana_pl.scratch + maps_cap + maps_bytes);
+    w.pagemap_cap = (4UL << 20) / 8;
+    w.bounce = (char *)w.pagemap + (4UL << 20);
+    w.bounce_cap = 1UL << 20;
+    w.sec = w.bounce + w.bounce_cap;
+    w.sec_cap = mana_pl.scratch_size - (size_t)(w.sec - mana_pl.scratch);
+
+    long n = mana_read_file("/proc/self/maps", maps_text, maps_cap);
+    if (n < 0) return w_fail(&w, "cannot read /proc/self/maps: %s", strerror((int)-n));
+    int nm = mana_parse_maps(maps_text, maps, MAX_MAPS);
+    if (nm < 0) return w_fail(&w, "more than %d mappings", MAX_MAPS);
+
+    w.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (w.fd < 0) return w_fail(&w, "cannot create %s: %s", path, strerror(errno));
+    w.pm_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+    w.off = PAGE;
+    struct lh_info *lh = mana_lh_info;
+    uint64_t scratch_lo = (uint64_t)mana_pl.scratch, scratch_hi = scratch_lo + mana_pl.scratch_size;
+    uint64_t vdso_s = 0, vdso_e = 0, vvar_s = 0, vvar_e = 0;
+    uint32_t nregions = 0;
+
+    /* ---- MEMORY ---- */
+    size_t mem_at = w.sec_len;
+    for (int i = 0; i < nm; i++)
+      for (uint64_t piece = maps[i].start; piece < maps[i].end;) {
+        /* The kernel may have merged a lower-half mapping with an adjacent upper one: split each
+         * mapping at the lower half's range boundaries. */
+        struct mana_map mp = maps[i];
+        int in_lower = 0;
+        if (lh && lh->lh_range_count)
+            mp.end = mana_range_piece(lh->lh_ranges, lh->lh_range_count, piece, maps[i].end, &in_lower);
+        mp.start = piece;
+        if (mp.name[0] == '/' || mp.inode) mp.offset = maps[i].offset + (piece - maps[i].start);
+        piece = mp.end;
+        const struct mana_map *m = &mp;
+        const char *name = m->name;
+        uint32_t flags = 0;
+        int payload = 0, use_pagemap = 0;
+        uint64_t valid = m->end - m->start;
+        if (strcmp(name, "[vsyscall]") == 0) continue;
+        if (strcmp(name, "[vdso]") == 0) {
+            flags = MANA_REG_VDSO;
+            vdso_s = m->start;
+            vdso_e = m->end;
+        } else if (strncmp(name, "[vvar", 5) == 0) {
+            flags = MANA_REG_VVAR;
+            if (!vvar_s || m->start < vvar_s) vvar_s = m->start;
+            if (m->end > vvar_e) vvar_e = m->end;
+        } else if (in_lower) {
+            flags = MANA_REG_LOWER;
+        } else {
+            struct stat st;
+            int regular_file = name[0] == '/' && m->inode && !is_deleted(name) && stat(name, &st) == 0 &&
+                               S_ISREG(st.st_mode) && st.st_ino == m->inode;
+            flags = regular_file ? MANA_REG_FILE : MANA_REG_ANON;
+            if (m->shared) flags |= MANA_REG_SHARED;
+            if (strcmp(name, "[heap]") == 0) flags |= MANA_REG_HEAP;
+            if (strcmp(name, "[stack]") == 0 || mana_range_overlaps(&mana_pl.uh_stack, 1, m->start, m->end))
+                flags |= MANA_REG_STACK;
+            for (int k = 0; k < mana_pl.n_thr && !(flags & MANA_REG_STACK); k++) {
+                uint64_t sp = (uint64_t)mana_pl.thr[k].uc;
+                if (sp >= m->start && sp < m->end) flags |= MANA_REG_STACK;
+            }
+            if (m->prot == 0) {
+                flags |= MANA_REG_GUARD;
+            } else if ((flags & MANA_REG_FILE) && (flags & MANA_REG_SHARED)) {
+                payload = 0;                           /* the file holds the data */
+            } else if (m->start < scratch_hi && scratch_lo < m->end) {
+                payload = 0;                           /* our own work area */
+            } else {
+                payload = 1;
+                if (flags & MANA_REG_FILE) {
+                    /* pages past the end of the file cannot be read (SIGBUS) and are zero */
+                    uint64_t fsz = (uint64_t)st.st_size;
+                    valid = fsz > m->offset ? fsz - m->offset : 0;
+                    if (valid > m->end - m->start) valid = m->end - m->start;
+                    use_pagemap = 0;
+                } else {
+                    use_pagemap = !m->shared && w.pm_fd >= 0;
+                }
+            }
+        }
+        if (write_region(&w, m, flags, payload, valid, use_pagemap, res) != 0) goto fail;
+        nregions++;
+    }
+    size_t mem_len = w.sec_len - mem_at;
+    uint64_t sections_at = (w.off + 7) & ~7UL;
+
+    /* ---- PROCESS ---- */
+    size_t proc_at = w.sec_len;
+    {
+        struct mana_img_process p;
+        memset(&p, 0, sizeof p);
+        p.pid = getpid();
+        p.ppid = getppid();
+        p.sid = getsid(0);
+        p.pgid = getpgid(0);
+        mode_t um = umask(022);
+        umask(um);
+        p.umask = um;
+        p.pthread_tid_offset = mana_pl.tid_offset;
+        p.lh_info_slot = (uint64_t)&mana_lh_info;
+        p.vdso_start = vdso_s;
+        p.vdso_end = vdso_e;
+        p.vvar_start = vvar_s;
+        p.vvar_end = vvar_e;
+        p.upper_stack_start = mana_pl.uh_stack.start;
+        p.upper_stack_end = mana_pl.uh_stack.end;
+        p.upper_entry = mana_pl.uh_entry;
+        if (!sec_put(&w, &p, sizeof p)) goto small;
+        char cwd[4096];
+        if (!getcwd(cwd, sizeof cwd)) cwd[0] = 0;
+        if (sec_str(&w, mana_pl.app_path) || sec_str(&w, cwd)) goto small;
+        uint32_t argc = mana_pl.argv ? (uint32_t)mana_pl.argc : 0;
+        if (!sec_put(&w, &argc, 4)) goto small;
+        for (uint32_t i = 0; i < argc; i++)
+            if (sec_str(&w, mana_pl.argv[i] ? mana_pl.argv[i] : "")) goto small;
+    }
+    size_t proc_len = w.sec_len - proc_at;
+
+    /* ---- THREADS ---- */
+    size_t thr_at = w.sec_len;
+    uint32_t nthreads = 0;
+    {
+        int pid = getpid();
+        for (int k = 0; k <= mana_pl.n_thr; k++) {
+            struct mana_img_thread t;
+            memset(&t, 0, sizeof t);
+            if (k < mana_pl.n_thr) {
+                const struct mana_thr *s = &mana_pl.thr[k];
+                ucontext_t *uc = s->uc;
+                t.tid = s->tid;
+                t.flags = s->tid == pid ? MANA_THR_MAIN : 0;
+                t.fs_base = s->fs_base;
+                t.ucontext_addr = (uint64_t)uc;
+                memcpy(&t.sigmask, &uc->uc_sigmask, 8);
+                t.robust_list = s->robust_head;
+                t.robust_list_len = s->robust_len;
+                if (!(s->altstack.ss_flags & SS_DISABLE)) {
+                    t.altstack_sp = (uint64_t)s->altstack.ss_sp;
+                    t.altstack_size = s->altstack.ss_size;
+                    t.altstack_flags = s->altstack.ss_flags & ~SS_ONSTACK;
+                } else {
+                    t.altstack_flags = SS_DISABLE;
+                }
+                for (int g = 0; g < MANA_IMG_NGREG && g < NGREG; g++) t.gregs[g] = (uint64_t)uc->uc_mcontext.gregs[g];
+            } else {
+                /* the checkpoint thread itself */
+                uint64_t fs = 0;
+                mana_sys2(SYS_arch_prctl, ARCH_GET_FS, (long)&fs);
+                t.tid = gettid();
+                t.flags = MANA_THR_CKPT | (t.tid == pid ? MANA_THR_MAIN : 0);
+                t.fs_base = fs;
+                t.ctx_addr = (uint64_t)mana_pl.ckpt_ctx;
+                t.sigmask = ~0ULL;
+                mana_sys3(SYS_get_robust_list, 0, (long)&t.robust_list, (long)&t.robust_list_len);
+                stack_t ss;
+                if (sigaltstack(NULL, &ss) == 0 && !(ss.ss_flags & SS_DISABLE)) {
+                    t.altstack_sp = (uint64_t)ss.ss_sp;
+                    t.altstack_size = ss.ss_size;
+                    t.altstack_flags = 0;
+                } else {
+                    t.altstack_flags = SS_DISABLE;
+                }
+                t.gregs[REG_RSP] = mana_pl.ckpt_ctx->rsp;
+                t.gregs[REG_RIP] = mana_pl.ckpt_ctx->rip;
+            }
+            if (mana_pl.tid_offset) t.ctid_addr = t.fs_base + mana_pl.tid_offset;
+            uint64_t sp = t.gregs[REG_RSP];
+            for (int i = 0; i < nm; i++)
+                if (sp >= maps[i].start && sp < maps[i].end) { t.stack_start = maps[i].start; t.stack_end = maps[i].end; }
+            if (!sec_put(&w, &t, sizeof t)) goto small;
+            nthreads++;
+        }
+    }
+    size_t thr_len = w.sec_len - thr_at;
+
+    /* ---- FILES ---- */
+    size_t files_at = w.sec_len;
+    uint32_t nfiles = 0;
+    {
+        int dfd = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0) { w_fail(&w, "cannot list /proc/self/fd: %s", strerror(errno)); goto fail; }
+        char buf[8192];
+        for (;;) {
+            long r = mana_sys3(SYS_getdents64, dfd, (long)buf, sizeof buf);
+            if (r <= 0) break;
+            for (long off = 0; off < r;) {
+                struct { uint64_t ino; int64_t off; unsigned short reclen; unsigned char type; char name[]; } *d =
+                    (void *)(buf + off);
+                off += d->reclen;
+                if (d->name[0] < '0' || d->name[0] > '9') continue;
+                int fd = 0;
+                for (const char *c = d->name; *c; c++) fd = fd * 10 + (*c - '0');
+                if (fd == dfd || fd == w.fd || fd == w.pm_fd || mana_plugin_is_internal_fd(fd)) continue;
+                struct mana_img_file f;
+                memset(&f, 0, sizeof f);
+                f.fd = fd;
+                char link[64], target[4096], info[512];
+                snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+                ssize_t tl = readlink(link, target, sizeof target - 1);
+                if (tl < 0) continue;          /* closed meanwhile */
+                target[tl] = 0;
+                struct stat st;
+                if (fstat(fd, &st) != 0) continue;
+                f.kind = S_ISREG(st.st_mode) ? MANA_FILE_REGULAR : S_ISDIR(st.st_mode) ? MANA_FILE_DIR
+                       : S_ISCHR(st.st_mode) ? MANA_FILE_CHAR : S_ISFIFO(st.st_mode) ? MANA_FILE_PIPE
+                       : S_ISSOCK(st.st_mode) ? MANA_FILE_SOCKET : MANA_FILE_OTHER;
+                if (f.kind == MANA_FILE_REGULAR && target[0] != '/') f.kind = MANA_FILE_OTHER;   /* anon inode */
+                f.size = st.st_size;
+                f.mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+                f.inode = st.st_ino;
+                f.dev = st.st_dev;
+                f.mode = st.st_mode;
+                int fdf = fcntl(fd, F_GETFD);
+                f.fd_flags = fdf > 0 ? (uint32_t)fdf : 0;
+                snprintf(link, sizeof link, "/proc/self/fdinfo/%d", fd);
+                if (mana_read_file(link, info, sizeof info) > 0) {
+                    const char *p = strstr(info, "pos:");
+                    if (p) f.offset = strtoll(p + 4, NULL, 10);
+                    p = strstr(info, "flags:");
+                    if (p) f.open_flags = (int32_t)strtol(p + 6, NULL, 8);
+                }
+                f.path_len = (uint32_t)tl;
+                if (!sec_put(&w, &f, sizeof f) || !sec_put(&w, target, (size_t)tl)) { close(dfd); goto small; }
+                nfiles++;
+            }
+        }
+        close(dfd);
+    }
+    size_t files_len = w.sec_len - files_at;
+
+    /* ---- SIGNALS ---- */
+    size_t sig_at = w.sec_len;
+    uint32_t nsig = 0, ntimers = 0;
+    {
+        struct mana_img_signals *head = sec_put(&w, NULL, sizeof *head);
+        if (!head) goto small;
+        size_t head_at = (size_t)((char *)head - w.sec);
+        for (int s = 1; s <= 64; s++) {
+            if (s == 9 || s == 19) continue;
+            struct kernel_sigaction_raw ks;
+            if (mana_sys4(SYS_rt_sigaction, s, 0, (long)&ks, 8) != 0) continue;
+            if (ks.handler == 0) continue;        /* SIG_DFL */
+            struct mana_img_sigaction a = { s, 0, ks.handler, ks.flags, ks.restorer, ks.mask };
+            if (!sec_put(&w, &a, sizeof a)) goto small;
+            nsig++;
+        }
+        for (int which = 0; which < 3; which++) {
+            struct itimerval it;
+            if (getitimer(which, &it) != 0) continue;
+            if (!it.it_value.tv_sec && !it.it_value.tv_usec && !it.it_interval.tv_sec && !it.it_interval.tv_usec)
+                continue;
+            struct mana_img_itimer t = { which, 0,
+                (int64_t)it.it_interval.tv_sec * 1000000000LL + it.it_interval.tv_usec * 1000LL,
+                (int64_t)it.it_value.tv_sec * 1000000000LL + it.it_value.tv_usec * 1000LL };
+            if (!sec_put(&w, &t, sizeof t)) goto small;
+            ntimers++;
+        }
+        head = (struct mana_img_signals *)(w.sec + head_at);
+        head->nsig = nsig;
+        head->ntimers = ntimers;
+        uint64_t pend = 0;
+        mana_sys2(SYS_rt_sigpending, (long)&pend, 8);
+        head->pending = pend;
+    }
+    size_t sig_len = w.sec_len - sig_at;
+
+    /* ---- section table, sections, header ---- */
+    {
+        struct mana_img_section *tab = sec_put(&w, NULL, 5 * sizeof *tab);
+        if (!tab) goto small;
+        size_t tab_at = (size_t)((char *)tab - w.sec);
+        struct { uint32_t type; size_t at, len; uint32_t count; } s[5] = {
+            { MANA_SEC_PROCESS, proc_at, proc_len, 1 },
+            { MANA_SEC_MEMORY, mem_at, mem_len, nregions },
+            { MANA_SEC_THREADS, thr_at, thr_len, nthreads },
+            { MANA_SEC_FILES, files_at, files_len, nfiles },
+            { MANA_SEC_SIGNALS, sig_at, sig_len, nsig },
+        };
+        tab = (struct mana_img_section *)(w.sec + tab_at);
+        for (int i = 0; i < 5; i++)
+            put_le_section(&tab[i], s[i].type, sections_at + s[i].at, s[i].len,
+                           mana_crc32c_update(0, w.sec + s[i].at, s[i].len), s[i].count);
+        uint64_t file_size = sections_at + w.sec_len;
+        if (pwrite_all(w.fd, w.sec, w.sec_len, sections_at) != 0) {
+            w_fail(&w, "cannot write the image: %s", strerror(errno));
+            goto fail;
+        }
+        struct mana_img_header h;
+        memset(&h, 0, sizeof h);
+        memcpy(h.magic, MANA_IMG_MAGIC, 8);
+        h.version = MANA_IMG_VERSION;
+        h.header_size = MANA_IMG_HEADER_SIZE;
+        h.file_size = file_size;
+        h.section_table_offset = sections_at + tab_at;
+        h.section_count = 5;
+        h.section_entry_size = sizeof(struct mana_img_section);
+        h.page_size = PAGE;
+        h.rank = (uint32_t)mana_pl.cfg.rank;
+        h.nranks = (uint32_t)mana_pl.cfg.nranks;
+        h.generation = generation;
+        h.pid = getpid();
+        h.time_unix_ns = mana_realtime_ns();
+        h.mapped_bytes = res->mapped_bytes;
+        h.stored_bytes = res->stored_bytes;
+        struct utsname u;
+        if (uname(&u) == 0) snprintf(h.host, sizeof h.host, "%s", u.nodename);
+        snprintf(h.mpi, sizeof h.mpi, "none");
+        const char *b = strrchr(mana_pl.app_path, '/');
+        snprintf(h.program, sizeof h.program, "%s", b ? b + 1 : mana_pl.app_path);
+        h.header_crc = mana_crc32c_update(0, &h, sizeof h);
+        if (pwrite_all(w.fd, &h, sizeof h, 0) != 0) {
+            w_fail(&w, "cannot write the image header: %s", strerror(errno));
+            goto fail;
+        }
+        if (fsync(w.fd) != 0) {
+            w_fail(&w, "cannot sync %s: %s", path, strerror(errno));
+            goto fail;
+        }
+        res->file_bytes = file_size;
+    }
+    res->regions = nregions;
+    close(w.fd);
+    if (w.pm_fd >= 0) close(w.pm_fd);
+    res->ns = mana_now_ns() - t0;
+    return 0;
+small:
+    w_fail(&w, "checkpoint work area too small");
+fail:
+    close(w.fd);
+    if (w.pm_fd >= 0) close(w.pm_fd);
+    return -1;
+}
