@@ -744,8 +744,8 @@ public final class CoordinatorServer {
             }
         }
         CkptResult r = new CkptResult(true, ck.generation, j.lastCkptNs, ck.totalBytes, j.nranks, j.lastCkptDir, "");
-        for (Waiter w : ck.waiters) w.result(r, j.name);
         emit(l -> l.checkpointFinished(toResult(r, j.name)));
+        for (Waiter w : ck.waiters) w.result(r, j.name);
         scheduleInterval(j);
     }
 
@@ -763,8 +763,8 @@ public final class CoordinatorServer {
         }
         CkptResult r = new CkptResult(false, ck.generation, System.nanoTime() - ck.startNs, 0, j.nranks, "",
                 "checkpoint " + ck.generation + " aborted: " + reason);
-        for (Waiter w : ck.waiters) w.result(r, j.name);
         emit(l -> l.checkpointFinished(toResult(r, j.name)));
+        for (Waiter w : ck.waiters) w.result(r, j.name);
         scheduleInterval(j);
     }
 

@@ -1,0 +1,657 @@
+package dev.mana.coordinator.sim;
+
+import dev.mana.coordinator.CoordinatorAddress;
+import dev.mana.coordinator.CoordinatorException;
+import dev.mana.coordinator.protocol.ErrorCode;
+import dev.mana.coordinator.protocol.Frame;
+import dev.mana.coordinator.protocol.FrameDecoder;
+import dev.mana.coordinator.protocol.Message;
+import dev.mana.coordinator.protocol.MessageCodec;
+import dev.mana.coordinator.protocol.MessageDispatcher;
+import dev.mana.coordinator.protocol.MessageHandler;
+import dev.mana.coordinator.protocol.Messages.*;
+import dev.mana.coordinator.protocol.Protocol;
+import dev.mana.coordinator.protocol.ProtocolException;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Simulated ranks: many rank connections driven by one selector thread, following the checkpoint
+ * sequence of the protocol (§6) exactly as the native runtime does: on CKPT_REQUEST(g) each rank
+ * sends COLLECTIVE(g, 1 SUSPENDED), a drain round (g, 16, sum of two counters), (g, 2 DRAINED), writes
+ * its image ({@code *.tmp}, then CKPT_WRITTEN), (g, 3 CHECKPOINTED), renames it, (g, 4 COMMITTED),
+ * and after the commit deletes older generations (and with the exit flag says BYE and leaves).
+ * Used by the tests, the benchmark and {@code mana_simrank}.
+ */
+public final class SimulatedRanks implements AutoCloseable {
+
+    /** Configuration of a group of simulated ranks (all in one process). */
+    public static final class Builder {
+        private final CoordinatorAddress address;
+        private String job = "";
+        private int first;
+        private int count = 1;
+        private int nranks = -1;
+        private String host = "simhost";
+        private String mpi = "none";
+        private Path ckptDir;
+        private long imageBytes = 4096;
+        private int restartGeneration = -1;
+        private final Map<Integer, Integer> stalls = new HashMap<>();
+        private Duration connectTimeout = Duration.ofSeconds(30);
+
+        private Builder(CoordinatorAddress address) { this.address = address; }
+
+        public Builder job(String job) { this.job = job == null ? "" : job; return this; }
+
+        /** This group simulates ranks {@code first .. first+count-1}. */
+        public Builder ranks(int first, int count) { this.first = first; this.count = count; return this; }
+
+        /** World size (default: first + count). */
+        public Builder nranks(int n) { this.nranks = n; return this; }
+
+        public Builder host(String host) { this.host = host; return this; }
+
+        public Builder mpi(String mpi) { this.mpi = mpi; return this; }
+
+        /** Write real image files under {@code dir/ckpt_rank_N/} (default: none, sizes only). */
+        public Builder ckptDir(Path dir) { this.ckptDir = dir; return this; }
+
+        /** Size of each rank's image (written, or only reported). */
+        public Builder imageBytes(long n) { this.imageBytes = n; return this; }
+
+        /** Register as restarted from {@code generation} and run the restart phases 32-34. */
+        public Builder restartFrom(int generation) { this.restartGeneration = generation; return this; }
+
+        /** Rank {@code rank} stops before sending checkpoint phase {@code phase} (for fault tests). */
+        public Builder stallAt(int rank, int phase) { stalls.put(rank, phase); return this; }
+
+        public Builder connectTimeout(Duration d) { this.connectTimeout = d; return this; }
+
+        public SimulatedRanks build() { return new SimulatedRanks(this); }
+    }
+
+    public static Builder builder(CoordinatorAddress address) { return new Builder(address); }
+
+    /** Start and end (System.nanoTime) of one collective, as seen by this group. */
+    public record Timing(long startNs, long endNs) {
+        public long nanos() { return endNs - startNs; }
+    }
+
+    private final Builder cfg;
+    private final Map<Integer, Integer> stalls;
+    private final int nranks;
+    private final Selector selector;
+    private final List<Rank> ranks = new ArrayList<>();
+    private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+    private final Thread thread;
+    private volatile boolean running = true;
+
+    // observable state (written by the I/O thread)
+    private volatile int committed;
+    private volatile int aborted;
+    private volatile int latestGeneration;
+    private volatile String lostReason;
+    private volatile String lastError;
+    private volatile boolean killed;
+    private int open;
+    private final CompletableFuture<Void> allWelcomed = new CompletableFuture<>();
+    private final CompletableFuture<Void> allClosed = new CompletableFuture<>();
+    private int welcomed;
+    private Bench bench;
+
+    private SimulatedRanks(Builder b) {
+        this.cfg = b;
+        this.stalls = new HashMap<>(b.stalls);
+        this.nranks = b.nranks > 0 ? b.nranks : b.first + b.count;
+        try {
+            this.selector = Selector.open();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+        this.thread = new Thread(this::loop, "mana-simrank");
+        this.thread.setDaemon(true);
+    }
+
+    /**
+     * Connects every rank, sends HELLO and waits for every WELCOME (restarting ranks then also run
+     * the restart phases in the background).
+     */
+    public SimulatedRanks start() throws CoordinatorException {
+        for (int i = 0; i < cfg.count; i++) {
+            int r = cfg.first + i;
+            SocketChannel ch = null;
+            try {
+                ch = SocketChannel.open();
+                ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                ch.socket().connect(new InetSocketAddress(cfg.address.host(), cfg.address.port()),
+                        (int) Math.min(cfg.connectTimeout.toMillis(), 10_000));
+                ch.configureBlocking(false);
+                Rank rank = new Rank(r, ch);
+                ranks.add(rank);
+                rank.key = ch.register(selector, SelectionKey.OP_READ, rank);
+            } catch (IOException e) {
+                closeQuietly(ch);
+                closeAll();
+                throw new CoordinatorException("cannot reach coordinator at " + cfg.address + ": " + e.getMessage(),
+                        null, e);
+            }
+        }
+        open = ranks.size();
+        thread.start();
+        post(() -> {
+            for (Rank r : ranks) {
+                boolean restarting = cfg.restartGeneration >= 0;
+                r.send(0, Hello.rank(cfg.address.secret(), cfg.job, r.rank, nranks, cfg.host,
+                        (int) ProcessHandle.current().pid(), cfg.mpi, restarting ? cfg.restartGeneration : 0,
+                        restarting, cfg.ckptDir == null ? "" : cfg.ckptDir.toAbsolutePath().toString(), "mana_simrank"));
+            }
+        });
+        try {
+            allWelcomed.get(cfg.connectTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            close();
+            throw e.getCause() instanceof CoordinatorException ce ? ce
+                    : new CoordinatorException(String.valueOf(e.getCause()), null, e.getCause());
+        } catch (TimeoutException e) {
+            close();
+            throw new CoordinatorException("not all ranks were welcomed within " + cfg.connectTimeout.toSeconds() + " s");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            close();
+            throw new CoordinatorException("interrupted");
+        }
+        if (cfg.restartGeneration >= 0) {
+            post(() -> {
+                for (Rank r : ranks) r.sendCollective(Collective.barrier(cfg.restartGeneration, Protocol.PHASE_RESTARTED));
+            });
+        }
+        return this;
+    }
+
+    // ------------------------------------------------------------------ observation
+
+    public int committedCheckpoints() { return committed; }
+
+    public int abortedCheckpoints() { return aborted; }
+
+    /** Generation of the latest commit seen (or of the restart). */
+    public int latestGeneration() { return latestGeneration; }
+
+    /** Set when the coordinator went away unexpectedly: {@code coordinator connection lost: ...}. */
+    public String connectionLost() { return lostReason; }
+
+    /** The latest ERROR received, if any. */
+    public String lastError() { return lastError; }
+
+    /** True once KILL arrived. */
+    public boolean killed() { return killed; }
+
+    /** Waits until every connection of this group is closed (KILL, exit after checkpoint, loss). */
+    public boolean awaitAllClosed(Duration timeout) throws InterruptedException {
+        try {
+            allClosed.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            return true;
+        } catch (ExecutionException | TimeoutException e) {
+            return false;
+        }
+    }
+
+    /** Waits until at least {@code n} checkpoints were committed. */
+    public boolean awaitCommitted(int n, Duration timeout) throws InterruptedException {
+        long end = System.nanoTime() + timeout.toNanos();
+        while (committed < n) {
+            if (System.nanoTime() > end) return false;
+            Thread.sleep(2);
+        }
+        return true;
+    }
+
+    /** Waits until at least {@code n} checkpoints were aborted. */
+    public boolean awaitAborted(int n, Duration timeout) throws InterruptedException {
+        long end = System.nanoTime() + timeout.toNanos();
+        while (aborted < n) {
+            if (System.nanoTime() > end) return false;
+            Thread.sleep(2);
+        }
+        return true;
+    }
+
+    /** Path of a rank's image of a generation (whether or not it exists). */
+    public Path imagePath(int rank, int generation) {
+        return cfg.ckptDir.resolve("ckpt_rank_" + rank).resolve("ckpt_" + generation + ".img");
+    }
+
+    // ------------------------------------------------------------------ actions
+
+    /** From now on, rank {@code rank} stops before sending checkpoint phase {@code phase} (0 = never). */
+    public void stallAt(int rank, int phase) {
+        post(() -> {
+            if (phase == 0) stalls.remove(rank); else stalls.put(rank, phase);
+        });
+    }
+
+    /** Closes one rank's connection abruptly, as if its process died. */
+    public void crash(int rank) {
+        post(() -> {
+            for (Rank r : ranks) if (r.rank == rank) r.close(null);
+        });
+    }
+
+    /**
+     * Runs {@code iterations} collectives: every rank of this group contributes {@code values} with
+     * its rank added to element 0 (so a sum's element 0 is the sum of the ranks). Collectives use
+     * generation 0 and a free phase (64 and up). Returns this group's timing of each.
+     */
+    public List<Timing> runCollectives(int iterations, int op, int count, int phase, Duration timeout)
+            throws CoordinatorException, InterruptedException {
+        CompletableFuture<List<Timing>> done = new CompletableFuture<>();
+        post(() -> {
+            bench = new Bench(iterations, op, count, phase, done);
+            bench.next();
+        });
+        try {
+            return done.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof CoordinatorException ce ? ce
+                    : new CoordinatorException(String.valueOf(e.getCause()), null, e.getCause());
+        } catch (TimeoutException e) {
+            throw new CoordinatorException("collectives did not finish within " + timeout.toSeconds() + " s");
+        }
+    }
+
+    /** Says BYE(0) on every connection and closes them. */
+    public void exit(int status) {
+        post(() -> {
+            for (Rank r : ranks) {
+                if (!r.closed) {
+                    r.send(0, new Bye(Protocol.BYE_EXIT, status));
+                    r.flushBlocking();
+                    r.close(null);
+                }
+            }
+        });
+    }
+
+    @Override
+    public void close() {
+        if (!running) return;
+        post(this::closeAll);
+        running = false;
+        selector.wakeup();
+        try {
+            if (thread.isAlive() && thread != Thread.currentThread()) thread.join(5000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        closeAll();
+        try {
+            selector.close();
+        } catch (IOException ignored) {
+            // closing
+        }
+    }
+
+    // ------------------------------------------------------------------ I/O thread
+
+    private void post(Runnable r) {
+        tasks.add(r);
+        selector.wakeup();
+    }
+
+    private void loop() {
+        ByteBuffer buf = ByteBuffer.allocateDirect(64 * 1024);
+        try {
+            while (running) {
+                selector.select(k -> {
+                    Rank r = (Rank) k.attachment();
+                    if (k.isValid() && k.isWritable()) r.flush();
+                    if (k.isValid() && k.isReadable()) r.read(buf);
+                }, 1000);
+                Runnable t;
+                while ((t = tasks.poll()) != null) t.run();
+            }
+        } catch (IOException | RuntimeException e) {
+            lostReason = "simulated ranks failed: " + e;
+        } finally {
+            Runnable t;
+            while ((t = tasks.poll()) != null) {
+                try {
+                    t.run();
+                } catch (RuntimeException ignored) {
+                    // closing
+                }
+            }
+        }
+    }
+
+    private void closeAll() {
+        for (Rank r : ranks) r.close(null);
+    }
+
+    private void rankClosed(Rank r, String lost) {
+        if (lost != null && lostReason == null) lostReason = "coordinator connection lost: " + lost;
+        if (!allWelcomed.isDone()) {
+            allWelcomed.completeExceptionally(new CoordinatorException(lastError != null ? lastError
+                    : "coordinator closed the connection of rank " + r.rank + (lost == null ? "" : ": " + lost),
+                    lastErrorCode, null));
+        }
+        if (bench != null && !bench.done.isDone()) {
+            bench.done.completeExceptionally(new CoordinatorException(lostReason != null ? lostReason
+                    : "rank " + r.rank + " closed during collectives"));
+        }
+        if (--open == 0) allClosed.complete(null);
+    }
+
+    private volatile ErrorCode lastErrorCode;
+
+    private final class Bench {
+        final int iterations, op, count, phase;
+        final CompletableFuture<List<Timing>> done;
+        final List<Timing> timings = new ArrayList<>();
+        int pending;
+        long start;
+
+        Bench(int iterations, int op, int count, int phase, CompletableFuture<List<Timing>> done) {
+            this.iterations = iterations;
+            this.op = op;
+            this.count = count;
+            this.phase = phase;
+            this.done = done;
+        }
+
+        void next() {
+            if (timings.size() == iterations) {
+                bench = null;
+                done.complete(timings);
+                return;
+            }
+            pending = ranks.size();
+            start = System.nanoTime();
+            for (Rank r : ranks) {
+                long[] v = new long[op == Protocol.OP_BARRIER ? 0 : count];
+                if (v.length > 0) v[0] = r.rank;
+                for (int i = 1; i < v.length; i++) v[i] = 1;
+                r.sendCollective(new Collective(0, phase, op, v));
+            }
+        }
+
+        void arrived(CollectiveDone d) {
+            if (op == Protocol.OP_SUM && d.result().length > 0) {
+                long expect = (long) nranks * (nranks - 1) / 2;
+                if (d.result()[0] != expect) {
+                    done.completeExceptionally(new CoordinatorException("wrong sum " + d.result()[0] + ", expected "
+                            + expect));
+                    return;
+                }
+            }
+            if (--pending == 0) {
+                timings.add(new Timing(start, System.nanoTime()));
+                next();
+            }
+        }
+    }
+
+    /** One simulated rank: a connection and its checkpoint state machine. */
+    private final class Rank implements MessageHandler {
+        final int rank;
+        final SocketChannel ch;
+        final FrameDecoder decoder = new FrameDecoder();
+        final ArrayDeque<ByteBuffer> out = new ArrayDeque<>(2);
+        SelectionKey key;
+        boolean closed, gotWelcome, saidBye;
+        int nextId = 1;
+        int ckpt;            // generation in progress, 0 = none
+        boolean exitAfter;
+        Path tmp, img;
+
+        Rank(int rank, SocketChannel ch) {
+            this.rank = rank;
+            this.ch = ch;
+        }
+
+        void send(int id, Message m) {
+            if (closed) return;
+            ByteBuffer b;
+            try {
+                b = MessageCodec.encode(id, m);
+            } catch (ProtocolException e) {
+                throw new IllegalStateException(e);
+            }
+            if (out.isEmpty()) {
+                try {
+                    ch.write(b);
+                } catch (IOException e) {
+                    close(e.getMessage());
+                    return;
+                }
+                if (!b.hasRemaining()) return;
+            }
+            out.add(b);
+            key.interestOps(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
+        }
+
+        void sendCollective(Collective c) {
+            send(nextId++, c);
+        }
+
+        void flush() {
+            try {
+                while (!out.isEmpty()) {
+                    ByteBuffer b = out.peek();
+                    ch.write(b);
+                    if (b.hasRemaining()) return;
+                    out.poll();
+                }
+                key.interestOps(SelectionKey.OP_READ);
+            } catch (IOException e) {
+                close(e.getMessage());
+            }
+        }
+
+        void flushBlocking() {
+            long end = System.nanoTime() + 1_000_000_000L;
+            while (!out.isEmpty() && !closed && System.nanoTime() < end) {
+                flush();
+                if (!out.isEmpty()) Thread.onSpinWait();
+            }
+        }
+
+        void read(ByteBuffer buf) {
+            buf.clear();
+            int n;
+            try {
+                n = ch.read(buf);
+            } catch (IOException e) {
+                close(e.getMessage());
+                return;
+            }
+            if (n < 0) {
+                close(saidBye ? null : "connection closed by the coordinator");
+                return;
+            }
+            buf.flip();
+            try {
+                Frame f;
+                while (!closed && (f = decoder.next(buf)) != null) MessageDispatcher.dispatch(f, this);
+            } catch (IOException e) {
+                close("bad frame from coordinator: " + e.getMessage());
+            }
+        }
+
+        void close(String lost) {
+            if (closed) return;
+            closed = true;
+            if (key != null) key.cancel();
+            closeQuietly(ch);
+            rankClosed(this, lost);
+        }
+
+        @Override public void onWelcome(int id, Welcome m) {
+            gotWelcome = true;
+            if (++SimulatedRanks.this.welcomed == ranks.size()) allWelcomed.complete(null);
+        }
+
+        @Override public void onError(int id, ErrorMessage m) {
+            lastError = "coordinator refused rank " + rank + ": " + m.errorCode() + ": " + m.message();
+            lastErrorCode = m.errorCode();
+            if (bench != null && m.errorCode() == ErrorCode.MISMATCH) {
+                bench.done.completeExceptionally(new CoordinatorException(lastError, m.errorCode(), null));
+            }
+        }
+
+        @Override public void onKill(int id, Kill m) {
+            killed = true;
+            saidBye = true;
+            close(null);
+        }
+
+        @Override public void onCkptRequest(int id, CkptRequest m) {
+            ckpt = m.generation();
+            exitAfter = m.exitAfter();
+            phase(Protocol.PHASE_SUSPENDED, Collective.barrier(ckpt, Protocol.PHASE_SUSPENDED));
+        }
+
+        /** Sends a checkpoint-phase collective unless this rank is told to stall there. */
+        private void phase(int phase, Collective c) {
+            Integer stall = stalls.get(rank);
+            if (stall != null && stall == phase) return;
+            sendCollective(c);
+        }
+
+        @Override public void onCkptAbort(int id, CkptAbort m) {
+            if (ckpt == 0 || m.generation() != ckpt) return; // a late duplicate: not ours any more
+            deleteQuietly(tmp);
+            deleteQuietly(img);
+            ckpt = 0;
+            aborted++;
+        }
+
+        @Override public void onCollectiveDone(int id, CollectiveDone m) {
+            if (bench != null && m.generation() == 0 && m.phase() == bench.phase) {
+                bench.arrived(m);
+                return;
+            }
+            if (cfg.restartGeneration >= 0 && m.phase() >= Protocol.PHASE_RESTARTED
+                    && m.phase() < Protocol.PHASE_RESUMED) {
+                sendCollective(Collective.barrier(m.generation(), m.phase() + 1));
+                return;
+            }
+            if (m.phase() == Protocol.PHASE_RESUMED) {
+                latestGeneration = Math.max(latestGeneration, m.generation());
+                return;
+            }
+            if (ckpt == 0 || m.generation() != ckpt) return;
+            switch (m.phase()) {
+                case Protocol.PHASE_SUSPENDED:
+                    // one drain round: global sums of sent and received counters (all zero here)
+                    phase(Protocol.PHASE_DRAIN_FIRST, new Collective(ckpt, Protocol.PHASE_DRAIN_FIRST, Protocol.OP_SUM,
+                            new long[] {0, 0}));
+                    break;
+                case Protocol.PHASE_DRAIN_FIRST:
+                    phase(Protocol.PHASE_DRAINED, Collective.barrier(ckpt, Protocol.PHASE_DRAINED));
+                    break;
+                case Protocol.PHASE_DRAINED: {
+                    long t0 = System.nanoTime();
+                    String path = "";
+                    try {
+                        path = writeImage();
+                    } catch (IOException e) {
+                        send(0, new CkptFailed(ckpt, "cannot write image: " + e.getMessage()));
+                        return;
+                    }
+                    send(0, new CkptWritten(ckpt, cfg.imageBytes, System.nanoTime() - t0, path));
+                    phase(Protocol.PHASE_CHECKPOINTED, Collective.barrier(ckpt, Protocol.PHASE_CHECKPOINTED));
+                    break;
+                }
+                case Protocol.PHASE_CHECKPOINTED:
+                    try {
+                        if (tmp != null) Files.move(tmp, img, StandardCopyOption.REPLACE_EXISTING,
+                                StandardCopyOption.ATOMIC_MOVE);
+                    } catch (IOException e) {
+                        send(0, new CkptFailed(ckpt, "cannot rename image: " + e.getMessage()));
+                        return;
+                    }
+                    phase(Protocol.PHASE_COMMITTED, Collective.barrier(ckpt, Protocol.PHASE_COMMITTED));
+                    break;
+                case Protocol.PHASE_COMMITTED: {
+                    int g = ckpt;
+                    ckpt = 0;
+                    if (cfg.ckptDir != null) {
+                        for (int old = 1; old < g; old++) deleteQuietly(imagePath(rank, old));
+                    }
+                    tmp = img = null;
+                    if (rank == cfg.first || ranks.size() == 1) {
+                        committed++;
+                        latestGeneration = g;
+                    }
+                    if (exitAfter) {
+                        saidBye = true;
+                        send(0, new Bye(Protocol.BYE_AFTER_CHECKPOINT, 0));
+                        flushBlocking();
+                        close(null);
+                    }
+                    break;
+                }
+                default:
+                    break;
+            }
+        }
+
+        private String writeImage() throws IOException {
+            if (cfg.ckptDir == null) return "";
+            Path dir = cfg.ckptDir.resolve("ckpt_rank_" + rank);
+            if (!Files.isDirectory(dir)) {
+                Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            }
+            img = imagePath(rank, ckpt);
+            tmp = img.resolveSibling(img.getFileName() + ".tmp");
+            byte[] data = new byte[(int) Math.min(cfg.imageBytes, 1 << 20)];
+            java.util.Arrays.fill(data, (byte) rank);
+            Files.write(tmp, data);
+            return img.toString();
+        }
+
+        @Override public void unexpected(int id, Message m) {
+            lastError = "unexpected " + m.type() + " for rank " + rank;
+        }
+    }
+
+    private static void deleteQuietly(Path p) {
+        if (p == null) return;
+        try {
+            Files.deleteIfExists(p);
+        } catch (IOException ignored) {
+            // best effort
+        }
+    }
+
+    private static void closeQuietly(SocketChannel ch) {
+        if (ch == null) return;
+        try {
+            ch.close();
+        } catch (IOException ignored) {
+            // closing
+        }
+    }
+}
