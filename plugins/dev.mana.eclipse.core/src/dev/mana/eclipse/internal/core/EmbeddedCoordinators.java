@@ -1,18 +1,139 @@
 package dev.mana.eclipse.internal.core;
 
 import java.io.File;
+import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 
+import dev.mana.coordinator.Coordinator;
+import dev.mana.eclipse.core.CheckpointProgress;
+import dev.mana.eclipse.core.CheckpointResult;
+import dev.mana.eclipse.core.CoordinatorEndpoint;
 import dev.mana.eclipse.core.IManaCoordinator;
+import dev.mana.eclipse.core.JobStatus;
+import dev.mana.eclipse.core.RankInfo;
 
 /**
- * Starts the coordinator inside the IDE with the control-plane library (bundle dev.mana.coordinator),
- * when that bundle is installed. Returns null otherwise, and the caller falls back to the runtime's
- * {@code mana_coordinator} as a child process.
+ * The coordinator hosted inside the IDE: the control-plane library's {@link Coordinator}, listening
+ * on a free port of this machine, with a status file (mode 0600) that the ranks read for the secret.
  */
 final class EmbeddedCoordinators {
     private EmbeddedCoordinators() {}
 
-    static IManaCoordinator tryStart(String job, int interval, File statusFile) {
-        return null;
+    /** Starts one; null when the library is not installed (the caller then runs mana_coordinator). */
+    static IManaCoordinator tryStart(String job, int interval, File statusFile) throws IOException {
+        try {
+            return Hosted.start(job, interval, statusFile);
+        } catch (LinkageError e) {
+            return null;
+        }
+    }
+
+    /** An in-process coordinator serving one job. */
+    static final class Hosted implements IManaCoordinator {
+        private final Coordinator coordinator;
+        private final String job;
+        private final CoordinatorEndpoint endpoint;
+
+        private Hosted(Coordinator c, String job, File statusFile) {
+            this.coordinator = c;
+            this.job = job;
+            this.endpoint = new CoordinatorEndpoint(c.host(), c.port(), c.secret(), statusFile);
+        }
+
+        static Hosted start(String job, int interval, File statusFile) throws IOException {
+            Coordinator c = Coordinator.builder()
+                .port(0)
+                .interval(interval)
+                .statusFile(statusFile.toPath())
+                .exitOnLast(false)
+                .build()
+                .start();
+            return new Hosted(c, job, statusFile);
+        }
+
+        private static <T> T get(CompletableFuture<T> f, long seconds) throws IOException {
+            try {
+                return seconds > 0 ? f.get(seconds, TimeUnit.SECONDS) : f.get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted", e);
+            } catch (ExecutionException e) {
+                Throwable c = e.getCause();
+                throw new IOException(c.getMessage() != null ? c.getMessage() : c.toString(), c);
+            } catch (TimeoutException e) {
+                throw new IOException("the coordinator did not answer within " + seconds + " s", e);
+            }
+        }
+
+        @Override
+        public CoordinatorEndpoint endpoint() {
+            return endpoint;
+        }
+
+        @Override
+        public boolean isHosted() {
+            return true;
+        }
+
+        @Override
+        public String job() {
+            return job;
+        }
+
+        private boolean known() throws IOException {
+            return get(coordinator.jobs(), 10).contains(job);
+        }
+
+        @Override
+        public List<RankInfo> list() throws IOException {
+            if (!known()) {
+                return List.of();
+            }
+            return get(coordinator.list(job), 10).stream()
+                .map(r -> new RankInfo(r.rank(), r.host(), r.pid(), r.state().name(), r.generation(), r.mpi()))
+                .toList();
+        }
+
+        @Override
+        public JobStatus status() throws IOException {
+            if (!known()) {
+                return new JobStatus(job, 0, 0, 0, false, 0, 0, 0, "", 0);
+            }
+            dev.mana.coordinator.JobStatus s = get(coordinator.status(job), 10);
+            return new JobStatus(s.job(), s.nranks(), s.connected(), s.generation(), s.checkpointing(),
+                s.lastCheckpointUnixMs(), s.lastCheckpointNanos(), s.lastCheckpointBytes(), s.lastCheckpointDir(),
+                s.intervalSeconds());
+        }
+
+        @Override
+        public CheckpointResult checkpoint(boolean exit, Consumer<CheckpointProgress> progress) throws IOException {
+            dev.mana.coordinator.CheckpointResult r = get(coordinator.checkpoint(job, exit, p -> {
+                if (progress != null) {
+                    progress.accept(new CheckpointProgress(p.generation(), p.state().name(), p.reached(), p.nranks()));
+                }
+            }), 0);
+            return new CheckpointResult(r.ok(), r.generation(), r.elapsedNanos(), r.totalBytes(), r.ranks(), r.dir(),
+                r.message());
+        }
+
+        @Override
+        public void setInterval(int seconds) throws IOException {
+            get(coordinator.setInterval(seconds), 10);
+        }
+
+        @Override
+        public void kill() throws IOException {
+            get(coordinator.killJob(job), 10);
+        }
+
+        @Override
+        public void close() {
+            coordinator.close();
+        }
     }
 }

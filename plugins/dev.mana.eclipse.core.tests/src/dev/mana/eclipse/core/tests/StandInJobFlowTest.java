@@ -1,0 +1,162 @@
+package dev.mana.eclipse.core.tests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BooleanSupplier;
+
+import org.eclipse.core.runtime.CoreException;
+import org.eclipse.core.runtime.NullProgressMonitor;
+import org.eclipse.debug.core.DebugPlugin;
+import org.eclipse.debug.core.ILaunch;
+import org.eclipse.debug.core.ILaunchConfigurationWorkingCopy;
+import org.eclipse.debug.core.ILaunchManager;
+import org.eclipse.debug.core.model.IProcess;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import dev.mana.eclipse.core.CheckpointDirectoryValidator;
+import dev.mana.eclipse.core.CheckpointProgress;
+import dev.mana.eclipse.core.CheckpointResult;
+import dev.mana.eclipse.core.CheckpointValidation;
+import dev.mana.eclipse.core.IManaJob;
+import dev.mana.eclipse.core.ManaCore;
+import dev.mana.eclipse.core.ManaJobs;
+import dev.mana.eclipse.core.ManaRuntime;
+import dev.mana.eclipse.core.MpiImplementation;
+import dev.mana.eclipse.core.RankInfo;
+
+/**
+ * The launch delegate end to end, headless: a 2-rank job under the real mpirun (Open MPI) with the
+ * coordinator hosted in-process, a checkpoint, checkpoint-and-stop, then a restart that finishes
+ * with the right sum. The program and launchers are the stand-in runtime (see standin-runtime/).
+ */
+class StandInJobFlowTest {
+
+    @TempDir
+    static Path tmp;
+    static String previousRuntime;
+
+    @BeforeAll
+    static void useStandInRuntime() {
+        previousRuntime = System.getProperty(ManaRuntime.RUNTIME_PROPERTY);
+        System.setProperty(ManaRuntime.RUNTIME_PROPERTY, standInRuntime().getPath());
+    }
+
+    @AfterAll
+    static void restore() {
+        if (previousRuntime == null) {
+            System.clearProperty(ManaRuntime.RUNTIME_PROPERTY);
+        } else {
+            System.setProperty(ManaRuntime.RUNTIME_PROPERTY, previousRuntime);
+        }
+    }
+
+    static File standInRuntime() {
+        String p = System.getProperty("mana.standin.runtime");
+        assertNotNull(p, "the build passes -Dmana.standin.runtime");
+        return new File(p);
+    }
+
+    static void waitFor(String what, long millis, BooleanSupplier cond) throws InterruptedException {
+        long end = System.currentTimeMillis() + millis;
+        while (!cond.getAsBoolean()) {
+            if (System.currentTimeMillis() > end) {
+                throw new AssertionError("timed out waiting for " + what);
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    static String console(ILaunch launch) {
+        StringBuilder b = new StringBuilder();
+        for (IProcess p : launch.getProcesses()) {
+            b.append(p.getStreamsProxy().getOutputStreamMonitor().getContents());
+            b.append(p.getStreamsProxy().getErrorStreamMonitor().getContents());
+        }
+        return b.toString();
+    }
+
+    @Test
+    void launchCheckpointStopRestart() throws Exception {
+        if (ManaRuntime.which("mpirun.openmpi", System.getenv("PATH")) == null) {
+            System.err.println("SKIPPED: Open MPI is not installed");
+            return;
+        }
+        ILaunchManager lm = DebugPlugin.getDefault().getLaunchManager();
+        File ckpt = tmp.resolve("ckpt").toFile();
+        ILaunchConfigurationWorkingCopy wc = lm.getLaunchConfigurationType(ManaCore.LAUNCH_CONFIGURATION_TYPE)
+            .newInstance(null, "sum-flow");
+        wc.setAttribute(ManaCore.ATTR_PROGRAM, new File(standInRuntime(), "examples/sum_to").getPath());
+        wc.setAttribute(ManaCore.ATTR_ARGUMENTS, "400 40");
+        wc.setAttribute(ManaCore.ATTR_WORKING_DIRECTORY, tmp.toString());
+        wc.setAttribute(ManaCore.ATTR_RANKS, 2);
+        wc.setAttribute(ManaCore.ATTR_MPI_IMPLEMENTATION, MpiImplementation.OPEN_MPI.name());
+        wc.setAttribute(ManaCore.ATTR_CHECKPOINT_DIRECTORY, ckpt.getPath());
+
+        ILaunch launch = wc.launch(ILaunchManager.RUN_MODE, new NullProgressMonitor());
+        IManaJob job = ManaJobs.forLaunch(launch);
+        assertNotNull(job);
+        assertTrue(job.getCoordinator().isHosted());
+        assertEquals(ManaCore.PROCESS_TYPE, launch.getProcesses()[0].getAttribute(IProcess.ATTR_PROCESS_TYPE));
+        waitFor("2 ranks RUNNING", 60_000, () -> job.getRanks().size() == 2
+            && job.getRanks().stream().allMatch(r -> r.state().equals("RUNNING")));
+        RankInfo r1 = job.getRanks().get(1);
+        assertEquals(1, r1.rank());
+        assertTrue(r1.pid() > 0);
+        waitFor("some progress", 30_000, () -> console(launch).contains("[rank 1] step 20/400"));
+
+        List<CheckpointProgress> progress = new CopyOnWriteArrayList<>();
+        CheckpointResult first = job.checkpoint(false, progress::add);
+        assertTrue(first.ok(), first.message());
+        assertEquals(1, first.generation());
+        assertEquals(2, first.ranks());
+        assertTrue(first.totalBytes() >= 2 * 64 * 1024, first.summary());
+        assertTrue(progress.stream().anyMatch(p -> p.state().equals("COMMITTED") && p.reached() == 2), progress.toString());
+        CheckpointValidation v = CheckpointDirectoryValidator.validate(ckpt, 2);
+        assertTrue(v.isValid(), v.problems().toString());
+        assertEquals(1, v.generation());
+        waitFor("the status shows the checkpoint", 10_000,
+            () -> job.getStatus() != null && job.getStatus().generation() == 1);
+
+        CheckpointResult second = job.checkpoint(true, null);
+        assertTrue(second.ok(), second.message());
+        assertEquals(2, second.generation());
+        waitFor("the job to stop", 30_000, launch::isTerminated);
+        String out1 = console(launch);
+        assertTrue(out1.contains("[mana] Checkpoint 2 written: 2 ranks"), out1);
+        assertFalse(out1.contains("sum(1..400)"), "stopped before the end: " + out1);
+        assertEquals(2, CheckpointDirectoryValidator.validate(ckpt, 2).generation());
+
+        // a second plain launch is refused: the directory holds a checkpoint
+        CoreException refused = null;
+        try {
+            wc.launch(ILaunchManager.RUN_MODE, new NullProgressMonitor());
+        } catch (CoreException e) {
+            refused = e;
+        }
+        assertNotNull(refused);
+        assertTrue(refused.getMessage().contains("already holds a checkpoint"), refused.getMessage());
+
+        ILaunchConfigurationWorkingCopy restart = wc.copy("sum-flow-restart");
+        restart.setAttribute(ManaCore.ATTR_RESTART, true);
+        ILaunch again = restart.launch(ILaunchManager.RUN_MODE, new NullProgressMonitor());
+        IManaJob job2 = ManaJobs.forLaunch(again);
+        assertTrue(job2.isRestart());
+        waitFor("the restarted job to finish", 90_000, again::isTerminated);
+        String out2 = console(again);
+        assertTrue(out2.contains("[rank 0] restarted from"), out2);
+        assertTrue(out2.contains("[rank 0] sum(1..400) = 80200"), out2);
+        assertTrue(out2.contains("[rank 1] sum(1..400) = 80200"), out2);
+        assertEquals(0, again.getProcesses()[0].getExitValue(), out2);
+        waitFor("the job to be seen terminated", 10_000, job2::isTerminated);
+    }
+}
