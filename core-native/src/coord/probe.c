@@ -207,6 +207,8 @@ int main(int argc, char **argv)
     long set_interval = -1;
     int checkpoint = 0, ckpt_exit = 0;
 
+    /* Line-buffered even into a file: tests read our progress while we run. */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     while ((ch = getopt_long(argc, argv, "h:p:s:j:r:n:k:q", lo, NULL)) != -1) {
         switch (ch) {
         case 'h': host = optarg; break;
