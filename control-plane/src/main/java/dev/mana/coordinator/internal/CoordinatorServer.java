@@ -126,7 +126,7 @@ public final class CoordinatorServer {
 
     public void start() {
         loop = new Thread(this::run, "mana-coordinator");
-        loop.setDaemon(false);
+        loop.setDaemon(true); // an embedding application decides when the JVM ends
         loop.start();
     }
 

@@ -1,0 +1,200 @@
+package dev.mana.coordinator.protocol;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import dev.mana.coordinator.protocol.Messages.*;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(value = 10, unit = TimeUnit.SECONDS)
+class MessageCodecTest {
+
+    static List<Message> samples() {
+        return List.of(
+                Hello.rank("s3cret", "job1", 3, 4, "node17", 4242, "mpich", 7, true, "/ckpt", "/bin/app"),
+                Hello.control("s3cret", ""),
+                new Welcome(9, 2, 30, "default"),
+                new Collective(5, 16, Protocol.OP_SUM, new long[] {1, -2, Long.MAX_VALUE}),
+                Collective.barrier(5, 1),
+                new CollectiveDone(5, 16, Protocol.OP_SUM, new long[] {3, 4}),
+                new CkptWritten(5, 1L << 40, 123456789L, "/ckpt/ckpt_rank_3/x.img"),
+                new CkptFailed(5, "disk full"),
+                new KvPut("key", new byte[] {1, 2, 3}),
+                new Ok(),
+                new KvGet("key", true),
+                new KvValue(true, new byte[] {9}),
+                new Bye(Protocol.BYE_AFTER_CHECKPOINT, -1),
+                new CkptRequest(6, Protocol.FLAG_EXIT_AFTER, ""),
+                new CkptAbort(6, "rank 2 disconnected"),
+                new Kill(),
+                new ListRequest(),
+                new ListReply(List.of(new RankEntry(0, "h", 1, 1, 0, "none", 1), new RankEntry(1, "héllo", 2, 7, 3, "openmpi", 2))),
+                new StatusRequest(),
+                new StatusReply("default", 4, 3, 2, true, 1700000000000L, 5_000_000L, 1L << 33, "/ckpt", 60),
+                new Checkpoint(Protocol.FLAG_WAIT | Protocol.FLAG_EXIT_AFTER),
+                new CkptResult(false, 3, 1, 2, 4, "/d", "3 of 4 ranks registered"),
+                new CkptProgress(3, 2, 1, 4),
+                new SetInterval(120),
+                new KillJob(),
+                new Quit(),
+                new ErrorMessage(ErrorCode.AUTH, "wrong secret"));
+    }
+
+    @Test
+    void everyMessageTypeRoundTrips() throws Exception {
+        List<Message> all = samples();
+        assertEquals(MessageType.values().length, all.stream().map(Message::type).distinct().count(),
+                "a sample of every type");
+        int id = 1;
+        for (Message m : all) {
+            ByteBuffer b = MessageCodec.encode(id, m);
+            assertEquals(Protocol.HEADER_SIZE + b.order(ByteOrder.LITTLE_ENDIAN).getInt(8), b.remaining());
+            Frame f = new FrameDecoder().next(b);
+            assertNotNull(f, m.type().toString());
+            assertEquals(id, f.requestId());
+            assertEquals(m, f.message());
+            assertFalse(b.hasRemaining());
+            id++;
+        }
+    }
+
+    @Test
+    void headerLayoutIsLittleEndianAsSpecified() throws Exception {
+        byte[] b = MessageCodec.encodeBytes(0x01020304, new SetInterval(0x0A0B0C0D));
+        assertArrayEquals(new byte[] {'M', 'N', 'C', 'P', 1, 0, 0x57, 0, 4, 0, 0, 0, 4, 3, 2, 1, 0x0D, 0x0C, 0x0B, 0x0A}, b);
+    }
+
+    @Test
+    void helloBodyMatchesTheSpecByteForByte() throws Exception {
+        byte[] b = MessageCodec.encodeBytes(1, Hello.control("ab", "j"));
+        // str secret (u16 2, 'a','b'), u8 role 2, str job (u16 1, 'j')
+        assertArrayEquals(new byte[] {2, 0, 'a', 'b', 2, 1, 0, 'j'}, java.util.Arrays.copyOfRange(b, 16, b.length));
+    }
+
+    @Test
+    void decodesByteByByteAndBackToBack() throws Exception {
+        ByteBuffer all = ByteBuffer.allocate(1 << 16);
+        List<Message> msgs = samples();
+        for (Message m : msgs) all.put(MessageCodec.encode(7, m));
+        all.flip();
+        FrameDecoder d = new FrameDecoder();
+        List<Message> got = new ArrayList<>();
+        ByteBuffer one = ByteBuffer.allocate(1);
+        while (all.hasRemaining()) {
+            one.clear();
+            one.put(all.get()).flip();
+            Frame f = d.next(one);
+            if (f != null) got.add(f.message());
+            assertFalse(one.hasRemaining());
+        }
+        assertEquals(msgs, got);
+        assertFalse(d.hasPartialFrame());
+        // and all at once, several frames in one buffer
+        all.rewind();
+        got.clear();
+        Frame f;
+        while ((f = d.next(all)) != null) got.add(f.message());
+        assertEquals(msgs, got);
+    }
+
+    @Test
+    void trailingBodyBytesAreIgnored() throws Exception {
+        ByteBuffer b = MessageCodec.encode(1, new SetInterval(5));
+        ByteBuffer longer = ByteBuffer.allocate(b.remaining() + 3).order(ByteOrder.LITTLE_ENDIAN);
+        longer.put(b).put(new byte[] {1, 2, 3}).flip();
+        longer.putInt(8, 7);
+        assertEquals(new SetInterval(5), new FrameDecoder().next(longer).message());
+    }
+
+    private static ProtocolException decodeFails(byte[] frame) {
+        return assertThrows(ProtocolException.class, () -> new FrameDecoder().next(ByteBuffer.wrap(frame)));
+    }
+
+    private static byte[] frame(int type, byte[] body) {
+        ByteBuffer b = ByteBuffer.allocate(16 + body.length).order(ByteOrder.LITTLE_ENDIAN);
+        b.put(new byte[] {'M', 'N', 'C', 'P'}).putShort((short) 1).putShort((short) type).putInt(body.length).putInt(1);
+        b.put(body);
+        return b.array();
+    }
+
+    @Test
+    void wrongMagicOrVersionIsBadFrame() throws Exception {
+        byte[] f = MessageCodec.encodeBytes(1, new Ok());
+        f[0] = 'X';
+        assertEquals(ErrorCode.BAD_FRAME, decodeFails(f).code());
+        f = MessageCodec.encodeBytes(1, new Ok());
+        f[4] = 2;
+        assertEquals(ErrorCode.BAD_FRAME, decodeFails(f).code());
+        assertEquals(ErrorCode.BAD_FRAME, decodeFails("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII)).code());
+    }
+
+    @Test
+    void oversizedLengthIsRejectedFromTheHeaderAlone() {
+        ByteBuffer h = ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN);
+        h.put(new byte[] {'M', 'N', 'C', 'P'}).putShort((short) 1).putShort((short) 0x20).putInt(Protocol.MAX_BODY + 1).putInt(0);
+        assertEquals(ErrorCode.TOO_LARGE, decodeFails(h.array()).code());
+    }
+
+    @Test
+    void unknownTypeIsProtocolError() {
+        assertEquals(ErrorCode.PROTOCOL, decodeFails(frame(0x33, new byte[0])).code());
+    }
+
+    @Test
+    void truncatedBodiesAreBadFrame() throws Exception {
+        // SET_INTERVAL with 2 of its 4 bytes
+        assertEquals(ErrorCode.BAD_FRAME, decodeFails(frame(0x57, new byte[] {1, 0})).code());
+        // a str whose count runs past the body
+        assertEquals(ErrorCode.BAD_FRAME, decodeFails(frame(0x14, new byte[] {1, 0, 0, 0, 10, 0, 'a'})).code());
+        // every proper prefix of every sample body that is shorter than its fields
+        for (Message m : samples()) {
+            byte[] full = MessageCodec.encodeBytes(1, m);
+            for (int cut = 16; cut < full.length; cut++) {
+                byte[] body = java.util.Arrays.copyOfRange(full, 16, cut);
+                ProtocolException e = decodeFails(frame(m.type().code, body));
+                assertEquals(ErrorCode.BAD_FRAME, e.code(), m.type() + " cut at " + cut);
+            }
+        }
+    }
+
+    @Test
+    void limitsOnStringsBlobsAndValues() throws Exception {
+        ByteBuffer s = ByteBuffer.allocate(4 + 2 + 5000).order(ByteOrder.LITTLE_ENDIAN);
+        s.putInt(1).putShort((short) 5000).put(new byte[5000]);
+        assertEquals(ErrorCode.TOO_LARGE, decodeFails(frame(0x14, s.array())).code());
+        ByteBuffer v = ByteBuffer.allocate(12).order(ByteOrder.LITTLE_ENDIAN);
+        v.putInt(1).putShort((short) 1).put((byte) 1).put((byte) 0).putInt(Protocol.MAX_VALUES + 1);
+        assertEquals(ErrorCode.TOO_LARGE, decodeFails(frame(0x10, v.array())).code());
+        ByteBuffer bl = ByteBuffer.allocate(2 + 1 + 4).order(ByteOrder.LITTLE_ENDIAN);
+        bl.putShort((short) 1).put((byte) 'k').putInt(Protocol.MAX_BLOB + 1);
+        assertEquals(ErrorCode.TOO_LARGE, decodeFails(frame(0x20, bl.array())).code());
+        assertThrows(ProtocolException.class, () -> MessageCodec.encode(1, new CkptFailed(1, "x".repeat(5000))));
+        assertThrows(ProtocolException.class, () -> MessageCodec.encode(1, new Collective(1, 1, 1, new long[5000])));
+    }
+
+    @Test
+    void invalidUtf8IsBadFrame() {
+        ByteBuffer b = ByteBuffer.allocate(4 + 2 + 2).order(ByteOrder.LITTLE_ENDIAN);
+        b.putInt(1).putShort((short) 2).put((byte) 0xC3).put((byte) 0x28);
+        assertEquals(ErrorCode.BAD_FRAME, decodeFails(frame(0x14, b.array())).code());
+    }
+
+    @Test
+    void dispatcherRoutesToTheHandlerMethodAndRejectsTheRest() throws Exception {
+        List<String> seen = new ArrayList<>();
+        MessageHandler h = new MessageHandler() {
+            @Override public void onSetInterval(int id, SetInterval m) { seen.add(id + ":" + m.seconds()); }
+        };
+        new MessageDispatcher(h).dispatch(new Frame(4, new SetInterval(9)));
+        assertEquals(List.of("4:9"), seen);
+        ProtocolException e = assertThrows(ProtocolException.class,
+                () -> MessageDispatcher.dispatch(new Frame(1, new Quit()), h));
+        assertEquals(ErrorCode.PROTOCOL, e.code());
+    }
+}
