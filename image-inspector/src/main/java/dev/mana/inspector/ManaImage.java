@@ -1,0 +1,32 @@
+package dev.mana.inspector;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Optional;
+
+/** An image in our format (docs/image-format.md). Sections are read and checked when first asked for. */
+public interface ManaImage extends CheckpointImage {
+    @Override
+    default ImageFormat format() {
+        return ImageFormat.MANA_V1;
+    }
+
+    ManaHeader header();
+
+    /** The section table, in file order of the table. */
+    List<SectionInfo> sections();
+
+    ProcessInfo process() throws ImageException;
+
+    List<ThreadInfo> threads() throws ImageException;
+
+    List<OpenFile> files() throws ImageException;
+
+    SignalState signals() throws ImageException;
+
+    /** The MPI section's table entry, when the image has one (its contents are defined by the MPI runtime). */
+    Optional<SectionInfo> mpiSection();
+
+    /** Reads {@code dst.remaining()} bytes of a section from {@code offset} within it. */
+    void readSection(SectionInfo section, long offset, ByteBuffer dst) throws ImageException;
+}

@@ -1,0 +1,137 @@
+package dev.mana.inspector;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.mana.inspector.testimg.TestDmtcpImage;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class DmtcpImageReaderTest {
+    @TempDir
+    Path tmp;
+
+    static final String EXPECTED_SIMULATE = TestDmtcpImage.SAMPLE_SIMULATE;
+
+    private DmtcpImage open(TestDmtcpImage t, boolean gz) throws Exception {
+        Path dir = Files.createDirectories(tmp.resolve("ckpt_rank_3"));
+        Path p = t.write(dir.resolve("ckpt_ping_pong_1a2b3c4d-31337-65f0a1b2" + (gz ? "_gz" : "") + ".dmtcp"), gz);
+        return (DmtcpImage) Images.open(p);
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void simulateMatchesMtcpRestartLineForLine(boolean gz) throws Exception {
+        try (DmtcpImage img = open(TestDmtcpImage.sample(1), gz)) {
+            assertEquals(gz, img.compressed());
+            assertEquals(EXPECTED_SIMULATE, img.simulate());
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void summaryAndMemoryMap(boolean gz) throws Exception {
+        try (DmtcpImage img = open(TestDmtcpImage.sample(2), gz)) {
+            ImageSummary s = img.summary();
+            assertEquals(ImageFormat.DMTCP_V4, s.format());
+            assertEquals("ping_pong", s.program());
+            assertEquals("/home/user/ping_pong", s.executable());
+            assertEquals(31337, s.pid());
+            assertEquals(3, s.rank()); // from ckpt_rank_3/
+            assertEquals(4, s.nranks());
+            assertEquals("1a2b3c4d", s.host());
+            assertEquals(2, s.generation());
+            assertEquals(8, s.regionCount());
+            assertEquals(14, img.areas().size());
+            List<MemoryRegion> rs = img.regions();
+            MemoryRegion heap = rs.get(3);
+            assertEquals("[heap]", heap.name());
+            assertTrue(heap.anonymous());
+            assertEquals(0x6000, heap.mappedBytes());
+            assertEquals(0x3000, heap.storedBytes());
+            assertEquals(0x3000, heap.zeroBytes());
+            assertEquals("rw-s", rs.get(5).permissions());
+            assertEquals(Half.UPPER, rs.get(0).half());
+            long mapped = rs.stream().mapToLong(MemoryRegion::mappedBytes).sum();
+            assertEquals(mapped, s.mappedBytes());
+            assertEquals(s.mappedBytes(), s.storedBytes() + s.zeroBytes());
+            assertEquals(0x7ffff7a00000L, img.header().restoreBufStart());
+            assertEquals(4, img.header().numPeers());
+            VerifyReport r = img.verify(null);
+            assertTrue(r.ok(), r.problems().toString());
+            assertFalse(r.checksums());
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void readMemoryFollowsParentAndChildren(boolean gz) throws Exception {
+        TestDmtcpImage t = TestDmtcpImage.sample(3);
+        try (DmtcpImage img = open(t, gz)) {
+            // heap: child 0 data (8192), child 1 zero (12288), child 2 data (4096)
+            byte[] got = new byte[0x6000];
+            img.readMemory(0x555555600000L, ByteBuffer.wrap(got));
+            byte[] want = new byte[0x6000];
+            System.arraycopy(t.areas.get(4).data, 0, want, 0, 8192);
+            System.arraycopy(t.areas.get(6).data, 0, want, 0x5000, 4096);
+            assertArrayEquals(want, got);
+            byte[] ld = new byte[100];
+            img.readMemory(0x80000000L + 10, ByteBuffer.wrap(ld));
+            assertArrayEquals(Arrays.copyOfRange(t.areas.get(0).data, 10, 110), ld);
+            assertEquals(ErrorKind.NOT_FOUND, assertThrows(ImageException.class,
+                    () -> img.readMemory(0x1000, ByteBuffer.allocate(4))).kind());
+        }
+    }
+
+    private ErrorKind failure(byte[] bytes) throws Exception {
+        Path p = tmp.resolve("bad_" + System.nanoTime() + ".dmtcp");
+        Files.write(p, bytes);
+        try (CheckpointImage img = Images.open(p)) {
+            img.summary();
+            img.regions();
+            VerifyReport r = img.verify(null);
+            return r.ok() ? null : r.worstKind();
+        } catch (ImageException e) {
+            return e.kind();
+        }
+    }
+
+    @Test
+    void badInputHasDistinctClasses() throws Exception {
+        byte[] plain = TestDmtcpImage.sample(4).bytes();
+        byte[] v3 = plain.clone();
+        v3[24] = '3';
+        assertEquals(ErrorKind.UNSUPPORTED, failure(v3));
+        // cut inside a region's data, and right before the end marker
+        assertEquals(ErrorKind.TRUNCATED, failure(Arrays.copyOf(plain, 3 * 4096 + 100)));
+        assertEquals(ErrorKind.TRUNCATED, failure(Arrays.copyOf(plain, plain.length - 4096)));
+        assertEquals(ErrorKind.TRUNCATED, failure(Arrays.copyOf(plain, 5000)));
+        byte[] gz = TestDmtcpImage.gzip(plain);
+        assertEquals(ErrorKind.TRUNCATED, failure(Arrays.copyOf(gz, gz.length / 2)));
+        assertEquals(ErrorKind.TRUNCATED, failure(Arrays.copyOf(gz, gz.length - 4))); // trailer cut
+        byte[] gzBad = gz.clone();
+        gzBad[gz.length - 6] ^= 0x55; // gzip CRC32 in the trailer
+        assertEquals(ErrorKind.CORRUPT, failure(gzBad));
+        byte[] junk = {0x1f, (byte) 0x8b, 8, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+        ErrorKind k = failure(junk);
+        assertTrue(k == ErrorKind.CORRUPT || k == ErrorKind.TRUNCATED, String.valueOf(k));
+        byte[] absurd = plain.clone();
+        ByteBuffer.wrap(absurd).order(ByteOrder.LITTLE_ENDIAN).putLong(2 * 4096 + 16, 1L << 60); // first region's size
+        ByteBuffer.wrap(absurd).order(ByteOrder.LITTLE_ENDIAN).putLong(2 * 4096 + 72, -1L); // so the size is its length
+        assertEquals(ErrorKind.MALFORMED, failure(absurd));
+        byte[] copies = plain.clone();
+        copies[4096 + 300] ^= 1; // second header copy differs
+        assertEquals(ErrorKind.CORRUPT, failure(copies));
+    }
+}

@@ -1,0 +1,383 @@
+package dev.mana.inspector.testimg;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.zip.CRC32C;
+
+/**
+ * Test-side writer of our image format v1, written from docs/image-format.md alone (it shares no code
+ * with the reader). Builds small images in memory; {@link #write} lays them out as the doc says:
+ * header page, payloads from 4096 (zero pages skipped, runs), sections, section table, header last.
+ */
+public final class TestManaImage {
+    public static final int PAGE = 4096;
+    // region flags, from the doc
+    public static final int SHARED = 0x1, ANON = 0x2, FILE = 0x4, STACK = 0x8, HEAP = 0x10, VDSO = 0x20, VVAR = 0x40,
+            LOWER = 0x80, GUARD = 0x100;
+
+    public String program = "hello";
+    public String host = "testhost";
+    public String mpi = "openmpi";
+    public int rank = 0;
+    public int nranks = 2;
+    public int generation = 1;
+    public int pid = 4242;
+    public long timeNs = 1_764_000_000_123_456_789L;
+    public String exe = "/home/user/hello";
+    public String cwd = "/home/user";
+    public List<String> argv = new ArrayList<>(List.of("./hello", "--size", "8"));
+    public byte[] mpiSection;
+    public int mpiCount = 3;
+    public final List<Region> regions = new ArrayList<>();
+    public final List<long[]> threads = new ArrayList<>();
+    public final List<FileRec> files = new ArrayList<>();
+    public final List<long[]> sigactions = new ArrayList<>();
+    public final List<long[]> timers = new ArrayList<>();
+    public long pending = 0;
+    /** Extra section entries (type, bytes) for "unknown section" tests. */
+    public final List<Object[]> extraSections = new ArrayList<>();
+
+    /** A region; {@code content} is the whole region's bytes for a saved region, null otherwise. */
+    public static final class Region {
+        public long start;
+        public long end;
+        public int prot;
+        public int flags;
+        public String name;
+        public byte[] content;
+        public long fileOffset;
+        public long inode;
+        public int devMajor;
+        public int devMinor;
+        /** When > 0: a region whose stored pages are a hole of this many bytes in the file (sparse, CRC 0). */
+        public long hugeStored;
+    }
+
+    /** The file as positioned pieces (so a huge sparse payload costs nothing). */
+    private static final class Chunks {
+        final List<Object[]> parts = new ArrayList<>();
+        final java.io.ByteArrayOutputStream cur = new java.io.ByteArrayOutputStream();
+        long curBase;
+
+        long position() { return curBase + cur.size(); }
+        void put(byte[] b) { cur.write(b, 0, b.length); }
+        void put(byte[] b, int off, int len) { cur.write(b, off, len); }
+        void skip(long n) {
+            parts.add(new Object[] {curBase, cur.toByteArray()});
+            curBase = position() + n;
+            cur.reset();
+        }
+        List<Object[]> finish() {
+            parts.add(new Object[] {curBase, cur.toByteArray()});
+            return parts;
+        }
+    }
+
+    public static final class FileRec {
+        public int fd;
+        public int kind;
+        public int openFlags;
+        public int fdFlags;
+        public long offset;
+        public long size;
+        public String path;
+    }
+
+    public Region region(long start, long size, int prot, int flags, String name, byte[] content) {
+        Region r = new Region();
+        r.start = start;
+        r.end = start + size;
+        r.prot = prot;
+        r.flags = flags;
+        r.name = name;
+        r.content = content;
+        regions.add(r);
+        return r;
+    }
+
+    /** Thread record: tid, flags, fs_base, stack [lo, hi), and rip/rsp for the registers. */
+    public void thread(int tid, int flags, long fsBase, long stackLo, long stackHi, long rip, long rsp) {
+        threads.add(new long[] {tid, flags, fsBase, stackLo, stackHi, rip, rsp});
+    }
+
+    public void file(int fd, int kind, int openFlags, long offset, String path) {
+        FileRec f = new FileRec();
+        f.fd = fd;
+        f.kind = kind;
+        f.openFlags = openFlags;
+        f.offset = offset;
+        f.size = offset * 2;
+        f.path = path;
+        files.add(f);
+    }
+
+    public void sigaction(int signo, long handler, long flags, long mask) {
+        sigactions.add(new long[] {signo, handler, flags, 0x7f0000001000L, mask});
+    }
+
+    public void timer(int which, long intervalNs, long valueNs) {
+        timers.add(new long[] {which, intervalNs, valueNs});
+    }
+
+    /** A typical small process: text, data, heap with zero pages, stack, lower half, vdso, a guard. */
+    public static TestManaImage sample(long seed) {
+        TestManaImage t = new TestManaImage();
+        java.util.Random rnd = new java.util.Random(seed);
+        t.region(0x555555554000L, 2 * PAGE, 5, FILE, "/home/user/hello", random(rnd, 2 * PAGE, 0));
+        byte[] data = random(rnd, 3 * PAGE, 0);
+        java.util.Arrays.fill(data, PAGE, 2 * PAGE, (byte) 0); // a zero page in the middle
+        t.region(0x555555556000L, 3 * PAGE, 3, FILE, "/home/user/hello", data);
+        byte[] heap = new byte[8 * PAGE];
+        for (int p : new int[] {0, 1, 5}) {
+            byte[] pg = random(rnd, PAGE, 0);
+            System.arraycopy(pg, 0, heap, p * PAGE, PAGE);
+        }
+        t.region(0x555555600000L, 8 * PAGE, 3, ANON | HEAP, "[heap]", heap);
+        t.region(0x7f0000000000L, 16 * PAGE, 3, ANON | LOWER, "", null);
+        t.region(0x7f0000100000L, 4 * PAGE, 0, ANON | GUARD, "", null);
+        t.region(0x7ffff7a00000L, 4 * PAGE, 5, FILE, "/usr/lib/x86_64-linux-gnu/libc.so.6", random(rnd, 4 * PAGE, 0));
+        t.region(0x7ffff7fc0000L, 2 * PAGE, 1, VVAR, "[vvar]", null);
+        t.region(0x7ffff7fc2000L, 2 * PAGE, 5, VDSO, "[vdso]", null);
+        byte[] stack = new byte[4 * PAGE];
+        System.arraycopy(random(rnd, 2 * PAGE, 0), 0, stack, 2 * PAGE, 2 * PAGE);
+        t.region(0x7ffffffde000L, 4 * PAGE, 3, ANON | STACK, "[stack]", stack);
+        t.thread(4242, 1, 0x7ffff7d8a740L, 0x7ffffffde000L, 0x7ffffffe2000L, 0x555555555123L, 0x7ffffffe1000L);
+        t.thread(4243, 2, 0x7ffff7589640L, 0x7ffffffde000L, 0x7ffffffe2000L, 0x7ffff7a01234L, 0x7ffffffe0f00L);
+        t.file(0, 3, 2, 0, "/dev/pts/0");
+        t.file(1, 3, 1, 0, "/dev/pts/0");
+        t.file(3, 1, 02101, 1234, "/home/user/out.txt");
+        t.sigaction(10, 0x555555555400L, 0x14000000L, 0);
+        t.sigaction(13, 1, 0, 0);
+        t.timer(0, 1_000_000_000L, 250_000_000L);
+        t.mpiSection = random(rnd, 300, 0);
+        return t;
+    }
+
+    public static byte[] random(java.util.Random rnd, int n, int unused) {
+        byte[] b = new byte[n];
+        rnd.nextBytes(b);
+        // keep every page non-zero for sure
+        for (int i = 0; i < n; i += PAGE) {
+            b[i] = (byte) 0x5a;
+        }
+        return b;
+    }
+
+    // ---- layout ----
+
+    private static boolean zeroPage(byte[] b, int page) {
+        for (int i = page * PAGE; i < (page + 1) * PAGE; i++) {
+            if (b[i] != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static final class Out {
+        final ByteBuffer b;
+
+        Out(int cap) {
+            b = ByteBuffer.allocate(cap).order(ByteOrder.LITTLE_ENDIAN);
+        }
+
+        Out i32(long v) { b.putInt((int) v); return this; }
+        Out i64(long v) { b.putLong(v); return this; }
+        Out bytes(byte[] v) { b.put(v); return this; }
+        Out pad8() { while ((b.position() & 7) != 0) { b.put((byte) 0); } return this; }
+        Out str(String s) {
+            byte[] v = s.getBytes(StandardCharsets.UTF_8);
+            i32(v.length);
+            bytes(v);
+            return pad8();
+        }
+        byte[] done() {
+            byte[] r = new byte[b.position()];
+            b.flip();
+            b.get(r);
+            return r;
+        }
+    }
+
+    private static long crc(byte[] b) {
+        CRC32C c = new CRC32C();
+        c.update(b);
+        return c.getValue();
+    }
+
+    /** Lays the image out as bytes (not for images with a huge region: use {@link #write}). */
+    public byte[] bytes() {
+        List<Object[]> parts = layout();
+        long size = 0;
+        for (Object[] p : parts) {
+            size = Math.max(size, (Long) p[0] + ((byte[]) p[1]).length);
+        }
+        byte[] out = new byte[Math.toIntExact(size)];
+        for (Object[] p : parts) {
+            byte[] b = (byte[]) p[1];
+            System.arraycopy(b, 0, out, (int) (long) (Long) p[0], b.length);
+        }
+        return out;
+    }
+
+    private List<Object[]> layout() {
+        Chunks file = new Chunks();
+        file.put(new byte[PAGE]);
+        Out mem = new Out(1 << 20);
+        long mapped = 0;
+        long storedAll = 0;
+        for (Region r : regions) {
+            List<long[]> runs = new ArrayList<>();
+            long payload = 0;
+            long stored = 0;
+            CRC32C c = new CRC32C();
+            boolean saved = (r.flags & (LOWER | VDSO | VVAR | GUARD)) == 0;
+            if (saved) {
+                mapped += r.end - r.start;
+            }
+            if (r.hugeStored > 0) {
+                payload = file.position();
+                runs.add(new long[] {0, r.hugeStored / PAGE});
+                stored = r.hugeStored;
+                file.skip(r.hugeStored);
+            } else if (r.content != null && saved) {
+                int pages = (int) ((r.end - r.start) / PAGE);
+                payload = file.position();
+                for (int p = 0; p < pages; p++) {
+                    if (zeroPage(r.content, p)) {
+                        continue;
+                    }
+                    if (!runs.isEmpty() && runs.get(runs.size() - 1)[0] + runs.get(runs.size() - 1)[1] == p) {
+                        runs.get(runs.size() - 1)[1]++;
+                    } else {
+                        runs.add(new long[] {p, 1});
+                    }
+                    file.put(r.content, p * PAGE, PAGE);
+                    c.update(r.content, p * PAGE, PAGE);
+                    stored += PAGE;
+                }
+                if (stored == 0) {
+                    payload = 0;
+                }
+            }
+            storedAll += stored;
+            byte[] name = r.name.getBytes(StandardCharsets.UTF_8);
+            mem.i64(r.start).i64(r.end).i32(r.prot).i32(r.flags).i64(r.fileOffset).i64(r.inode).i32(r.devMajor)
+                    .i32(r.devMinor).i64(payload).i64(stored).i32(runs.size())
+                    .i32(stored == 0 || r.hugeStored > 0 ? 0 : c.getValue())
+                    .i32(name.length).i32(0).bytes(name).pad8();
+            for (long[] run : runs) {
+                mem.i64(run[0]).i64(run[1]);
+            }
+        }
+        Out proc = new Out(1 << 16);
+        proc.i32(pid).i32(pid - 1).i32(pid - 2).i32(pid - 2).i32(022).i32(0x2d0).i64(0x7ffff7ff0000L)
+                .i64(0x7ffff7fc2000L).i64(0x7ffff7fc4000L).i64(0x7ffff7fc0000L).i64(0x7ffff7fc2000L)
+                .i64(0x7fffff000000L).i64(0x7fffff800000L).i64(0x7ffff7fe3290L);
+        for (int i = 0; i < 5; i++) {
+            proc.i64(0);
+        }
+        proc.str(exe).str(cwd).i32(argv.size()).i32(0);
+        for (String a : argv) {
+            proc.str(a);
+        }
+        Out thr = new Out(1 << 16);
+        for (long[] t : threads) {
+            thr.i32(t[0]).i32(t[1]).i64(t[2]).i64(0).i64(t[2] + 0x2d0).i64(t[3]).i64(t[4])
+                    .i64((t[1] & 2) != 0 ? 0 : t[6] - 0x400).i64((t[1] & 2) != 0 ? t[6] - 0x200 : 0)
+                    .i64(0x1000).i64(t[2] + 0x9e0).i64(24).i64(0).i64(0).i32(2).i32(0);
+            for (int g = 0; g < 23; g++) {
+                long v = g == 16 ? t[5] : g == 15 ? t[6] : g == 17 ? 0x246 : 0x1000L * g + t[0];
+                thr.i64(v);
+            }
+        }
+        Out fil = new Out(1 << 16);
+        for (FileRec f : files) {
+            byte[] p = f.path.getBytes(StandardCharsets.UTF_8);
+            fil.i32(f.fd).i32(f.kind).i32(f.openFlags).i32(f.fdFlags).i64(f.offset).i64(f.size).i64(1_700_000_000_000_000_000L)
+                    .i64(1000 + f.fd).i64(0x801).i32(0100644).i32(p.length).bytes(p).pad8();
+        }
+        Out sig = new Out(1 << 16);
+        sig.i32(sigactions.size()).i32(timers.size()).i64(pending);
+        for (long[] s : sigactions) {
+            sig.i32(s[0]).i32(0).i64(s[1]).i64(s[2]).i64(s[3]).i64(s[4]);
+        }
+        for (long[] t : timers) {
+            sig.i32(t[0]).i32(0).i64(t[1]).i64(t[2]);
+        }
+        List<Object[]> secs = new ArrayList<>();
+        secs.add(new Object[] {1, proc.done(), 1L});
+        secs.add(new Object[] {2, mem.done(), (long) regions.size()});
+        secs.add(new Object[] {3, thr.done(), (long) threads.size()});
+        secs.add(new Object[] {4, fil.done(), (long) files.size()});
+        secs.add(new Object[] {5, sig.done(), (long) sigactions.size()});
+        if (mpiSection != null) {
+            secs.add(new Object[] {6, mpiSection, (long) mpiCount});
+        }
+        for (Object[] x : extraSections) {
+            secs.add(new Object[] {x[0], x[1], 1L});
+        }
+        Out table = new Out(32 * secs.size());
+        for (Object[] s : secs) {
+            while ((file.position() & 7) != 0) {
+                file.put(new byte[1]);
+            }
+            byte[] body = (byte[]) s[1];
+            table.i32((Integer) s[0]).i32(1).i64(file.position()).i64(body.length).i32(crc(body)).i32((Long) s[2]);
+            file.put(body);
+        }
+        long tableOff = file.position();
+        file.put(table.done());
+        long size = file.position();
+        // header, last
+        Out h = new Out(256);
+        h.bytes("MANAIMG1".getBytes(StandardCharsets.US_ASCII)).i32(1).i32(256).i64(size).i64(tableOff).i32(secs.size())
+                .i32(32).i32(PAGE).i32(mpiSection != null ? 1 : 0).i32(rank).i32(nranks).i32(generation).i32(pid)
+                .i64(timeNs).i64(mapped).i64(storedAll).i32(0).i32(0);
+        h.bytes(fixed(host, 64)).bytes(fixed(mpi, 16)).bytes(fixed(program, 80));
+        byte[] hdr = h.done();
+        long hc = crc(hdr);
+        ByteBuffer.wrap(hdr).order(ByteOrder.LITTLE_ENDIAN).putInt(88, (int) hc);
+        List<Object[]> parts = file.finish();
+        System.arraycopy(hdr, 0, (byte[]) parts.get(0)[1], 0, hdr.length);
+        return parts;
+    }
+
+    private static byte[] fixed(String s, int n) {
+        byte[] b = new byte[n];
+        byte[] v = s.getBytes(StandardCharsets.UTF_8);
+        System.arraycopy(v, 0, b, 0, Math.min(v.length, n - 1));
+        return b;
+    }
+
+    /** Writes the image; a huge region's payload becomes a hole (a sparse file). */
+    public Path write(Path p) throws IOException {
+        try (FileChannel ch = FileChannel.open(p, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
+            for (Object[] part : layout()) {
+                ByteBuffer b = ByteBuffer.wrap((byte[]) part[1]);
+                long pos = (Long) part[0];
+                while (b.hasRemaining()) {
+                    pos += ch.write(b, pos);
+                }
+            }
+        }
+        return p;
+    }
+
+    /** Recomputes the header CRC of a (mutated) image in place: for tests that change header fields. */
+    public static void fixHeaderCrc(byte[] img) {
+        ByteBuffer b = ByteBuffer.wrap(img).order(ByteOrder.LITTLE_ENDIAN);
+        b.putInt(88, 0);
+        CRC32C c = new CRC32C();
+        c.update(img, 0, 256);
+        b.putInt(88, (int) c.getValue());
+    }
+}
