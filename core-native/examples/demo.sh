@@ -88,7 +88,7 @@ want=$(tail -n 1 "$tmp/plain.out")
 # 2-3. Launch under the runtime.
 start_coordinator
 mkdir -m 0700 "$tmp/ckpt"
-say "launch: $MPIRUN bin/mana_launch --ckptdir \$TMP/ckpt heat $STEPS $DELAY_MS"
+say "launch: ${MPIRUN:+$MPIRUN }bin/mana_launch --ckptdir \$TMP/ckpt heat $STEPS $DELAY_MS"
 # No `timeout` in front: kill -9 must hit the program itself (the waits
 # below are bounded, and the trap kills it on any way out).
 $MPIRUN "$ROOT/bin/mana_launch" --ckptdir "$tmp/ckpt" "$EXAMPLE" "$STEPS" "$DELAY_MS" \
@@ -114,7 +114,7 @@ ls "$tmp"/ckpt/ckpt_rank_*/*.tmp >/dev/null 2>&1 && die "a *.tmp image was left 
 
 # 5. Restart from the image.
 start_coordinator
-say "restart: $MPIRUN bin/mana_restart --restartdir \$TMP/ckpt"
+say "restart: ${MPIRUN:+$MPIRUN }bin/mana_restart --restartdir \$TMP/ckpt"
 timeout 300 $MPIRUN "$ROOT/bin/mana_restart" --restartdir "$tmp/ckpt" \
     > "$tmp/restart.out" 2> "$tmp/restart.err"
 rc=$?
