@@ -157,8 +157,15 @@ mana_coord_t *mana_coord_connect(const struct mana_coord_addr *addr,
                                  int timeout_ms, int *rc, char *err, size_t errlen);
 
 /* The socket, for callers that poll() it with other descriptors.  Readable
- * means mana_coord_wait_event(c, 0, ...) has something to look at. */
+ * means mana_coord_wait_event(c, 0, ...) has something to look at.  Events
+ * that arrived while another call waited for its reply are already queued in
+ * the handle and do NOT make the socket readable: check
+ * mana_coord_pending() before sleeping in poll(). */
 int mana_coord_fd(const mana_coord_t *c);
+
+/* Number of queued events mana_coord_wait_event() will return without
+ * reading the socket. */
+int mana_coord_pending(const mana_coord_t *c);
 
 /* Code of the last ERROR frame received (0 if none). */
 int mana_coord_remote_code(const mana_coord_t *c);

@@ -237,6 +237,11 @@ int mana_coord_fd(const mana_coord_t *c)
     return c ? c->fd : -1;
 }
 
+int mana_coord_pending(const mana_coord_t *c)
+{
+    return c ? (int)c->qlen : 0;
+}
+
 int mana_coord_remote_code(const mana_coord_t *c)
 {
     return c ? c->remote_code : 0;

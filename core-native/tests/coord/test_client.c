@@ -214,7 +214,9 @@ static void t_sum(void)
         CHECK(mana_coord_collective(c, 5, 16, MANA_COORD_SUM, v, v, 2, 5000, err, sizeof err) == 0);
         CHECK(v[0] == 30 && v[1] == -6);
         struct mana_coord_event ev;
+        CHECK(mana_coord_pending(c) == 1);
         CHECK(mana_coord_wait_event(c, 0, &ev, err, sizeof err) == 0);
+        CHECK(mana_coord_pending(c) == 0);
         CHECK(ev.type == MANA_COORD_EV_CKPT_REQUEST && ev.generation == 6 && ev.flags == 1 &&
               !strcmp(ev.text, "/elsewhere"));
         CHECK(mana_coord_barrier(c, 6, 1, 5000, err, sizeof err) == 0);
