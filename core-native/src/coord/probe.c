@@ -5,6 +5,7 @@
  * rank does (phases 1-4 with a CKPT_WRITTEN) until killed or its time is up.
  * For tests and benchmarks of the coordinator and of this client.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -36,6 +37,19 @@ static double now_us(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/* A whole number in [lo, hi], or exit 2 with the usage. */
+static long num(const char *s, long lo, long hi)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi) {
+        fprintf(stderr, "mana_coord_probe: bad number '%s'\n", s);
+        exit(2);
+    }
+    return v;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -212,21 +226,21 @@ int main(int argc, char **argv)
     while ((ch = getopt_long(argc, argv, "h:p:s:j:r:n:k:q", lo, NULL)) != -1) {
         switch (ch) {
         case 'h': host = optarg; break;
-        case 'p': port = atoi(optarg); break;
+        case 'p': port = (int)num(optarg, 1, 65535); break;
         case 's': secret = optarg; break;
         case 'j': job = optarg; break;
-        case 'r': o.rank = atoi(optarg); break;
-        case 'n': o.nranks = atoi(optarg); break;
-        case 'k': o.count = atoi(optarg); break;
+        case 'r': o.rank = (int)num(optarg, 0, INT32_MAX); break;
+        case 'n': o.nranks = (int)num(optarg, 1, INT32_MAX); break;
+        case 'k': o.count = (int)num(optarg, 0, 100000000); break;
         case 'q': o.quiet = 1; break;
-        case 'g': o.gen = (uint32_t)strtoul(optarg, NULL, 10); break;
-        case 'P': o.phase = (uint16_t)atoi(optarg); break;
+        case 'g': o.gen = (uint32_t)num(optarg, 0, UINT32_MAX); break;
+        case 'P': o.phase = (uint16_t)num(optarg, 0, UINT16_MAX); break;
         case 'S': o.serve = 1; break;
-        case 'F': o.serve = 1; o.serve_for = atoi(optarg); break;
+        case 'F': o.serve = 1; o.serve_for = (int)num(optarg, 1, INT32_MAX); break;
         case 'f': o.fail_ckpt = 1; break;
-        case 'R': o.restarting = 1; restart_gen = (uint32_t)strtoul(optarg, NULL, 10); break;
+        case 'R': o.restarting = 1; restart_gen = (uint32_t)num(optarg, 0, UINT32_MAX); break;
         case 'd': o.ckptdir = optarg; break;
-        case 't': o.timeout_ms = atoi(optarg); break;
+        case 't': o.timeout_ms = (int)num(optarg, -1, INT32_MAX); break;
         case 'o':
             if (!strcmp(optarg, "barrier")) o.op = MANA_COORD_BARRIER;
             else if (!strcmp(optarg, "sum")) o.op = MANA_COORD_SUM;
@@ -237,7 +251,7 @@ int main(int argc, char **argv)
             break;
         case 'C': checkpoint = 1; break;
         case 'E': ckpt_exit = 1; break;
-        case 'I': set_interval = strtol(optarg, NULL, 10); break;
+        case 'I': set_interval = num(optarg, 0, UINT32_MAX); break;
         case 'H': fputs(usage, stdout); return 0;
         default: fputs(usage, stderr); return 2;
         }
