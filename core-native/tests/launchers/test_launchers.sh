@@ -85,6 +85,8 @@ expect "ckptdir created" 0 "MANA_CKPT_DIR=$tmp/work/ck1\$" -- clean_env "$L" --c
 expect "verbose" 0 "mana_launch: exec $root/bin/lower-half ./app x" -- clean_env "$L" --verbose ./app x
 expect "program on PATH" 0 "ARGS:/usr/bin/true" -- clean_env "$L" true
 expect "help" 0 "usage:" -- clean_env "$L" --help
+expect "MANA's --tmpdir accepted" 0 "ARGS:./app" -- clean_env "$L" --tmpdir /tmp --coord-logfile=/tmp/x ./app
+expect "--use-shadowlibs refused" 2 "not supported" -- clean_env "$L" --use-shadowlibs ./app
 # --- usage errors (2) and refusals (1)
 expect "no program" 2 "no program given" -- clean_env "$L"
 expect "bad port" 2 "bad port" -- clean_env "$L" -p 99999 ./app
