@@ -1,0 +1,56 @@
+package dev.mana.eclipse.internal.ui;
+
+import org.eclipse.jface.resource.ImageDescriptor;
+import org.eclipse.jface.resource.ImageRegistry;
+import org.eclipse.swt.graphics.Image;
+import org.eclipse.ui.plugin.AbstractUIPlugin;
+import org.osgi.framework.BundleContext;
+
+/** Activator of dev.mana.eclipse.ui: images and the plug-in's identity. */
+public final class ManaUIPlugin extends AbstractUIPlugin {
+    public static final String PLUGIN_ID = "dev.mana.eclipse.ui";
+
+    public static final String IMG_JOB = "icons/obj16/mana_job.png";
+    public static final String IMG_CHECKPOINT = "icons/etool16/checkpoint.png";
+    public static final String IMG_CHECKPOINT_STOP = "icons/etool16/checkpoint_stop.png";
+    public static final String IMG_RESTART = "icons/etool16/restart.png";
+    public static final String IMG_JOB_VIEW = "icons/eview16/job_view.png";
+    public static final String IMG_RANK_RUNNING = "icons/obj16/rank_running.png";
+    public static final String IMG_RANK_CHECKPOINTING = "icons/obj16/rank_checkpointing.png";
+    public static final String IMG_RANK_RESTARTING = "icons/obj16/rank_restarting.png";
+    public static final String IMG_RANK_EXITED = "icons/obj16/rank_exited.png";
+
+    private static ManaUIPlugin plugin;
+
+    @Override
+    public void start(BundleContext context) throws Exception {
+        super.start(context);
+        plugin = this;
+    }
+
+    @Override
+    public void stop(BundleContext context) throws Exception {
+        plugin = null;
+        super.stop(context);
+    }
+
+    public static ManaUIPlugin getDefault() {
+        return plugin;
+    }
+
+    @Override
+    protected void initializeImageRegistry(ImageRegistry reg) {
+        for (String k : new String[] {IMG_JOB, IMG_CHECKPOINT, IMG_CHECKPOINT_STOP, IMG_RESTART, IMG_JOB_VIEW,
+            IMG_RANK_RUNNING, IMG_RANK_CHECKPOINTING, IMG_RANK_RESTARTING, IMG_RANK_EXITED}) {
+            reg.put(k, imageDescriptorFromPlugin(PLUGIN_ID, k));
+        }
+    }
+
+    public static Image image(String key) {
+        return getDefault().getImageRegistry().get(key);
+    }
+
+    public static ImageDescriptor descriptor(String key) {
+        return getDefault().getImageRegistry().getDescriptor(key);
+    }
+}

@@ -1,0 +1,186 @@
+package dev.mana.eclipse.internal.ui.launch;
+
+import java.io.File;
+
+import org.eclipse.core.runtime.CoreException;
+import org.eclipse.core.variables.VariablesPlugin;
+import org.eclipse.debug.core.ILaunchConfiguration;
+import org.eclipse.debug.core.ILaunchConfigurationWorkingCopy;
+import org.eclipse.debug.ui.AbstractLaunchConfigurationTab;
+import org.eclipse.swt.SWT;
+import org.eclipse.swt.layout.GridData;
+import org.eclipse.swt.layout.GridLayout;
+import org.eclipse.swt.widgets.Button;
+import org.eclipse.swt.widgets.Composite;
+import org.eclipse.swt.widgets.Group;
+import org.eclipse.swt.widgets.Label;
+import org.eclipse.swt.widgets.Spinner;
+import org.eclipse.swt.widgets.Text;
+import org.eclipse.ui.PlatformUI;
+
+import dev.mana.eclipse.core.CheckpointDirectoryValidator;
+import dev.mana.eclipse.core.CheckpointValidation;
+import dev.mana.eclipse.core.ManaCore;
+import dev.mana.eclipse.core.ManaFormat;
+import dev.mana.eclipse.internal.ui.IManaHelpContexts;
+import dev.mana.eclipse.internal.ui.ManaUIPlugin;
+
+/** Checkpoint directory and interval; restart from a checkpoint. */
+public final class ManaCheckpointTab extends AbstractLaunchConfigurationTab {
+    Text directory;
+    Spinner interval;
+    Button timing;
+    Button restart;
+    Text restartDirectory;
+    Label restartStatus;
+    private String workingDirectory = "";
+    private int ranks = ManaCore.DEFAULT_RANKS;
+
+    @Override
+    public void createControl(Composite parent) {
+        Composite c = new Composite(parent, SWT.NONE);
+        c.setLayout(new GridLayout(1, false));
+        setControl(c);
+        PlatformUI.getWorkbench().getHelpSystem().setHelp(c, IManaHelpContexts.CHECKPOINT_TAB);
+
+        Group g = TabSupport.group(c, "Checkpoint &directory (ckpt_rank_N folders go here):", 1);
+        directory = TabSupport.text(g, 1, this::changed);
+        directory.setMessage("default: the working directory");
+        TabSupport.browseButtons(g, directory, true, "Choose the checkpoint directory");
+
+        Group i = TabSupport.group(c, "Checkpoints", 3);
+        new Label(i, SWT.NONE).setText("Checkpoint &every");
+        interval = new Spinner(i, SWT.BORDER);
+        interval.setMinimum(0);
+        interval.setMaximum(7 * 24 * 3600);
+        interval.addModifyListener(e -> changed());
+        new Label(i, SWT.NONE).setText("seconds (0 = only when asked: Run > Checkpoint Now)");
+        timing = new Button(i, SWT.CHECK);
+        timing.setText("Print checkpoint and restart &timings (--timing, MANA_TIMING)");
+        GridData span = new GridData();
+        span.horizontalSpan = 3;
+        timing.setLayoutData(span);
+        timing.addListener(SWT.Selection, e -> changed());
+
+        Group r = TabSupport.group(c, "Restart", 1);
+        restart = new Button(r, SWT.CHECK);
+        restart.setText("&Restart from a checkpoint (mana_restart) instead of starting the program");
+        restart.addListener(SWT.Selection, e -> changed());
+        new Label(r, SWT.NONE).setText("Checkpoint to restart &from (default: the checkpoint directory):");
+        restartDirectory = TabSupport.text(r, 1, this::changed);
+        TabSupport.browseButtons(r, restartDirectory, true, "Choose the checkpoint to restart from");
+        restartStatus = new Label(r, SWT.WRAP);
+        restartStatus.setLayoutData(new GridData(SWT.FILL, SWT.TOP, true, false));
+    }
+
+    private void changed() {
+        restartDirectory.setEnabled(restart.getSelection());
+        restartStatus.setText(describeRestart());
+        restartStatus.getParent().layout(true);
+        scheduleUpdateJob();
+        updateLaunchConfigurationDialog();
+    }
+
+    private File resolve(String path, String dflt) {
+        String p = path.isBlank() ? dflt : path;
+        try {
+            p = VariablesPlugin.getDefault().getStringVariableManager().performStringSubstitution(p, false);
+        } catch (CoreException e) {
+            return null;
+        }
+        File f = new File(p);
+        if (!f.isAbsolute() && !workingDirectory.isBlank()) {
+            f = new File(workingDirectory, p);
+        }
+        return f;
+    }
+
+    /** The validation of the directory a restart would use. */
+    CheckpointValidation restartValidation() {
+        File ck = resolve(directory.getText().trim(), workingDirectory);
+        File dir = resolve(restartDirectory.getText().trim(), ck == null ? "" : ck.getPath());
+        return dir == null ? null : CheckpointDirectoryValidator.validate(dir, ranks);
+    }
+
+    private String describeRestart() {
+        CheckpointValidation v = restartValidation();
+        if (v == null) {
+            return "";
+        }
+        if (v.isValid()) {
+            return "Checkpoint found in " + v.directory() + ": " + v.summary() + ", written "
+                + ManaFormat.time(v.lastModified()) + ".";
+        }
+        return restart.getSelection() ? v.summary() : "No usable checkpoint yet.";
+    }
+
+    @Override
+    public void setDefaults(ILaunchConfigurationWorkingCopy wc) {
+        wc.setAttribute(ManaCore.ATTR_CHECKPOINT_DIRECTORY, "");
+        wc.setAttribute(ManaCore.ATTR_CHECKPOINT_INTERVAL, 0);
+        wc.setAttribute(ManaCore.ATTR_RESTART, false);
+    }
+
+    @Override
+    public void initializeFrom(ILaunchConfiguration cfg) {
+        try {
+            workingDirectory = cfg.getAttribute(ManaCore.ATTR_WORKING_DIRECTORY, "");
+            if (workingDirectory.isBlank()) {
+                String p = cfg.getAttribute(ManaCore.ATTR_PROGRAM, "");
+                File parent = new File(p).getParentFile();
+                workingDirectory = parent == null ? "" : parent.getPath();
+            }
+            ranks = cfg.getAttribute(ManaCore.ATTR_RANKS, ManaCore.DEFAULT_RANKS);
+            directory.setText(cfg.getAttribute(ManaCore.ATTR_CHECKPOINT_DIRECTORY, ""));
+            interval.setSelection(cfg.getAttribute(ManaCore.ATTR_CHECKPOINT_INTERVAL, 0));
+            timing.setSelection(cfg.getAttribute(ManaCore.ATTR_TIMING, false));
+            restart.setSelection(cfg.getAttribute(ManaCore.ATTR_RESTART, false));
+            restartDirectory.setText(cfg.getAttribute(ManaCore.ATTR_RESTART_DIRECTORY, ""));
+            changed();
+        } catch (CoreException e) {
+            setErrorMessage(e.getMessage());
+        }
+    }
+
+    @Override
+    public void activated(ILaunchConfigurationWorkingCopy wc) {
+        initializeFrom(wc); // the Main and MPI tabs may have changed the working directory and ranks
+    }
+
+    @Override
+    public void performApply(ILaunchConfigurationWorkingCopy wc) {
+        wc.setAttribute(ManaCore.ATTR_CHECKPOINT_DIRECTORY, directory.getText().trim());
+        wc.setAttribute(ManaCore.ATTR_CHECKPOINT_INTERVAL, interval.getSelection());
+        wc.setAttribute(ManaCore.ATTR_TIMING, timing.getSelection());
+        wc.setAttribute(ManaCore.ATTR_RESTART, restart.getSelection());
+        wc.setAttribute(ManaCore.ATTR_RESTART_DIRECTORY, restartDirectory.getText().trim());
+    }
+
+    @Override
+    public boolean isValid(ILaunchConfiguration cfg) {
+        setErrorMessage(null);
+        if (restart.getSelection()) {
+            CheckpointValidation v = restartValidation();
+            if (v != null && !v.isValid()) {
+                setErrorMessage("Cannot restart: " + v.summary());
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public String getName() {
+        return "Checkpoints";
+    }
+
+    @Override
+    public String getId() {
+        return "dev.mana.eclipse.ui.checkpointTab";
+    }
+
+    @Override
+    public org.eclipse.swt.graphics.Image getImage() {
+        return ManaUIPlugin.image(ManaUIPlugin.IMG_CHECKPOINT);
+    }
+}

@@ -1,0 +1,136 @@
+package dev.mana.eclipse.internal.ui.launch;
+
+import java.io.File;
+
+import org.eclipse.core.runtime.CoreException;
+import org.eclipse.debug.core.ILaunchConfiguration;
+import org.eclipse.debug.core.ILaunchConfigurationWorkingCopy;
+import org.eclipse.debug.ui.AbstractLaunchConfigurationTab;
+import org.eclipse.swt.SWT;
+import org.eclipse.swt.graphics.Image;
+import org.eclipse.swt.layout.GridData;
+import org.eclipse.swt.layout.GridLayout;
+import org.eclipse.swt.widgets.Composite;
+import org.eclipse.swt.widgets.Group;
+import org.eclipse.swt.widgets.Text;
+import org.eclipse.ui.PlatformUI;
+
+import dev.mana.eclipse.core.ManaCore;
+import dev.mana.eclipse.internal.ui.IManaHelpContexts;
+import dev.mana.eclipse.internal.ui.ManaUIPlugin;
+
+/** Program, arguments and working directory. */
+public final class ManaMainTab extends AbstractLaunchConfigurationTab {
+    Text program;
+    Text arguments;
+    Text workingDirectory;
+
+    @Override
+    public void createControl(Composite parent) {
+        Composite c = new Composite(parent, SWT.NONE);
+        c.setLayout(new GridLayout(1, false));
+        setControl(c);
+        PlatformUI.getWorkbench().getHelpSystem().setHelp(c, IManaHelpContexts.MAIN_TAB);
+
+        Group g = TabSupport.group(c, "&Program:", 1);
+        program = TabSupport.text(g, 1, this::changed);
+        program.setMessage("the MPI executable, as built with mpicc");
+        program.setData("name", "program");
+        TabSupport.browseButtons(g, program, false, "Choose the MPI program");
+
+        Group a = TabSupport.group(c, "Program &arguments:", 1);
+        arguments = new Text(a, SWT.MULTI | SWT.WRAP | SWT.BORDER | SWT.V_SCROLL);
+        GridData gd = new GridData(SWT.FILL, SWT.FILL, true, false);
+        gd.heightHint = 60;
+        arguments.setLayoutData(gd);
+        arguments.addModifyListener(e -> changed());
+        arguments.setData("name", "arguments");
+        Composite vb = new Composite(a, SWT.NONE);
+        vb.setLayout(new GridLayout(1, false));
+        vb.setLayoutData(new GridData(SWT.END, SWT.TOP, true, false));
+        TabSupport.button(vb, "Var&iables...", () -> TabSupport.variables(arguments));
+
+        Group w = TabSupport.group(c, "&Working directory:", 1);
+        workingDirectory = TabSupport.text(w, 1, this::changed);
+        workingDirectory.setMessage("default: the program's folder");
+        workingDirectory.setData("name", "workingDirectory");
+        TabSupport.browseButtons(w, workingDirectory, true, "Choose the working directory");
+    }
+
+    private void changed() {
+        scheduleUpdateJob();
+        updateLaunchConfigurationDialog();
+    }
+
+    @Override
+    public void setDefaults(ILaunchConfigurationWorkingCopy wc) {
+        wc.setAttribute(ManaCore.ATTR_PROGRAM, "");
+        wc.setAttribute(ManaCore.ATTR_ARGUMENTS, "");
+        wc.setAttribute(ManaCore.ATTR_WORKING_DIRECTORY, "");
+    }
+
+    @Override
+    public void initializeFrom(ILaunchConfiguration cfg) {
+        try {
+            program.setText(cfg.getAttribute(ManaCore.ATTR_PROGRAM, ""));
+            arguments.setText(cfg.getAttribute(ManaCore.ATTR_ARGUMENTS, ""));
+            workingDirectory.setText(cfg.getAttribute(ManaCore.ATTR_WORKING_DIRECTORY, ""));
+        } catch (CoreException e) {
+            setErrorMessage(e.getMessage());
+        }
+    }
+
+    @Override
+    public void performApply(ILaunchConfigurationWorkingCopy wc) {
+        wc.setAttribute(ManaCore.ATTR_PROGRAM, program.getText().trim());
+        wc.setAttribute(ManaCore.ATTR_ARGUMENTS, arguments.getText());
+        wc.setAttribute(ManaCore.ATTR_WORKING_DIRECTORY, workingDirectory.getText().trim());
+    }
+
+    @Override
+    public boolean isValid(ILaunchConfiguration cfg) {
+        setErrorMessage(null);
+        setMessage(null);
+        String p = program.getText().trim();
+        if (p.isEmpty()) {
+            setMessage("Choose the MPI program to run under MANA.");
+            return false;
+        }
+        if (!p.contains("${")) {
+            File f = new File(p);
+            String wd = workingDirectory.getText().trim();
+            if (!f.isAbsolute() && !wd.isEmpty() && !wd.contains("${")) {
+                f = new File(wd, p);
+            }
+            if (f.isAbsolute() && !f.isFile()) {
+                setErrorMessage("The program " + f + " does not exist.");
+                return false;
+            }
+            if (f.isAbsolute() && !f.canExecute()) {
+                setErrorMessage("The program " + f + " is not executable.");
+                return false;
+            }
+        }
+        String wd = workingDirectory.getText().trim();
+        if (!wd.isEmpty() && !wd.contains("${") && !new File(wd).isDirectory()) {
+            setErrorMessage("The working directory " + wd + " does not exist.");
+            return false;
+        }
+        return true;
+    }
+
+    @Override
+    public String getName() {
+        return "Main";
+    }
+
+    @Override
+    public String getId() {
+        return "dev.mana.eclipse.ui.mainTab";
+    }
+
+    @Override
+    public Image getImage() {
+        return ManaUIPlugin.image(ManaUIPlugin.IMG_JOB);
+    }
+}

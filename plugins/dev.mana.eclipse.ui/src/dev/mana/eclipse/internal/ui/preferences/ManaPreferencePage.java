@@ -1,0 +1,179 @@
+package dev.mana.eclipse.internal.ui.preferences;
+
+import java.io.File;
+
+import org.eclipse.core.runtime.preferences.InstanceScope;
+import org.eclipse.jface.preference.PreferencePage;
+import org.eclipse.swt.SWT;
+import org.eclipse.swt.layout.GridData;
+import org.eclipse.swt.layout.GridLayout;
+import org.eclipse.swt.widgets.Button;
+import org.eclipse.swt.widgets.Combo;
+import org.eclipse.swt.widgets.Composite;
+import org.eclipse.swt.widgets.Control;
+import org.eclipse.swt.widgets.DirectoryDialog;
+import org.eclipse.swt.widgets.Group;
+import org.eclipse.swt.widgets.Label;
+import org.eclipse.swt.widgets.Spinner;
+import org.eclipse.swt.widgets.Text;
+import org.eclipse.ui.IWorkbench;
+import org.eclipse.ui.IWorkbenchPreferencePage;
+import org.eclipse.ui.PlatformUI;
+import org.osgi.service.prefs.BackingStoreException;
+
+import dev.mana.eclipse.core.ManaCore;
+import dev.mana.eclipse.core.ManaRuntime;
+import dev.mana.eclipse.core.MpiImplementation;
+import dev.mana.eclipse.core.MpiLauncher;
+import dev.mana.eclipse.core.RuntimeCheck;
+import dev.mana.eclipse.internal.ui.IManaHelpContexts;
+
+/**
+ * Preferences &gt; MANA: which runtime to use (the bundled one, or another install with bin/ and lib/),
+ * a check that says what is missing, and how often the MANA Job view refreshes.
+ */
+public final class ManaPreferencePage extends PreferencePage implements IWorkbenchPreferencePage {
+    Button bundled;
+    Button other;
+    Text location;
+    Button browse;
+    Combo mpi;
+    Text report;
+    Spinner poll;
+
+    @Override
+    public void init(IWorkbench workbench) {
+        setDescription("The MANA runtime runs your MPI jobs with checkpointing (mana_launch, mana_restart).");
+    }
+
+    @Override
+    protected Control createContents(Composite parent) {
+        Composite c = new Composite(parent, SWT.NONE);
+        c.setLayout(new GridLayout(1, false));
+        PlatformUI.getWorkbench().getHelpSystem().setHelp(c, IManaHelpContexts.PREFERENCE_PAGE);
+
+        Group g = new Group(c, SWT.NONE);
+        g.setText("Runtime");
+        g.setLayout(new GridLayout(3, false));
+        g.setLayoutData(new GridData(SWT.FILL, SWT.TOP, true, false));
+        bundled = new Button(g, SWT.RADIO);
+        File b = ManaRuntime.bundled();
+        bundled.setText("&Bundled runtime" + (b == null ? " (not installed)" : " (" + b + ")"));
+        bundled.setLayoutData(span(3));
+        other = new Button(g, SWT.RADIO);
+        other.setText("&Another installation:");
+        location = new Text(g, SWT.BORDER);
+        location.setLayoutData(new GridData(SWT.FILL, SWT.CENTER, true, false));
+        location.setMessage("a folder with bin/mana_launch and lib/libmana.so");
+        browse = new Button(g, SWT.PUSH);
+        browse.setText("B&rowse...");
+        browse.addListener(SWT.Selection, e -> {
+            DirectoryDialog d = new DirectoryDialog(getShell());
+            d.setFilterPath(location.getText());
+            String p = d.open();
+            if (p != null) {
+                location.setText(p);
+            }
+        });
+
+        Group k = new Group(c, SWT.NONE);
+        k.setText("Check");
+        k.setLayout(new GridLayout(3, false));
+        k.setLayoutData(new GridData(SWT.FILL, SWT.FILL, true, true));
+        new Label(k, SWT.NONE).setText("Check with &MPI:");
+        mpi = new Combo(k, SWT.READ_ONLY);
+        for (MpiImplementation m : MpiImplementation.values()) {
+            mpi.add(m.label());
+        }
+        mpi.select(0);
+        Button check = new Button(k, SWT.PUSH);
+        check.setText("&Check Runtime");
+        check.addListener(SWT.Selection, e -> runCheck());
+        report = new Text(k, SWT.MULTI | SWT.READ_ONLY | SWT.WRAP | SWT.BORDER | SWT.V_SCROLL);
+        GridData rg = new GridData(SWT.FILL, SWT.FILL, true, true);
+        rg.horizontalSpan = 3;
+        rg.heightHint = 110;
+        rg.widthHint = 420;
+        report.setLayoutData(rg);
+
+        Composite p = new Composite(c, SWT.NONE);
+        p.setLayout(new GridLayout(3, false));
+        new Label(p, SWT.NONE).setText("Refresh the MANA Job view every");
+        poll = new Spinner(p, SWT.BORDER);
+        poll.setMinimum(100);
+        poll.setMaximum(60000);
+        poll.setIncrement(100);
+        new Label(p, SWT.NONE).setText("ms (for jobs launched from now on)");
+
+        String loc = ManaRuntime.preferences().get(ManaCore.PREF_RUNTIME_LOCATION, "");
+        other.setSelection(!loc.isBlank());
+        bundled.setSelection(loc.isBlank());
+        location.setText(loc);
+        poll.setSelection((int) ManaRuntime.preferences().getLong(ManaCore.PREF_POLL_MILLIS, 500));
+        bundled.addListener(SWT.Selection, e -> update());
+        other.addListener(SWT.Selection, e -> update());
+        location.addModifyListener(e -> update());
+        update();
+        runCheck();
+        return c;
+    }
+
+    private static GridData span(int n) {
+        GridData gd = new GridData();
+        gd.horizontalSpan = n;
+        return gd;
+    }
+
+    private File chosen() {
+        return other.getSelection() ? new File(location.getText().trim()) : ManaRuntime.bundled();
+    }
+
+    private void update() {
+        location.setEnabled(other.getSelection());
+        browse.setEnabled(other.getSelection());
+        if (other.getSelection() && !location.getText().isBlank()
+            && !new File(location.getText().trim(), "bin/mana_launch").isFile()) {
+            setErrorMessage("No bin/mana_launch in " + location.getText().trim());
+            setValid(false);
+        } else {
+            setErrorMessage(null);
+            setValid(true);
+        }
+    }
+
+    /** Checks the chosen runtime and MPI, and shows what is missing. */
+    public RuntimeCheck runCheck() {
+        RuntimeCheck r = ManaRuntime.check(chosen(), MpiImplementation.values()[mpi.getSelectionIndex()],
+            MpiLauncher.MPIRUN, null);
+        report.setText(r.report());
+        return r;
+    }
+
+    @Override
+    protected void performDefaults() {
+        bundled.setSelection(true);
+        other.setSelection(false);
+        location.setText("");
+        poll.setSelection(500);
+        update();
+        super.performDefaults();
+    }
+
+    @Override
+    public boolean performOk() {
+        var prefs = InstanceScope.INSTANCE.getNode(ManaCore.PLUGIN_ID);
+        if (other.getSelection() && !location.getText().isBlank()) {
+            prefs.put(ManaCore.PREF_RUNTIME_LOCATION, location.getText().trim());
+        } else {
+            prefs.remove(ManaCore.PREF_RUNTIME_LOCATION);
+        }
+        prefs.putLong(ManaCore.PREF_POLL_MILLIS, poll.getSelection());
+        try {
+            prefs.flush();
+        } catch (BackingStoreException e) {
+            setErrorMessage(e.getMessage());
+            return false;
+        }
+        return true;
+    }
+}
