@@ -11,9 +11,9 @@
 # Prints PASS or FAIL and exits 0 or 1.  Everything has a timeout; the
 # temporary directory and every process started here go away on exit.
 #
-# Environment: MANA_DEMO_MPIRUN (empty for the non-MPI example; e.g.
-# "mpirun -n 2" once the example is an MPI program), MANA_DEMO_STEPS (60),
-# MANA_DEMO_KEEP=1 keeps the temporary directory.
+# Environment: MANA_DEMO_MPIRUN (empty: the non-MPI example, heat.c; e.g.
+# "mpirun -n 2": the MPI example, heat_mpi.c, under that launcher),
+# MANA_DEMO_STEPS (60), MANA_DEMO_KEEP=1 keeps the temporary directory.
 set -u
 
 ROOT=$(cd "$(dirname -- "$(readlink -f -- "$0")")/../.." && pwd -P)
@@ -26,11 +26,17 @@ say() { printf '%s\n' "demo: $*"; }
 die() { printf '%s\n' "demo: $*" >&2; say "FAIL"; exit 1; }
 
 # The example, built by CMake; compiled here if the build has not made it.
-EXAMPLE=$ROOT/core-native/build/examples/heat
+# Under an MPI launcher it is the MPI version (same output, same result).
+if [ -n "$MPIRUN" ]; then name=heat_mpi cc=mpicc; else name=heat cc=cc; fi
+EXAMPLE=$ROOT/core-native/build/examples/$name
 tmp=$(mktemp -d /tmp/mana_demo.XXXXXX) || die "cannot create a temporary directory"
 if [ ! -x "$EXAMPLE" ]; then
-    cc -O2 -o "$tmp/heat" "$ROOT/core-native/examples/heat.c" || die "cannot build the example"
-    EXAMPLE=$tmp/heat
+    $cc -O2 -o "$tmp/$name" "$ROOT/core-native/examples/$name.c" || die "cannot build the example"
+    EXAMPLE=$tmp/$name
+fi
+# Open MPI refuses to run as root without these (harmless otherwise).
+if [ -n "$MPIRUN" ] && [ "$(id -u)" = 0 ]; then
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
 for t in mana_coordinator mana_launch mana_restart mana_status; do
     [ -x "$ROOT/bin/$t" ] || die "$ROOT/bin/$t missing: run make build first"
@@ -81,14 +87,14 @@ export MANA_RC="$tmp/mana.rc"
 unset MANA_COORD_HOST MANA_COORD_PORT MANA_COORD_SECRET DMTCP_COORD_HOST DMTCP_COORD_PORT
 
 # 1. The reference: an uninterrupted run without the runtime.
-say "uninterrupted run of $(basename "$EXAMPLE") $STEPS steps (no runtime) ..."
+say "uninterrupted run of ${MPIRUN:+$MPIRUN }$(basename "$EXAMPLE") $STEPS steps (no runtime) ..."
 timeout 120 $MPIRUN "$EXAMPLE" "$STEPS" 0 > "$tmp/plain.out" 2>&1 || die "the plain run failed"
 want=$(tail -n 1 "$tmp/plain.out")
 
 # 2-3. Launch under the runtime.
 start_coordinator
 mkdir -m 0700 "$tmp/ckpt"
-say "launch: ${MPIRUN:+$MPIRUN }bin/mana_launch --ckptdir \$TMP/ckpt heat $STEPS $DELAY_MS"
+say "launch: ${MPIRUN:+$MPIRUN }bin/mana_launch --ckptdir \$TMP/ckpt $name $STEPS $DELAY_MS"
 # No `timeout` in front: kill -9 must hit the program itself (the waits
 # below are bounded, and the trap kills it on any way out).
 $MPIRUN "$ROOT/bin/mana_launch" --ckptdir "$tmp/ckpt" "$EXAMPLE" "$STEPS" "$DELAY_MS" \
