@@ -10,11 +10,14 @@ import java.util.List;
  * @param regionsChecked    regions whose payload checksum (or structure, for DMTCP) was checked
  * @param sectionsChecked   sections whose checksum was checked
  * @param checksums         whether the format has checksums (DMTCP v4 has none: structure only)
+ * @param notes             observations that do not make the image unsound (e.g. a header total that
+ *                          counts regions differently from the reader)
  */
 public record VerifyReport(List<Problem> problems, long bytesRead, int regionsChecked,
-                           int sectionsChecked, boolean checksums) {
+                           int sectionsChecked, boolean checksums, List<String> notes) {
     public VerifyReport {
         problems = List.copyOf(problems);
+        notes = List.copyOf(notes);
     }
 
     public boolean ok() {

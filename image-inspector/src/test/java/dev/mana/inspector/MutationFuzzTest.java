@@ -27,6 +27,9 @@ class MutationFuzzTest {
     static final int MANA_CASES = 3000;
     static final int DMTCP_CASES = 1500;
     static final int GZIP_CASES = 800;
+    /** Each test stops trying new cases after this long (a loaded machine), having run at least MIN_CASES. */
+    static final long BUDGET_NS = 40_000_000_000L;
+    static final int MIN_CASES = 300;
     static final long[] EXTREMES = {0, 1, -1, Long.MAX_VALUE, Long.MIN_VALUE, 0xffffffffL, 0x7fffffffL, 0x80000000L,
         1L << 40, 4096, 4095};
 
@@ -169,7 +172,8 @@ class MutationFuzzTest {
         byte[][] bases = {TestManaImage.sample(1).bytes(), TestManaImage.sample(2).bytes()};
         Path p = tmp.resolve("fuzz.mana");
         int detected = 0;
-        for (int i = 0; i < MANA_CASES; i++) {
+        long deadline = System.nanoTime() + BUDGET_NS;
+        for (int i = 0; i < MANA_CASES && (i < MIN_CASES || System.nanoTime() < deadline); i++) {
             byte[] base = bases[i % bases.length];
             StringBuilder what = new StringBuilder("mana case " + i + " ");
             byte[] m = mutate(base, rnd, manaMeta(base), what);
@@ -193,7 +197,7 @@ class MutationFuzzTest {
                 CliProbe.assertOneLineOrSuccess(p, w);
             }
         }
-        assertTrue(detected > MANA_CASES * 9 / 10, "detected " + detected);
+        assertTrue(detected > MIN_CASES * 9 / 10, "detected " + detected);
     }
 
     @Test
@@ -203,7 +207,8 @@ class MutationFuzzTest {
         // metadata: the two file headers and every region header
         int[] meta = dmtcpMeta(base);
         Path p = tmp.resolve("fuzz.dmtcp");
-        for (int i = 0; i < DMTCP_CASES; i++) {
+        long deadline = System.nanoTime() + BUDGET_NS;
+        for (int i = 0; i < DMTCP_CASES && (i < MIN_CASES || System.nanoTime() < deadline); i++) {
             StringBuilder what = new StringBuilder("dmtcp case " + i + " ");
             byte[] m = mutate(base, rnd, meta, what);
             Files.write(p, m);
@@ -222,7 +227,8 @@ class MutationFuzzTest {
         Random rnd = new Random(SEED + 2);
         byte[] base = TestDmtcpImage.gzip(TestDmtcpImage.sample(6).bytes());
         Path p = tmp.resolve("fuzz.dmtcp.gz");
-        for (int i = 0; i < GZIP_CASES; i++) {
+        long deadline = System.nanoTime() + BUDGET_NS;
+        for (int i = 0; i < GZIP_CASES && (i < MIN_CASES || System.nanoTime() < deadline); i++) {
             StringBuilder what = new StringBuilder("gzip case " + i + " ");
             byte[] m = mutate(base, rnd, new int[] {0, 64}, what);
             Files.write(p, m);

@@ -324,6 +324,22 @@ public final class ManaInspect implements Callable<Integer> {
                 .put("runs", r.runCount());
     }
 
+    static String notSaved(MemoryRegion r) {
+        if (r.half() == dev.mana.inspector.Half.LOWER) {
+            return "lower half: not saved";
+        }
+        if (r.half() == dev.mana.inspector.Half.KERNEL) {
+            return "kernel: not saved";
+        }
+        if (r.flagNames().contains("guard")) {
+            return "guard: restored empty";
+        }
+        if (r.shared() && r.flagNames().contains("file")) {
+            return "shared file: contents in the file";
+        }
+        return "not saved";
+    }
+
     static String displayName(MemoryRegion r) {
         return r.name().isEmpty() ? "[anon]" : r.name();
     }
@@ -349,11 +365,11 @@ public final class ManaInspect implements Callable<Integer> {
                     .put("regions", list).put("mapped_bytes", mapped).put("stored_bytes", stored).put("zero_bytes", zero));
             return 0;
         }
-        out.printf("%-33s %-4s %-6s %-3s %7s %7s %7s  %s%n", "START-END", "PERM", "HALF", "ANN", "MAPPED", "STORED", "ZERO", "NAME");
+        out.printf("%-33s %-4s %-6s %-4s %7s %7s %7s  %s%n", "START-END", "PERM", "HALF", "TYPE", "MAPPED", "STORED", "ZERO", "NAME");
         for (MemoryRegion r : rs) {
-            String kind = r.anonymous() ? "ano" : r.name().startsWith("/") ? "fil" : "   ";
-            String note = r.saved() ? "" : "  (not saved)";
-            out.printf("%016x-%016x %s %-6s %-3s %7s %7s %7s  %s%s%n", r.start(), r.end(), r.permissions(),
+            String kind = r.anonymous() ? "anon" : r.name().startsWith("/") ? "file" : "-";
+            String note = r.saved() ? "" : "  (" + notSaved(r) + ")";
+            out.printf("%016x-%016x %s %-6s %-4s %7s %7s %7s  %s%s%n", r.start(), r.end(), r.permissions(),
                     r.half().label(), kind, shortSize(r.mappedBytes()), shortSize(r.storedBytes()),
                     shortSize(r.zeroBytes()), displayName(r), note);
         }
@@ -598,10 +614,15 @@ public final class ManaInspect implements Callable<Integer> {
                         .put("exit_status", worst == null ? 0 : worst.exitStatus())
                         .put("checksums", r.checksums()).put("regions_checked", r.regionsChecked())
                         .put("sections_checked", r.sectionsChecked()).put("bytes_read", r.bytesRead())
-                        .put("seconds", s).put("problems", ps));
+                        .put("seconds", s).put("problems", ps).put("notes", r.notes()));
             } else {
                 for (Problem p : r.problems()) {
                     out.println(p);
+                }
+                if (!quiet) {
+                    for (String n : r.notes()) {
+                        out.println("note: " + n);
+                    }
                 }
                 if (!quiet || !r.ok()) {
                     out.printf(Locale.ROOT, "%s: %s: %d regions, %d sections%s checked; %s read in %.2f s (%.0f MB/s)%n",

@@ -566,7 +566,7 @@ public final class DmtcpImageReader implements DmtcpImage {
         if (progress != null) {
             progress.accept(size);
         }
-        return new VerifyReport(problems, read, rs.size(), 0, false);
+        return new VerifyReport(problems, read, rs.size(), 0, false, List.of());
     }
 
     @Override

@@ -69,6 +69,7 @@ public final class ManaImageReader implements ManaImage {
     private List<MemoryRegion> regions;
     private long[][] runPrefix;
     private List<Problem> memoryProblems;
+    private List<String> memoryNotes;
     private List<ThreadInfo> threads;
     private List<OpenFile> files;
     private SignalState signals;
@@ -357,9 +358,15 @@ public final class ManaImageReader implements ManaImage {
         return Half.UPPER;
     }
 
-    /** Regions whose contents the image saves: everything but lower half, vdso/vvar and guards. */
-    static boolean savedKind(int flags) {
-        return (flags & (REG_LOWER | REG_VDSO | REG_VVAR | REG_GUARD)) == 0;
+    /**
+     * Regions whose contents the image saves: everything but lower half, vdso/vvar, guards, and shared
+     * file mappings stored without payload (the file holds their data; the C writer stores none).
+     */
+    static boolean savedKind(int flags, long stored) {
+        if ((flags & (REG_LOWER | REG_VDSO | REG_VVAR | REG_GUARD)) != 0) {
+            return false;
+        }
+        return !((flags & REG_SHARED) != 0 && (flags & REG_FILE) != 0 && stored == 0);
     }
 
     @Override
@@ -375,7 +382,9 @@ public final class ManaImageReader implements ManaImage {
             List<MemoryRegion> out = new ArrayList<>((int) count);
             long[][] prefixes = new long[(int) count][];
             List<Problem> problems = new ArrayList<>();
+            List<String> notes = new ArrayList<>();
             long payloadLimit = metadataStart();
+            long mappedWithPayload = 0;
             long prevEnd = 0;
             long sumMapped = 0;
             long sumStored = 0;
@@ -428,7 +437,7 @@ public final class ManaImageReader implements ManaImage {
                     runs = new long[0];
                     prefix = null;
                 }
-                boolean saved = savedKind(flags);
+                boolean saved = savedKind(flags, stored);
                 long mapped = Long.compareUnsigned(endAddr, start) > 0 ? endAddr - start : 0;
                 // consistency (reported by verify; the map still shows the region)
                 if ((start & (PAGE - 1)) != 0 || (endAddr & (PAGE - 1)) != 0 || Long.compareUnsigned(endAddr, start) <= 0) {
@@ -461,6 +470,9 @@ public final class ManaImageReader implements ManaImage {
                 }
                 if (saved) {
                     sumMapped += mapped;
+                    if (stored > 0) {
+                        mappedWithPayload += mapped;
+                    }
                 }
                 sumStored += stored;
                 MemoryRegion.Builder b = MemoryRegion.builder().index(i).range(start, endAddr).prot(prot)
@@ -482,14 +494,18 @@ public final class ManaImageReader implements ManaImage {
             }
             end(c, "MEMORY");
             if (sumMapped != header.mappedBytes()) {
-                problems.add(new Problem(ErrorKind.MALFORMED, String.format(
-                        "header: mapped_bytes %d, the saved regions map %d", header.mappedBytes(), sumMapped)));
+                // The header is CRC-protected, so this is a difference in counting, not damage: the
+                // writer leaves regions out (its own work area) that carry no flag saying so.
+                notes.add(String.format("header mapped_bytes is %d; the saved regions map %d (%d of it in regions"
+                        + " with stored pages): the writer counts regions differently", header.mappedBytes(), sumMapped,
+                        mappedWithPayload));
             }
             if (sumStored != header.storedBytes()) {
                 problems.add(new Problem(ErrorKind.MALFORMED, String.format(
                         "header: stored_bytes %d, the regions store %d", header.storedBytes(), sumStored)));
             }
             memoryProblems = problems;
+            memoryNotes = notes;
             runPrefix = prefixes;
             regions = Collections.unmodifiableList(out);
         }
@@ -776,7 +792,8 @@ public final class ManaImageReader implements ManaImage {
             }
         }
         long read = SequentialVerifier.run(ch, size, extents, progress);
-        return new VerifyReport(problems, read, regionsChecked, sectionsChecked, true);
+        return new VerifyReport(problems, read, regionsChecked, sectionsChecked, true,
+                memoryNotes == null ? List.of() : memoryNotes);
     }
 
     private static SequentialVerifier.Extent crcExtent(long s, long e, long expect, String what, List<Problem> problems) {

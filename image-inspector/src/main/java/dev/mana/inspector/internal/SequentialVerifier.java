@@ -5,20 +5,24 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
 
 /**
- * Reads a file once, front to back, in large chunks on a reader thread (so the disk stays busy while
- * the caller's thread checksums), and hands every byte range to the extents that cover it.
- * Memory: {@link #BUFFERS} direct buffers of {@link #CHUNK} bytes, off the Java heap.
+ * Reads a file once, front to back, in large chunks on reader threads (several reads in flight, so the
+ * disk stays busy while the caller's thread checksums), and hands every byte range, in file order, to
+ * the extents that cover it. Memory: {@link #BUFFERS} direct buffers of {@link #CHUNK} bytes, off the
+ * Java heap.
  */
 final class SequentialVerifier {
-    static final int CHUNK = 8 << 20;
-    static final int BUFFERS = 4;
+    /** Read size; the system property mana.inspect.chunkMiB overrides it (benchmarking). */
+    static final int CHUNK = Integer.getInteger("mana.inspect.chunkMiB", 8) << 20;
+    /** Reads in flight: more than one keeps a virtual disk's queue busy (property mana.inspect.readers). */
+    static final int READERS = Math.max(1, Integer.getInteger("mana.inspect.readers", 2));
+    static final int BUFFERS = READERS + 3;
 
     /** Receives the bytes of [start, end) of the file, in order, in pieces. */
     abstract static class Extent {
@@ -35,18 +39,6 @@ final class SequentialVerifier {
 
         /** Called once all bytes were delivered. */
         abstract void finish();
-    }
-
-    private static final class Chunk {
-        final long pos;
-        final ByteBuffer buf;
-        final IOException error;
-
-        Chunk(long pos, ByteBuffer buf, IOException error) {
-            this.pos = pos;
-            this.buf = buf;
-            this.error = error;
-        }
     }
 
     private SequentialVerifier() {
@@ -80,63 +72,90 @@ final class SequentialVerifier {
         if (size <= CHUNK) {
             return small(ch, size, sorted, progress);
         }
-        BlockingQueue<ByteBuffer> free = new ArrayBlockingQueue<>(BUFFERS);
-        BlockingQueue<Chunk> full = new ArrayBlockingQueue<>(BUFFERS + 1);
-        for (int i = 0; i < BUFFERS; i++) {
-            free.add(ByteBuffer.allocateDirect((int) Math.min(CHUNK, Math.max(4096, size))));
+        int chunk = CHUNK;
+        long nChunks = (size + chunk - 1) / chunk;
+        int slots = BUFFERS;
+        ByteBuffer[] bufs = new ByteBuffer[slots];
+        IOException[] errors = new IOException[slots];
+        // slot s holds chunk k (k % slots == s); ready[s] = the chunk it holds, once read.
+        // A reader may fill slot s for chunk k only after chunk k - slots was consumed.
+        long[] ready = new long[slots];
+        Arrays.fill(ready, -1);
+        long[] consumed = {0};
+        Object lock = new Object();
+        for (int i = 0; i < slots; i++) {
+            bufs[i] = ByteBuffer.allocateDirect(chunk);
         }
-        Thread reader = new Thread(() -> {
-            long pos = 0;
-            try {
-                while (pos < size) {
-                    ByteBuffer b = free.take();
-                    b.clear();
-                    int want = (int) Math.min(b.capacity(), size - pos);
-                    b.limit(want);
-                    try {
-                        while (b.hasRemaining()) {
-                            int n = ch.read(b, pos + b.position());
-                            if (n < 0) {
-                                throw new java.io.EOFException("file ended at " + (pos + b.position()));
+        AtomicLong next = new AtomicLong();
+        List<Thread> readers = new ArrayList<>();
+        for (int j = 0; j < READERS; j++) {
+            Thread t = new Thread(() -> {
+                try {
+                    for (long k = next.getAndIncrement(); k < nChunks; k = next.getAndIncrement()) {
+                        int s = (int) (k % slots);
+                        synchronized (lock) {
+                            while (consumed[0] < k - slots + 1) {
+                                lock.wait();
                             }
                         }
-                    } catch (IOException e) {
-                        full.put(new Chunk(pos, null, e));
-                        return;
+                        ByteBuffer b = bufs[s];
+                        long pos = k * chunk;
+                        b.clear();
+                        b.limit((int) Math.min(chunk, size - pos));
+                        try {
+                            while (b.hasRemaining()) {
+                                int n = ch.read(b, pos + b.position());
+                                if (n < 0) {
+                                    throw new java.io.EOFException("file ended at " + (pos + b.position()));
+                                }
+                            }
+                            b.flip();
+                        } catch (IOException e) {
+                            errors[s] = e;
+                        }
+                        synchronized (lock) {
+                            ready[s] = k;
+                            lock.notifyAll();
+                        }
                     }
-                    b.flip();
-                    full.put(new Chunk(pos, b, null));
-                    pos += want;
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
                 }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "mana-inspect-verify-reader");
-        reader.setDaemon(true);
-        reader.start();
+            }, "mana-inspect-verify-reader-" + j);
+            t.setDaemon(true);
+            t.start();
+            readers.add(t);
+        }
         long done = 0;
-        int next = 0;
+        int nextExtent = 0;
         List<Extent> active = new ArrayList<>();
         try {
-            while (done < size) {
-                Chunk c = full.take();
-                if (c.error != null) {
-                    if (c.error instanceof java.io.EOFException) {
-                        throw Fail.truncated("%s (the file shrank while it was read)", c.error.getMessage());
+            for (long k = 0; k < nChunks; k++) {
+                int s = (int) (k % slots);
+                synchronized (lock) {
+                    while (ready[s] != k) {
+                        lock.wait();
                     }
-                    throw Fail.io("read at offset " + c.pos, c.error);
                 }
-                long cStart = c.pos;
-                long cEnd = c.pos + c.buf.limit();
-                while (next < sorted.size() && sorted.get(next).start < cEnd) {
-                    active.add(sorted.get(next++));
+                if (errors[s] != null) {
+                    IOException e = errors[s];
+                    if (e instanceof java.io.EOFException) {
+                        throw Fail.truncated("%s (the file shrank while it was read)", e.getMessage());
+                    }
+                    throw Fail.io("read at offset " + k * chunk, e);
+                }
+                ByteBuffer buf = bufs[s];
+                long cStart = k * chunk;
+                long cEnd = cStart + buf.limit();
+                while (nextExtent < sorted.size() && sorted.get(nextExtent).start < cEnd) {
+                    active.add(sorted.get(nextExtent++));
                 }
                 for (int i = 0; i < active.size(); i++) {
                     Extent e = active.get(i);
-                    long s = Math.max(e.start, cStart);
+                    long a = Math.max(e.start, cStart);
                     long t = Math.min(e.end, cEnd);
-                    if (s < t) {
-                        e.accept(s, c.buf.slice((int) (s - cStart), (int) (t - s)));
+                    if (a < t) {
+                        e.accept(a, buf.slice((int) (a - cStart), (int) (t - a)));
                     }
                     if (e.end <= cEnd) {
                         e.finish();
@@ -144,7 +163,10 @@ final class SequentialVerifier {
                     }
                 }
                 done = cEnd;
-                free.put(c.buf);
+                synchronized (lock) {
+                    consumed[0] = k + 1;
+                    lock.notifyAll();
+                }
                 if (progress != null) {
                     progress.accept(done);
                 }
@@ -153,7 +175,9 @@ final class SequentialVerifier {
             Thread.currentThread().interrupt();
             throw Fail.io("verify", e);
         } finally {
-            reader.interrupt();
+            for (Thread t : readers) {
+                t.interrupt();
+            }
         }
         // extents reaching past the end of the file (the caller checked bounds; be safe)
         for (Extent e : active) {

@@ -83,8 +83,8 @@ class ManaInspectCliTest {
     @Test
     void textViews() {
         Result map = run("map", img.toString());
-        assertTrue(map.out().contains("0000555555600000-0000555555608000 rw-p upper  ano     32K     12K     20K  [heap]"), map.out());
-        assertTrue(map.out().contains("(not saved)"));
+        assertTrue(map.out().contains("0000555555600000-0000555555608000 rw-p upper  anon     32K     12K     20K  [heap]"), map.out());
+        assertTrue(map.out().contains("(lower half: not saved)"));
         assertTrue(run("threads", img.toString()).out().contains("thread 4242 (main)"));
         assertTrue(run("files", img.toString()).out().contains("/home/user/out.txt"));
         assertTrue(run("signals", img.toString()).out().contains("SIGPIPE      SIG_IGN"));

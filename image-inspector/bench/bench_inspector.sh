@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# bench_inspector.sh: mana_inspect on a 4 GiB image (our format v1).
+#   summary and memory map: wall time and peak heap (targets: < 1 s, < 100 MiB heap)
+#   verify: wall time, throughput, peak heap; against the disk's sequential read throughput measured
+#           in the same run on the same file (target: verify >= 0.8 x disk)
+# Prints a human table, then ONE JSON object as the last line.
+#
+# Honesty notes: the image is written with real bytes (no holes: a sparse file reads from nothing);
+# before every cold measurement the page cache is dropped (needs root; otherwise the numbers are warm
+# and "cache" says so). Disk read = `dd bs=8M` of the same image, cold. Each cold pair (dd, verify)
+# runs TRIALS times, alternating, and medians are reported (this VM's disk varies run to run).
+# Times are wall clock of the whole command, JVM start included. The image is removed at the end.
+#
+# Env: BENCH_DIR (default: a fresh directory under /var/tmp), BENCH_GIB (default 4), TRIALS (default 3).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+INSPECT="$ROOT/bin/mana_inspect"
+GIB="${BENCH_GIB:-4}"
+TRIALS="${TRIALS:-3}"
+[ -x "$INSPECT" ] || { echo "bench_inspector: $INSPECT missing (run make build)" >&2; exit 1; }
+DIR="${BENCH_DIR:-$(mktemp -d /var/tmp/mana-inspect-bench.XXXXXX)}"
+mkdir -p "$DIR"
+IMG="$DIR/ckpt_big_gen1.mana"
+cleanup() { rm -f "$IMG" "$DIR"/*.out; rmdir "$DIR" 2>/dev/null || true; }
+trap cleanup EXIT
+
+avail_kb=$(df -Pk "$DIR" | awk 'NR==2 {print $4}')
+need_kb=$(( (GIB * 1024 + 512) * 1024 ))
+if [ "$avail_kb" -lt "$need_kb" ]; then
+  echo "bench_inspector: $DIR has $((avail_kb / 1024)) MiB free, needs $((need_kb / 1024))" >&2; exit 1
+fi
+
+CACHE=dropped
+drop() {
+  sync
+  if ! { echo 3 > /proc/sys/vm/drop_caches; } 2>/dev/null; then CACHE=warm; fi
+}
+now() { date +%s%N; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b - a) / 1e9 }'; }
+median() { tr ' ' '\n' | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+# runs mana_inspect with heap stats; sets WALL (s) and HEAP (MiB)
+timed() {
+  local t0 t1 out
+  out="$DIR/$1.out"; shift
+  t0=$(now)
+  MANA_INSPECT_STATS=1 "$INSPECT" "$@" >"$out" 2>"$out.err" || { cat "$out" "$out.err" >&2; exit 1; }
+  t1=$(now)
+  WALL=$(secs "$t0" "$t1")
+  HEAP=$(sed -n 's/.*heap_peak_mb=\([0-9.]*\).*/\1/p' "$out.err" | tail -1)
+}
+
+echo "bench_inspector: writing a ${GIB} GiB image to $IMG (real bytes, fsync'd) ..." >&2
+t0=$(now)
+java "$ROOT/image-inspector/bench/GenBenchImage.java" "$IMG" "$GIB" >&2
+GEN_S=$(secs "$t0" "$(now)")
+SIZE=$(stat -c %s "$IMG")
+
+drop; timed summary summary "$IMG"; SUM_S=$WALL; SUM_HEAP=$HEAP
+drop; timed map map "$IMG"; MAP_S=$WALL; MAP_HEAP=$HEAP
+REGIONS=$(($(wc -l <"$DIR/map.out") - 2))
+
+DD_LIST=""; VER_LIST=""; VER_HEAP=0
+for i in $(seq "$TRIALS"); do
+  drop
+  t0=$(now); dd if="$IMG" of=/dev/null bs=8M 2>/dev/null; DD_LIST="$DD_LIST $(secs "$t0" "$(now)")"
+  drop
+  timed verify verify "$IMG"; VER_LIST="$VER_LIST $WALL"
+  VER_HEAP=$(awk -v a="$VER_HEAP" -v b="$HEAP" 'BEGIN { print (b > a) ? b : a }')
+  grep -q ": OK:" "$DIR/verify.out" || { echo "bench_inspector: verify failed" >&2; cat "$DIR/verify.out" >&2; exit 1; }
+done
+DD_S=$(echo "$DD_LIST" | median)
+VER_S=$(echo "$VER_LIST" | median)
+DISK_MBPS=$(awk -v n="$SIZE" -v s="$DD_S" 'BEGIN { printf "%.0f", n / s / 1e6 }')
+VER_MBPS=$(awk -v n="$SIZE" -v s="$VER_S" 'BEGIN { printf "%.0f", n / s / 1e6 }')
+RATIO=$(awk -v a="$VER_MBPS" -v b="$DISK_MBPS" 'BEGIN { printf "%.2f", a / b }')
+HEAP_MB=$(printf '%s\n' "$SUM_HEAP" "$MAP_HEAP" "$VER_HEAP" | sort -g | tail -1)
+
+printf '\nmana_inspect on a %s GiB image (%d bytes, %d regions), page cache %s before each run\n' "$GIB" "$SIZE" "$REGIONS" "$CACHE"
+printf '%-28s %10s %12s %10s\n' "measure" "wall s" "MB/s" "heap MiB"
+printf '%-28s %10s %12s %10s\n' "summary" "$SUM_S" "-" "$SUM_HEAP"
+printf '%-28s %10s %12s %10s\n' "memory map" "$MAP_S" "-" "$MAP_HEAP"
+printf '%-28s %10s %12s %10s\n' "verify (median of $TRIALS)" "$VER_S" "$VER_MBPS" "$VER_HEAP"
+printf '%-28s %10s %12s %10s\n' "disk read, dd bs=8M (median)" "$DD_S" "$DISK_MBPS" "-"
+printf 'verify / disk read: %s (target >= 0.80); trials: verify%s s, dd%s s; image written in %s s\n' \
+  "$RATIO" "$VER_LIST" "$DD_LIST" "$GEN_S"
+printf '{"summary_s_4g": %s, "map_s_4g": %s, "verify_s_4g": %s, "verify_mbps": %s, "disk_read_mbps": %s, "verify_vs_disk": %s, "heap_mb": %s, "summary_heap_mb": %s, "verify_heap_mb": %s, "image_bytes": %s, "image_gib": %s, "cache": "%s", "trials": %s}\n' \
+  "$SUM_S" "$MAP_S" "$VER_S" "$VER_MBPS" "$DISK_MBPS" "$RATIO" "$HEAP_MB" "$SUM_HEAP" "$VER_HEAP" "$SIZE" "$GIB" "$CACHE" "$TRIALS"
