@@ -431,7 +431,7 @@ static int load_regions(struct img *im, struct region *regs, uint32_t n)
             }
             if (crc != r->payload_crc)
                 FAIL("cannot restart: %s is corrupt (checksum mismatch in region %#lx-%#lx %s)", img_path_for_errors,
-                     (unsigned long)r->start, (unsigned long)r->end, regs[i].name);
+                     (unsigned long)r->start, (unsigned long)r->end, regs[i].name[0] ? regs[i].name : "(anonymous)");
         }
         if (r->prot != (PROT_READ | PROT_WRITE) && mprotect((void *)r->start, len, (int)r->prot) != 0)
             FAIL("cannot restart: mprotect %#lx-%#lx: %s", (unsigned long)r->start, (unsigned long)r->end,
@@ -539,18 +539,18 @@ int lh_restore(const char *dir)
     t = mana_now_ns();
     mana_timing("restart: read and check image metadata", t - t0);
 
-    if (restore_files(files, nfiles) != 0) return 1;
-    int64_t t_files = mana_now_ns();
-    mana_timing("restart: files", t_files - t);
-
     lh_restart_pause(1, "before memory restore");
     int64_t t_mem0 = mana_now_ns();
     if (reserve_regions(regs, nregs) != 0) return 1;
     if (load_regions(&im, regs, nregs) != 0) return 1;
     close(im.fd);
     if (check_vdso(&proc) != 0) return 1;
+    int64_t t_files = mana_now_ns();
+    mana_timing("restart: memory (reserve, read, verify)", t_files - t_mem0);
+    /* Files after memory: every check of the image is done before anything is said about them. */
+    if (restore_files(files, nfiles) != 0) return 1;
     int64_t t_mem = mana_now_ns();
-    mana_timing("restart: memory (reserve, read, verify)", t_mem - t_mem0);
+    mana_timing("restart: files", t_mem - t_files);
     mana_dbg("memory restored: %llu bytes stored of %llu mapped", (unsigned long long)im.h.stored_bytes,
              (unsigned long long)im.h.mapped_bytes);
 

@@ -353,6 +353,13 @@ static void do_checkpoint(uint32_t g, int flags, const char *reqdir)
     int64_t t_commit = mana_now_ns();
     last_generation = g;
     remove_other_generations(rankdir, g);
+    if (flags & MANA_COORD_CKPT_EXIT) {
+        /* checkpoint-and-kill: the threads stay stopped, so nothing runs past the image */
+        mana_timing("checkpoint: total", mana_now_ns() - ck_t0);
+        mana_dbg("exit after checkpoint %u", g);
+        if (coord) mana_coord_bye(coord, MANA_COORD_BYE_CKPT_KILL, 0, NULL, 0);
+        _exit(0);
+    }
     resume_threads();
     int64_t t_end = mana_now_ns();
     mana_timing("checkpoint: suspend threads", t_susp - ck_t0);
@@ -363,11 +370,6 @@ static void do_checkpoint(uint32_t g, int flags, const char *reqdir)
     mana_dbg("checkpoint %u committed: %s (%lu bytes in file, %lu stored of %lu mapped, %u regions)", g, final,
              (unsigned long)res.file_bytes, (unsigned long)res.stored_bytes, (unsigned long)res.mapped_bytes,
              res.regions);
-    if (flags & MANA_COORD_CKPT_EXIT) {
-        mana_dbg("exit after checkpoint %u", g);
-        if (coord) mana_coord_bye(coord, MANA_COORD_BYE_CKPT_KILL, 0, NULL, 0);
-        _exit(0);
-    }
     return;
 
 write_failed:

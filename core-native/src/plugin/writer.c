@@ -270,6 +270,11 @@ int mana_write_image(const char *path, uint32_t generation, struct mana_write_re
         int in_lower = 0;
         if (lh && lh->lh_range_count)
             mp.end = mana_range_piece(lh->lh_ranges, lh->lh_range_count, piece, maps[i].end, &in_lower);
+        /* ... and at our work area's boundaries (after a restart it is an anonymous mapping that
+         * the kernel may merge with a neighbour, e.g. a thread stack) */
+        int in_scratch = 0;
+        struct mana_range scr = { scratch_lo, scratch_hi };
+        mp.end = mana_range_piece(&scr, 1, piece, mp.end, &in_scratch);
         mp.start = piece;
         if (mp.name[0] == '/' || mp.inode) mp.offset = maps[i].offset + (piece - maps[i].start);
         piece = mp.end;
@@ -306,7 +311,7 @@ int mana_write_image(const char *path, uint32_t generation, struct mana_write_re
                 flags |= MANA_REG_GUARD;
             } else if ((flags & MANA_REG_FILE) && (flags & MANA_REG_SHARED)) {
                 payload = 0;                           /* the file holds the data */
-            } else if (m->start < scratch_hi && scratch_lo < m->end) {
+            } else if (in_scratch) {
                 payload = 0;                           /* our own work area */
             } else {
                 payload = 1;

@@ -1,0 +1,284 @@
+#!/bin/bash
+# cr_test.sh ROOT PROGDIR SCENARIO - checkpoint/restart of real processes under the real runtime.
+#
+#   ROOT     the installed runtime (bin/mana_launch, bin/mana_restart, bin/lower-half, lib/libmana.so,
+#            bin/mana_coordinator, bin/mana_status)
+#   PROGDIR  the test programs (core-native/tests/programs, built)
+#
+# Every scenario starts its own coordinator (any free port, status file in a private directory,
+# MANA_RC), drives checkpoints with `mana_status --checkpoint`, and compares the program's final line
+# with an uninterrupted run.  Exit 0 = pass, 1 = fail, 77 = skipped (no coordinator built).
+set -u
+ROOT=$1 PROGDIR=$2 SCENARIO=$3
+B=$ROOT/bin
+[ -x "$B/mana_coordinator" ] && [ -x "$B/mana_status" ] || { echo "SKIP: $B/mana_coordinator not built"; exit 77; }
+[ -x "$B/lower-half" ] && [ -r "$ROOT/lib/libmana.so" ] || { echo "FAIL: runtime not installed in $ROOT"; exit 1; }
+
+W=$(mktemp -d /tmp/mana-crtest.XXXXXX)
+export MANA_RC=$W/coord.rc
+unset MANA_COORD_HOST MANA_COORD_PORT MANA_COORD_SECRET DMTCP_COORD_HOST DMTCP_COORD_PORT MANA_CKPT_DIR \
+      MANA_DEBUG MANA_TIMING MANA_QUIET MANA_RESTART_PAUSE DMTCP_RESTART_PAUSE MANA_NO_COORD
+PIDS=()
+cleanup() {
+    for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+    [ -r "$MANA_RC" ] && timeout 10 "$B/mana_status" --quit >/dev/null 2>&1
+    if [ -r "$W/coord.pid" ]; then kill "$(cat "$W/coord.pid")" 2>/dev/null; fi
+    if [ "${KEEP:-}" ]; then echo "kept $W"; else rm -rf "$W"; fi
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; for f in "$W"/*.out "$W"/*.err "$W/coord.log"; do [ -s "$f" ] && { echo "--- $f"; tail -n 15 "$f"; }; done; exit 1; }
+note() { echo "# $*"; }
+
+start_coordinator() {
+    : > "$W/coord.log"
+    "$B/mana_coordinator" --verbose -p 0 --no-exit-on-last --status-file "$MANA_RC" --log-file "$W/coord.log" "$@" \
+        > /dev/null 2> "$W/coord.start" || fail "coordinator did not start"
+    sed -n 's/^Pid: *//p' "$MANA_RC" > "$W/coord.pid"
+}
+
+# launch NAME PROG ARGS... : mana_launch in the background; stdout/stderr to $W/NAME.out/.err
+launch() {
+    local name=$1; shift
+    "$B/mana_launch" --ckptdir "$W/ck" "${LAUNCH_OPTS[@]}" "$PROGDIR/$@" > "$W/$name.out" 2> "$W/$name.err" &
+    LAST_PID=$!
+    PIDS+=("$LAST_PID")
+}
+restart() {
+    local name=$1; shift
+    "$B/mana_restart" --restartdir "$W/ck" "$@" > "$W/$name.out" 2> "$W/$name.err" &
+    LAST_PID=$!
+    PIDS+=("$LAST_PID")
+}
+LAUNCH_OPTS=()
+
+# wait_lines FILE N [TIMEOUT_S]: until FILE has at least N lines
+wait_lines() {
+    local i=0 lim=$(( ${3:-20} * 20 ))
+    while [ "$(wc -l < "$1" 2>/dev/null || echo 0)" -lt "$2" ]; do
+        sleep 0.05; i=$((i + 1)); [ $i -lt $lim ] || fail "timeout waiting for $2 lines in $1"
+    done
+}
+# wait_exit PID TIMEOUT_S -> sets RC
+wait_exit() {
+    local i=0 lim=$(( $2 * 20 ))
+    while kill -0 "$1" 2>/dev/null; do
+        if [ -z "$(ps -o stat= -p "$1" 2>/dev/null | grep -v Z)" ]; then break; fi
+        sleep 0.05; i=$((i + 1)); [ $i -lt $lim ] || fail "process $1 still running after $2 s"
+    done
+    wait "$1"; RC=$?
+}
+checkpoint() {
+    timeout 60 "$B/mana_status" --checkpoint > "$W/status.last" 2>&1 || fail "mana_status --checkpoint failed: $(cat "$W/status.last")"
+}
+checkpoint_and_kill() {
+    timeout 60 "$B/mana_status" --kcheckpoint > "$W/status.last" 2>&1 || fail "mana_status --kcheckpoint failed: $(cat "$W/status.last")"
+}
+wait_registered() {   # until the coordinator has seen ${1:-1} registrations in all (its log says so)
+    local i=0
+    until [ "$(grep -c 'registered:' "$W/coord.log" 2>/dev/null)" -ge "${1:-1}" ]; do
+        sleep 0.05; i=$((i + 1)); [ $i -lt 400 ] || fail "rank did not register with the coordinator"
+    done
+}
+final_line() { grep -a 'done' "$1" | tail -n 1; }
+plain_final() { "$PROGDIR/$@" 2>/dev/null | grep -a 'done' | tail -n 1; }
+rand_ms() { echo $(( $1 + RANDOM % ($2 - $1 + 1) )); }
+sleep_ms() { sleep "$(printf '%d.%03d' $(( $1 / 1000 )) $(( $1 % 1000 )))"; }
+
+# count lines "count I": out1 has 1..M, out2 starts at K <= M+1 and runs K..N with no gap or repeat
+check_counter_sequence() {
+    local out1=$1 out2=$2 n=$3
+    awk -v n="$n" '
+        FNR == 1 { file++ }
+        $1 == "count" && file == 1 { if ($2 != m + 1) { print "first run: gap/repeat at " $2; bad = 1 } m = $2 }
+        $1 == "count" && file == 2 { if (!k) { k = $2; last = k - 1 }
+                                     if ($2 != last + 1) { print "restart: gap/repeat at " $2 " after " last; bad = 1 }
+                                     last = $2 }
+        END { if (!k) { print "restart printed no count"; exit 1 }
+              if (k > m + 1) { print "gap: first run ended at " m ", restart began at " k; bad = 1 }
+              if (last != n) { print "restart ended at " last ", want " n; bad = 1 }
+              exit bad }' "$out1" "$out2"
+}
+
+case $SCENARIO in
+
+counter)   # checkpoint at a random moment, kill -9, restart: the sequence goes on
+    start_coordinator
+    want=$(plain_final counter 60 0)
+    launch a counter 60 50
+    wait_registered
+    sleep_ms "$(rand_ms 300 1500)"
+    checkpoint
+    sleep_ms "$(rand_ms 0 300)"
+    kill -9 "$LAST_PID"; wait "$LAST_PID" 2>/dev/null
+    restart b
+    wait_exit "$LAST_PID" 30
+    [ "$RC" = 0 ] || fail "restarted run exited with $RC"
+    [ "$(final_line "$W/b.out")" = "$want" ] || fail "final line '$(final_line "$W/b.out")', want '$want'"
+    msg=$(check_counter_sequence "$W/a.out" "$W/b.out" 60) || fail "$msg"
+    ;;
+
+threads|signals|mallocs|files)
+    start_coordinator
+    case $SCENARIO in
+        threads) args=(threads 150 10); plain=(threads 150 0) ;;
+        signals) args=(signals 40 50); plain=(signals 40 50) ;;
+        mallocs) args=(mallocs 60 40); plain=(mallocs 60 0) ;;
+        files)   mkdir -p "$W/data" "$W/plain"; args=(files "$W/data" 40 50); plain=(files "$W/plain" 40 0) ;;
+    esac
+    want=$(plain_final "${plain[@]}")
+    [ -n "$want" ] || fail "plain run of ${plain[*]} printed no final line"
+    launch a "${args[@]}"
+    wait_registered
+    wait_lines "$W/a.out" 5
+    sleep_ms "$(rand_ms 200 800)"
+    checkpoint
+    sleep_ms "$(rand_ms 0 300)"
+    kill -9 "$LAST_PID"; wait "$LAST_PID" 2>/dev/null
+    restart b
+    wait_exit "$LAST_PID" 60
+    [ "$RC" = 0 ] || fail "restarted run exited with $RC"
+    got=$(final_line "$W/b.out")
+    [ "$got" = "$want" ] || fail "final line '$got', want '$want'"
+    grep -q FAIL "$W/b.out" && fail "the program reported a failure after restart"
+    if [ "$SCENARIO" = files ]; then
+        # the restarted run's first step continues the checkpointed offsets
+        first=$(grep -m1 '^files step' "$W/b.out")
+        step=$(echo "$first" | sed 's/.*step \([0-9]*\).*/\1/')
+        grep -q "^files step $((step - 1)) " "$W/a.out" || fail "restart began at step $step, not after a step of the first run"
+    fi
+    ;;
+
+nokill)    # checkpoints while running: the program goes on; only the newest generation stays
+    start_coordinator
+    want=$(plain_final counter 100 0)
+    launch a counter 100 50
+    wait_registered
+    sleep 0.5; checkpoint
+    sleep 0.3; checkpoint
+    sleep 0.3; checkpoint
+    wait_exit "$LAST_PID" 30
+    [ "$RC" = 0 ] || fail "program exited with $RC"
+    [ "$(final_line "$W/a.out")" = "$want" ] || fail "final line '$(final_line "$W/a.out")', want '$want'"
+    awk '$1 == "count" { if ($2 != m + 1) { print "gap/repeat at " $2; exit 1 } m = $2 }' "$W/a.out" || fail "sequence broken"
+    imgs=$(ls "$W/ck/ckpt_rank_0/")
+    [ "$imgs" = "ckpt_counter_gen3.mana" ] || fail "images left: $imgs (want only generation 3)"
+    ;;
+
+cycles)    # 20 checkpoint/restart cycles of one process (checkpoint-and-kill: every line exactly once)
+    start_coordinator
+    n=2000
+    want=$(plain_final counter $n 0)
+    launch c0 counter $n 10
+    wait_registered 1
+    for i in $(seq 1 20); do
+        sleep_ms "$(rand_ms 50 250)"
+        checkpoint_and_kill
+        wait_exit "$LAST_PID" 20
+        [ "$RC" = 0 ] || fail "cycle $i: the checkpointed process exited with $RC"
+        grep -q 'counter done' "$W/c$((i - 1)).out" && fail "cycle $i: the program ended before the checkpoint"
+        restart "c$i"
+        wait_registered $((i + 1))
+    done
+    wait_exit "$LAST_PID" 60
+    [ "$RC" = 0 ] || fail "last run exited with $RC"
+    [ "$(final_line "$W/c20.out")" = "$want" ] || fail "final line '$(final_line "$W/c20.out")', want '$want'"
+    for i in $(seq 0 20); do cat "$W/c$i.out"; done > "$W/all.txt"
+    awk '$1 == "count" { if ($2 != m + 1) { print "gap/repeat at " $2 " after " m; exit 1 } m = $2 }
+         END { if (m != '"$n"') { print "ended at " m; exit 1 } }' "$W/all.txt" || fail "combined sequence broken"
+    gens=$(ls "$W/ck/ckpt_rank_0/")
+    [ "$gens" = "ckpt_counter_gen20.mana" ] || fail "images left: $gens"
+    ;;
+
+interval)  # periodic checkpoints with mana_launch -i
+    start_coordinator
+    want=$(plain_final counter 50 0)
+    LAUNCH_OPTS=(-i 1)
+    launch a counter 50 60
+    wait_registered
+    i=0
+    until ls "$W/ck/ckpt_rank_0/" 2>/dev/null | grep -q 'gen2\.mana$'; do
+        sleep 0.1; i=$((i + 1)); [ $i -lt 100 ] || fail "no second periodic checkpoint after 10 s"
+    done
+    kill -9 "$LAST_PID"; wait "$LAST_PID" 2>/dev/null
+    timeout 10 "$B/mana_status" --interval 0 >/dev/null 2>&1
+    restart b
+    wait_exit "$LAST_PID" 30
+    [ "$RC" = 0 ] || fail "restarted run exited with $RC"
+    [ "$(final_line "$W/b.out")" = "$want" ] || fail "final line '$(final_line "$W/b.out")', want '$want'"
+    msg=$(check_counter_sequence "$W/a.out" "$W/b.out" 50) || fail "$msg"
+    ;;
+
+bad)       # bad input: one clear line on stderr, non-zero exit, no crash, no hang
+    start_coordinator
+    launch a counter 200 20
+    wait_registered
+    sleep 0.3; checkpoint
+    kill -9 "$LAST_PID"; wait "$LAST_PID" 2>/dev/null
+    img=$(ls "$W/ck/ckpt_rank_0/"*.mana)
+    cp "$img" "$W/good.mana"
+    expect_refusal() {   # what, then the command
+        local what=$1; shift
+        timeout 20 "$@" > "$W/bad.out" 2> "$W/bad.err"; local rc=$?
+        [ $rc -ne 0 ] || fail "$what: exit status 0"
+        [ $rc -ne 124 ] || fail "$what: hang (timeout)"
+        [ $rc -lt 128 ] || fail "$what: killed by signal $((rc - 128))"
+        [ "$(wc -l < "$W/bad.err")" -eq 1 ] || fail "$what: want one line on stderr, got: $(cat "$W/bad.err")"
+        note "$what -> $(cat "$W/bad.err")"
+    }
+    expect_refusal "missing directory" "$B/mana_restart" --restartdir "$W/nonexistent"
+    expect_refusal "missing directory (lower half)" "$B/lower-half" --restore "$W/nonexistent"
+    expect_refusal "no images" "$B/lower-half" --restore "$W"
+    size=$(stat -c %s "$img")
+    head -c $((size / 2)) "$W/good.mana" > "$img"
+    expect_refusal "truncated image" "$B/mana_restart" --restartdir "$W/ck"
+    head -c $((size - 8)) "$W/good.mana" > "$img"
+    expect_refusal "image short by 8 bytes" "$B/mana_restart" --restartdir "$W/ck"
+    for off in 10 300 $((4096 + 100)) $((size / 2)) $((size - 100)) $((size - 20)); do
+        cp "$W/good.mana" "$img"
+        printf '\x5a' | dd of="$img" bs=1 seek=$off conv=notrunc status=none
+        cmp -s "$img" "$W/good.mana" && { printf '\xa5' | dd of="$img" bs=1 seek=$off conv=notrunc status=none; }
+        expect_refusal "flipped byte at $off" "$B/mana_restart" --restartdir "$W/ck"
+    done
+    cp "$W/good.mana" "$img"
+    touch "${img%.mana}_gen2.mana.tmp"
+    cp "$W/good.mana" "$W/ck/ckpt_rank_0/ckpt_counter_gen2.mana.tmp"
+    expect_refusal "*.tmp present" "$B/mana_restart" --restartdir "$W/ck"
+    expect_refusal "*.tmp present (lower half)" "$B/lower-half" --restore "$W/ck"
+    rm -f "$W/ck/ckpt_rank_0/"*.tmp
+    # the intact image still restarts
+    restart ok
+    wait_exit "$LAST_PID" 30
+    [ "$RC" = 0 ] || fail "intact image: restart exited with $RC"
+    ;;
+
+pause)     # restart pause levels: print pid and level, wait for gdb to set mana_restart_pause_wait = 0
+    command -v gdb >/dev/null || { echo "SKIP: no gdb"; exit 77; }
+    start_coordinator
+    want=$(plain_final counter 30 0)
+    launch a counter 30 50
+    wait_registered
+    sleep 0.4; checkpoint_and_kill
+    wait_exit "$LAST_PID" 20
+    cp -r "$W/ck" "$W/ck.saved"
+    for level in 1 2 3 4; do
+        rm -rf "$W/ck"; cp -r "$W/ck.saved" "$W/ck"
+        MANA_RESTART_PAUSE=$level restart "p$level"
+        i=0
+        until grep -qs "restart pause level $level" "$W/p$level.err"; do
+            sleep 0.05; i=$((i + 1)); [ $i -lt 400 ] || fail "level $level: no pause message"
+        done
+        pid=$(sed -n 's/.*pid \([0-9]*\) waits.*/\1/p' "$W/p$level.err" | head -n 1)
+        sleep 0.3
+        kill -0 "$pid" 2>/dev/null || fail "level $level: process $pid did not wait"
+        timeout 60 gdb -q -batch -p "$pid" -ex 'set var mana_restart_pause_wait = 0' > "$W/gdb$level.log" 2>&1 ||
+            fail "level $level: gdb failed: $(tail -n 3 "$W/gdb$level.log")"
+        wait_exit "$LAST_PID" 30
+        [ "$RC" = 0 ] || fail "level $level: restarted run exited with $RC"
+        [ "$(final_line "$W/p$level.out")" = "$want" ] || fail "level $level: final line '$(final_line "$W/p$level.out")'"
+    done
+    ;;
+
+*) echo "unknown scenario $SCENARIO"; exit 2 ;;
+esac
+echo "PASS: $SCENARIO"
+exit 0
