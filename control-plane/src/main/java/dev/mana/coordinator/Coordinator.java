@@ -44,6 +44,7 @@ public final class Coordinator implements AutoCloseable {
         private boolean exitOnLast;
         private Duration helloTimeout = Duration.ofSeconds(Protocol.HELLO_TIMEOUT_SECONDS);
         private CoordinatorListener listener;
+        private int ioThreads = Math.min(2, Runtime.getRuntime().availableProcessors());
 
         private Builder() {}
 
@@ -77,6 +78,9 @@ public final class Coordinator implements AutoCloseable {
         /** Receives rank, job and checkpoint events on the coordinator's event thread. */
         public Builder listener(CoordinatorListener l) { this.listener = l; return this; }
 
+        /** Selector threads the connections are spread over (default: 2, or 1 on one CPU). */
+        public Builder ioThreads(int n) { this.ioThreads = Math.max(1, n); return this; }
+
         public Coordinator build() { return new Coordinator(this); }
     }
 
@@ -106,6 +110,7 @@ public final class Coordinator implements AutoCloseable {
         s.exitOnLast = b.exitOnLast;
         s.helloTimeoutMillis = b.helloTimeout.toMillis();
         s.listener = b.listener;
+        s.ioThreads = b.ioThreads;
         this.server = new CoordinatorServer(s);
     }
 

@@ -60,6 +60,8 @@ public final class CoordinatorCommand implements Callable<Integer> {
     Path statusFile;
     @Option(names = "--log-file", paramLabel = "PATH", description = "As a daemon, append output here (default: discarded).")
     Path logFile;
+    @Option(names = "--io-threads", paramLabel = "N", description = "Selector threads (default: 2, or 1 on one CPU).")
+    Integer ioThreads;
     @Option(names = "--help", usageHelp = true, description = "Show this help.")
     boolean help;
 
@@ -85,7 +87,9 @@ public final class CoordinatorCommand implements Callable<Integer> {
         if (!foreground) return daemonize(rc, out, err);
 
         String secret = env.get("MANA_COORD_SECRET");
-        Coordinator c = Coordinator.builder()
+        Coordinator.Builder b = Coordinator.builder();
+        if (ioThreads != null) b.ioThreads(ioThreads);
+        Coordinator c = b
                 .bindHost(bind)
                 .port(port)
                 .secret(secret == null || secret.isBlank() ? null : secret.trim())

@@ -21,15 +21,17 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -39,13 +41,18 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
- * The coordinator: one selector thread does all network I/O and owns all state (jobs, ranks,
- * collectives, checkpoints), so nothing is locked. Calls from other threads (the embedding API) are
- * queued to it; listener events leave it through a single event thread.
+ * The coordinator. A few selector threads ({@link Reactor}s) share the connections: each reads,
+ * decodes and writes only its own, without locks, and handles the frames of one select round under
+ * the single state lock (jobs, ranks, collectives, checkpoints). Frames to send are queued under the
+ * lock and written by the connection's reactor, so a broadcast to 4,096 ranks is written by all
+ * reactors in parallel. Calls from other threads (the embedding API) are queued to reactor 0;
+ * listener events leave through a single event thread.
  */
 public final class CoordinatorServer {
 
@@ -57,6 +64,8 @@ public final class CoordinatorServer {
         public int intervalSeconds;
         public boolean exitOnLast;
         public long helloTimeoutMillis = Protocol.HELLO_TIMEOUT_SECONDS * 1000L;
+        /** Selector threads (connections are spread over them); default: up to 2 per the CPUs. */
+        public int ioThreads = Math.min(2, Runtime.getRuntime().availableProcessors());
         public CoordinatorListener listener;
     }
 
@@ -69,21 +78,22 @@ public final class CoordinatorServer {
     private final byte[] secret;
     private final CoordinatorListener listener;
     private final ExecutorService events;
+    /** API calls, run by reactor 0 under the state lock. */
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     private final CompletableFuture<String> terminated = new CompletableFuture<>();
 
-    private Selector selector;
+    private Reactor[] reactors;
     private ServerSocketChannel server;
-    private Thread loop;
     private int boundPort;
+    private volatile boolean started;
+    private volatile boolean stopping;
 
-    // ---- state owned by the loop thread ----
+    // ---- coordinator state: guarded by the lock (this) ----
     private final Map<String, Job> jobs = new LinkedHashMap<>();
     private final LinkedHashSet<Conn> unauthenticated = new LinkedHashSet<>();
-    private final List<Conn> conns = new ArrayList<>();
-    private final ByteBuffer readBuf = ByteBuffer.allocateDirect(64 * 1024);
-    private final ByteBuffer scratch = ByteBuffer.allocateDirect(Protocol.HEADER_SIZE + Protocol.MAX_BODY);
+    private final Set<Conn> conns = new HashSet<>();
     private int nextClientId = 1;
+    private int nextReactor;
     private int intervalSeconds;
     private boolean everHadRank;
     private String stopReason;
@@ -104,48 +114,53 @@ public final class CoordinatorServer {
 
     /** Binds the listening socket; the port is known when this returns. */
     public void bind() throws IOException {
-        selector = Selector.open();
-        server = ServerSocketChannel.open();
-        server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-        InetSocketAddress addr = settings.bindHost == null ? new InetSocketAddress(settings.port)
-                : new InetSocketAddress(settings.bindHost, settings.port);
+        int n = Math.max(1, settings.ioThreads);
+        reactors = new Reactor[n];
         try {
+            for (int i = 0; i < n; i++) reactors[i] = new Reactor(i);
+            server = ServerSocketChannel.open();
+            server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+            InetSocketAddress addr = settings.bindHost == null ? new InetSocketAddress(settings.port)
+                    : new InetSocketAddress(settings.bindHost, settings.port);
             server.bind(addr, 4096);
+            server.configureBlocking(false);
+            server.register(reactors[0].selector, SelectionKey.OP_ACCEPT);
         } catch (IOException e) {
-            selector.close();
-            server.close();
+            for (Reactor r : reactors) if (r != null) r.selector.close();
+            if (server != null) server.close();
             throw new IOException("cannot listen on " + (settings.bindHost == null ? "*" : settings.bindHost) + ":"
                     + settings.port + ": " + e.getMessage(), e);
         }
-        server.configureBlocking(false);
-        server.register(selector, SelectionKey.OP_ACCEPT);
         boundPort = ((InetSocketAddress) server.getLocalAddress()).getPort();
     }
 
     public int port() { return boundPort; }
 
     public void start() {
-        loop = new Thread(this::run, "mana-coordinator");
-        loop.setDaemon(true); // an embedding application decides when the JVM ends
-        loop.start();
+        for (Reactor r : reactors) {
+            r.thread = new Thread(r, r.index == 0 ? "mana-coordinator" : "mana-coordinator-io-" + r.index);
+            r.thread.setDaemon(true); // an embedding application decides when the JVM ends
+        }
+        started = true;
+        for (Reactor r : reactors) r.thread.start();
     }
 
     /** Completes with the stop reason once the coordinator has stopped and closed every socket. */
     public CompletableFuture<String> termination() { return terminated; }
 
-    public boolean isRunning() { return loop != null && !terminated.isDone(); }
+    public boolean isRunning() { return started && !terminated.isDone(); }
 
-    /** Asks the loop to stop (without killing ranks). */
+    /** Asks the coordinator to stop (without killing ranks). */
     public void stop(String reason) {
         submit(() -> requestStop(reason));
     }
 
-    /** Runs {@code task} on the loop thread. */
+    /** Runs {@code task} on reactor 0, under the state lock. */
     private void submit(Runnable task) {
         if (terminated.isDone()) return;
         tasks.add(task);
-        Selector s = selector;
-        if (s != null) s.wakeup();
+        Reactor[] rs = reactors;
+        if (rs != null) rs[0].selector.wakeup();
     }
 
     private <T> CompletableFuture<T> call(Supplier<T> task) {
@@ -224,93 +239,225 @@ public final class CoordinatorServer {
         });
     }
 
-    // ================================================================ the loop
+    // ================================================================ I/O: reactors
 
-    private void run() {
-        String reason = "stopped";
-        try {
-            while (stopReason == null) {
-                long timeout = nextTimeoutMillis();
-                selector.select(this::onSelected, timeout);
-                Runnable t;
-                while ((t = tasks.poll()) != null) t.run();
-                timers();
-            }
-            reason = stopReason;
-        } catch (Throwable e) {
-            reason = "internal error: " + e;
-            e.printStackTrace();
-        } finally {
-            shutdown(reason);
+    /**
+     * One selector thread. Reactor 0 also accepts, runs API tasks and timers. Each reactor reads,
+     * decodes and writes only its own connections, outside the lock; the frames it decoded in one
+     * select round are then handled in one go under the state lock. Frames for a connection are
+     * queued by whoever handles a message (under the lock) and written by its reactor.
+     */
+    private final class Reactor implements Runnable {
+        final int index;
+        final Selector selector;
+        Thread thread;
+        final ByteBuffer readBuf = ByteBuffer.allocateDirect(64 * 1024);
+        final ConcurrentLinkedQueue<Conn> toRegister = new ConcurrentLinkedQueue<>();
+        final ConcurrentLinkedQueue<Conn> toFlush = new ConcurrentLinkedQueue<>();
+        final AtomicBoolean wakePending = new AtomicBoolean();
+        final ArrayList<Object> batch = new ArrayList<>();
+
+        Reactor(int index) throws IOException {
+            this.index = index;
+            this.selector = Selector.open();
         }
-    }
 
-    private void onSelected(SelectionKey key) {
-        if (!key.isValid()) return;
-        if (key.isAcceptable()) {
-            accept();
-            return;
+        /** Makes this reactor look at its flush queue soon (called from other threads). */
+        void poke() {
+            if (wakePending.compareAndSet(false, true)) selector.wakeup();
         }
-        Conn c = (Conn) key.attachment();
-        if (key.isWritable()) flush(c);
-        if (key.isValid() && key.isReadable()) read(c);
-    }
 
-    private void accept() {
-        while (true) {
-            SocketChannel ch;
+        @Override
+        public void run() {
+            String reason = "stopped";
             try {
-                ch = server.accept();
-            } catch (IOException e) {
-                return; // e.g. out of descriptors: leave it in the backlog
+                while (!stopping) {
+                    long timeout = 1000;
+                    if (index == 0) {
+                        synchronized (CoordinatorServer.this) {
+                            timeout = nextTimeoutMillis();
+                        }
+                    }
+                    selector.select(this::onSelected, timeout);
+                    wakePending.set(false);
+                    Conn c;
+                    while ((c = toRegister.poll()) != null) register(c);
+                    if (!batch.isEmpty() || index == 0) {
+                        synchronized (CoordinatorServer.this) {
+                            handleBatch();
+                            if (index == 0) {
+                                Runnable t;
+                                while ((t = tasks.poll()) != null) t.run();
+                                timers();
+                                if (stopReason != null) stopping = true;
+                            }
+                        }
+                    }
+                    flushAll();
+                }
+                if (index == 0) {
+                    synchronized (CoordinatorServer.this) {
+                        reason = stopReason == null ? "stopped" : stopReason;
+                    }
+                }
+            } catch (Throwable e) {
+                reason = "internal error: " + e;
+                e.printStackTrace();
+                stopping = true;
+                if (index != 0) reactors[0].selector.wakeup();
             }
-            if (ch == null) return;
+            for (Reactor r : reactors) if (r != this) r.selector.wakeup();
+            drainWrites();
+            if (index == 0) shutdown(reason);
+        }
+
+        private void register(Conn c) {
             try {
-                ch.configureBlocking(false);
-                ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-                Conn c = new Conn(ch, nextClientId++);
-                c.key = ch.register(selector, SelectionKey.OP_READ, c);
-                conns.add(c);
-                unauthenticated.add(c);
+                c.key = c.ch.register(selector, SelectionKey.OP_READ, c);
+                if (!c.out.isEmpty()) flush(c);
             } catch (IOException e) {
+                synchronized (CoordinatorServer.this) {
+                    disconnect(c, "cannot register: " + e.getMessage());
+                }
+            }
+        }
+
+        private void onSelected(SelectionKey key) {
+            if (!key.isValid()) return;
+            if (key.isAcceptable()) {
+                accept();
+                return;
+            }
+            Conn c = (Conn) key.attachment();
+            if (key.isWritable()) flush(c);
+            if (key.isValid() && key.isReadable()) read(c);
+        }
+
+        private void accept() {
+            while (true) {
+                SocketChannel ch;
                 try {
-                    ch.close();
-                } catch (IOException ignored) {
-                    // gone
+                    ch = server.accept();
+                } catch (IOException e) {
+                    return; // e.g. out of descriptors: leave it in the backlog
                 }
+                if (ch == null) return;
+                Conn c;
+                try {
+                    ch.configureBlocking(false);
+                    ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                } catch (IOException e) {
+                    closeQuietly(ch);
+                    continue;
+                }
+                synchronized (CoordinatorServer.this) {
+                    Reactor r = reactors[nextReactor++ % reactors.length];
+                    c = new Conn(ch, nextClientId++, r);
+                    conns.add(c);
+                    unauthenticated.add(c);
+                }
+                if (c.reactor == this) {
+                    register(c);
+                } else {
+                    c.reactor.toRegister.add(c);
+                    c.reactor.selector.wakeup();
+                }
+            }
+        }
+
+        /** Reads what arrived and decodes it into the batch (no lock). */
+        private void read(Conn c) {
+            for (int rounds = 0; rounds < 8 && !c.closed; rounds++) {
+                readBuf.clear();
+                int n;
+                try {
+                    n = c.ch.read(readBuf);
+                } catch (IOException e) {
+                    batch.add(c);
+                    batch.add("connection reset");
+                    return;
+                }
+                if (n < 0) {
+                    batch.add(c);
+                    batch.add(c.byeSeen ? "said BYE" : "connection closed");
+                    return;
+                }
+                if (n == 0) return;
+                readBuf.flip();
+                try {
+                    Frame f;
+                    while (!c.closing && (f = c.decoder.next(readBuf)) != null) {
+                        batch.add(c);
+                        batch.add(f);
+                    }
+                } catch (ProtocolException e) {
+                    batch.add(c);
+                    batch.add(e);
+                    c.closing = true;
+                    return;
+                }
+                if (c.closing || n < readBuf.capacity()) return;
+            }
+        }
+
+        /** Handles the decoded frames of this round, in order (under the lock). */
+        private void handleBatch() {
+            for (int i = 0; i < batch.size(); i += 2) {
+                Conn c = (Conn) batch.get(i);
+                Object what = batch.get(i + 1);
+                if (c.closed) continue;
+                if (what instanceof Frame f) {
+                    if (c.closing) continue;
+                    try {
+                        MessageDispatcher.dispatch(f, c);
+                    } catch (ProtocolException e) {
+                        reject(c, e.code(), e.getMessage(), f.requestId());
+                    } catch (IOException e) {
+                        disconnect(c, e.getMessage());
+                    }
+                } else if (what instanceof ProtocolException e) {
+                    reject(c, e.code(), e.getMessage(), 0);
+                } else {
+                    disconnect(c, (String) what);
+                }
+            }
+            batch.clear();
+        }
+
+        private void flushAll() {
+            Conn c;
+            while ((c = toFlush.poll()) != null) {
+                c.flushScheduled.set(false);
+                flush(c);
+            }
+        }
+
+        /** At stop: give queued frames (OK to QUIT, KILL, results) up to a second to leave. */
+        private void drainWrites() {
+            long deadline = System.nanoTime() + 1_000_000_000L;
+            try {
+                while (true) {
+                    flushAll();
+                    boolean pending = false;
+                    for (SelectionKey k : selector.keys()) {
+                        if (k.attachment() instanceof Conn c && !c.closed && !c.out.isEmpty()) pending = true;
+                    }
+                    if (!pending || System.nanoTime() > deadline) return;
+                    selector.select(k -> {
+                        if (k.isValid() && k.isWritable()) flush((Conn) k.attachment());
+                    }, 20);
+                }
+            } catch (IOException | RuntimeException ignored) {
+                // closing anyway
             }
         }
     }
 
-    private void read(Conn c) {
-        for (int rounds = 0; rounds < 8 && !c.closed; rounds++) {
-            readBuf.clear();
-            int n;
-            try {
-                n = c.ch.read(readBuf);
-            } catch (IOException e) {
-                disconnect(c, "connection reset");
-                return;
-            }
-            if (n < 0) {
-                disconnect(c, c.byeSeen ? "said BYE" : "connection closed");
-                return;
-            }
-            if (n == 0) return;
-            readBuf.flip();
-            try {
-                Frame f;
-                while (!c.closed && !c.closing && (f = c.decoder.next(readBuf)) != null) {
-                    MessageDispatcher.dispatch(f, c);
-                }
-            } catch (ProtocolException e) {
-                reject(c, e.code(), e.getMessage(), 0);
-                return;
-            } catch (IOException e) {
-                disconnect(c, e.getMessage());
-                return;
-            }
-            if (c.closing || n < readBuf.capacity()) return;
+    private static void closeQuietly(SocketChannel ch) {
+        try {
+            ch.close();
+        } catch (IOException ignored) {
+            // gone
         }
     }
 
@@ -333,7 +480,7 @@ public final class CoordinatorServer {
             it.remove();
             reject(c, ErrorCode.PROTOCOL, "no HELLO within " + settings.helloTimeoutMillis / 1000 + " s", 0);
         }
-        for (Job j : new ArrayList<>(jobs.values())) {
+        for (Job j : jobs.values()) {
             if (j.nextIntervalNs != 0 && now - j.nextIntervalNs >= 0) {
                 j.nextIntervalNs = 0;
                 if (intervalSeconds > 0 && j.ckpt == null) startCheckpoint(j, j.name, false, null, false);
@@ -342,35 +489,44 @@ public final class CoordinatorServer {
         }
     }
 
+    /** Under the lock. Reactor 0 notices at its next round. */
     private void requestStop(String reason) {
         if (stopReason == null) stopReason = reason;
+        reactors[0].selector.wakeup();
     }
 
+    /** Reactor 0, after every reactor stopped its loop. */
     private void shutdown(String reason) {
-        // give queued replies (OK to QUIT, KILL to ranks, results) a moment to leave
-        long deadline = System.nanoTime() + 1_000_000_000L;
-        try {
-            while (System.nanoTime() < deadline && conns.stream().anyMatch(c -> !c.closed && !c.out.isEmpty())) {
-                selector.select(k -> {
-                    if (k.isValid() && k.isWritable()) flush((Conn) k.attachment());
-                }, 20);
+        for (Reactor r : reactors) {
+            if (r.index != 0) {
+                try {
+                    r.thread.join(3000);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
             }
-        } catch (IOException | RuntimeException ignored) {
-            // closing anyway
         }
-        for (Conn c : new ArrayList<>(conns)) closeChannel(c);
-        conns.clear();
+        synchronized (this) {
+            for (Conn c : new ArrayList<>(conns)) closeChannel(c);
+            conns.clear();
+            for (Job j : jobs.values()) {
+                if (j.ckpt != null) {
+                    for (Waiter w : j.ckpt.waiters) {
+                        w.result(new CkptResult(false, j.ckpt.generation, 0, 0, 0, "", "coordinator stopped"), j.name);
+                    }
+                }
+            }
+        }
         try {
             server.close();
-            selector.close();
         } catch (IOException ignored) {
             // closing
         }
-        for (Job j : jobs.values()) {
-            if (j.ckpt != null) {
-                for (Waiter w : j.ckpt.waiters) {
-                    w.result(new CkptResult(false, j.ckpt.generation, 0, 0, 0, "", "coordinator stopped"), j.name);
-                }
+        for (Reactor r : reactors) {
+            try {
+                r.selector.close();
+            } catch (IOException ignored) {
+                // closing
             }
         }
         emit(l -> l.stopped(reason));
@@ -378,7 +534,9 @@ public final class CoordinatorServer {
         Runnable t;
         while ((t = tasks.poll()) != null) {
             try {
-                t.run();
+                synchronized (this) {
+                    t.run();
+                }
             } catch (RuntimeException ignored) {
                 // futures fail through termination
             }
@@ -386,9 +544,9 @@ public final class CoordinatorServer {
         terminated.complete(reason);
     }
 
-    // ================================================================ output
+    // ================================================================ output (under the lock)
 
-    /** Queues a frame for a connection, writing at once when nothing is queued before it. */
+    /** Queues a frame for a connection; its reactor writes it. */
     private void send(Conn c, int requestId, Message m) {
         if (c.closed) return;
         ByteBuffer b;
@@ -397,7 +555,7 @@ public final class CoordinatorServer {
         } catch (ProtocolException e) {
             b = encodeUnchecked(requestId, new ErrorMessage(e.code(), e.getMessage()));
         }
-        sendBuffer(c, b);
+        enqueue(c, b);
     }
 
     private static ByteBuffer encodeUnchecked(int requestId, Message m) {
@@ -408,70 +566,63 @@ public final class CoordinatorServer {
         }
     }
 
-    /** Sends a pre-encoded frame with its request id patched (no allocation when the socket takes it). */
+    /** Queues a pre-encoded frame (broadcasts encode once) with its request id patched in. */
     private void sendTemplate(Conn c, byte[] frame, int requestId) {
         if (c.closed) return;
-        if (!c.out.isEmpty()) {
-            ByteBuffer b = ByteBuffer.wrap(frame.clone());
-            b.order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(12, requestId);
-            enqueue(c, b);
-            return;
-        }
-        scratch.clear();
-        scratch.put(frame);
-        scratch.order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(12, requestId);
-        scratch.flip();
-        try {
-            c.ch.write(scratch);
-        } catch (IOException e) {
-            disconnect(c, "connection reset");
-            return;
-        }
-        if (scratch.hasRemaining()) {
-            ByteBuffer rest = ByteBuffer.allocate(scratch.remaining());
-            rest.put(scratch).flip();
-            enqueue(c, rest);
-        }
-    }
-
-    private void sendBuffer(Conn c, ByteBuffer b) {
-        if (c.out.isEmpty()) {
-            try {
-                c.ch.write(b);
-            } catch (IOException e) {
-                disconnect(c, "connection reset");
-                return;
-            }
-            if (!b.hasRemaining()) return;
-        }
+        ByteBuffer b = ByteBuffer.wrap(frame.clone());
+        if (requestId != 0) b.order(ByteOrder.LITTLE_ENDIAN).putInt(12, requestId);
         enqueue(c, b);
     }
 
     private void enqueue(Conn c, ByteBuffer b) {
         c.out.add(b);
-        c.queued += b.remaining();
-        if (c.queued > Protocol.MAX_QUEUED_BYTES) {
-            disconnect(c, "client does not read its replies (" + c.queued + " bytes queued)");
+        long q = c.queued.addAndGet(b.remaining());
+        if (q > Protocol.MAX_QUEUED_BYTES) {
+            disconnect(c, "client does not read its replies (" + q + " bytes queued)");
             return;
         }
-        if (c.key.isValid()) c.key.interestOps(c.key.interestOps() | SelectionKey.OP_WRITE);
+        scheduleFlush(c);
     }
 
+    private void scheduleFlush(Conn c) {
+        if (c.flushScheduled.compareAndSet(false, true)) {
+            c.reactor.toFlush.add(c);
+            if (Thread.currentThread() != c.reactor.thread) c.reactor.poke();
+        }
+    }
+
+    /** Writes what is queued for a connection (its reactor's thread only, no lock). */
     private void flush(Conn c) {
+        if (c.closed || c.key == null) return;
         try {
-            while (!c.out.isEmpty()) {
-                ByteBuffer b = c.out.peek();
+            ByteBuffer b;
+            while ((b = c.out.peek()) != null) {
                 int n = c.ch.write(b);
-                c.queued -= n;
-                if (b.hasRemaining()) return;
+                c.queued.addAndGet(-n);
+                if (b.hasRemaining()) {
+                    if (!c.writeInterest && c.key.isValid()) {
+                        c.key.interestOps(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
+                        c.writeInterest = true;
+                    }
+                    return;
+                }
                 c.out.poll();
             }
-        } catch (IOException e) {
-            disconnect(c, "connection reset");
+            if (c.writeInterest && c.key.isValid()) {
+                c.key.interestOps(SelectionKey.OP_READ);
+                c.writeInterest = false;
+            }
+        } catch (IOException | java.nio.channels.CancelledKeyException e) {
+            synchronized (this) {
+                disconnect(c, "connection reset");
+            }
             return;
         }
-        if (c.key.isValid()) c.key.interestOps(c.key.interestOps() & ~SelectionKey.OP_WRITE);
-        if (c.closing) disconnect(c, c.closeReason);
+        if (c.closing && c.out.isEmpty()) {
+            synchronized (this) {
+                disconnect(c, c.closeReason);
+            }
+        }
     }
 
     /** Answers with ERROR and closes the connection once the ERROR has been written. */
@@ -484,23 +635,15 @@ public final class CoordinatorServer {
     }
 
     private void closeAfterFlush(Conn c, String reason) {
-        c.closing = true;
         c.closeReason = reason;
-        if (c.out.isEmpty()) {
-            disconnect(c, reason);
-        } else if (c.key.isValid()) {
-            c.key.interestOps(SelectionKey.OP_WRITE);
-        }
+        c.closing = true;
+        scheduleFlush(c);
     }
 
     private void closeChannel(Conn c) {
         c.closed = true;
         if (c.key != null) c.key.cancel();
-        try {
-            c.ch.close();
-        } catch (IOException ignored) {
-            // closing
-        }
+        closeQuietly(c.ch);
     }
 
     private void disconnect(Conn c, String reason) {
@@ -952,21 +1095,25 @@ public final class CoordinatorServer {
     private final class Conn implements MessageHandler {
         final SocketChannel ch;
         final int clientId;
+        final Reactor reactor;
         final long openedNs = System.nanoTime();
-        final FrameDecoder decoder = new FrameDecoder();
-        final ArrayDeque<ByteBuffer> out = new ArrayDeque<>(2);
-        SelectionKey key;
-        long queued;
-        boolean closed, closing, byeSeen;
-        String closeReason;
+        final FrameDecoder decoder = new FrameDecoder();   // its reactor only
+        final ConcurrentLinkedQueue<ByteBuffer> out = new ConcurrentLinkedQueue<>();
+        final AtomicLong queued = new AtomicLong();
+        final AtomicBoolean flushScheduled = new AtomicBoolean();
+        volatile SelectionKey key;
+        volatile boolean closed, closing;
+        boolean byeSeen, writeInterest;
+        volatile String closeReason;
         int role;
         Slot slot;
         Job job;
         String controlJob = "";
 
-        Conn(SocketChannel ch, int clientId) {
+        Conn(SocketChannel ch, int clientId, Reactor reactor) {
             this.ch = ch;
             this.clientId = clientId;
+            this.reactor = reactor;
         }
 
         String remote() {
