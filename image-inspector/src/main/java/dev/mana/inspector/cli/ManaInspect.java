@@ -48,7 +48,7 @@ import picocli.CommandLine.Spec;
         sortOptions = false, usageHelpAutoWidth = true,
         description = {"Inspect MANA checkpoint images: our format (MANAIMG1) and DMTCP v4.0",
             "(ckpt_*.dmtcp, gzip'd or not). Without a command: the summary of IMAGE",
-            "(with --simulate: what mtcp_restart --simulate prints).", "",
+            "(with --simulate: what mtcp_restart --simulate prints; for a directory: `dir`).", "",
             "Exit status: 0 ok; 1 diff found differences; 2 usage; 3 I/O error;",
             "4 not an image; 5 unsupported version; 6 truncated; 7 malformed;",
             "8 corrupt (checksum); 9 checkpoint directory not restartable;",
@@ -142,6 +142,14 @@ public final class ManaInspect implements Callable<Integer> {
             return USAGE;
         }
         PrintWriter out = spec.commandLine().getOut();
+        if (java.nio.file.Files.isDirectory(image) && !simulate) {
+            // a checkpoint directory: the directory view
+            Dir d = new Dir();
+            d.spec = spec;
+            d.json = json;
+            d.dir = image;
+            return d.call();
+        }
         try (CheckpointImage img = open(image)) {
             if (simulate) {
                 return simulate(img, out);
