@@ -26,7 +26,9 @@ RC=$WORK/coord.rc
 export MANA_RC=$RC
 unset MANA_COORD_HOST MANA_COORD_PORT MANA_COORD_SECRET DMTCP_COORD_HOST DMTCP_COORD_PORT
 hard=$(ulimit -Hn)
-[ "$hard" = unlimited ] || [ "$hard" -ge 8192 ] && ulimit -Sn 1024 || true
+if [ "$hard" = unlimited ] || [ "$hard" -ge 8192 ]; then ulimit -Sn 1024; fi
+FD_START=$(ulimit -Sn)
+LOAD_BEFORE=$(cut -d' ' -f1 /proc/loadavg)
 
 "$BIN/mana_coordinator" --foreground --no-exit-on-last -q -p 0 --status-file "$RC" >"$WORK/coord.log" 2>&1 &
 COORD_PID=$!
@@ -65,7 +67,8 @@ wait "$COORD_PID" 2>/dev/null || true
 COORD_PID=
 
 RSS_MB=$(awk -v k="$RSS_KB" 'BEGIN {printf "%.1f", k / 1024}')
-echo "Coordinator round trips (ms; first rank in -> last rank out; $(nproc) cores; fd soft limit seen by the JVM: $FD_SOFT)"
+echo "Coordinator round trips in ms (first rank in -> last rank out), $(nproc) cores, load average $LOAD_BEFORE before / $(cut -d' ' -f1 /proc/loadavg) after"
+echo "fd soft limit: $FD_START at start, $FD_SOFT in the coordinator JVM (HotSpot raises it to the hard limit)"
 printf '%-7s %-10s %-9s %10s %10s\n' ranks processes op median p99
 for cfg in "${CONFIGS[@]}"; do
   read -r N P ITER <<<"$cfg"
