@@ -397,8 +397,13 @@ static int reserve_regions(struct region *regs, uint32_t n)
     return 0;
 }
 
+/* Runs at least this long are mapped from the image file rather than read (bounds the number of
+ * mappings a fragmented region can create). */
+#define MAP_RUN_MIN (256UL * 1024)
+
 static int load_regions(struct img *im, struct region *regs, uint32_t n)
 {
+    posix_fadvise(im->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
     for (uint32_t i = 0; i < n; i++) {
         struct mana_img_region *r = &regs[i].r;
         if (!is_upper(r) || (r->flags & MANA_REG_GUARD)) continue;
@@ -424,8 +429,16 @@ static int load_regions(struct img *im, struct region *regs, uint32_t n)
                 const struct mana_img_run *ru = &regs[i].runs[k];
                 void *dst = (void *)(r->start + ru->first_page * PAGE);
                 uint64_t bytes = ru->page_count * PAGE;
-                if (read_exact(im->fd, dst, bytes, off) != 0)
+                if (!shared && bytes >= MAP_RUN_MIN) {
+                    /* Large runs: map the image's pages (page-aligned payloads) instead of copying
+                     * them; private, so the process's writes never reach the file. */
+                    void *fm = mmap(dst, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, im->fd, (off_t)off);
+                    if (fm == MAP_FAILED)
+                        FAIL("cannot restart: cannot map %s at %p: %s", img_path_for_errors, dst, strerror(errno));
+                    madvise(dst, bytes, MADV_WILLNEED);
+                } else if (read_exact(im->fd, dst, bytes, off) != 0) {
                     FAIL("cannot restart: cannot read %s: %s", img_path_for_errors, strerror(errno));
+                }
                 crc = mana_crc32c_update(crc, dst, bytes);
                 off += bytes;
             }

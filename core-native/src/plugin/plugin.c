@@ -501,9 +501,17 @@ static void find_tid_offset(void)
     mana_warn("cannot find the tid field in glibc's thread descriptor; restart will not fix cached tids");
 }
 
+/* A forked child is not checkpointed (it has no checkpoint thread): it must not talk on the
+ * parent's coordinator connection, nor say BYE for it at exit. */
+static void atfork_child(void)
+{
+    coord = NULL;
+    active = 0;
+}
+
 static void at_exit_bye(void)
 {
-    if (!coord) return;
+    if (!coord || !active) return;
     if (pthread_mutex_trylock(&coord_lock) != 0) return;
     if (coord) {
         mana_coord_bye(coord, MANA_COORD_BYE_EXIT, 0, NULL, 0);
@@ -564,6 +572,7 @@ __attribute__((constructor)) static void mana_plugin_init(void)
     if (!mana_pl.cfg.no_coord && coord_connect(0, 0) != 0)
         mana_err("checkpointing disabled for this run");
     atexit(at_exit_bye);
+    pthread_atfork(NULL, NULL, atfork_child);
 
     sigset_t all, old;
     sigfillset(&all);
@@ -583,6 +592,8 @@ __attribute__((constructor)) static void mana_plugin_init(void)
     mana_dbg("plugin ready: rank %d, ckpt dir %s, signal %d, tid offset %u", mana_pl.cfg.rank,
              mana_pl.cfg.ckpt_dir, mana_pl.cfg.ckpt_signal, mana_pl.tid_offset);
 }
+
+int mana_plugin_active(void) { return active; }
 
 /* Internal descriptors the writer must not save. */
 int mana_plugin_is_internal_fd(int fd)

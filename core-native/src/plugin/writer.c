@@ -32,6 +32,7 @@ int mana_plugin_is_internal_fd(int fd);
 
 #define PAGE 4096UL
 #define MAX_MAPS 32768
+#define WRITEBACK_STEP (32UL << 20)
 
 struct wctx {
     int      fd;
@@ -41,6 +42,7 @@ struct wctx {
     uint64_t *pagemap;       /* buffer */
     size_t   pagemap_cap;    /* entries */
     int      pm_fd;
+    uint64_t kicked;         /* payload bytes handed to writeback so far */
     char    *bounce;         /* copy buffer for memory that changes while we write it (our stack) */
     size_t   bounce_cap;
     char    *err;
@@ -188,6 +190,12 @@ static int write_region(struct wctx *w, const struct mana_map *m, uint32_t flags
                     if (reprotect) mprotect((void *)m->start, m->end - m->start, (int)m->prot);
                     return w_fail(w, "cannot write the image: %s", strerror(e));
                 }
+                /* Start writeback early, so the disk works while we copy (the fsync at the end
+                 * then waits for less). */
+                if (at + chunk - w->kicked >= WRITEBACK_STEP) {
+                    sync_file_range(w->fd, (off_t)w->kicked, (off_t)(at + chunk - w->kicked), SYNC_FILE_RANGE_WRITE);
+                    w->kicked = at + chunk;
+                }
                 src += chunk;
                 at += chunk;
                 left -= chunk;
@@ -322,7 +330,9 @@ int mana_write_image(const char *path, uint32_t generation, struct mana_write_re
                     if (valid > m->end - m->start) valid = m->end - m->start;
                     use_pagemap = 0;
                 } else {
-                    use_pagemap = !m->shared && w.pm_fd >= 0;
+                    /* untouched pages are zero only in truly anonymous memory (not in a private
+                     * mapping of a deleted file, e.g. the image a restart mapped) */
+                    use_pagemap = !m->shared && w.pm_fd >= 0 && m->inode == 0 && name[0] != '/';
                 }
             }
         }
