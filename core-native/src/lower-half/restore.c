@@ -549,6 +549,18 @@ int lh_restore(const char *dir)
     if (hi < 0) FAIL("cannot restart: cannot move the image descriptor above %d: %s", maxfd, strerror(errno));
     close(im.fd);
     im.fd = hi;
+    /* Hold the image's descriptor numbers with placeholders until the files are restored, so that
+     * nothing the lower half opens meanwhile (MPI_Init's sockets, later) takes one of them. */
+    for (uint32_t i = 0; i < nfiles; i++) {
+        int fd = files[i].f.fd;
+        if (fd <= 2 || fcntl(fd, F_GETFD) >= 0) continue;
+        int ph = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (ph < 0) FAIL("cannot restart: cannot open /dev/null: %s", strerror(errno));
+        if (ph != fd) {
+            if (dup3(ph, fd, O_CLOEXEC) < 0) FAIL("cannot restart: cannot hold fd %d: %s", fd, strerror(errno));
+            close(ph);
+        }
+    }
     t = mana_now_ns();
     mana_timing("restart: read and check image metadata", t - t0);
 

@@ -561,10 +561,15 @@ int mana_write_image(const char *path, uint32_t generation, struct mana_write_re
         h.mapped_bytes = res->mapped_bytes;
         h.stored_bytes = res->stored_bytes;
         struct utsname u;
-        if (uname(&u) == 0) snprintf(h.host, sizeof h.host, "%s", u.nodename);
+        if (uname(&u) == 0) {
+            size_t hl = strlen(u.nodename);
+            memcpy(h.host, u.nodename, hl < sizeof h.host - 1 ? hl : sizeof h.host - 1);
+        }
         snprintf(h.mpi, sizeof h.mpi, "none");
         const char *b = strrchr(mana_pl.app_path, '/');
-        snprintf(h.program, sizeof h.program, "%s", b ? b + 1 : mana_pl.app_path);
+        const char *prog = b ? b + 1 : mana_pl.app_path;
+        size_t pl = strlen(prog);
+        memcpy(h.program, prog, pl < sizeof h.program - 1 ? pl : sizeof h.program - 1);
         h.header_crc = mana_crc32c_update(0, &h, sizeof h);
         if (pwrite_all(w.fd, &h, sizeof h, 0) != 0) {
             w_fail(&w, "cannot write the image header: %s", strerror(errno));

@@ -253,6 +253,9 @@ bad)       # bad input: one clear line on stderr, non-zero exit, no crash, no ha
 
 pause)     # restart pause levels: print pid and level, wait for gdb to set mana_restart_pause_wait = 0
     command -v gdb >/dev/null || { echo "SKIP: no gdb"; exit 77; }
+    if [ "$(id -u)" != 0 ] && [ "$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)" != 0 ]; then
+        echo "SKIP: gdb cannot attach (kernel.yama.ptrace_scope != 0)"; exit 77
+    fi
     start_coordinator
     want=$(plain_final counter 30 0)
     launch a counter 30 50
