@@ -10,6 +10,7 @@
 # with an uninterrupted run.  Exit 0 = pass, 1 = fail, 77 = skipped (no coordinator built).
 set -u
 ROOT=$1 PROGDIR=$2 SCENARIO=$3
+PROJECT_BIN=$(cd "$PROGDIR/../.." && pwd)     # the CMake build directory of core-native
 B=$ROOT/bin
 [ -x "$B/mana_coordinator" ] && [ -x "$B/mana_status" ] || { echo "SKIP: $B/mana_coordinator not built"; exit 77; }
 [ -x "$B/lower-half" ] && [ -r "$ROOT/lib/libmana.so" ] || { echo "FAIL: runtime not installed in $ROOT"; exit 1; }
@@ -146,6 +147,24 @@ threads|signals|mallocs|files)
         step=$(echo "$first" | sed 's/.*step \([0-9]*\).*/\1/')
         grep -q "^files step $((step - 1)) " "$W/a.out" || fail "restart began at step $step, not after a step of the first run"
     fi
+    ;;
+
+vector)    # 6 threads computing in vector registers (AVX-512 here): every register must come back
+    VEC=$PROJECT_BIN/tests/process/vecregs
+    [ -x "$VEC" ] || fail "$VEC not built"
+    start_coordinator
+    want=$("$VEC" 500000000 | tail -n 1)
+    PROGDIR_SAVED=$PROGDIR; PROGDIR=$(dirname "$VEC")
+    launch a vecregs 500000000
+    PROGDIR=$PROGDIR_SAVED
+    wait_registered
+    sleep_ms "$(rand_ms 300 900)"
+    checkpoint
+    kill -9 "$LAST_PID"; wait "$LAST_PID" 2>/dev/null
+    restart b
+    wait_exit "$LAST_PID" 60
+    [ "$RC" = 0 ] || fail "restarted run exited with $RC"
+    [ "$(final_line "$W/b.out")" = "$want" ] || fail "final line '$(final_line "$W/b.out")', want '$want'"
     ;;
 
 nokill)    # checkpoints while running: the program goes on; only the newest generation stays
