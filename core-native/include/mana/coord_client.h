@@ -21,8 +21,14 @@
  *
  * Return codes: MANA_COORD_OK (0), positive codes for outcomes the caller
  * expects to handle (timeout, checkpoint aborted, killed), negative codes for
- * errors.  After any negative code except MANA_COORD_EARG the connection is
- * unusable; the coordinator has closed it or will.
+ * errors.  After ECONNECT, EIO and EPROTO the connection is finished.  After
+ * EREMOTE it depends on what the coordinator refused (protocol §4.7): an
+ * ERROR answering a request after HELLO (MISMATCH of a collective, PROTOCOL
+ * for a repeated collective, UNKNOWN_JOB, TOO_LARGE for KV records) leaves
+ * the connection open and the handle usable; any other ERROR is followed by
+ * the coordinator closing it.  EARG leaves the handle usable.  A TIMEOUT
+ * while waiting for a reply leaves that request unanswered: treat the
+ * connection as lost.
  */
 #ifndef MANA_COORD_CLIENT_H
 #define MANA_COORD_CLIENT_H

@@ -59,6 +59,16 @@ pair max --op max -k 50
 pair min --op min -k 50
 pair or --op or -k 50
 
+# Ranks that disagree on the op: both get ERROR MISMATCH (exit 1), nobody hangs.
+timeout 30 "$PROBE" -j mm -r 0 -n 2 --op sum -k 1 > "$tmp/mm.0" 2>&1 &
+a=$!
+timeout 30 "$PROBE" -j mm -r 1 -n 2 --op max -k 1 > "$tmp/mm.1" 2>&1
+sb=$?
+wait $a
+sa=$?
+[ $sa = 1 ] && [ $sb = 1 ] && grep -q "coordinator error 5" "$tmp/mm.0" && ok "op mismatch refused" ||
+    { fail "op mismatch: exit $sa/$sb"; cat "$tmp/mm.0" "$tmp/mm.1"; }
+
 # A checkpoint answered by two serving probes; then one with exit-after-commit.
 timeout 60 "$PROBE" -j ck -r 0 -n 2 --serve-for 50 --ckptdir "$tmp" > "$tmp/ck.0" 2>&1 &
 s0=$!

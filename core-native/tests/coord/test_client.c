@@ -298,13 +298,16 @@ static int s_bad(void)
         mncp_put_hdr(hb, MNCP_COLLECTIVE_DONE, MNCP_BODY_MAX + 1, h.reqid);
         srv_send_raw(hb, 16);
         break;
-    case 6:                                  /* ERROR MISMATCH */
+    case 6:                                  /* ERROR MISMATCH: the connection stays */
         {
             struct mncp_w w;
             mncp_w_init(&w, wb, sizeof wb);
             mncp_w_u16(&w, 5);
             mncp_w_str(&w, "op or count disagree");
             srv_send(MNCP_ERROR, h.reqid, &w);
+            if (srv_read(&h) != MNCP_COLLECTIVE)
+                return -1;
+            srv_collective_done(h.reqid, 1, 16, 1, 1, &one);
         }
         break;
     case 7:                                  /* EOF */
@@ -329,8 +332,12 @@ static void t_bad(void)
                 fprintf(stderr, "bad reply %d: rc %d (%s)\n", bad_kind, rc, err);
             CHECK(rc == want[bad_kind]);
             CHECK(err[0] != 0);
-            if (bad_kind == 6)
+            if (bad_kind == 6) {
                 CHECK(mana_coord_remote_code(c) == MANA_COORD_RE_MISMATCH && strstr(err, "disagree"));
+                /* An ERROR answering a request leaves the connection usable. */
+                v = 1;
+                CHECK(mana_coord_collective(c, 1, 16, MANA_COORD_SUM, &v, &v, 1, 5000, err, sizeof err) == 0);
+            }
             mana_coord_close(c);
         }
         CHECK(finish() == 0);
