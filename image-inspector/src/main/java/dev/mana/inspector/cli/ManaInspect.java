@@ -75,6 +75,7 @@ public final class ManaInspect implements Callable<Integer> {
     Path image;
 
     public static void main(String[] args) {
+        long t0 = System.nanoTime();
         int rc;
         PrintWriter out = new PrintWriter(System.out, false);
         PrintWriter err = new PrintWriter(System.err, true);
@@ -87,7 +88,10 @@ public final class ManaInspect implements Callable<Integer> {
         }
         out.flush();
         if (System.getenv("MANA_INSPECT_STATS") != null) {
-            err.println("mana_inspect: stats: heap_peak_mb=" + String.format(Locale.ROOT, "%.1f", peakHeapMb()));
+            // the JVM's start (to main) and the command's own work, apart
+            err.println("mana_inspect: stats: heap_peak_mb=" + String.format(Locale.ROOT, "%.1f", peakHeapMb())
+                    + " jvm_start_ms=" + ManagementFactory.getRuntimeMXBean().getUptime()
+                    + " work_ms=" + String.format(Locale.ROOT, "%.1f", (System.nanoTime() - t0) / 1e6));
         }
         System.exit(rc);
     }
@@ -787,6 +791,9 @@ public final class ManaInspect implements Callable<Integer> {
                     img.readMemory(a + done, ByteBuffer.wrap(b, 0, k));
                     hexdump(out, a + done, b, k);
                     done += k;
+                    if (out.checkError()) {
+                        break; // the reader went away (| head)
+                    }
                 }
             } catch (ImageException e) {
                 throw withPath(image, e);

@@ -539,17 +539,32 @@ public final class DmtcpImageReader implements DmtcpImage {
                     throw Fail.notFound("address %s: beyond the %d bytes the image stores for %s", Fail.hex(addr),
                             holder.dataLength(), r);
                 }
-                n = Math.min(n, holder.dataLength() - off);
+                n = Math.min(Math.min(n, holder.dataLength() - off), 1 << 20);
                 byte[] buf = new byte[(int) n];
-                try (In in = in(path, ch, gzip, size)) {
-                    in.skip(holder.dataOffset() + off, "region data");
-                    in.readFully(buf, 0, (int) n, "region data");
-                }
+                readData(holder.dataOffset() + off, buf);
                 dst.put(dst.position(), buf);
             }
             dst.position(dst.position() + (int) n);
             addr += n;
         }
+    }
+
+    /** A gzip stream kept open at the end of the last read: reads in increasing order do not start over. */
+    private In gzCursor;
+
+    private synchronized void readData(long off, byte[] buf) throws ImageException {
+        if (!gzip) {
+            ManaImageReader.readFully(ch, off, ByteBuffer.wrap(buf), "region data");
+            return;
+        }
+        if (gzCursor == null || gzCursor.pos > off) {
+            if (gzCursor != null) {
+                gzCursor.close();
+            }
+            gzCursor = in(path, ch, true, size);
+        }
+        gzCursor.skip(off - gzCursor.pos, "region data");
+        gzCursor.readFully(buf, 0, buf.length, "region data");
     }
 
     @Override
@@ -570,7 +585,11 @@ public final class DmtcpImageReader implements DmtcpImage {
     }
 
     @Override
-    public void close() {
+    public synchronized void close() {
+        if (gzCursor != null) {
+            gzCursor.close();
+            gzCursor = null;
+        }
         try {
             ch.close();
         } catch (IOException ignored) {
