@@ -16,4 +16,5 @@ MANA_CP="$MANA_LIB/control-plane.jar:$MANA_LIB/picocli.jar:$MANA_LIB/gson.jar"
 # short-lived commands: start fast (C1 only, class data sharing, small serial heap)
 MANA_QUICK_OPTS="-XX:TieredStopAtLevel=1 -Xshare:auto -XX:+UseSerialGC -XX:-UsePerfData"
 # the long-running coordinator: full JIT, small footprint
-MANA_SERVER_OPTS="-XX:+UseSerialGC -Xss512k -XX:+ExitOnOutOfMemoryError -XX:-UsePerfData"
+# (-Xms16m: the young generation starts small, so RSS follows the live data: ~70 MiB at 4,096 ranks)
+MANA_SERVER_OPTS="-XX:+UseSerialGC -Xms16m -Xmx1g -Xss512k -XX:+ExitOnOutOfMemoryError -XX:-UsePerfData"

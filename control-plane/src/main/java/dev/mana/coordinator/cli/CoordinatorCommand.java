@@ -126,7 +126,7 @@ public final class CoordinatorCommand implements Callable<Integer> {
         if (new File("/usr/bin/setsid").canExecute()) cmd.add("/usr/bin/setsid");
         cmd.add(ProcessHandle.current().info().command().orElse("java"));
         String opts = System.getenv("MANA_COORDINATOR_JVM_OPTS");
-        if (opts == null) opts = "-XX:+UseSerialGC -Xss512k -XX:+ExitOnOutOfMemoryError";
+        if (opts == null) opts = "-XX:+UseSerialGC -Xms16m -Xmx1g -Xss512k -XX:+ExitOnOutOfMemoryError -XX:-UsePerfData";
         for (String o : opts.trim().split("\\s+")) if (!o.isEmpty()) cmd.add(o);
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
