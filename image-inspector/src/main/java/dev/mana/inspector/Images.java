@@ -26,6 +26,10 @@ public final class Images {
         if (Files.isDirectory(path)) {
             throw new ImageException(ErrorKind.IO, path + ": is a directory (for a checkpoint directory use `mana_inspect dir`)");
         }
+        if (Files.exists(path) && !Files.isRegularFile(path)) {
+            // a FIFO or a device would block or never end: images are regular files
+            throw new ImageException(ErrorKind.IO, path + ": not a regular file");
+        }
         FileChannel ch;
         try {
             ch = FileChannel.open(path, StandardOpenOption.READ);

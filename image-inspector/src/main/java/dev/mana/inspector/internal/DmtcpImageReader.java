@@ -39,7 +39,8 @@ public final class DmtcpImageReader implements DmtcpImage {
     public static final String SIGNATURE = "DMTCP_CHECKPOINT_IMAGE_v4.0\n";
     public static final String SIGNATURE_PREFIX = "DMTCP_CHECKPOINT_IMAGE_v";
     static final int HDR = 4096;
-    static final long MAX_AREAS = 1L << 22;
+    /** More region headers than this is absurd; keeps the heap bounded (a gzip'd image can hold many). */
+    static final long MAX_AREAS = 1L << 20;
     /** x86-64 user address space: a data length beyond this is absurd. */
     static final long MAX_LEN = 1L << 47;
 

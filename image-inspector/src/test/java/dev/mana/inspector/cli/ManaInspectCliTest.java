@@ -131,6 +131,8 @@ class ManaInspectCliTest {
         Result io = run("summary", tmp.resolve("missing.mana").toString());
         assertEquals(3, io.rc());
         assertOneErrorLine(io);
+        assertEquals(3, run("summary", "/dev/null").rc()); // devices and FIFOs are refused, never read
+        assertEquals(9, run(tmp.toString()).rc()); // a directory: the dir view (no ckpt_rank_N here)
         // 4 not an image
         Files.writeString(p, "#!/bin/sh\necho not an image\n");
         Result ni = run("summary", p.toString());
