@@ -297,6 +297,22 @@ public final class ManaInspect implements Callable<Integer> {
             rows.add(new String[] {"mpi state", mpi.map(x -> x.length() + " bytes, " + x.count() + " records").orElse("none")});
             ManaHeader h = m.header();
             o.put("format_version", h.version()).put("sections", h.sectionCount()).put("header_crc", String.format("0x%08x", h.headerCrc()));
+            try {
+                dev.mana.inspector.ProcessInfo p = m.process();
+                rows.add(3, new String[] {"command", String.join(" ", p.argv())});
+                rows.add(4, new String[] {"cwd", p.cwd()});
+                rows.add(6, new String[] {"ppid/sid/pgid", p.ppid() + " / " + p.sid() + " / " + p.pgid()
+                        + "  (umask " + String.format("%03o", p.umask()) + ")"});
+                o.put("process", Json.obj().put("argv", p.argv()).put("cwd", p.cwd()).put("ppid", p.ppid())
+                        .put("sid", p.sid()).put("pgid", p.pgid()).put("umask", String.format("%03o", p.umask()))
+                        .put("pthread_tid_offset", p.pthreadTidOffset()).put("lh_info_slot", Json.hex(p.lhInfoSlot()))
+                        .put("vdso", List.of(Json.hex(p.vdsoStart()), Json.hex(p.vdsoEnd())))
+                        .put("vvar", List.of(Json.hex(p.vvarStart()), Json.hex(p.vvarEnd())))
+                        .put("upper_stack", List.of(Json.hex(p.upperStackStart()), Json.hex(p.upperStackEnd())))
+                        .put("upper_entry", Json.hex(p.upperEntry())));
+            } catch (ImageException e) {
+                rows.add(new String[] {"process", "unreadable (" + e.getMessage() + ")"});
+            }
         } else {
             DmtcpHeader h = ((DmtcpImage) img).header();
             rows.add(new String[] {"upid", h.upid().toString() + " (generation " + h.upid().generation() + ")"});
