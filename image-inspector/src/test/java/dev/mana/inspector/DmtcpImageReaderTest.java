@@ -94,6 +94,32 @@ class DmtcpImageReaderTest {
         }
     }
 
+    @Test
+    void fileShorterThanItsMappingStoresMmapFileSizeBytes() throws Exception {
+        TestDmtcpImage t = new TestDmtcpImage();
+        java.util.Random r = new java.util.Random(9);
+        TestDmtcpImage.Area a = t.file(0x400000L, 5, false, "/data/short.bin", TestDmtcpImage.bytes(r, 5000));
+        a.size = 8192; // the mapping is two pages, the file only 5000 bytes: 5000 bytes of data follow
+        a.endAddr = a.addr + a.size;
+        t.file(0x402000L, 1, false, "/data/next.bin", TestDmtcpImage.bytes(r, 4096));
+        try (DmtcpImage img = open(t, false)) {
+            List<DmtcpArea> as = img.areas();
+            assertEquals(2, as.size());
+            assertEquals(5000, as.get(0).dataLength());
+            assertEquals(as.get(0).dataOffset() + 5000 + 4096, as.get(1).dataOffset()); // unaligned, as stored
+            byte[] b = new byte[100];
+            img.readMemory(0x400000L + 4900, ByteBuffer.wrap(b));
+            assertArrayEquals(Arrays.copyOfRange(a.data, 4900, 5000), b);
+            assertEquals(ErrorKind.NOT_FOUND, assertThrows(ImageException.class,
+                    () -> img.readMemory(0x400000L + 5000, ByteBuffer.allocate(1))).kind());
+            byte[] n = new byte[16];
+            img.readMemory(0x402000L, ByteBuffer.wrap(n));
+            assertArrayEquals(Arrays.copyOf(t.areas.get(1).data, 16), n);
+            assertTrue(img.verify(null).ok());
+            assertEquals(5000, img.regions().get(0).storedBytes());
+        }
+    }
+
     private ErrorKind failure(byte[] bytes) throws Exception {
         Path p = tmp.resolve("bad_" + System.nanoTime() + ".dmtcp");
         Files.write(p, bytes);
