@@ -42,7 +42,7 @@ public final class ManaImageReader implements ManaImage {
     /** More sections than this is absurd (the format defines 6). */
     static final int MAX_SECTIONS = 4096;
     /** A metadata section larger than this is refused rather than loaded onto the heap. */
-    static final long MAX_SECTION_BYTES = 256L << 20;
+    static final long MAX_SECTION_BYTES = 128L << 20;
     /** More regions than this is absurd (vm.max_map_count defaults to 65530); keeps the heap bounded. */
     static final long MAX_REGIONS = 1L << 20;
     static final long MAX_NAME = 4096;
