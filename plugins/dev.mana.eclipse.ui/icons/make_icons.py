@@ -103,4 +103,6 @@ here = os.path.dirname(os.path.abspath(__file__))
 for name, shapes in icons.items():
     png(os.path.join(here, name), 16, 16, render(shapes, 16))
     png(os.path.join(here, name.replace('.png', '@2x.png')), 32, 32, render(shapes, 32))
-print('wrote', len(icons) * 2, 'icons')
+# banner image of the restart dialog (title area), 64x64 in a 16-unit grid
+png(os.path.join(here, 'wizban/restart_wiz.png'), 64, 64, render(icons['etool16/restart.png'], 64))
+print('wrote', len(icons) * 2 + 1, 'icons')

@@ -158,7 +158,12 @@ public class SumTo {
             Path rankDir = Path.of(dir, "ckpt_rank_" + rank);
             Path fin = rankDir.resolve("ckpt_sum_to_gen" + g + ".mana");
             Path tmp = rankDir.resolve("ckpt_sum_to_gen" + g + ".mana.tmp");
-            if (!collective(g, 1) || !collective(g, 2)) return;
+            if (!collective(g, 1)) return;
+            long pause = Long.parseLong(env("0", "SUMTO_CKPT_DELAY_MS")); // lets a test see the phases
+            if (pause > 0) {
+                try { Thread.sleep(pause); } catch (InterruptedException e) { Thread.currentThread().interrupt(); }
+            }
+            if (!collective(g, 2)) return;
             long t0 = System.nanoTime();
             if (!Files.isDirectory(rankDir)) {
                 Files.createDirectories(rankDir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));

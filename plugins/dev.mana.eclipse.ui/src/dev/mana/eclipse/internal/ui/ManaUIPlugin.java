@@ -19,6 +19,7 @@ public final class ManaUIPlugin extends AbstractUIPlugin {
     public static final String IMG_RANK_CHECKPOINTING = "icons/obj16/rank_checkpointing.png";
     public static final String IMG_RANK_RESTARTING = "icons/obj16/rank_restarting.png";
     public static final String IMG_RANK_EXITED = "icons/obj16/rank_exited.png";
+    public static final String IMG_RESTART_BANNER = "icons/wizban/restart_wiz.png";
 
     private static ManaUIPlugin plugin;
 
@@ -41,7 +42,7 @@ public final class ManaUIPlugin extends AbstractUIPlugin {
     @Override
     protected void initializeImageRegistry(ImageRegistry reg) {
         for (String k : new String[] {IMG_JOB, IMG_CHECKPOINT, IMG_CHECKPOINT_STOP, IMG_RESTART, IMG_JOB_VIEW,
-            IMG_RANK_RUNNING, IMG_RANK_CHECKPOINTING, IMG_RANK_RESTARTING, IMG_RANK_EXITED}) {
+            IMG_RANK_RUNNING, IMG_RANK_CHECKPOINTING, IMG_RANK_RESTARTING, IMG_RANK_EXITED, IMG_RESTART_BANNER}) {
             reg.put(k, imageDescriptorFromPlugin(PLUGIN_ID, k));
         }
     }

@@ -74,7 +74,7 @@ public final class RestartDialog extends TitleAreaDialog {
     protected Control createDialogArea(Composite parent) {
         Composite area = (Composite) super.createDialogArea(parent);
         setTitle("Restart a MANA Job from a Checkpoint");
-        setTitleImage(ManaUIPlugin.image(ManaUIPlugin.IMG_RESTART));
+        setTitleImage(ManaUIPlugin.image(ManaUIPlugin.IMG_RESTART_BANNER));
         Composite c = new Composite(area, SWT.NONE);
         c.setLayout(new GridLayout(3, false));
         c.setLayoutData(new GridData(SWT.FILL, SWT.FILL, true, true));
@@ -231,6 +231,15 @@ public final class RestartDialog extends TitleAreaDialog {
             return;
         }
         super.okPressed();
+    }
+
+    /** Presses Restart when the directory is valid (for tests and other callers); true if the dialog closed. */
+    public boolean pressRestart() {
+        if (validation == null || !validation.isValid()) {
+            return false;
+        }
+        okPressed();
+        return getReturnCode() == OK;
     }
 
     /** Launches the restart chosen (after OK). */

@@ -116,9 +116,7 @@ public final class ManaCheckpointTab extends AbstractLaunchConfigurationTab {
 
     @Override
     public void setDefaults(ILaunchConfigurationWorkingCopy wc) {
-        wc.setAttribute(ManaCore.ATTR_CHECKPOINT_DIRECTORY, "");
-        wc.setAttribute(ManaCore.ATTR_CHECKPOINT_INTERVAL, 0);
-        wc.setAttribute(ManaCore.ATTR_RESTART, false);
+        // defaults are absent attributes (see ManaJobSettings.from), so new configurations stay clean
     }
 
     @Override
@@ -149,11 +147,11 @@ public final class ManaCheckpointTab extends AbstractLaunchConfigurationTab {
 
     @Override
     public void performApply(ILaunchConfigurationWorkingCopy wc) {
-        wc.setAttribute(ManaCore.ATTR_CHECKPOINT_DIRECTORY, directory.getText().trim());
-        wc.setAttribute(ManaCore.ATTR_CHECKPOINT_INTERVAL, interval.getSelection());
-        wc.setAttribute(ManaCore.ATTR_TIMING, timing.getSelection());
-        wc.setAttribute(ManaCore.ATTR_RESTART, restart.getSelection());
-        wc.setAttribute(ManaCore.ATTR_RESTART_DIRECTORY, restartDirectory.getText().trim());
+        TabSupport.put(wc, ManaCore.ATTR_CHECKPOINT_DIRECTORY, directory.getText().trim(), "");
+        TabSupport.put(wc, ManaCore.ATTR_CHECKPOINT_INTERVAL, interval.getSelection(), 0);
+        TabSupport.put(wc, ManaCore.ATTR_TIMING, timing.getSelection(), false);
+        TabSupport.put(wc, ManaCore.ATTR_RESTART, restart.getSelection(), false);
+        TabSupport.put(wc, ManaCore.ATTR_RESTART_DIRECTORY, restartDirectory.getText().trim(), "");
     }
 
     @Override

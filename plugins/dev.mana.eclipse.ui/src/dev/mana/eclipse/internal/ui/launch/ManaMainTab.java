@@ -64,9 +64,7 @@ public final class ManaMainTab extends AbstractLaunchConfigurationTab {
 
     @Override
     public void setDefaults(ILaunchConfigurationWorkingCopy wc) {
-        wc.setAttribute(ManaCore.ATTR_PROGRAM, "");
-        wc.setAttribute(ManaCore.ATTR_ARGUMENTS, "");
-        wc.setAttribute(ManaCore.ATTR_WORKING_DIRECTORY, "");
+        // defaults are absent attributes (see ManaJobSettings.from), so new configurations stay clean
     }
 
     @Override
@@ -82,9 +80,9 @@ public final class ManaMainTab extends AbstractLaunchConfigurationTab {
 
     @Override
     public void performApply(ILaunchConfigurationWorkingCopy wc) {
-        wc.setAttribute(ManaCore.ATTR_PROGRAM, program.getText().trim());
-        wc.setAttribute(ManaCore.ATTR_ARGUMENTS, arguments.getText());
-        wc.setAttribute(ManaCore.ATTR_WORKING_DIRECTORY, workingDirectory.getText().trim());
+        TabSupport.put(wc, ManaCore.ATTR_PROGRAM, program.getText().trim(), "");
+        TabSupport.put(wc, ManaCore.ATTR_ARGUMENTS, arguments.getText(), "");
+        TabSupport.put(wc, ManaCore.ATTR_WORKING_DIRECTORY, workingDirectory.getText().trim(), "");
     }
 
     @Override

@@ -102,10 +102,7 @@ public final class ManaMpiTab extends AbstractLaunchConfigurationTab {
 
     @Override
     public void setDefaults(ILaunchConfigurationWorkingCopy wc) {
-        wc.setAttribute(ManaCore.ATTR_RANKS, ManaCore.DEFAULT_RANKS);
-        wc.setAttribute(ManaCore.ATTR_MPI_IMPLEMENTATION, MpiImplementation.AUTO.name());
-        wc.setAttribute(ManaCore.ATTR_LAUNCHER, MpiLauncher.MPIRUN.name());
-        wc.setAttribute(ManaCore.ATTR_JOIN_COORDINATOR, false);
+        // defaults are absent attributes (see ManaJobSettings.from), so new configurations stay clean
     }
 
     @Override
@@ -131,15 +128,16 @@ public final class ManaMpiTab extends AbstractLaunchConfigurationTab {
 
     @Override
     public void performApply(ILaunchConfigurationWorkingCopy wc) {
-        wc.setAttribute(ManaCore.ATTR_RANKS, ranks.getSelection());
-        wc.setAttribute(ManaCore.ATTR_MPI_IMPLEMENTATION,
-            MpiImplementation.values()[Math.max(0, mpi.getSelectionIndex())].name());
-        wc.setAttribute(ManaCore.ATTR_LAUNCHER, (srun.getSelection() ? MpiLauncher.SRUN : MpiLauncher.MPIRUN).name());
-        wc.setAttribute(ManaCore.ATTR_LAUNCHER_ARGUMENTS, launcherArgs.getText().trim());
-        wc.setAttribute(ManaCore.ATTR_JOIN_COORDINATOR, joinCoordinator.getSelection());
-        wc.setAttribute(ManaCore.ATTR_COORDINATOR_STATUS_FILE, statusFile.getText().trim());
-        wc.setAttribute(ManaCore.ATTR_COORDINATOR_HOST, host.getText().trim());
-        wc.setAttribute(ManaCore.ATTR_COORDINATOR_PORT, port.getSelection());
+        TabSupport.put(wc, ManaCore.ATTR_RANKS, ranks.getSelection(), ManaCore.DEFAULT_RANKS);
+        TabSupport.put(wc, ManaCore.ATTR_MPI_IMPLEMENTATION,
+            MpiImplementation.values()[Math.max(0, mpi.getSelectionIndex())].name(), MpiImplementation.AUTO.name());
+        TabSupport.put(wc, ManaCore.ATTR_LAUNCHER, (srun.getSelection() ? MpiLauncher.SRUN : MpiLauncher.MPIRUN).name(),
+            MpiLauncher.MPIRUN.name());
+        TabSupport.put(wc, ManaCore.ATTR_LAUNCHER_ARGUMENTS, launcherArgs.getText().trim(), "");
+        TabSupport.put(wc, ManaCore.ATTR_JOIN_COORDINATOR, joinCoordinator.getSelection(), false);
+        TabSupport.put(wc, ManaCore.ATTR_COORDINATOR_STATUS_FILE, statusFile.getText().trim(), "");
+        TabSupport.put(wc, ManaCore.ATTR_COORDINATOR_HOST, host.getText().trim(), "localhost");
+        TabSupport.put(wc, ManaCore.ATTR_COORDINATOR_PORT, port.getSelection(), ManaCore.DEFAULT_COORDINATOR_PORT);
     }
 
     @Override

@@ -15,6 +15,19 @@ import org.eclipse.swt.widgets.Text;
 final class TabSupport {
     private TabSupport() {}
 
+    /** Sets an attribute, or removes it when it has its default value (so a configuration is not made dirty). */
+    static void put(org.eclipse.debug.core.ILaunchConfigurationWorkingCopy wc, String key, Object value, Object dflt) {
+        if (value == null || value.equals(dflt)) {
+            wc.removeAttribute(key);
+        } else if (value instanceof String s) {
+            wc.setAttribute(key, s);
+        } else if (value instanceof Integer i) {
+            wc.setAttribute(key, i.intValue());
+        } else if (value instanceof Boolean b) {
+            wc.setAttribute(key, b.booleanValue());
+        }
+    }
+
     static Group group(Composite parent, String label, int columns) {
         Group g = new Group(parent, SWT.NONE);
         g.setText(label);

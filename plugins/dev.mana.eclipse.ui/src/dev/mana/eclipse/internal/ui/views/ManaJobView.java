@@ -92,7 +92,7 @@ public final class ManaJobView extends ViewPart implements IManaJobListener {
         column("Host", 120, r -> r.rank().host(), r -> null);
         column("PID", 80, r -> r.rank().pid() > 0 ? Integer.toString(r.rank().pid()) : "", r -> null);
         column("State", 120, r -> r.rank().state(), r -> null);
-        column("Generation", 80, r -> r.rank().generation() > 0 ? Long.toString(r.rank().generation()) : "", r -> null);
+        column("Generation", 95, r -> r.rank().generation() > 0 ? Long.toString(r.rank().generation()) : "", r -> null);
         column("Last Checkpoint", 150, r -> r.image() == null ? "" : ManaFormat.time(r.image().lastModified()), r -> null);
         column("Size", 80, r -> r.image() == null ? "" : ManaFormat.bytes(r.image().length()), r -> null);
         column("Image", 360, r -> r.image() == null ? "" : r.image().getPath(), r -> null);

@@ -1,0 +1,253 @@
+package dev.mana.eclipse.ui.tests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import org.eclipse.core.runtime.jobs.Job;
+import org.eclipse.core.runtime.preferences.InstanceScope;
+import org.eclipse.debug.core.DebugPlugin;
+import org.eclipse.debug.core.ILaunch;
+import org.eclipse.debug.core.ILaunchConfiguration;
+import org.eclipse.debug.core.ILaunchConfigurationWorkingCopy;
+import org.eclipse.debug.core.ILaunchManager;
+import org.eclipse.debug.core.model.IProcess;
+import org.eclipse.debug.ui.DebugUITools;
+import org.eclipse.debug.ui.IDebugUIConstants;
+import org.eclipse.debug.ui.ILaunchConfigurationDialog;
+import org.eclipse.swt.widgets.Shell;
+import org.eclipse.ui.IWorkbenchPage;
+import org.eclipse.ui.IWorkbenchWindow;
+import org.eclipse.ui.PlatformUI;
+import org.eclipse.ui.console.TextConsole;
+import org.eclipse.ui.handlers.IHandlerService;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import dev.mana.eclipse.core.CheckpointDirectoryValidator;
+import dev.mana.eclipse.core.CheckpointResult;
+import dev.mana.eclipse.core.CheckpointValidation;
+import dev.mana.eclipse.core.IManaJob;
+import dev.mana.eclipse.core.ManaCore;
+import dev.mana.eclipse.core.ManaJobs;
+import dev.mana.eclipse.core.ManaRuntime;
+import dev.mana.eclipse.core.MpiImplementation;
+import dev.mana.eclipse.internal.ui.actions.CheckpointJob;
+import dev.mana.eclipse.internal.ui.actions.RestartDialog;
+import dev.mana.eclipse.internal.ui.views.ManaJobView;
+import dev.mana.eclipse.internal.ui.views.RankRow;
+
+/**
+ * The whole flow in the real workbench, as a person does it: a "MANA MPI Job" configuration for a
+ * 2-rank program (launch dialog), Run, Checkpoint Now (the command, as from the toolbar), the MANA Job
+ * view updating while ranks pass the checkpoint phases and showing the images, Checkpoint and Stop,
+ * Restart from Checkpoint... (validated), and the right result in the restarted job's console.
+ * Screenshots of the launch dialog, the job view during a checkpoint and the restart dialog go to
+ * docs/screenshots/.
+ * <p>
+ * By default the program is the stand-in runtime's {@code sum_to} (non-MPI, checkpoint-aware; see
+ * standin-runtime/README.md) under the real mpirun; {@code -Dmana.uitest.runtime=real} uses the
+ * repository's runtime with {@code -Dmana.uitest.program}, {@code .args} and {@code .expect}.
+ */
+class ManaWorkbenchFlowTest {
+
+    static Path tmp;
+    static String program;
+    static String args;
+    static String expect;
+
+    @BeforeAll
+    static void setUp() throws Exception {
+        tmp = Files.createTempDirectory("mana-ui");
+        boolean real = "real".equals(System.getProperty("mana.uitest.runtime"));
+        File standin = new File(System.getProperty("mana.standin.runtime")).getCanonicalFile();
+        File runtime = real ? new File(System.getProperty("mana.root")) : standin;
+        System.setProperty(ManaRuntime.RUNTIME_PROPERTY, runtime.getPath());
+        program = System.getProperty("mana.uitest.program", new File(standin, "examples/sum_to").getPath());
+        args = System.getProperty("mana.uitest.args", "600 40");
+        expect = System.getProperty("mana.uitest.expect", "sum(1..600) = 180300");
+        InstanceScope.INSTANCE.getNode(ManaCore.PLUGIN_ID).putLong(ManaCore.PREF_POLL_MILLIS, 200);
+        Ui.sync(() -> {
+            IWorkbenchWindow w = PlatformUI.getWorkbench().getActiveWorkbenchWindow();
+            w.getShell().setBounds(0, 0, 1280, 860);
+            IWorkbenchPage page = w.getActivePage();
+            page.closeAllEditors(false);
+            try {
+                PlatformUI.getWorkbench().showPerspective(IDebugUIConstants.ID_DEBUG_PERSPECTIVE, w);
+            } catch (Exception e) {
+                // stay in the current perspective
+            }
+        });
+    }
+
+    @AfterAll
+    static void tearDown() {
+        for (IManaJob j : ManaJobs.getJobs()) {
+            if (!j.isTerminated()) {
+                try {
+                    j.getLaunch().terminate();
+                } catch (Exception e) {
+                    // best effort
+                }
+            }
+        }
+    }
+
+    static String console(ILaunch launch) {
+        return Ui.sync(() -> {
+            StringBuilder b = new StringBuilder();
+            for (IProcess p : launch.getProcesses()) {
+                if (DebugUITools.getConsole(p) instanceof TextConsole c) {
+                    b.append(c.getDocument().get());
+                }
+            }
+            return b.toString();
+        });
+    }
+
+    static IManaJob waitForNewJob(int before) throws InterruptedException {
+        Ui.waitFor("the MANA job to start", 60_000, () -> ManaJobs.getJobs().size() > before);
+        return ManaJobs.getJobs().get(ManaJobs.getJobs().size() - 1);
+    }
+
+    static void execute(String commandId) {
+        Ui.sync(() -> {
+            IWorkbenchWindow w = PlatformUI.getWorkbench().getActiveWorkbenchWindow();
+            try {
+                w.getService(IHandlerService.class).executeCommand(commandId, null);
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
+    }
+
+    /** A screenshot of the workbench with the view maximized (the status line shows the progress). */
+    static void screenshotMaximized(ManaJobView view, String name) {
+        Ui.sync(() -> {
+            IWorkbenchPage page = view.getSite().getPage();
+            var ref = page.getReference(view);
+            page.setPartState(ref, IWorkbenchPage.STATE_MAXIMIZED);
+            Ui.screenshot(page.getWorkbenchWindow().getShell(), name);
+            page.setPartState(ref, IWorkbenchPage.STATE_RESTORED);
+        });
+    }
+
+    @Test
+    void launchCheckpointStopRestart() throws Exception {
+        ILaunchManager lm = DebugPlugin.getDefault().getLaunchManager();
+        File ckpt = tmp.resolve("checkpoints").toFile();
+        ILaunchConfigurationWorkingCopy wc = lm.getLaunchConfigurationType(ManaCore.LAUNCH_CONFIGURATION_TYPE)
+            .newInstance(null, "sum_to (2 ranks)");
+        wc.setAttribute(ManaCore.ATTR_PROGRAM, program);
+        wc.setAttribute(ManaCore.ATTR_ARGUMENTS, args);
+        wc.setAttribute(ManaCore.ATTR_WORKING_DIRECTORY, tmp.toString());
+        wc.setAttribute(ManaCore.ATTR_RANKS, 2);
+        wc.setAttribute(ManaCore.ATTR_MPI_IMPLEMENTATION, MpiImplementation.OPEN_MPI.name());
+        wc.setAttribute(ManaCore.ATTR_CHECKPOINT_DIRECTORY, ckpt.getPath());
+        wc.setAttribute(ILaunchManager.ATTR_ENVIRONMENT_VARIABLES, Map.of("SUMTO_CKPT_DELAY_MS", "1500"));
+        ILaunchConfiguration config = wc.doSave();
+
+        // 1. the launch dialog on this configuration (Main and Checkpoints tabs)
+        Ui.sync(() -> {
+            Shell window = PlatformUI.getWorkbench().getActiveWorkbenchWindow().getShell();
+            Runnable[] capture = new Runnable[1];
+            int[] tries = {0};
+            capture[0] = () -> {
+                Shell dialog = null;
+                for (Shell s : Ui.display().getShells()) {
+                    if (s != window && s.isVisible() && s.getData() instanceof ILaunchConfigurationDialog) {
+                        dialog = s;
+                    }
+                }
+                if (dialog == null) {
+                    if (++tries[0] < 100) {
+                        Ui.display().timerExec(200, capture[0]);
+                    }
+                    return;
+                }
+                dialog.setBounds(60, 40, 1100, 760);
+                ILaunchConfigurationDialog d = (ILaunchConfigurationDialog) dialog.getData();
+                Ui.screenshot(dialog, "launch-dialog");
+                d.setActiveTab(1);
+                Ui.screenshot(dialog, "launch-dialog-mpi");
+                d.setActiveTab(2);
+                Ui.screenshot(dialog, "launch-dialog-checkpoints");
+                dialog.close();
+            };
+            Ui.display().timerExec(1000, capture[0]);
+            DebugUITools.openLaunchConfigurationDialogOnGroup(window,
+                new org.eclipse.jface.viewers.StructuredSelection(config), IDebugUIConstants.ID_RUN_LAUNCH_GROUP);
+        });
+
+        // 2. run it; the MANA Job view follows it
+        int before = ManaJobs.getJobs().size();
+        Ui.sync(() -> DebugUITools.launch(config, ILaunchManager.RUN_MODE));
+        IManaJob job = waitForNewJob(before);
+        ManaJobView view = Ui.sync(() -> (ManaJobView) PlatformUI.getWorkbench().getActiveWorkbenchWindow()
+            .getActivePage().showView(ManaJobView.ID));
+        Ui.waitFor("2 ranks RUNNING in the view", 60_000, () -> view.getShownJob() == job && view.getRows().size() == 2
+            && view.getRows().stream().allMatch(r -> r.rank().state().equals("RUNNING")));
+        Ui.waitFor("output of both ranks", 60_000, () -> console(job.getLaunch()).contains("[rank 1] step 20/")
+            && console(job.getLaunch()).contains("[rank 0] step 20/"));
+
+        // 3. Checkpoint Now; the view shows the ranks in the checkpoint's phases
+        execute("dev.mana.eclipse.ui.checkpoint");
+        Ui.waitFor("a rank in a checkpoint phase", 30_000, () -> view.getRows().stream()
+            .anyMatch(r -> !r.rank().state().equals("RUNNING")));
+        screenshotMaximized(view, "job-view-checkpoint");
+        Job.getJobManager().join(CheckpointJob.FAMILY, null);
+        CheckpointResult first = job.getLastCheckpoint();
+        assertNotNull(first, "the checkpoint committed");
+        assertEquals(1, first.generation());
+        CheckpointValidation v = CheckpointDirectoryValidator.validate(ckpt, 2);
+        assertTrue(v.isValid(), v.problems().toString());
+        assertEquals(1, v.generation());
+        Ui.waitFor("the images in the view", 10_000, () -> {
+            List<RankRow> rows = view.getRows();
+            return rows.size() == 2 && rows.stream().allMatch(r -> r.image() != null && r.imageGeneration() == 1
+                && r.rank().state().equals("RUNNING"));
+        });
+        Ui.waitFor("the last checkpoint in the view", 10_000,
+            () -> view.getSummaryText().contains("Last checkpoint: generation 1"));
+        screenshotMaximized(view, "job-view-after-checkpoint");
+
+        // 4. Checkpoint and Stop
+        execute("dev.mana.eclipse.ui.checkpointAndStop");
+        Job.getJobManager().join(CheckpointJob.FAMILY, null);
+        Ui.waitFor("the job to stop", 60_000, () -> job.getLaunch().isTerminated());
+        assertEquals(2, job.getLastCheckpoint().generation());
+        String out1 = console(job.getLaunch());
+        assertTrue(out1.contains("[mana] Checkpoint 2 written: 2 ranks"), out1);
+        assertTrue(!out1.contains(expect), "stopped before the end");
+
+        // 5. Restart from Checkpoint... (validated), and the right result
+        int before2 = ManaJobs.getJobs().size();
+        Ui.sync(() -> {
+            Shell window = PlatformUI.getWorkbench().getActiveWorkbenchWindow().getShell();
+            RestartDialog d = new RestartDialog(window, job);
+            d.setBlockOnOpen(false);
+            d.open();
+            assertTrue(d.getValidation().isValid(), d.getValidation().problems().toString());
+            assertEquals(2, d.getValidation().generation());
+            d.getShell().setBounds(80, 60, 820, 440);
+            d.getShell().layout(true, true);
+            Ui.screenshot(d.getShell(), "restart-dialog");
+            assertTrue(d.pressRestart());
+            d.launch();
+        });
+        IManaJob restarted = waitForNewJob(before2);
+        assertTrue(restarted.isRestart());
+        Ui.waitFor("the restarted job to finish", 120_000, () -> restarted.getLaunch().isTerminated());
+        String out2 = console(restarted.getLaunch());
+        assertTrue(out2.contains("[rank 0] " + expect), out2);
+        assertTrue(out2.contains("[rank 1] " + expect), out2);
+        assertEquals(0, restarted.getLaunch().getProcesses()[0].getExitValue(), out2);
+    }
+}

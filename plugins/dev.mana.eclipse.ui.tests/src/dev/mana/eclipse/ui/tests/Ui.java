@@ -1,0 +1,91 @@
+package dev.mana.eclipse.ui.tests;
+
+import java.io.File;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
+
+import org.eclipse.swt.SWT;
+import org.eclipse.swt.graphics.GC;
+import org.eclipse.swt.graphics.Image;
+import org.eclipse.swt.graphics.ImageData;
+import org.eclipse.swt.graphics.ImageLoader;
+import org.eclipse.swt.graphics.Rectangle;
+import org.eclipse.swt.widgets.Display;
+import org.eclipse.swt.widgets.Shell;
+import org.eclipse.ui.PlatformUI;
+
+/** Helpers for tests that run beside the workbench's UI thread. */
+final class Ui {
+    private Ui() {}
+
+    static Display display() {
+        return PlatformUI.getWorkbench().getDisplay();
+    }
+
+    static <T> T sync(Callable<T> c) {
+        AtomicReference<T> r = new AtomicReference<>();
+        AtomicReference<Throwable> t = new AtomicReference<>();
+        display().syncExec(() -> {
+            try {
+                r.set(c.call());
+            } catch (Throwable e) {
+                t.set(e);
+            }
+        });
+        if (t.get() != null) {
+            throw new AssertionError(t.get().toString(), t.get());
+        }
+        return r.get();
+    }
+
+    static void sync(Runnable r) {
+        sync(() -> {
+            r.run();
+            return null;
+        });
+    }
+
+    /** Waits (off the UI thread) until cond holds, checking it on the UI thread. */
+    static void waitFor(String what, long millis, BooleanSupplier cond) throws InterruptedException {
+        long end = System.currentTimeMillis() + millis;
+        while (!sync(cond::getAsBoolean)) {
+            if (System.currentTimeMillis() > end) {
+                throw new AssertionError("timed out after " + millis + " ms waiting for " + what);
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    /** Saves a PNG of a shell (as shown on the screen) into the screenshots folder; call on the UI thread. */
+    static File screenshot(Shell shell, String name) {
+        String dir = System.getProperty("mana.screenshots");
+        if (dir == null) {
+            return null;
+        }
+        Display d = shell.getDisplay();
+        for (int i = 0; i < 20; i++) { // let pending paints finish
+            while (d.readAndDispatch()) {
+                // spin
+            }
+        }
+        shell.update();
+        Rectangle b = shell.getBounds();
+        Rectangle screen = d.getBounds();
+        b = b.intersection(screen);
+        Image img = new Image(d, b.width, b.height);
+        GC gc = new GC(d);
+        try {
+            gc.copyArea(img, b.x, b.y);
+            ImageLoader l = new ImageLoader();
+            l.data = new ImageData[] {img.getImageData()};
+            File f = new File(dir, name + ".png");
+            f.getParentFile().mkdirs();
+            l.save(f.getPath(), SWT.IMAGE_PNG);
+            return f;
+        } finally {
+            gc.dispose();
+            img.dispose();
+        }
+    }
+}

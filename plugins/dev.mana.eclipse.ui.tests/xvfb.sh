@@ -1,0 +1,29 @@
+#!/bin/bash
+# Starts a private X server for the UI tests; writes the display number to
+# $1/xvfb.properties (mana.xvfb.display=N) and the server's pid to $1/xvfb.pid. Uses $DISPLAY_OVERRIDE if set (e.g. a real
+# display). The server dies with the Maven process that started it (or after 45 minutes at most).
+set -e
+dir=$1
+mkdir -p "$dir"
+rm -f "$dir/xvfb.properties" "$dir/xvfb.display.tmp" "$dir/xvfb.pid"
+if [ -n "$DISPLAY_OVERRIDE" ]; then echo "mana.xvfb.display=${DISPLAY_OVERRIDE#:}" > "$dir/xvfb.properties"; exit 0; fi
+command -v Xvfb >/dev/null || { echo "Xvfb is not installed (Debian: xvfb); it runs the workbench UI tests" >&2; exit 1; }
+owner=$PPID
+setsid bash -c '
+  exec 3>"'"$dir"'/xvfb.display.tmp"
+  timeout 2700 Xvfb -displayfd 3 -screen 0 1280x1024x24 -nolisten tcp -noreset >"'"$dir"'/xvfb.log" 2>&1 &
+  xpid=$!
+  exec 3>&-
+  echo $xpid > "'"$dir"'/xvfb.pid"
+  while kill -0 '"$owner"' 2>/dev/null && kill -0 $xpid 2>/dev/null; do sleep 2; done
+  kill $xpid 2>/dev/null || true
+' </dev/null >/dev/null 2>&1 &
+for i in $(seq 1 100); do
+  if grep -q '^[0-9][0-9]*$' "$dir/xvfb.display.tmp" 2>/dev/null; then
+    echo "mana.xvfb.display=$(tr -d '\n' < "$dir/xvfb.display.tmp")" > "$dir/xvfb.properties"
+    echo "UI tests on Xvfb display :$(tr -d '\n' < "$dir/xvfb.display.tmp")"; exit 0
+  fi
+  sleep 0.1
+done
+echo "Xvfb did not start; see $dir/xvfb.log" >&2
+exit 1
