@@ -121,8 +121,13 @@ public final class Coordinator implements AutoCloseable {
         host = config.advertisedHost != null ? config.advertisedHost
                 : config.bindHost != null && !config.bindHost.equals("0.0.0.0") ? config.bindHost : localHostName();
         if (config.statusFile != null) {
-            new StatusFile(host, server.port(), secret, ProcessHandle.current().pid(), config.slurmJobId)
-                    .write(config.statusFile);
+            try {
+                new StatusFile(host, server.port(), secret, ProcessHandle.current().pid(), config.slurmJobId)
+                        .write(config.statusFile);
+            } catch (IOException e) {
+                server.closeUnstarted();
+                throw new IOException("cannot write status file " + config.statusFile + ": " + e.getMessage(), e);
+            }
             server.termination().thenRun(this::removeStatusFile);
         }
         server.start();

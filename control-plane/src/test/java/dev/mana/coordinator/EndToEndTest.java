@@ -172,12 +172,16 @@ class EndToEndTest {
             @Override public void jobStarted(String job, int nranks) { events.add("job " + job + " " + nranks); }
             @Override public void rankRegistered(RankInfo r) { events.add("rank " + r.rank()); }
             @Override public void checkpointStarted(String job, int g, boolean exit) { events.add("start " + g); }
+            @Override public void checkpointProgress(CheckpointProgress p) {
+                if (p.reached() == p.nranks()) events.add(p.state() + " " + p.reached());
+            }
             @Override public void checkpointFinished(CheckpointResult r) { events.add("end " + r.generation() + " " + r.ok()); }
         });
         ranks(c, 2, null);
         CheckpointResult r = c.checkpoint("", false, null).get(20, TimeUnit.SECONDS);
         assertTrue(r.ok());
-        assertEquals(List.of("job default 2", "rank 0", "rank 1", "start 1", "end 1 true"), events);
+        assertEquals(List.of("job default 2", "rank 0", "rank 1", "start 1", "SUSPENDED 2", "DRAINED 2", "DRAINED 2",
+                "CHECKPOINTED 2", "COMMITTED 2", "end 1 true"), events);
         assertEquals(List.of("default"), c.jobs().get());
     }
 }

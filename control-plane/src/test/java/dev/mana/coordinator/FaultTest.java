@@ -275,6 +275,39 @@ class FaultTest {
     }
 
     @Test
+    void clientThatDoesNotReadItsRepliesIsDropped() throws Exception {
+        Coordinator c = coordinator();
+        SimulatedRanks others = track(SimulatedRanks.builder(c.loopbackAddress()).job("other").ranks(0, 2).build()
+                .start());
+        try (Raw r0 = new Raw(c)) {
+            r0.send(1, Hello.rank(c.secret(), "slow", 0, 1, "h", 1, "none", 0, false, "", ""));
+            assertInstanceOf(Welcome.class, r0.read());
+            r0.send(2, new KvPut("big", new byte[Protocol.MAX_BLOB]));
+            assertInstanceOf(Ok.class, r0.read());
+            // ask for 1 MB answers and never read them: beyond 4 MiB queued the coordinator lets go
+            try {
+                for (int i = 0; i < 64; i++) r0.send(10 + i, new KvGet("big", false));
+            } catch (IOException e) {
+                // already dropped
+            }
+            long deadline = System.nanoTime() + 20_000_000_000L;
+            boolean gone = false;
+            while (!gone && System.nanoTime() < deadline) {
+                try (CoordinatorClient cl = CoordinatorClient.connect(c.loopbackAddress(), "slow")) {
+                    gone = cl.status().connected() == 0;
+                }
+                if (!gone) Thread.sleep(20);
+            }
+            assertTrue(gone, "the slow client was disconnected");
+        }
+        try (CoordinatorClient cl = CoordinatorClient.connect(c.loopbackAddress(), "other")) {
+            assertEquals(2, cl.status().connected());
+            assertTrue(cl.checkpoint(false, null).ok(), "other jobs are not harmed");
+        }
+        assertNull(others.connectionLost());
+    }
+
+    @Test
     void checkpointBeforeEveryRankRegisteredIsRefused() throws Exception {
         Coordinator c = coordinator();
         track(SimulatedRanks.builder(c.loopbackAddress()).ranks(0, 3).nranks(4).build().start());

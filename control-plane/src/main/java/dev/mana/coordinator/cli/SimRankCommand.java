@@ -60,7 +60,14 @@ public final class SimRankCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         try {
             CoordinatorAddress addr = CoordinatorAddress.resolve(host, port);
+            String self;
+            try {
+                self = java.net.InetAddress.getLocalHost().getHostName();
+            } catch (IOException e) {
+                self = "localhost";
+            }
             SimulatedRanks.Builder b = SimulatedRanks.builder(addr).job(job).ranks(first, count).imageBytes(imageBytes)
+                    .host(self)
                     .connectTimeout(Duration.ofSeconds(60));
             if (nranks > 0) b.nranks(nranks);
             if (ckptDir != null) b.ckptDir(ckptDir);

@@ -136,6 +136,19 @@ public final class CoordinatorServer {
 
     public int port() { return boundPort; }
 
+    /** Releases what {@link #bind()} took when {@link #start()} will not be called. */
+    public void closeUnstarted() {
+        if (started) return;
+        try {
+            if (server != null) server.close();
+            if (reactors != null) for (Reactor r : reactors) r.selector.close();
+        } catch (IOException ignored) {
+            // closing
+        }
+        events.shutdown();
+        terminated.complete("not started");
+    }
+
     public void start() {
         for (Reactor r : reactors) {
             r.thread = new Thread(r, r.index == 0 ? "mana-coordinator" : "mana-coordinator-io-" + r.index);
@@ -869,6 +882,8 @@ public final class CoordinatorServer {
         if (!force && now - ck.lastProgressNs < PROGRESS_EVERY_NS) return;
         ck.lastProgressNs = now;
         CkptProgress p = new CkptProgress(ck.generation, st.code, reached, j.nranks);
+        CheckpointProgress cp = new CheckpointProgress(j.name, ck.generation, st, reached, j.nranks);
+        emit(l -> l.checkpointProgress(cp));
         for (Waiter w : ck.waiters) w.progress(p, j.name);
     }
 
