@@ -94,6 +94,21 @@ class EndToEndTest {
         for (SimulatedRanks s : groups) assertTrue(s.awaitCommitted(3, Duration.ofSeconds(5)));
     }
 
+    @ParameterizedTest
+    @ValueSource(ints = {1, 3})
+    void anyNumberOfSelectorThreads(int threads) throws Exception {
+        Coordinator c = track(Coordinator.builder().port(0).bindHost("127.0.0.1").ioThreads(threads).build().start());
+        List<SimulatedRanks> groups = ranks(c, 32, null);
+        try (CoordinatorClient cl = CoordinatorClient.connect(c.loopbackAddress(), "")) {
+            for (int g = 1; g <= 3; g++) {
+                CheckpointResult r = cl.checkpoint(false, null, Duration.ofSeconds(30));
+                assertTrue(r.ok(), r.message());
+                assertEquals(g, r.generation());
+            }
+        }
+        for (SimulatedRanks s : groups) assertTrue(s.awaitCommitted(3, Duration.ofSeconds(5)));
+    }
+
     @Test
     void collectivesReduceAcrossGroups() throws Exception {
         Coordinator c = coordinator(null);
