@@ -56,7 +56,7 @@ import picocli.CommandLine.Spec;
         subcommands = {ManaInspect.Summary.class, ManaInspect.MapCmd.class, ManaInspect.Threads.class,
             ManaInspect.Files.class, ManaInspect.Signals.class, ManaInspect.Mpi.class, ManaInspect.Sections.class,
             ManaInspect.Verify.class, ManaInspect.Extract.class, ManaInspect.Hexdump.class, ManaInspect.Diff.class,
-            ManaInspect.Dir.class, ManaInspect.Simulate.class})
+            ManaInspect.Dir.class, ManaInspect.Simulate.class, ManaInspect.All.class})
 public final class ManaInspect implements Callable<Integer> {
     static final int DIFFERENT = 1;
     static final int USAGE = 2;
@@ -948,6 +948,41 @@ public final class ManaInspect implements Callable<Integer> {
                 out.flush();
                 spec.commandLine().getErr().println("mana_inspect: " + dir + ": not restartable: " + c.problems().get(0));
                 return ErrorKind.INCOMPLETE.exitStatus();
+            }
+            return 0;
+        }
+    }
+
+    @Command(name = "all", description = "Everything, as readdmtcp.sh: summary, memory map, then threads, files and signals (our format).")
+    static final class All implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Parameters(index = "0", paramLabel = "IMAGE")
+        Path image;
+
+        @Override
+        public Integer call() throws Exception {
+            PrintWriter out = spec.commandLine().getOut();
+            try (CheckpointImage img = open(image)) {
+                summary(img, false, out);
+                out.println();
+                map(img, false, out);
+                if (img instanceof ManaImage) {
+                    String[] views = {"threads", "files", "signals"};
+                    for (String v : views) {
+                        out.println();
+                        out.println("---- " + v + " ----");
+                        out.flush();
+                        CommandLine sub = spec.parent().subcommands().get(v);
+                        ImageCommand c = sub.getCommand();
+                        c.image = image;
+                        c.json = false;
+                        c.run(img);
+                    }
+                }
+            } catch (ImageException e) {
+                throw withPath(image, e);
             }
             return 0;
         }

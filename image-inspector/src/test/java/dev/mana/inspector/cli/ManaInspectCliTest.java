@@ -95,6 +95,16 @@ class ManaInspectCliTest {
     }
 
     @Test
+    void allPrintsEveryView() {
+        Result r = run("all", img.toString());
+        assertEquals(0, r.rc(), r.err());
+        for (String s : new String[] {"program       hello", "[heap]", "---- threads ----", "thread 4242 (main)",
+            "/home/user/out.txt", "SIGUSR1"}) {
+            assertTrue(r.out().contains(s), s + " in " + r.out());
+        }
+    }
+
+    @Test
     void hexdumpAndExtract() throws Exception {
         Result h = run("hexdump", img.toString(), "0x555555600000", "32");
         assertEquals(0, h.rc(), h.err());
