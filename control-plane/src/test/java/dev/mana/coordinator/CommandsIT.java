@@ -59,7 +59,7 @@ class CommandsIT {
 
     private ProcessBuilder builder(String cmd, String... args) {
         List<String> c = new ArrayList<>();
-        c.add(bin.resolve(cmd).toString());
+        c.add(cmd.startsWith("/") ? cmd : bin.resolve(cmd).toString());
         c.addAll(Arrays.asList(args));
         ProcessBuilder pb = new ProcessBuilder(c).directory(home.toFile());
         pb.environment().remove("JAVA_HOME");
@@ -137,9 +137,18 @@ class CommandsIT {
         assertEquals(0, c2.exit(), c2.toString());
         assertTrue(c2.out().contains("\"ok\":true") && c2.out().contains("\"generation\":2"), c2.out());
 
+        if (Files.isExecutable(Path.of("/usr/bin/script"))) {
+            // on a terminal (script(1) gives it a pty) --checkpoint shows progress lines on stderr
+            Result tty = run("/usr/bin/script", "-qec", bin.resolve("mana_status") + " --checkpoint", "/dev/null");
+            assertEquals(0, tty.exit(), tty.toString());
+            assertTrue(tty.out().contains("checkpoint 3: 4/4 ranks SUSPENDED"), tty.out());
+            assertTrue(tty.out().contains("checkpoint 3 written: 4 ranks"), tty.out());
+        }
+
         Result st = run("mana_status", "--status");
         assertEquals(0, st.exit(), st.toString());
-        assertTrue(st.out().contains("Latest generation: 2"), st.out());
+        assertTrue(st.out().contains("Latest generation: " + (Files.isExecutable(Path.of("/usr/bin/script")) ? 3 : 2)),
+                st.out());
         assertTrue(st.out().contains("Checkpoint dir:    " + ck), st.out());
 
         Result iv = run("mana_status", "--interval", "0", "--json");
