@@ -286,7 +286,11 @@ static void coord_lost(int rc, const char *err)
         mana_dbg("KILL from the coordinator");
         _exit(0);
     }
-    mana_warn("coordinator connection lost (%s); the program goes on without checkpoints", err);
+    if (err && strstr(err, "connection lost"))
+        mana_warn("%s; the program goes on without checkpoints", err);
+    else
+        mana_warn("coordinator connection lost (%s); the program goes on without checkpoints",
+                  err && *err ? err : mana_coord_rc_name(rc));
     mana_coord_close(coord);
     coord = NULL;
 }
