@@ -7,7 +7,20 @@ dir=$1
 mkdir -p "$dir"
 rm -f "$dir/xvfb.properties" "$dir/xvfb.display.tmp" "$dir/xvfb.pid"
 if [ -n "$DISPLAY_OVERRIDE" ]; then echo "mana.xvfb.display=${DISPLAY_OVERRIDE#:}" > "$dir/xvfb.properties"; exit 0; fi
-command -v Xvfb >/dev/null || { echo "Xvfb is not installed (Debian: xvfb); it runs the workbench UI tests" >&2; exit 1; }
+# The workbench needs GTK 3 (and a font); Xvfb runs it. The Makefile's deps step should install them;
+# as root on Debian this installs what is still missing, like that step does.
+missing=""
+ldconfig -p 2>/dev/null | grep -q 'libgtk-3\.so\.0' || missing="$missing libgtk-3-0"
+[ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing="$missing fonts-dejavu-core"
+command -v Xvfb >/dev/null || missing="$missing xvfb"
+if [ -n "$missing" ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "UI tests: installing Debian packages:$missing"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
+  else
+    echo "UI tests need the Debian packages:$missing (GTK 3 for the workbench, Xvfb to show it)" >&2; exit 1
+  fi
+fi
 owner=$PPID
 setsid bash -c '
   exec 3>"'"$dir"'/xvfb.display.tmp"
