@@ -98,6 +98,7 @@ public final class Coordinator implements AutoCloseable {
     private final CoordinatorServer server;
     private String host;
     private volatile boolean started;
+    private volatile CompletableFuture<String> terminated;
 
     private Coordinator(Builder b) {
         this.config = b;
@@ -128,8 +129,12 @@ public final class Coordinator implements AutoCloseable {
                 server.closeUnstarted();
                 throw new IOException("cannot write status file " + config.statusFile + ": " + e.getMessage(), e);
             }
-            server.termination().thenRun(this::removeStatusFile);
         }
+        // callers see the end only after the status file is gone
+        terminated = server.termination().thenApply(reason -> {
+            if (config.statusFile != null) removeStatusFile();
+            return reason;
+        });
         server.start();
         started = true;
         return this;
@@ -207,13 +212,19 @@ public final class Coordinator implements AutoCloseable {
     /** Sends KILL to every rank of every job, then stops. */
     public CompletableFuture<Void> quit() { return server.quit(); }
 
-    /** Completes with the reason once stopped (quit, exit-on-last, {@link #close()}). */
-    public CompletableFuture<String> termination() { return server.termination(); }
+    /**
+     * Completes with the reason once stopped (quit, exit-on-last, {@link #close()}) and the status
+     * file is removed.
+     */
+    public CompletableFuture<String> termination() {
+        CompletableFuture<String> t = terminated;
+        return t != null ? t : server.termination();
+    }
 
     /** Waits for the coordinator to stop; returns the reason, or null on timeout. */
     public String awaitTermination(Duration timeout) throws InterruptedException {
         try {
-            return server.termination().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            return termination().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
             return null;
         } catch (ExecutionException e) {
@@ -227,7 +238,7 @@ public final class Coordinator implements AutoCloseable {
         if (!started) return;
         server.stop("closed");
         try {
-            server.termination().get(10, TimeUnit.SECONDS);
+            termination().get(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (ExecutionException | TimeoutException e) {

@@ -124,7 +124,8 @@ public final class StatusCommand implements Callable<Integer> {
                 m.put("error", e.getMessage());
                 out.println(gson.toJson(m));
             }
-            err.println("mana_status: " + e.getMessage());
+            err.println("mana_status: " + e.getMessage()
+                    + (e.code() == dev.mana.coordinator.protocol.ErrorCode.UNKNOWN_JOB ? " (-j NAME picks a job)" : ""));
             return unreachable ? EXIT_UNREACHABLE : EXIT_FAILED;
         } finally {
             out.flush();
