@@ -679,6 +679,13 @@ int lh_restore(const char *dir)
         if (mana_sys3(SYS_setitimer, timers[i].which, (long)&it, 0) != 0)
             FAIL("cannot restart: cannot restore interval timer %d", timers[i].which);
     }
+    /* Signals that arrived while the checkpoint was taken were pending (every thread had them
+     * blocked): raise them again; they are delivered as soon as a thread unblocks them. */
+    for (int sig = 1; sig <= 64; sig++) {
+        if (!(sh.pending & (1ULL << (sig - 1))) || sig == mana_lh.settings.ckpt_signal) continue;
+        mana_sys2(SYS_kill, mana_getpid(), sig);
+        mana_dbg("re-raised pending signal %d", sig);
+    }
     lh_restart_pause(4, "just before user code resumes");
     mana_timing("restart: lower half total (start to resume)", mana_now_ns() - t0);
     mana_dbg("resuming generation %u", im.h.generation);
