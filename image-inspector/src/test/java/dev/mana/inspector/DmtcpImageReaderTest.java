@@ -149,6 +149,9 @@ class DmtcpImageReaderTest {
         byte[] gzBad = gz.clone();
         gzBad[gz.length - 6] ^= 0x55; // gzip CRC32 in the trailer
         assertEquals(ErrorKind.CORRUPT, failure(gzBad));
+        assertEquals(ErrorKind.NOT_AN_IMAGE, failure(TestDmtcpImage.gzip("a gzip'd changelog\n".getBytes())));
+        assertEquals(ErrorKind.TRUNCATED, failure(TestDmtcpImage.gzip("DMTCP_CHECKPOINT_IMA".getBytes())));
+        assertEquals(ErrorKind.TRUNCATED, failure(TestDmtcpImage.gzip(Arrays.copyOf(plain, 3000))));
         byte[] junk = {0x1f, (byte) 0x8b, 8, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
         ErrorKind k = failure(junk);
         assertTrue(k == ErrorKind.CORRUPT || k == ErrorKind.TRUNCATED, String.valueOf(k));

@@ -71,14 +71,21 @@ public final class DmtcpImageReader implements DmtcpImage {
             long size = ch.size();
             byte[] two = new byte[2 * HDR];
             try (In in = in(path, ch, gzip, size)) {
-                in.readFully(two, 0, HDR, "file header");
-                String sig = new String(two, 0, SIGNATURE.length(), StandardCharsets.ISO_8859_1);
+                int got = in.readUpTo(two, 0, HDR);
+                String sig = new String(two, 0, Math.min(got, SIGNATURE.length()), StandardCharsets.ISO_8859_1);
+                if (got < SIGNATURE.length() && SIGNATURE.startsWith(sig)) {
+                    throw Fail.truncated("the image ends after %d bytes, inside the signature", got);
+                }
                 if (!sig.equals(SIGNATURE)) {
                     String shown = ManaImageReader.printable(two, 0, 32);
                     if (sig.startsWith(SIGNATURE_PREFIX)) {
                         throw Fail.unsupported("DMTCP image '%s' (this reader knows v4.0)", shown);
                     }
-                    throw new ImageException(ErrorKind.NOT_AN_IMAGE, "not a DMTCP v4.0 image: it starts with '" + shown + "'");
+                    throw new ImageException(ErrorKind.NOT_AN_IMAGE, (gzip ? "a gzip'd file, but " : "")
+                            + "not a DMTCP v4.0 image: it starts with '" + shown + "'");
+                }
+                if (got < HDR) {
+                    throw Fail.truncated("file header: the image ends after %d bytes", got);
                 }
                 in.readFully(two, HDR, HDR, "second copy of the file header");
             }
@@ -127,6 +134,22 @@ public final class DmtcpImageReader implements DmtcpImage {
 
         abstract void readFully(byte[] b, int off, int len, String what) throws ImageException;
 
+        /** Reads up to {@code len} bytes (fewer only at the end); returns how many. */
+        int readUpTo(byte[] b, int off, int len) throws ImageException {
+            int done = 0;
+            while (done < len) {
+                int n = readSome(b, off + done, len - done);
+                if (n <= 0) {
+                    break;
+                }
+                done += n;
+            }
+            return done;
+        }
+
+        /** One read: bytes read, or -1 at the end. */
+        abstract int readSome(byte[] b, int off, int len) throws ImageException;
+
         abstract void skip(long n, String what) throws ImageException;
 
         /** Reads to the end (gzip: checks the trailer); returns bytes consumed. */
@@ -143,6 +166,16 @@ public final class DmtcpImageReader implements DmtcpImage {
                 void readFully(byte[] b, int off, int len, String what) throws ImageException {
                     ManaImageReader.readFully(ch, pos, ByteBuffer.wrap(b, off, len), what);
                     pos += len;
+                }
+
+                @Override
+                int readSome(byte[] b, int off, int len) throws ImageException {
+                    int n = (int) Math.min(len, Math.max(0, size - pos));
+                    if (n == 0) {
+                        return -1;
+                    }
+                    readFully(b, off, n, "file header");
+                    return n;
                 }
 
                 @Override
@@ -199,6 +232,19 @@ public final class DmtcpImageReader implements DmtcpImage {
                     throw e;
                 } catch (IOException e) {
                     throw gz(e, what);
+                }
+            }
+
+            @Override
+            int readSome(byte[] b, int off, int len) throws ImageException {
+                try {
+                    int n = z.read(b, off, len);
+                    if (n > 0) {
+                        pos += n;
+                    }
+                    return n;
+                } catch (IOException e) {
+                    throw gz(e, "file header");
                 }
             }
 
