@@ -13,8 +13,10 @@ BUILD_JDK ?= $(firstword $(wildcard /usr/lib/jvm/temurin-25-jdk-amd64 /usr/lib/j
 MVN := JAVA_HOME=$(BUILD_JDK) $(ROOT)/mvnw -B -ntp
 
 # Debian packages the build and the tests use (real MPI, real gdb, real X server for the workbench).
+# Recommended packages come too (as on the machines the suite was developed on: Open MPI's mpirun, for
+# one, wants an ssh client present even for local runs). libgtk-3-0 and fonts: the Eclipse workbench.
 DEB_PACKAGES := build-essential cmake gdb openmpi-bin libopenmpi-dev mpich libmpich-dev \
-                xvfb xauth procps psmisc
+                xvfb xauth libgtk-3-0 fonts-dejavu-core procps psmisc bsdutils util-linux
 
 .PHONY: all deps build test demo clean bench-process bench-coordinator bench-inspector check-jdk
 
@@ -27,7 +29,7 @@ deps:
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
 	    echo "installing Debian packages:$$missing"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	  else echo "missing Debian packages (run as root or install them):$$missing" >&2; exit 1; fi; \
 	fi
 
