@@ -615,7 +615,7 @@ public final class DmtcpImageReader implements DmtcpImage {
     }
 
     @Override
-    public VerifyReport verify(LongConsumer progress) throws ImageException {
+    public synchronized VerifyReport verify(LongConsumer progress) throws ImageException {
         long read;
         try (In in = in(path, ch, gzip, size)) {
             if (areas == null) {
