@@ -39,6 +39,7 @@
 
 /* ---- thread boot ---- */
 
+#define BOOT_STACK    (64 * 1024)
 #define BOOT_SIGFRAME 1
 #define BOOT_CTX      2
 
@@ -606,24 +607,6 @@ int lh_restore(const char *dir)
         if (r != 0) FAIL("cannot restart: cannot restore the handler of signal %d: %s", sigs[i].signo, strerror((int)-r));
     }
 
-    /* New lh_info for the upper half. */
-    mana_lh.flags |= MANA_LH_F_RESTART;
-    mana_lh.generation = im.h.generation;
-    mana_lh.uh_stack.start = proc.upper_stack_start;
-    mana_lh.uh_stack.end = proc.upper_stack_end;
-    mana_lh.uh_entry = proc.upper_entry;
-    if (lh_guard_brk() != 0) return 1;
-    {
-        struct mana_range *up = malloc((nregs + 1) * sizeof *up);
-        int nu = 0;
-        if (!up) FAIL("cannot restart: out of memory");
-        for (uint32_t i = 0; i < nregs; i++)
-            if (is_upper(&regs[i].r)) { up[nu].start = regs[i].r.start; up[nu].end = regs[i].r.end; nu++; }
-        if (lh_record_ranges(up, nu) != 0) return 1;
-    }
-    if (!proc.lh_info_slot) FAIL("cannot restart: %s has no lh_info slot", path);
-    *(struct lh_info *volatile *)proc.lh_info_slot = &mana_lh;
-
     /* Threads: the main one becomes this thread; the others are cloned and wait on boot_go. */
     int main_idx = 0;
     for (uint32_t i = 0; i < nthr; i++) if (thr[i].flags & MANA_THR_MAIN) { main_idx = (int)i; break; }
@@ -651,12 +634,37 @@ int lh_restore(const char *dir)
         b->ctid = tr->ctid_addr;
         if (b->kind == BOOT_SIGFRAME && !b->uc) FAIL("cannot restart: %s is corrupt (thread %d has no context)", path, tr->tid);
     }
+    /* Boot stacks now: the lower heap must not grow after its range is recorded below. */
+    char **boot_stacks = calloc(nthr, sizeof *boot_stacks);
+    if (!boot_stacks) FAIL("cannot restart: out of memory");
+    for (uint32_t i = 0; i < nthr; i++)
+        if ((int)i != main_idx && !(boot_stacks[i] = malloc(BOOT_STACK)))
+            FAIL("cannot restart: out of memory");
+
+    /* New lh_info for the upper half. */
+    mana_lh.flags |= MANA_LH_F_RESTART;
+    mana_lh.generation = im.h.generation;
+    mana_lh.uh_stack.start = proc.upper_stack_start;
+    mana_lh.uh_stack.end = proc.upper_stack_end;
+    mana_lh.uh_entry = proc.upper_entry;
+    {
+        struct mana_range *up = malloc((nregs + 1) * sizeof *up);
+        int nu = 0;
+        if (!up) FAIL("cannot restart: out of memory");
+        for (uint32_t i = 0; i < nregs; i++)
+            if (is_upper(&regs[i].r)) { up[nu].start = regs[i].r.start; up[nu].end = regs[i].r.end; nu++; }
+        /* the guard after the last allocation of the lower heap, then the ranges */
+        if (lh_guard_brk() != 0) return 1;
+        if (lh_record_ranges(up, nu) != 0) return 1;
+    }
+    if (!proc.lh_info_slot) FAIL("cannot restart: %s has no lh_info slot", path);
+    *(struct lh_info *volatile *)proc.lh_info_slot = &mana_lh;
+
     for (uint32_t i = 0; i < nthr; i++) {
         if ((int)i == main_idx) continue;
         const struct mana_img_thread *tr = &thr[i];
-        size_t ssz = 64 * 1024;
-        char *stk = malloc(ssz);
-        if (!stk) FAIL("cannot restart: out of memory");
+        size_t ssz = BOOT_STACK;
+        char *stk = boot_stacks[i];
         unsigned long flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |
                               CLONE_SETTLS;
         int *ctid = (int *)tr->ctid_addr;

@@ -30,12 +30,17 @@
 
 int mana_plugin_is_internal_fd(int fd);
 
+/* MANA_NO_DIRECT_IO (read at start-up): write payloads through the page cache. */
+int mana_no_direct_io;
+
 #define PAGE 4096UL
 #define MAX_MAPS 32768
 #define WRITEBACK_STEP (32UL << 20)
+#define DIRECT_CHUNK   (64UL << 20)
 
 struct wctx {
     int      fd;
+    int      dfd;            /* the same file opened O_DIRECT for payloads (-1: not available) */
     uint64_t off;            /* next payload offset */
     char    *sec;            /* section buffer */
     size_t   sec_len, sec_cap;
@@ -177,7 +182,7 @@ static int write_region(struct wctx *w, const struct mana_map *m, uint32_t flags
             while (left) {
                 /* The region holding this thread's stack changes while we write it: copy first, so
                  * that the checksum and the bytes written agree. */
-                uint64_t chunk = left;
+                uint64_t chunk = left < DIRECT_CHUNK ? left : DIRECT_CHUNK;
                 const char *from = src;
                 if (volatile_region) {
                     chunk = left < w->bounce_cap ? left : w->bounce_cap;
@@ -185,14 +190,26 @@ static int write_region(struct wctx *w, const struct mana_map *m, uint32_t flags
                     from = w->bounce;
                 }
                 crc = mana_crc32c_update(crc, from, chunk);
-                if (pwrite_all(w->fd, from, chunk, at) != 0) {
+                /* Payloads are page-aligned in memory and in the file: write them with O_DIRECT
+                 * (no page-cache copy, no dirty-page throttling); buffered if that is refused. */
+                int direct_ok = 0;
+                if (w->dfd >= 0) {
+                    if (pwrite_all(w->dfd, from, chunk, at) == 0) direct_ok = 1;
+                    else if (errno == EINVAL) { close(w->dfd); w->dfd = -1; }
+                    else {
+                        int e = errno;
+                        if (reprotect) mprotect((void *)m->start, m->end - m->start, (int)m->prot);
+                        return w_fail(w, "cannot write the image: %s", strerror(e));
+                    }
+                }
+                if (!direct_ok && pwrite_all(w->fd, from, chunk, at) != 0) {
                     int e = errno;
                     if (reprotect) mprotect((void *)m->start, m->end - m->start, (int)m->prot);
                     return w_fail(w, "cannot write the image: %s", strerror(e));
                 }
                 /* Start writeback early, so the disk works while we copy (the fsync at the end
                  * then waits for less). */
-                if (at + chunk - w->kicked >= WRITEBACK_STEP) {
+                if (!direct_ok && at + chunk - w->kicked >= WRITEBACK_STEP) {
                     sync_file_range(w->fd, (off_t)w->kicked, (off_t)(at + chunk - w->kicked), SYNC_FILE_RANGE_WRITE);
                     w->kicked = at + chunk;
                 }
@@ -261,6 +278,7 @@ int mana_write_image(const char *path, uint32_t generation, struct mana_write_re
 
     w.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (w.fd < 0) return w_fail(&w, "cannot create %s: %s", path, strerror(errno));
+    w.dfd = mana_no_direct_io ? -1 : open(path, O_WRONLY | O_DIRECT | O_CLOEXEC);
     w.pm_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
     w.off = PAGE;
     struct lh_info *lh = mana_lh_info;
@@ -448,7 +466,7 @@ int mana_write_image(const char *path, uint32_t generation, struct mana_write_re
                 if (d->name[0] < '0' || d->name[0] > '9') continue;
                 int fd = 0;
                 for (const char *c = d->name; *c; c++) fd = fd * 10 + (*c - '0');
-                if (fd == dfd || fd == w.fd || fd == w.pm_fd || mana_plugin_is_internal_fd(fd)) continue;
+                if (fd == dfd || fd == w.fd || fd == w.dfd || fd == w.pm_fd || mana_plugin_is_internal_fd(fd)) continue;
                 struct mana_img_file f;
                 memset(&f, 0, sizeof f);
                 f.fd = fd;
@@ -582,6 +600,7 @@ int mana_write_image(const char *path, uint32_t generation, struct mana_write_re
         res->file_bytes = file_size;
     }
     res->regions = nregions;
+    if (w.dfd >= 0) close(w.dfd);
     close(w.fd);
     if (w.pm_fd >= 0) close(w.pm_fd);
     res->ns = mana_now_ns() - t0;
@@ -589,6 +608,7 @@ int mana_write_image(const char *path, uint32_t generation, struct mana_write_re
 small:
     w_fail(&w, "checkpoint work area too small");
 fail:
+    if (w.dfd >= 0) close(w.dfd);
     close(w.fd);
     if (w.pm_fd >= 0) close(w.pm_fd);
     return -1;
