@@ -4,6 +4,7 @@
 # spread over 2, 4 and 4 client processes (one TCP connection per rank, as real ranks have).
 # One round trip = from the first rank entering the collective to the last rank leaving it, over
 # all processes. Coordinator memory = its peak resident set (VmHWM) after the 4,096-rank run.
+# Also: a whole checkpoint of 256 simulated ranks, request to commit (median of 10).
 # The coordinator and clients start under a soft fd limit of 1024: the JVM raises it itself.
 # Prints a table, then ONE JSON object as the last line.
 set -euo pipefail
@@ -62,6 +63,27 @@ for cfg in "${CONFIGS[@]}"; do
     RSS_KB=$(awk '/VmHWM/ {print $2}' "/proc/$COORD_PID/status")
   fi
 done
+# a whole checkpoint (5 collectives: SUSPENDED, a drain round, DRAINED, CHECKPOINTED, COMMITTED) of 256
+# ranks that report images without writing files: the coordinator's request-to-commit time
+pids=()
+for ((p = 0; p < 2; p++)); do
+  "$BIN/mana_simrank" -j ckpt -n 128 --first $((p * 128)) --nranks 256 >"$WORK/ck.$p.log" 2>&1 &
+  pids+=($!)
+done
+for _ in $(seq 600); do
+  "$BIN/mana_status" -j ckpt --status --json 2>/dev/null | grep -q '"connected":256,' && break
+  sleep 0.1
+done
+CKPT_MS=()
+for i in $(seq 11); do
+  out=$("$BIN/mana_status" -j ckpt --checkpoint --json) || { echo "bench_coordinator: checkpoint failed: $out" >&2; exit 1; }
+  [ "$i" = 1 ] && continue   # warm-up
+  CKPT_MS+=("$(sed -n 's/.*"seconds":\([0-9.eE-]*\).*/\1/p' <<<"$out" | awk '{printf "%.3f", $1 * 1000}')")
+done
+"$BIN/mana_status" -j ckpt --kill >/dev/null
+wait "${pids[@]}" 2>/dev/null || true
+CKPT_MED=$(printf '%s\n' "${CKPT_MS[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+
 kill "$COORD_PID" 2>/dev/null || true
 wait "$COORD_PID" 2>/dev/null || true
 COORD_PID=
@@ -75,6 +97,7 @@ for cfg in "${CONFIGS[@]}"; do
   printf '%-7s %-10s %-9s %10s %10s\n' "$N" "$P" barrier "${MED[$N.barrier]}" "${P99[$N.barrier]}"
   printf '%-7s %-10s %-9s %10s %10s\n' "$N" "$P" "sum(8)" "${MED[$N.sum]}" "${P99[$N.sum]}"
 done
+echo "whole checkpoint of 256 simulated ranks (request to commit, median of 10): $CKPT_MED ms"
 echo "coordinator peak RSS with 4096 ranks connected: $RSS_MB MiB"
-printf '{"barrier_ms_16": %s, "barrier_ms_256": %s, "barrier_ms_4096": %s, "reduce_ms_4096": %s, "barrier_p99_ms_4096": %s, "reduce_p99_ms_4096": %s, "rss_mb_4096": %s}\n' \
-  "${MED[16.barrier]}" "${MED[256.barrier]}" "${MED[4096.barrier]}" "${MED[4096.sum]}" "${P99[4096.barrier]}" "${P99[4096.sum]}" "$RSS_MB"
+printf '{"barrier_ms_16": %s, "barrier_ms_256": %s, "barrier_ms_4096": %s, "reduce_ms_4096": %s, "barrier_p99_ms_4096": %s, "reduce_p99_ms_4096": %s, "checkpoint_ms_256": %s, "rss_mb_4096": %s}\n' \
+  "${MED[16.barrier]}" "${MED[256.barrier]}" "${MED[4096.barrier]}" "${MED[4096.sum]}" "${P99[4096.barrier]}" "${P99[4096.sum]}" "$CKPT_MED" "$RSS_MB"
