@@ -48,10 +48,16 @@ final class Ui {
 
     /** Waits (off the UI thread) until cond holds, checking it on the UI thread. */
     static void waitFor(String what, long millis, BooleanSupplier cond) throws InterruptedException {
+        waitFor(() -> what, millis, cond);
+    }
+
+    /** As above, the description (computed at the time out) says what was seen. */
+    static void waitFor(java.util.function.Supplier<String> what, long millis, BooleanSupplier cond)
+            throws InterruptedException {
         long end = System.currentTimeMillis() + millis;
         while (!sync(cond::getAsBoolean)) {
             if (System.currentTimeMillis() > end) {
-                throw new AssertionError("timed out after " + millis + " ms waiting for " + what);
+                throw new AssertionError("timed out after " + millis + " ms waiting for " + what.get());
             }
             Thread.sleep(100);
         }

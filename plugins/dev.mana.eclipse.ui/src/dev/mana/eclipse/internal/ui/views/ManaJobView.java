@@ -191,11 +191,15 @@ public final class ManaJobView extends ViewPart implements IManaJobListener {
         jobCombo.select(jobs.indexOf(shown));
         JobStatus st = shown.getStatus();
         List<RankInfo> ranks = shown.getRanks();
-        File dir = st != null && !st.lastCheckpointDirectory().isEmpty() ? new File(st.lastCheckpointDirectory())
-            : shown.getCheckpointDirectory();
+        File reported = st != null && !st.lastCheckpointDirectory().isEmpty() ? new File(st.lastCheckpointDirectory())
+            : null;
         List<RankRow> rows = new ArrayList<>();
         for (RankInfo r : ranks) {
-            rows.add(RankRow.of(shown, r, dir));
+            RankRow row = RankRow.of(shown, r, shown.getCheckpointDirectory());
+            if (row.image() == null && reported != null) {
+                row = RankRow.of(shown, r, reported);
+            }
+            rows.add(row);
         }
         viewer.setInput(rows);
         String state;

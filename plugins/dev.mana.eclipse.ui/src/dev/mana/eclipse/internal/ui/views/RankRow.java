@@ -19,7 +19,9 @@ public record RankRow(IManaJob job, RankInfo rank, File image, long imageGenerat
     static RankRow of(IManaJob job, RankInfo r, File ckptDir) {
         File best = null;
         long bestGen = -1;
-        File[] files = new File(ckptDir, "ckpt_rank_" + r.rank()).listFiles();
+        File rankDir = ckptDir.getName().equals("ckpt_rank_" + r.rank()) ? ckptDir
+            : new File(ckptDir, "ckpt_rank_" + r.rank());
+        File[] files = rankDir.listFiles();
         for (File f : files == null ? new File[0] : files) {
             Matcher m = GEN.matcher(f.getName());
             if (f.isFile() && m.matches() && Long.parseLong(m.group(1)) > bestGen) {
