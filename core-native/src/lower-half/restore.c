@@ -144,6 +144,9 @@ static int open_image(struct img *im, const char *path)
     if (h->file_size != (uint64_t)st.st_size)
         FAIL("cannot restart: %s is truncated or damaged (%lld bytes, the header says %llu)", path,
              (long long)st.st_size, (unsigned long long)h->file_size);
+    /* Start reading the whole image now, asynchronously: the disk works while the metadata is
+     * checked and the address space reserved. */
+    posix_fadvise(im->fd, 0, (off_t)h->file_size, POSIX_FADV_WILLNEED);
     uint64_t tab_len = (uint64_t)h->section_count * sizeof(struct mana_img_section);
     if (h->section_count == 0 || h->section_count > 64 || h->section_table_offset < PAGE ||
         h->section_table_offset + tab_len != h->file_size)
