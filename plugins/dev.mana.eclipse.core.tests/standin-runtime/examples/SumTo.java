@@ -164,6 +164,14 @@ public class SumTo {
                 try { Thread.sleep(pause); } catch (InterruptedException e) { Thread.currentThread().interrupt(); }
             }
             if (!collective(g, 2)) return;
+            if (String.valueOf(rank).equals(System.getenv("SUMTO_CKPT_FAIL_RANK")) && g >= 2) { // for failure tests
+                send(0x14, new W().u32(g).str("rank " + rank + ": disk full (simulated)"));
+                while (true) { // wait for the abort, then go on
+                    Frame f = read();
+                    if (f.type == 0x41) return;
+                    if (f.type == 0x42) Runtime.getRuntime().halt(0);
+                }
+            }
             long t0 = System.nanoTime();
             if (!Files.isDirectory(rankDir)) {
                 Files.createDirectories(rankDir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));

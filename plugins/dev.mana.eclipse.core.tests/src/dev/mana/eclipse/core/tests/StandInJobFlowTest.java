@@ -85,6 +85,75 @@ class StandInJobFlowTest {
         return b.toString();
     }
 
+    static ILaunchConfigurationWorkingCopy config(String name, File ckpt, java.util.Map<String, String> env)
+            throws CoreException {
+        ILaunchConfigurationWorkingCopy wc = DebugPlugin.getDefault().getLaunchManager()
+            .getLaunchConfigurationType(ManaCore.LAUNCH_CONFIGURATION_TYPE).newInstance(null, name);
+        wc.setAttribute(ManaCore.ATTR_PROGRAM, new File(standInRuntime(), "examples/sum_to").getPath());
+        wc.setAttribute(ManaCore.ATTR_ARGUMENTS, "2000 40");
+        wc.setAttribute(ManaCore.ATTR_WORKING_DIRECTORY, tmp.toString());
+        wc.setAttribute(ManaCore.ATTR_RANKS, 2);
+        wc.setAttribute(ManaCore.ATTR_MPI_IMPLEMENTATION, MpiImplementation.OPEN_MPI.name());
+        wc.setAttribute(ManaCore.ATTR_CHECKPOINT_DIRECTORY, ckpt.getPath());
+        wc.setAttribute(ILaunchManager.ATTR_ENVIRONMENT_VARIABLES, env);
+        return wc;
+    }
+
+    static boolean openMpi() {
+        return ManaRuntime.which("mpirun.openmpi", System.getenv("PATH")) != null;
+    }
+
+    /** Terminate kills every rank (through the coordinator, then mpirun); Remove forgets the job. */
+    @Test
+    void terminateAndRemove() throws Exception {
+        if (!openMpi()) {
+            return;
+        }
+        ILaunch launch = config("terminate", tmp.resolve("ck-terminate").toFile(), java.util.Map.of())
+            .launch(ILaunchManager.RUN_MODE, new NullProgressMonitor());
+        IManaJob job = ManaJobs.forLaunch(launch);
+        waitFor("2 ranks", 60_000, () -> job.getRanks().size() == 2);
+        List<Integer> pids = job.getRanks().stream().map(RankInfo::pid).toList();
+        assertTrue(launch.canTerminate());
+        launch.terminate();
+        waitFor("the launch to end", 20_000, launch::isTerminated);
+        waitFor("every rank process to end", 20_000,
+            () -> pids.stream().noneMatch(p -> ProcessHandle.of(p).map(ProcessHandle::isAlive).orElse(false)));
+        waitFor("the job to end", 10_000, job::isTerminated);
+        assertTrue(ManaJobs.getJobs().contains(job));
+        DebugPlugin.getDefault().getLaunchManager().removeLaunch(launch);
+        assertFalse(ManaJobs.getJobs().contains(job), "Remove forgets the job");
+    }
+
+    /** A rank that fails to write its image fails the checkpoint with its reason; the previous one stays. */
+    @Test
+    void failedCheckpointKeepsThePreviousOne() throws Exception {
+        if (!openMpi()) {
+            return;
+        }
+        File ckpt = tmp.resolve("ck-fail").toFile();
+        ILaunch launch = config("fail", ckpt, java.util.Map.of("SUMTO_CKPT_FAIL_RANK", "1"))
+            .launch(ILaunchManager.RUN_MODE, new NullProgressMonitor());
+        IManaJob job = ManaJobs.forLaunch(launch);
+        try {
+            waitFor("2 ranks RUNNING", 60_000, () -> job.getRanks().size() == 2
+                && job.getRanks().stream().allMatch(r -> r.state().equals("RUNNING")));
+            CheckpointResult first = job.checkpoint(false, null);
+            assertTrue(first.ok(), first.message());
+            CheckpointResult second = job.checkpoint(false, null);
+            assertFalse(second.ok());
+            assertTrue(second.message().contains("disk full"), second.message());
+            assertTrue(second.summary().startsWith("Checkpoint failed: "), second.summary());
+            CheckpointValidation v = CheckpointDirectoryValidator.validate(ckpt, 2);
+            assertTrue(v.isValid(), v.problems().toString());
+            assertEquals(1, v.generation(), "the previous checkpoint stays the latest");
+            assertEquals(1, job.getLastCheckpoint().generation());
+            assertFalse(launch.isTerminated(), "the job goes on");
+        } finally {
+            launch.terminate();
+        }
+    }
+
     @Test
     void launchCheckpointStopRestart() throws Exception {
         if (ManaRuntime.which("mpirun.openmpi", System.getenv("PATH")) == null) {

@@ -11,6 +11,40 @@ import dev.mana.eclipse.core.IManaJob;
 /** Run &gt; Checkpoint Now (toolbar, Debug view, MANA Job view, console). */
 public class CheckpointHandler extends AbstractHandler {
 
+    /** Jobs starting and ending change what the toolbar can do, with no change of selection or part. */
+    private final dev.mana.eclipse.core.IManaJobListener jobs = new dev.mana.eclipse.core.IManaJobListener() {
+        @Override
+        public void jobAdded(IManaJob job) {
+            refresh();
+        }
+
+        @Override
+        public void jobTerminated(IManaJob job) {
+            refresh();
+        }
+    };
+
+    public CheckpointHandler() {
+        dev.mana.eclipse.core.ManaJobs.addListener(jobs);
+    }
+
+    private void refresh() {
+        org.eclipse.swt.widgets.Display d = org.eclipse.ui.PlatformUI.isWorkbenchRunning()
+            ? org.eclipse.ui.PlatformUI.getWorkbench().getDisplay() : null;
+        if (d != null && !d.isDisposed()) {
+            d.asyncExec(() -> {
+                IManaJob j = dev.mana.eclipse.core.ManaJobs.getActiveJob();
+                setBaseEnabled(j != null && !j.isTerminated());
+            });
+        }
+    }
+
+    @Override
+    public void dispose() {
+        dev.mana.eclipse.core.ManaJobs.removeListener(jobs);
+        super.dispose();
+    }
+
     protected boolean stop() {
         return false;
     }
