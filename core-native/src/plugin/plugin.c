@@ -550,8 +550,9 @@ __attribute__((constructor)) static void mana_plugin_init(void)
     if (lh->had_ld_preload) setenv("LD_PRELOAD", lh->orig_ld_preload, 1);
     else unsetenv("LD_PRELOAD");
 
-    extern int mana_no_direct_io;
-    mana_no_direct_io = getenv("MANA_NO_DIRECT_IO") != NULL;
+    extern int mana_direct_io;
+    const char *dio = getenv("MANA_DIRECT_IO");
+    mana_direct_io = dio && *dio && strcmp(dio, "0") != 0;
     find_tid_offset();
     (void)mana_crc32c_update(0, "", 0);     /* initialise its tables now, not while writing */
     mana_pl.scratch = mmap(NULL, SCRATCH_SIZE, PROT_READ | PROT_WRITE,

@@ -30,8 +30,8 @@
 
 int mana_plugin_is_internal_fd(int fd);
 
-/* MANA_NO_DIRECT_IO (read at start-up): write payloads through the page cache. */
-int mana_no_direct_io;
+/* MANA_DIRECT_IO=1 (read at start-up): write payloads with O_DIRECT. */
+int mana_direct_io;
 
 #define PAGE 4096UL
 #define MAX_MAPS 32768
@@ -190,8 +190,8 @@ static int write_region(struct wctx *w, const struct mana_map *m, uint32_t flags
                     from = w->bounce;
                 }
                 crc = mana_crc32c_update(crc, from, chunk);
-                /* Payloads are page-aligned in memory and in the file: write them with O_DIRECT
-                 * (no page-cache copy, no dirty-page throttling); buffered if that is refused. */
+                /* With MANA_DIRECT_IO, payloads (page-aligned in memory and in the file) are written
+                 * with O_DIRECT: no page-cache copy, no dirty-page throttling; buffered if refused. */
                 int direct_ok = 0;
                 if (w->dfd >= 0) {
                     if (pwrite_all(w->dfd, from, chunk, at) == 0) direct_ok = 1;
@@ -278,7 +278,7 @@ int mana_write_image(const char *path, uint32_t generation, struct mana_write_re
 
     w.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (w.fd < 0) return w_fail(&w, "cannot create %s: %s", path, strerror(errno));
-    w.dfd = mana_no_direct_io ? -1 : open(path, O_WRONLY | O_DIRECT | O_CLOEXEC);
+    w.dfd = mana_direct_io ? open(path, O_WRONLY | O_DIRECT | O_CLOEXEC) : -1;
     w.pm_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
     w.off = PAGE;
     struct lh_info *lh = mana_lh_info;

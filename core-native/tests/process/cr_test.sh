@@ -18,7 +18,7 @@ B=$ROOT/bin
 W=$(mktemp -d /tmp/mana-crtest.XXXXXX)
 export MANA_RC=$W/coord.rc
 unset MANA_COORD_HOST MANA_COORD_PORT MANA_COORD_SECRET DMTCP_COORD_HOST DMTCP_COORD_PORT MANA_CKPT_DIR \
-      MANA_DEBUG MANA_TIMING MANA_QUIET MANA_RESTART_PAUSE DMTCP_RESTART_PAUSE MANA_NO_COORD
+      MANA_DEBUG MANA_TIMING MANA_QUIET MANA_RESTART_PAUSE DMTCP_RESTART_PAUSE MANA_NO_COORD MANA_DIRECT_IO
 PIDS=()
 cleanup() {
     for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
@@ -118,12 +118,13 @@ counter)   # checkpoint at a random moment, kill -9, restart: the sequence goes 
     msg=$(check_counter_sequence "$W/a.out" "$W/b.out" 60) || fail "$msg"
     ;;
 
-threads|signals|mallocs|files)
+threads|signals|mallocs|files|mallocs_direct)
     start_coordinator
     case $SCENARIO in
         threads) args=(threads 150 10); plain=(threads 150 0) ;;
         signals) args=(signals 40 50); plain=(signals 40 50) ;;
         mallocs) args=(mallocs 60 40); plain=(mallocs 60 0) ;;
+        mallocs_direct) export MANA_DIRECT_IO=1; args=(mallocs 60 40); plain=(mallocs 60 0) ;;   # O_DIRECT writer
         files)   mkdir -p "$W/data" "$W/plain"; args=(files "$W/data" 40 50); plain=(files "$W/plain" 40 0) ;;
     esac
     want=$(plain_final "${plain[@]}")
