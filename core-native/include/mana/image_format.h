@@ -45,7 +45,8 @@ struct mana_img_header {
     uint32_t generation;          /*  56 checkpoint generation, 1 for the first */
     int32_t  pid;                 /*  60 pid at checkpoint */
     int64_t  time_unix_ns;        /*  64 when the checkpoint was taken (CLOCK_REALTIME) */
-    uint64_t mapped_bytes;        /*  72 sum of (end - start) over stored (upper-half) regions */
+    uint64_t mapped_bytes;        /*  72 sum of (end - start) over the regions whose memory the image carries:
+                                   *     all but LOWER, VDSO, VVAR, GUARD and shared FILE regions */
     uint64_t stored_bytes;        /*  80 sum of payload bytes over all regions */
     uint32_t header_crc;          /*  88 CRC-32C of these 256 bytes with this field as 0 */
     uint32_t reserved0;           /*  92 0 */

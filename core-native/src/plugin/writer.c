@@ -133,6 +133,10 @@ static int write_region(struct wctx *w, const struct mana_map *m, uint32_t flags
     size_t rec_at = w->sec_len;
     if (!sec_put(w, &rec, sizeof rec) || !sec_put(w, m->name, rec.name_len))
         return w_fail(w, "checkpoint work area too small (regions)");
+    /* mapped_bytes: the regions whose memory the image carries (docs/image-format.md) */
+    if (!(flags & (MANA_REG_LOWER | MANA_REG_VDSO | MANA_REG_VVAR | MANA_REG_GUARD)) &&
+        !((flags & MANA_REG_SHARED) && (flags & MANA_REG_FILE)))
+        res->mapped_bytes += m->end - m->start;
     if (!payload) return 0;
 
     int reprotect = 0;
@@ -232,7 +236,6 @@ static int write_region(struct wctx *w, const struct mana_map *m, uint32_t flags
     r->run_count = runs;
     r->payload_crc = stored ? crc : 0;
     res->stored_bytes += stored;
-    res->mapped_bytes += m->end - m->start;
     return 0;
 }
 
