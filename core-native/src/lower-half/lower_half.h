@@ -16,6 +16,11 @@ void lh_read_settings(void);
  * one of the `exclude` ranges (the upper half) and is not [vdso]/[vvar*]/[vsyscall]. */
 int lh_record_ranges(const struct mana_range *exclude, int nexclude);
 
+/* Read and parse /proc/self/maps into one static table (room for vm.max_map_count entries).
+ * Returns the number of entries and sets *maps, or -1 after printing an error. */
+struct mana_map;
+int lh_read_maps(struct mana_map **maps);
+
 /* Put a PROT_NONE page just past the kernel break (records it in mana_lh.brk_guard). */
 int lh_guard_brk(void);
 

@@ -75,6 +75,21 @@ void lh_read_settings(void)
     s->restart_pause = env_int("MANA_RESTART_PAUSE", env_int("DMTCP_RESTART_PAUSE", 0));
 }
 
+#define LH_MAX_MAPS 65536
+
+int lh_read_maps(struct mana_map **out)
+{
+    /* .bss: untouched pages cost nothing */
+    static char buf[LH_MAX_MAPS * 128];
+    static struct mana_map maps[LH_MAX_MAPS];
+    long n = mana_read_file("/proc/self/maps", buf, sizeof buf);
+    if (n < 0) { mana_err("cannot read /proc/self/maps: %s", strerror((int)-n)); return -1; }
+    int nm = mana_parse_maps(buf, maps, LH_MAX_MAPS);
+    if (nm < 0) { mana_err("more than %d mappings", LH_MAX_MAPS); return -1; }
+    *out = maps;
+    return nm;
+}
+
 int lh_guard_brk(void)
 {
     uint64_t cur = (uint64_t)sbrk(0);
@@ -96,12 +111,9 @@ static int is_kernel_special(const char *name)
 
 int lh_record_ranges(const struct mana_range *exclude, int nexclude)
 {
-    static char buf[1 << 20];
-    static struct mana_map maps[4096];
-    long n = mana_read_file("/proc/self/maps", buf, sizeof buf);
-    if (n < 0) { mana_err("cannot read /proc/self/maps: %s", strerror((int)-n)); return -1; }
-    int nm = mana_parse_maps(buf, maps, 4096);
-    if (nm < 0) { mana_err("too many mappings"); return -1; }
+    struct mana_map *maps;
+    int nm = lh_read_maps(&maps);
+    if (nm < 0) return -1;
     mana_lh.lh_ranges = lh_range_store;
     mana_lh.lh_range_cap = sizeof lh_range_store / sizeof *lh_range_store;
     uint32_t k = 0;

@@ -363,11 +363,9 @@ static int restore_files(struct file_rec *fr, uint32_t n)
 
 static const char *what_is_at(uint64_t start, uint64_t end, char *buf, size_t len)
 {
-    static char maps[1 << 18];
-    static struct mana_map m[2048];
+    struct mana_map *m;
     snprintf(buf, len, "another mapping");
-    if (mana_read_file("/proc/self/maps", maps, sizeof maps) < 0) return buf;
-    int n = mana_parse_maps(maps, m, 2048);
+    int n = lh_read_maps(&m);
     for (int i = 0; i < n; i++)
         if (m[i].start < end && start < m[i].end) {
             snprintf(buf, len, "%#lx-%#lx %s", (unsigned long)m[i].start, (unsigned long)m[i].end,
@@ -460,10 +458,9 @@ static int load_regions(struct img *im, struct region *regs, uint32_t n)
 /* [vdso] and [vvar*] must be where the upper half's libc saw them. */
 static int check_vdso(const struct mana_img_process *p)
 {
-    static char maps[1 << 18];
-    static struct mana_map m[2048];
-    if (mana_read_file("/proc/self/maps", maps, sizeof maps) < 0) FAIL("cannot restart: cannot read /proc/self/maps");
-    int n = mana_parse_maps(maps, m, 2048);
+    struct mana_map *m;
+    int n = lh_read_maps(&m);
+    if (n < 0) FAIL("cannot restart: cannot read the memory map");
     uint64_t vdso_s = 0, vdso_e = 0, vvar_s = 0, vvar_e = 0;
     for (int i = 0; i < n; i++) {
         if (strcmp(m[i].name, "[vdso]") == 0) { vdso_s = m[i].start; vdso_e = m[i].end; }

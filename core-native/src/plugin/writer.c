@@ -34,7 +34,7 @@ int mana_plugin_is_internal_fd(int fd);
 int mana_direct_io;
 
 #define PAGE 4096UL
-#define MAX_MAPS 32768
+#define MAX_MAPS 65536
 #define WRITEBACK_STEP (32UL << 20)
 #define DIRECT_CHUNK   (64UL << 20)
 
@@ -264,7 +264,7 @@ int mana_write_image(const char *path, uint32_t generation, struct mana_write_re
     w.err = err;
     w.errlen = errlen;
     char *maps_text = mana_pl.scratch;
-    size_t maps_cap = 8UL << 20;
+    size_t maps_cap = 16UL << 20;
     struct mana_map *maps = (struct mana_map *)(mana_pl.scratch + maps_cap);
     size_t maps_bytes = (sizeof(struct mana_map) * MAX_MAPS + PAGE - 1) & ~(PAGE - 1);
     w.pagemap = (uint64_t *)(mana_pl.scratch + maps_cap + maps_bytes);
