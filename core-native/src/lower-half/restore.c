@@ -64,22 +64,36 @@ __attribute__((noreturn, used)) void lh_thread_boot(struct lh_boot *b);
 
 /* Runs on the upper half's TLS (set by clone, or just below for the main thread): raw system calls
  * only, no libc, no stack protector. */
+/* One fixed line to stderr without libc (the thread already runs on the upper TLS). */
+static void boot_say(const char *msg)
+{
+    size_t n = 0;
+    while (msg[n]) n++;
+    mana_write_all(2, msg, n);
+}
+
 __attribute__((noreturn, used)) void lh_thread_boot(struct lh_boot *b)
 {
     if (!b->is_main) {
         while (__atomic_load_n(&boot_go, __ATOMIC_SEQ_CST) == 0)
             mana_futex_wait(&boot_go, 0);
     } else {
-        mana_sys2(SYS_arch_prctl, ARCH_SET_FS, (long)b->fs);
+        if (mana_sys2(SYS_arch_prctl, ARCH_SET_FS, (long)b->fs) != 0) {
+            boot_say("lower-half: cannot restart: arch_prctl(ARCH_SET_FS) failed\n");
+            mana_sys1(SYS_exit_group, 1);
+        }
         if (b->ctid) {
             long tid = mana_sys1(SYS_set_tid_address, (long)b->ctid);
             *(volatile int *)b->ctid = (int)tid;
         }
     }
-    if (b->robust) mana_sys2(SYS_set_robust_list, (long)b->robust, (long)b->robust_len);
-    if (b->alt_set) mana_sys2(SYS_sigaltstack, (long)&b->alt, 0);
+    if (b->robust && mana_sys2(SYS_set_robust_list, (long)b->robust, (long)b->robust_len) != 0)
+        boot_say("lower-half: warning: a restored thread has no robust-mutex list (set_robust_list failed)\n");
+    if (b->alt_set && mana_sys2(SYS_sigaltstack, (long)&b->alt, 0) != 0)
+        boot_say("lower-half: warning: cannot restore a thread's alternate signal stack\n");
     if (b->kind == BOOT_SIGFRAME) lh_sigreturn(b->uc);
-    mana_sys4(SYS_rt_sigprocmask, SIG_SETMASK, (long)&b->sigmask, 0, 8);
+    if (mana_sys4(SYS_rt_sigprocmask, SIG_SETMASK, (long)&b->sigmask, 0, 8) != 0)
+        boot_say("lower-half: warning: cannot restore the checkpoint thread's signal mask\n");
     mana_ctx_resume((const struct mana_ctx *)b->ctx, 1);
 }
 
@@ -490,6 +504,30 @@ static int check_vdso(const struct mana_img_process *p)
     return 0;
 }
 
+/* Test hook (MANA_DEBUG_MOVE_VDSO): move [vvar*]/[vdso] away first, as another kernel layout would
+ * have them, so that check_vdso has to move them back. */
+static void debug_move_vdso(void)
+{
+    struct mana_map *m;
+    int n = lh_read_maps(&m);
+    uint64_t lo = 0, hi = 0;
+    for (int i = 0; i < n; i++)
+        if (strcmp(m[i].name, "[vdso]") == 0 || strncmp(m[i].name, "[vvar", 5) == 0) {
+            if (!lo || m[i].start < lo) lo = m[i].start;
+            if (m[i].end > hi) hi = m[i].end;
+        }
+    if (!lo) return;
+    void *hole = mmap(NULL, hi - lo, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (hole == MAP_FAILED) return;
+    int64_t delta = (int64_t)(uint64_t)hole - (int64_t)lo;
+    for (int i = 0; i < n; i++)
+        if (strcmp(m[i].name, "[vdso]") == 0 || strncmp(m[i].name, "[vvar", 5) == 0) {
+            void *r = mremap((void *)m[i].start, m[i].end - m[i].start, m[i].end - m[i].start,
+                             MREMAP_MAYMOVE | MREMAP_FIXED, (void *)(m[i].start + (uint64_t)delta));
+            mana_dbg("debug: moved %s to %p (%s)", m[i].name, r, r == MAP_FAILED ? strerror(errno) : "ok");
+        }
+}
+
 struct kernel_sigaction_raw {
     uint64_t handler, flags, restorer, mask;
 };
@@ -570,6 +608,7 @@ int lh_restore(const char *dir)
     if (reserve_regions(regs, nregs) != 0) return 1;
     if (load_regions(&im, regs, nregs) != 0) return 1;
     close(im.fd);
+    if (getenv("MANA_DEBUG_MOVE_VDSO")) debug_move_vdso();
     if (check_vdso(&proc) != 0) return 1;
     int64_t t_files = mana_now_ns();
     mana_timing("restart: memory (reserve, read, verify)", t_files - t_mem0);

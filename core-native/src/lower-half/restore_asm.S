@@ -36,6 +36,10 @@ lh_sigreturn:
         movq    %rdi, %rsp
         movl    $15, %eax               /* SYS_rt_sigreturn */
         syscall
+        /* only reached if the kernel refused the frame (it normally kills with SIGSEGV) */
+        movl    $231, %eax              /* SYS_exit_group */
+        movl    $1, %edi
+        syscall
         hlt
         .size   lh_sigreturn, .-lh_sigreturn
 

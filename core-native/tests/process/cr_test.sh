@@ -18,7 +18,8 @@ B=$ROOT/bin
 W=$(mktemp -d /tmp/mana-crtest.XXXXXX)
 export MANA_RC=$W/coord.rc
 unset MANA_COORD_HOST MANA_COORD_PORT MANA_COORD_SECRET DMTCP_COORD_HOST DMTCP_COORD_PORT MANA_CKPT_DIR \
-      MANA_DEBUG MANA_TIMING MANA_QUIET MANA_RESTART_PAUSE DMTCP_RESTART_PAUSE MANA_NO_COORD MANA_DIRECT_IO
+      MANA_DEBUG MANA_TIMING MANA_QUIET MANA_RESTART_PAUSE DMTCP_RESTART_PAUSE MANA_NO_COORD MANA_DIRECT_IO \
+      MANA_DEBUG_MOVE_VDSO
 PIDS=()
 cleanup() {
     for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
@@ -269,6 +270,21 @@ bad)       # bad input: one clear line on stderr, non-zero exit, no crash, no ha
     restart ok
     wait_exit "$LAST_PID" 30
     [ "$RC" = 0 ] || fail "intact image: restart exited with $RC"
+    ;;
+
+vdso_moved)   # restart where [vdso]/[vvar] are elsewhere (test hook): they are moved back
+    start_coordinator
+    want=$(plain_final signals 30 50)
+    launch a signals 30 50
+    wait_registered
+    wait_lines "$W/a.out" 5
+    checkpoint_and_kill
+    wait_exit "$LAST_PID" 20
+    MANA_DEBUG=1 MANA_DEBUG_MOVE_VDSO=1 restart b
+    wait_exit "$LAST_PID" 30
+    [ "$RC" = 0 ] || fail "restarted run exited with $RC"
+    grep -q 'moved \[vdso\]/\[vvar\] by' "$W/b.err" || fail "the vdso was not moved back"
+    [ "$(final_line "$W/b.out")" = "$want" ] || fail "final line '$(final_line "$W/b.out")', want '$want'"
     ;;
 
 pause)     # restart pause levels: print pid and level, wait for gdb to set mana_restart_pause_wait = 0
