@@ -215,6 +215,48 @@ int lh_launch(int argc, char **argv, char **envp)
         mana_err("cannot run %s: %s", argv[0], strerror(errno));
         return 127;
     }
+    /* "#!" scripts, as the kernel runs them: INTERP [ARG] SCRIPT ARGS... (up to 4 levels). */
+    for (int level = 0;; level++) {
+        char head[256];
+        int fd = open(app, O_RDONLY | O_CLOEXEC);
+        ssize_t n = fd >= 0 ? read(fd, head, sizeof head - 1) : -1;
+        if (fd >= 0) close(fd);
+        if (n < 2 || head[0] != '#' || head[1] != '!') break;
+        if (level == 4) { mana_err("%s: too many levels of #! interpreters", argv[0]); return 127; }
+        head[n] = 0;
+        char *nl = strchr(head, '\n');
+        if (!nl) { mana_err("%s: #! line too long", app); return 127; }
+        *nl = 0;
+        char *p = head + 2;
+        while (*p == ' ' || *p == '\t') p++;
+        char *interp = p;
+        while (*p && *p != ' ' && *p != '\t') p++;
+        char *iarg = NULL;
+        if (*p) {
+            *p++ = 0;
+            while (*p == ' ' || *p == '\t') p++;
+            if (*p) {
+                iarg = p;
+                char *e = p + strlen(p);
+                while (e > p && (e[-1] == ' ' || e[-1] == '\t')) *--e = 0;
+            }
+        }
+        if (!*interp) { mana_err("%s: empty #! line", app); return 127; }
+        char **nargv = calloc((size_t)argc + 3, sizeof(char *));
+        if (!nargv) { mana_err("out of memory"); return 1; }
+        int k = 0;
+        nargv[k++] = strdup(interp);
+        if (iarg) nargv[k++] = strdup(iarg);
+        nargv[k++] = strdup(app);                    /* the script, by its resolved path */
+        for (int i = 1; i < argc; i++) nargv[k++] = argv[i];
+        argv = nargv;
+        argc = k;
+        const char *script = nargv[iarg ? 2 : 1];
+        if (resolve_program(nargv[0], app, sizeof app) != 0) {
+            mana_err("cannot run %s (interpreter of %s): %s", nargv[0], script, strerror(errno));
+            return 127;
+        }
+    }
     snprintf(mana_lh.app_path, sizeof mana_lh.app_path, "%s", app);
 
     /* libmana.so next to us: $MANA_ROOT/lib, else <dir of /proc/self/exe>/../lib. */
