@@ -405,8 +405,23 @@ static void after_restart(void)
     n_parked = 0;
     park_gen++;
     if (lh && lh->magic == MANA_LH_MAGIC) {
+        int old_sig = mana_pl.cfg.ckpt_signal;
         mana_pl.cfg = lh->settings;
         mana_log_setup("mana", mana_pl.cfg.debug, mana_pl.cfg.timing, mana_pl.cfg.quiet);
+        if (mana_pl.cfg.ckpt_signal != old_sig) {
+            /* mana_restart --ckpt-signal chose another signal: move our handler there (raw, so the
+             * program-facing sigaction guard does not stop us). */
+            struct { uint64_t handler, flags, restorer, mask; } ks;
+            if (mana_sys4(SYS_rt_sigaction, old_sig, 0, (long)&ks, 8) == 0 &&
+                mana_sys4(SYS_rt_sigaction, mana_pl.cfg.ckpt_signal, (long)&ks, 0, 8) == 0) {
+                ks.handler = 0;       /* SIG_DFL on the old one */
+                mana_sys4(SYS_rt_sigaction, old_sig, (long)&ks, 0, 8);
+                mana_dbg("checkpoint signal is now %d (was %d)", mana_pl.cfg.ckpt_signal, old_sig);
+            } else {
+                mana_warn("cannot use checkpoint signal %d; keeping %d", mana_pl.cfg.ckpt_signal, old_sig);
+                mana_pl.cfg.ckpt_signal = old_sig;
+            }
+        }
     }
     last_generation = g;
     /* Descriptors the plugin owned were not saved: make them again. */
