@@ -122,6 +122,14 @@ int lh_map_elf(const char *path, struct lh_elf *out, char *err, size_t errlen)
     out->entry = bias + eh.e_entry;
     out->phnum = eh.e_phnum;
     for (int i = 0; i < eh.e_phnum; i++)
+        if (ph[i].p_type == PT_DYNAMIC) {
+            out->dynamic = bias + ph[i].p_vaddr;
+            for (int k = 0; k < eh.e_phnum; k++)
+                if (ph[k].p_type == PT_LOAD && (ph[k].p_flags & PF_W) && ph[i].p_vaddr >= ph[k].p_vaddr &&
+                    ph[i].p_vaddr + ph[i].p_memsz <= ph[k].p_vaddr + ph[k].p_memsz)
+                    out->dynamic_writable = 1;
+        }
+    for (int i = 0; i < eh.e_phnum; i++)
         if (ph[i].p_type == PT_PHDR) out->phdr = bias + ph[i].p_vaddr;
     if (!out->phdr) {
         for (int i = 0; i < eh.e_phnum; i++)
@@ -325,6 +333,41 @@ int lh_launch(int argc, char **argv, char **envp)
     uargv[argc] = NULL;
     char *platform;
     PUSH_STR(platform, "x86_64");
+    /* $ORIGIN in the application's DT_RPATH/DT_RUNPATH: ld.so would take it from /proc/self/exe,
+     * which names bin/lower-half.  Expand it here against the application's own directory and point
+     * the (still writable) .dynamic entry at the expanded copy, kept in the upper stack region. */
+    if (appelf.dynamic && appelf.dynamic_writable) {
+        Elf64_Dyn *dyn = (Elf64_Dyn *)appelf.dynamic;
+        uint64_t strtab = 0;
+        for (Elf64_Dyn *d = dyn; d->d_tag != DT_NULL; d++)
+            if (d->d_tag == DT_STRTAB) strtab = d->d_un.d_ptr + (appelf.bias && d->d_un.d_ptr < appelf.bias ? appelf.bias : 0);
+        char origin[PATH_MAX];
+        snprintf(origin, sizeof origin, "%s", app);
+        char *slash = strrchr(origin, '/');
+        if (slash) *slash = 0;
+        for (Elf64_Dyn *d = dyn; strtab && d->d_tag != DT_NULL; d++) {
+            if (d->d_tag != DT_RPATH && d->d_tag != DT_RUNPATH) continue;
+            const char *old = (const char *)(strtab + d->d_un.d_val);
+            if (!strstr(old, "$ORIGIN") && !strstr(old, "${ORIGIN}")) continue;
+            char exp[8192];
+            size_t k = 0;
+            for (const char *q = old; *q && k < sizeof exp - 1;) {
+                size_t tl = strncmp(q, "$ORIGIN", 7) == 0 ? 7 : strncmp(q, "${ORIGIN}", 9) == 0 ? 9 : 0;
+                if (tl) {
+                    k += (size_t)snprintf(exp + k, sizeof exp - k, "%s", origin);
+                    if (k >= sizeof exp) k = sizeof exp - 1;
+                    q += tl;
+                } else {
+                    exp[k++] = *q++;
+                }
+            }
+            exp[k] = 0;
+            char *copy;
+            PUSH_STR(copy, exp);
+            d->d_un.d_val = (uint64_t)copy - strtab;
+            mana_dbg("%s: %s -> %s", d->d_tag == DT_RPATH ? "DT_RPATH" : "DT_RUNPATH", old, exp);
+        }
+    }
     sp -= 16;
     char *random = sp;
     if (getrandom(random, 16, 0) != 16) {

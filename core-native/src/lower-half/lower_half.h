@@ -31,6 +31,8 @@ struct lh_elf {
     uint64_t phdr;          /* address of the program headers in memory */
     uint32_t phnum;
     uint64_t map_start, map_end;   /* reserved span */
+    uint64_t dynamic;       /* address of PT_DYNAMIC in memory (0 if none) */
+    int      dynamic_writable;  /* it lies in a writable PT_LOAD */
     char     interp[4096];  /* PT_INTERP ("" if none) */
 };
 

@@ -287,6 +287,15 @@ vdso_moved)   # restart where [vdso]/[vvar] are elsewhere (test hook): they are 
     [ "$(final_line "$W/b.out")" = "$want" ] || fail "final line '$(final_line "$W/b.out")', want '$want'"
     ;;
 
+origin)    # an application that finds its library through RPATH $ORIGIN/lib starts under the runtime
+    APP=$PROJECT_BIN/tests/process/origin/origin_app
+    [ -x "$APP" ] || fail "$APP not built"
+    readelf -d "$APP" 2>/dev/null | grep -q 'ORIGIN' || { echo "SKIP: $APP has no \$ORIGIN rpath"; exit 77; }
+    start_coordinator
+    "$B/mana_launch" --ckptdir "$W/ck" "$APP" > "$W/a.out" 2> "$W/a.err" || fail "launch failed"
+    [ "$(final_line "$W/a.out")" = "origin done: 42" ] || fail "got '$(cat "$W/a.out")'"
+    ;;
+
 pause)     # restart pause levels: print pid and level, wait for gdb to set mana_restart_pause_wait = 0
     command -v gdb >/dev/null || { echo "SKIP: no gdb"; exit 77; }
     if [ "$(id -u)" != 0 ] && [ "$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)" != 0 ]; then
