@@ -33,6 +33,7 @@ public class SumTo {
     static InputStream in;
     static OutputStream out;
     static int reqId = 1;
+    static volatile boolean leaving; // said BYE: the connection's end is expected
 
     public static void main(String[] a) throws Exception {
         program = a[0];
@@ -67,6 +68,7 @@ public class SumTo {
         }
         System.out.println("sum(1.." + n + ") = " + sum);
         System.out.flush();
+        leaving = true;
         send(0x30, new W().u8(0).i32(0)); // BYE
         sock.close();
     }
@@ -149,7 +151,7 @@ public class SumTo {
                 }
             }
         } catch (IOException e) {
-            if (System.getenv("MANA_QUIET") == null) System.err.println("coordinator connection lost");
+            if (!leaving && System.getenv("MANA_QUIET") == null) System.err.println("coordinator connection lost");
         }
     }
 
@@ -207,6 +209,7 @@ public class SumTo {
             if (exit) {
                 System.out.println("stopping after checkpoint " + g);
                 System.out.flush();
+                leaving = true;
                 send(0x30, new W().u8(1).i32(0));
                 out.flush();
                 Runtime.getRuntime().halt(0);

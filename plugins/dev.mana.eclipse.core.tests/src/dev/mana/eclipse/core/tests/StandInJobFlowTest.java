@@ -144,8 +144,10 @@ class StandInJobFlowTest {
             assertFalse(second.ok());
             assertTrue(second.message().contains("disk full"), second.message());
             assertTrue(second.summary().startsWith("Checkpoint failed: "), second.summary());
+            // the ranks delete their partial images when they get the abort (after the result)
+            waitFor("the aborted images to be removed", 10_000,
+                () -> CheckpointDirectoryValidator.validate(ckpt, 2).isValid());
             CheckpointValidation v = CheckpointDirectoryValidator.validate(ckpt, 2);
-            assertTrue(v.isValid(), v.problems().toString());
             assertEquals(1, v.generation(), "the previous checkpoint stays the latest");
             assertEquals(1, job.getLastCheckpoint().generation());
             assertFalse(launch.isTerminated(), "the job goes on");

@@ -156,9 +156,11 @@ class ManaWorkbenchFlowTest {
         });
     }
 
-    static IManaJob waitForNewJob(int before) throws InterruptedException {
-        Ui.waitFor("the MANA job to start", 60_000, () -> ManaJobs.getJobs().size() > before);
-        return ManaJobs.getJobs().get(ManaJobs.getJobs().size() - 1);
+    /** The job a launch started after {@code before} was taken (launches may be removed meanwhile). */
+    static IManaJob waitForNewJob(List<IManaJob> before) throws InterruptedException {
+        Ui.waitFor("the MANA job to start", 60_000,
+            () -> ManaJobs.getJobs().stream().anyMatch(j -> !before.contains(j)));
+        return ManaJobs.getJobs().stream().filter(j -> !before.contains(j)).findFirst().orElseThrow();
     }
 
     static void execute(String commandId) {
@@ -235,7 +237,7 @@ class ManaWorkbenchFlowTest {
         });
 
         // 2. run it; the MANA Job view follows it
-        int before = ManaJobs.getJobs().size();
+        List<IManaJob> before = ManaJobs.getJobs();
         Ui.sync(() -> DebugUITools.launch(config, ILaunchManager.RUN_MODE));
         IManaJob job = waitForNewJob(before);
         ManaJobView view = Ui.sync(() -> (ManaJobView) PlatformUI.getWorkbench().getActiveWorkbenchWindow()
@@ -293,7 +295,7 @@ class ManaWorkbenchFlowTest {
         assertTrue(!out1.contains(expect), "stopped before the end");
 
         // 5. Restart from Checkpoint... (validated), and the right result
-        int before2 = ManaJobs.getJobs().size();
+        List<IManaJob> before2 = ManaJobs.getJobs();
         Ui.sync(() -> {
             Shell window = PlatformUI.getWorkbench().getActiveWorkbenchWindow().getShell();
             RestartDialog d = new RestartDialog(window, job);

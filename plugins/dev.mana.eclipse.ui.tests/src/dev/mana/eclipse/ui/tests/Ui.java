@@ -57,9 +57,33 @@ final class Ui {
         long end = System.currentTimeMillis() + millis;
         while (!sync(cond::getAsBoolean)) {
             if (System.currentTimeMillis() > end) {
-                throw new AssertionError("timed out after " + millis + " ms waiting for " + what.get());
+                String desc = what.get();
+                failureScreenshot(desc);
+                throw new AssertionError("timed out after " + millis + " ms waiting for " + desc);
             }
             Thread.sleep(100);
+        }
+    }
+
+    /** On a time out: a screenshot of every visible shell into target/failure-screenshots (for diagnosis). */
+    static void failureScreenshot(String what) {
+        String dir = System.getProperty("mana.failure.screenshots");
+        if (dir == null) {
+            return;
+        }
+        try {
+            display().syncExec(() -> {
+                int i = 0;
+                for (Shell s : display().getShells()) {
+                    if (s.isVisible()) {
+                        screenshot(s, new File(dir, System.currentTimeMillis() + "-" + (i++) + "-"
+                            + what.replaceAll("[^A-Za-z0-9]+", "_")).getPath(), true);
+                        System.err.println("failure screenshot of '" + s.getText() + "' in " + dir);
+                    }
+                }
+            });
+        } catch (RuntimeException e) {
+            // diagnosis only
         }
     }
 
@@ -69,6 +93,10 @@ final class Ui {
         if (dir == null) {
             return null;
         }
+        return screenshot(shell, new File(dir, name).getPath(), true);
+    }
+
+    static File screenshot(Shell shell, String pathWithoutExtension, boolean unused) {
         Display d = shell.getDisplay();
         for (int i = 0; i < 20; i++) { // let pending paints finish
             while (d.readAndDispatch()) {
@@ -85,7 +113,7 @@ final class Ui {
             gc.copyArea(img, b.x, b.y);
             ImageLoader l = new ImageLoader();
             l.data = new ImageData[] {img.getImageData()};
-            File f = new File(dir, name + ".png");
+            File f = new File(pathWithoutExtension + ".png");
             f.getParentFile().mkdirs();
             l.save(f.getPath(), SWT.IMAGE_PNG);
             return f;

@@ -218,7 +218,10 @@ public final class ManaJobView extends ViewPart implements IManaJobListener {
             + shown.getCoordinator().endpoint()
             + (st != null && st.interval() > 0 ? "; checkpoint every " + st.interval() + " s" : ""));
         CheckpointResult last = shown.getLastCheckpoint();
-        if (st != null && st.generation() > 0) {
+        if (st != null && st.generation() > 0 && st.lastCheckpointMillis() == 0) {
+            lastCheckpoint.setText("Last checkpoint: generation " + st.generation() + " (restarted from it), "
+                + shown.getCheckpointDirectory());
+        } else if (st != null && st.generation() > 0) {
             lastCheckpoint.setText("Last checkpoint: generation " + st.generation() + " at "
                 + ManaFormat.time(st.lastCheckpointMillis()) + ", " + ManaFormat.bytes(st.lastCheckpointBytes()) + " in "
                 + ManaFormat.seconds(st.lastCheckpointNanos()) + ", " + st.lastCheckpointDirectory());
