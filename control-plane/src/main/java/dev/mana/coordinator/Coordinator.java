@@ -212,6 +212,9 @@ public final class Coordinator implements AutoCloseable {
     /** Sends KILL to every rank of every job, then stops. */
     public CompletableFuture<Void> quit() { return server.quit(); }
 
+    /** For tests: the number of open connections (ranks, rank groups, control clients, not yet HELLO). */
+    CompletableFuture<Integer> connectionCount() { return server.connectionCount(); }
+
     /**
      * Completes with the reason once stopped (quit, exit-on-last, {@link #close()}) and the status
      * file is removed.

@@ -39,6 +39,10 @@ public final class SimRankCommand implements Callable<Integer> {
     Path ckptDir;
     @Option(names = "--image-bytes", paramLabel = "B", description = "Image size per rank (default 4096).")
     long imageBytes = 4096;
+    @Option(names = {"-g", "--group-size"}, paramLabel = "K",
+            description = "Carry the ranks in rank-group connections of up to K ranks each (HELLO role 3), as a "
+                    + "node agent would; 0 (the default) = one connection per rank.")
+    int groupSize;
     @Option(names = "--restart-from", paramLabel = "G", description = "Register as restarting from generation G.")
     int restartFrom = -1;
     @Option(names = "--bench", paramLabel = "K", description = "Run K barriers and K sum reductions, then exit.")
@@ -59,6 +63,7 @@ public final class SimRankCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         try {
+            if (groupSize < 0) throw new CommandLine.ParameterException(spec.commandLine(), "--group-size must be 0 or more");
             CoordinatorAddress addr = CoordinatorAddress.resolve(host, port);
             String self;
             try {
@@ -67,7 +72,7 @@ public final class SimRankCommand implements Callable<Integer> {
                 self = "localhost";
             }
             SimulatedRanks.Builder b = SimulatedRanks.builder(addr).job(job).ranks(first, count).imageBytes(imageBytes)
-                    .host(self)
+                    .host(self).groupSize(groupSize)
                     .connectTimeout(Duration.ofSeconds(60));
             if (nranks > 0) b.nranks(nranks);
             if (ckptDir != null) b.ckptDir(ckptDir);

@@ -93,6 +93,7 @@ public final class CoordinatorServer {
     private final LinkedHashSet<Conn> unauthenticated = new LinkedHashSet<>();
     private final Set<Conn> conns = new HashSet<>();
     private int nextClientId = 1;
+    private int broadcastStamp;
     private int nextReactor;
     private int intervalSeconds;
     private boolean everHadRank;
@@ -670,6 +671,14 @@ public final class CoordinatorServer {
             c.slot = null;
             rankGone(s, reason);
         }
+        if (c.members != null && c.liveMembers > 0) {
+            Job j = c.job;
+            if (j.ckpt != null) {
+                abort(j, "rank group " + c.describeGroup() + " disconnected during checkpoint " + j.ckpt.generation);
+            }
+            c.liveMembers = 0;
+            for (Slot m : c.members) if (m.live && m.conn == c) rankGone(m, reason);
+        }
     }
 
     // ================================================================ jobs and ranks
@@ -745,8 +754,18 @@ public final class CoordinatorServer {
     }
 
     private void killJob(Job j) {
-        byte[] kill = encodeBytes(new Kill());
-        for (Slot s : j.slots) if (s != null && s.live) sendTemplate(s.conn, kill, 0);
+        broadcast(j, encodeBytes(new Kill()));
+    }
+
+    /** Sends a pre-encoded frame once to every connection that carries a live rank of the job. */
+    private void broadcast(Job j, byte[] frame) {
+        int stamp = ++broadcastStamp;
+        for (Slot s : j.slots) {
+            if (s != null && s.live && s.conn.stamp != stamp) {
+                s.conn.stamp = stamp;
+                sendTemplate(s.conn, frame, 0);
+            }
+        }
     }
 
     private void quitAll() {
@@ -784,13 +803,13 @@ public final class CoordinatorServer {
         if (pc.done < j.nranks || pc.contributions == 0) return;
         j.collectives.remove(pc.key);
         if (pc.mismatch) {
+            ErrorMessage e = new ErrorMessage(ErrorCode.MISMATCH, "collective (" + pc.generation + ", " + pc.phase
+                    + "): ranks disagree on op or count");
             for (int r = 0; r < j.nranks; r++) {
                 Conn c = pc.waiters[r];
-                if (c != null) {
-                    send(c, pc.requestIds[r], new ErrorMessage(ErrorCode.MISMATCH, "collective (" + pc.generation
-                            + ", " + pc.phase + "): ranks disagree on op or count"));
-                }
+                if (c != null) send(c, pc.requestIds[r], e);
             }
+            for (int i = 0; i < pc.groupWaiters.size(); i++) send(pc.groupWaiters.get(i), pc.groupRequestIds.get(i), e);
             return;
         }
         CheckpointRun ck = j.ckpt;
@@ -802,13 +821,16 @@ public final class CoordinatorServer {
             Conn c = pc.waiters[r];
             if (c != null) sendTemplate(c, done, pc.requestIds[r]);
         }
+        for (int i = 0; i < pc.groupWaiters.size(); i++) {
+            sendTemplate(pc.groupWaiters.get(i), done, pc.groupRequestIds.get(i));
+        }
         if (ours) {
             progress(j, ck, stateOfPhase(pc.phase), j.nranks, true);
             if (pc.phase == Protocol.PHASE_COMMITTED) commit(j, ck);
         } else if (pc.phase == Protocol.PHASE_RESUMED) {
             for (int r = 0; r < j.nranks; r++) {
                 Slot s = j.slots[r];
-                if (pc.waiters[r] != null && s != null && s.live) setState(s, RankState.RUNNING);
+                if (pc.participated[r] && s != null && s.live) setState(s, RankState.RUNNING);
             }
             if (j.live == j.nranks) scheduleInterval(j);
         }
@@ -873,8 +895,7 @@ public final class CoordinatorServer {
         }
         String jobName = j.name;
         emit(l -> l.checkpointStarted(jobName, ck.generation, exitAfter));
-        byte[] req = encodeBytes(new CkptRequest(ck.generation, exitAfter ? Protocol.FLAG_EXIT_AFTER : 0, ""));
-        for (Slot s : j.slots) if (s.live) sendTemplate(s.conn, req, 0);
+        broadcast(j, encodeBytes(new CkptRequest(ck.generation, exitAfter ? Protocol.FLAG_EXIT_AFTER : 0, "")));
     }
 
     private void progress(Job j, CheckpointRun ck, RankState st, int reached, boolean force) {
@@ -912,13 +933,8 @@ public final class CoordinatorServer {
         if (ck == null) return;
         j.ckpt = null;
         j.collectives.values().removeIf(pc -> pc.generation == ck.generation && Protocol.isCheckpointPhase(pc.phase));
-        byte[] ab = encodeBytes(new CkptAbort(ck.generation, reason));
-        for (Slot s : j.slots) {
-            if (s != null && s.live) {
-                sendTemplate(s.conn, ab, 0);
-                setState(s, RankState.RUNNING);
-            }
-        }
+        broadcast(j, encodeBytes(new CkptAbort(ck.generation, reason)));
+        for (Slot s : j.slots) if (s != null && s.live) setState(s, RankState.RUNNING);
         CkptResult r = new CkptResult(false, ck.generation, System.nanoTime() - ck.startNs, 0, j.nranks, "",
                 "checkpoint " + ck.generation + " aborted: " + reason);
         emit(l -> l.checkpointFinished(toResult(r, j.name)));
@@ -1012,9 +1028,12 @@ public final class CoordinatorServer {
         final int generation, phase, op;
         final long[] acc;
         final boolean[] contributed;
-        final Conn[] waiters;
+        final Conn[] waiters;          // per-rank connections, by rank
         final int[] requestIds;
-        int contributions, done;
+        final boolean[] participated;  // covered by a contribution (of its own or of its group)
+        final List<Conn> groupWaiters = new ArrayList<>(0);
+        final List<Integer> groupRequestIds = new ArrayList<>(0);
+        int contributions, done;       // both counted in ranks
         boolean mismatch;
 
         PendingCollective(long key, int generation, int phase, int op, int count, Job j) {
@@ -1028,6 +1047,7 @@ public final class CoordinatorServer {
             this.contributed = new boolean[j.nranks];
             this.waiters = new Conn[j.nranks];
             this.requestIds = new int[j.nranks];
+            this.participated = new boolean[j.nranks];
             for (int r = 0; r < j.nranks; r++) {
                 Slot s = j.slots[r];
                 if (s != null && !s.live) {
@@ -1122,6 +1142,11 @@ public final class CoordinatorServer {
         volatile String closeReason;
         int role;
         Slot slot;
+        Slot[] self;          // {slot}, for a rank connection
+        Slot[] members;       // a group connection's member ranks, by rank
+        int[] memberRanks;    // their ranks, ascending
+        int liveMembers;
+        int stamp;            // broadcast() marks the connections it already served
         Job job;
         String controlJob = "";
 
@@ -1141,8 +1166,36 @@ public final class CoordinatorServer {
 
         private void requireRank() throws ProtocolException {
             if (role != Protocol.ROLE_RANK || slot == null) {
-                throw new ProtocolException(ErrorCode.PROTOCOL, role == 0 ? "HELLO first" : "rank messages need role rank");
+                throw new ProtocolException(ErrorCode.PROTOCOL, role == 0 ? "HELLO first"
+                        : role == Protocol.ROLE_GROUP ? "a group connection sends the GROUP_ variant of this message"
+                        : "rank messages need role rank");
             }
+        }
+
+        private void requireGroup() throws ProtocolException {
+            if (role != Protocol.ROLE_GROUP) {
+                throw new ProtocolException(ErrorCode.PROTOCOL, role == 0 ? "HELLO first"
+                        : "group messages need role group");
+            }
+        }
+
+        /** Rank and group connections share the per-job records. */
+        private void requireRankOrGroup() throws ProtocolException {
+            if (role == Protocol.ROLE_GROUP) return;
+            requireRank();
+        }
+
+        /** A live member of this group, or null after ERROR PROTOCOL was sent (the connection stays). */
+        private Slot member(int id, int rank) {
+            int i = java.util.Arrays.binarySearch(memberRanks, rank);
+            if (i >= 0 && members[i].live && members[i].conn == this) return members[i];
+            send(this, id, new ErrorMessage(ErrorCode.PROTOCOL, "rank " + rank + " is not a live member of this group"));
+            return null;
+        }
+
+        String describeGroup() {
+            return "of " + members.length + " ranks (" + memberRanks[0] + ".." + memberRanks[memberRanks.length - 1]
+                    + ", client " + clientId + ")";
         }
 
         private void requireControl() throws ProtocolException {
@@ -1222,6 +1275,7 @@ public final class CoordinatorServer {
             j.live++;
             role = Protocol.ROLE_RANK;
             slot = s;
+            self = new Slot[] {s};
             job = j;
             everHadRank = true;
             send(this, id, new Welcome(clientId, j.generation, intervalSeconds, name));
@@ -1237,51 +1291,189 @@ public final class CoordinatorServer {
             if (j.live == j.nranks && j.ckpt == null) scheduleInterval(j);
         }
 
+        @Override public void onGroupHello(int id, GroupHello m) throws IOException {
+            if (role != 0) throw new ProtocolException(ErrorCode.PROTOCOL, "second HELLO");
+            unauthenticated.remove(this);
+            if (!MessageDigest.isEqual(secret, m.secret().getBytes(StandardCharsets.UTF_8))) {
+                reject(this, ErrorCode.AUTH, "wrong secret", id);
+                return;
+            }
+            int n = m.nranks();
+            if (n < 1 || n > MAX_RANKS) {
+                reject(this, ErrorCode.TOO_LARGE, "nranks " + n + " outside 1.." + MAX_RANKS, id);
+                return;
+            }
+            List<GroupMember> ms = m.members();
+            if (ms.isEmpty()) {
+                reject(this, ErrorCode.PROTOCOL, "a rank group needs at least one member", id);
+                return;
+            }
+            int[] ranks = new int[ms.size()];
+            for (int i = 0; i < ranks.length; i++) {
+                int r = ms.get(i).rank();
+                if (r < 0 || r >= n) {
+                    reject(this, ErrorCode.PROTOCOL, "member rank " + r + " outside 0.." + (n - 1), id);
+                    return;
+                }
+                ranks[i] = r;
+            }
+            int[] sorted = ranks.clone();
+            java.util.Arrays.sort(sorted);
+            for (int i = 1; i < sorted.length; i++) {
+                if (sorted[i] == sorted[i - 1]) {
+                    reject(this, ErrorCode.PROTOCOL, "member rank " + sorted[i] + " listed twice", id);
+                    return;
+                }
+            }
+            String name = m.job().isEmpty() ? "default" : m.job();
+            Job j = jobs.get(name);
+            boolean fresh = j == null || (j.live == 0 && j.ckpt == null);
+            if (!fresh) { // all checks before anything is registered: a group gets in whole or not at all
+                if (j.nranks != n) {
+                    reject(this, ErrorCode.MISMATCH, "job '" + name + "' has " + j.nranks + " ranks, not " + n, id);
+                    return;
+                }
+                for (int r : sorted) {
+                    Slot old = j.slots[r];
+                    if (old != null && old.live) {
+                        reject(this, ErrorCode.DUPLICATE_RANK, "rank " + r + " of job '" + name
+                                + "' is already registered (pid " + old.pid + " on " + old.host + ")", id);
+                        return;
+                    }
+                }
+            }
+            if (j == null) {
+                j = new Job(name);
+                jobs.put(name, j);
+            }
+            if (fresh) j.reset(n); // a new job, or the previous run of this job is over: start afresh
+            Slot[] slots = new Slot[ms.size()];
+            List<RankInfo> infos = listener == null ? null : new ArrayList<>(ms.size());
+            for (GroupMember gm : ms) {
+                Slot s = new Slot(j, gm.rank());
+                s.conn = this;
+                s.host = gm.host();
+                s.pid = gm.pid();
+                s.mpi = gm.mpi();
+                s.ckptdir = gm.ckptdir();
+                s.program = gm.program();
+                s.generation = gm.generation();
+                s.clientId = clientId;
+                s.state = gm.restarting() ? RankState.RESTARTING : RankState.RUNNING;
+                if (gm.restarting()) j.generation = Math.max(j.generation, gm.generation());
+                j.slots[gm.rank()] = s;
+                j.live++;
+                slots[java.util.Arrays.binarySearch(sorted, gm.rank())] = s;
+                if (infos != null) infos.add(s.info());
+            }
+            role = Protocol.ROLE_GROUP;
+            members = slots;
+            memberRanks = sorted;
+            liveMembers = slots.length;
+            job = j;
+            everHadRank = true;
+            send(this, id, new Welcome(clientId, j.generation, intervalSeconds, name));
+            if (listener != null) {
+                boolean started = fresh;
+                emit(l -> {
+                    if (started) l.jobStarted(name, n);
+                    for (RankInfo info : infos) l.rankRegistered(info);
+                });
+            }
+            if (j.live == j.nranks && j.ckpt == null) scheduleInterval(j);
+        }
+
         // ---- rank messages
 
-        @Override public void onCollective(int id, Collective m)
-                throws IOException {
+        @Override public void onCollective(int id, Collective m) throws IOException {
             requireRank();
+            contribute(id, m.generation(), m.phase(), m.op(), m.values(), self, 1);
+        }
+
+        @Override public void onGroupCollective(int id, GroupCollective m) throws IOException {
+            requireGroup();
+            if (liveMembers == 0) {
+                send(this, id, new ErrorMessage(ErrorCode.PROTOCOL, "this group has no live member rank"));
+                return;
+            }
+            CheckpointRun running = job.ckpt;
+            boolean stale = Protocol.isCheckpointPhase(m.phase())
+                    && (running == null || running.generation != m.generation());
+            if (m.members() != liveMembers && !stale) { // (a stale phase message is answered with CKPT_ABORT below)
+                String why = "group " + describeGroup() + " has " + liveMembers + " live ranks, its contribution to ("
+                        + m.generation() + ", " + m.phase() + ") covers " + Integer.toUnsignedString(m.members());
+                CheckpointRun ck = job.ckpt;
+                if (Protocol.isCheckpointPhase(m.phase()) && ck != null && ck.generation == m.generation()) {
+                    abort(job, why);
+                } else {
+                    send(this, id, new ErrorMessage(ErrorCode.MISMATCH, why));
+                }
+                return;
+            }
+            contribute(id, m.generation(), m.phase(), m.op(), m.values(), members, liveMembers);
+        }
+
+        /**
+         * One contribution to the collective (generation, phase), already reduced over the live ranks
+         * among {@code covered} ({@code n} of them): the rank itself, or a group's live members.
+         */
+        private void contribute(int id, int generation, int phase, int op, long[] values, Slot[] covered, int n) {
             Job j = job;
-            if (m.op() > Protocol.OP_MIN) {
-                send(this, id, new ErrorMessage(ErrorCode.PROTOCOL, "unknown collective op " + m.op()));
+            if (op > Protocol.OP_MIN) {
+                send(this, id, new ErrorMessage(ErrorCode.PROTOCOL, "unknown collective op " + op));
                 return;
             }
             CheckpointRun ck = j.ckpt;
-            boolean ckptPhase = Protocol.isCheckpointPhase(m.phase());
-            if (ckptPhase && (ck == null || ck.generation != m.generation())) {
-                send(this, id, new CkptAbort(m.generation(), "checkpoint " + m.generation() + " is not in progress"));
+            boolean ckptPhase = Protocol.isCheckpointPhase(phase);
+            if (ckptPhase && (ck == null || ck.generation != generation)) {
+                send(this, id, new CkptAbort(generation, "checkpoint " + generation + " is not in progress"));
                 return;
             }
-            long key = ((long) m.generation() << 16) | m.phase();
+            long key = ((long) generation << 16) | phase;
             PendingCollective pc = j.collectives.get(key);
             if (pc == null) {
-                pc = new PendingCollective(key, m.generation(), m.phase(), m.op(), m.values().length, j);
+                pc = new PendingCollective(key, generation, phase, op, values.length, j);
                 j.collectives.put(key, pc);
             }
-            int r = slot.rank;
-            if (pc.contributed[r]) {
-                send(this, id, new ErrorMessage(ErrorCode.PROTOCOL, "rank " + r + " is already in collective ("
-                        + m.generation() + ", " + m.phase() + ")"));
+            Slot first = null;
+            for (Slot s : covered) {
+                if (s.live && s.conn == this) {
+                    first = s;
+                    break;
+                }
+            }
+            if (first == null) return; // cannot happen: callers check for a live rank
+            if (pc.contributed[first.rank]) {
+                send(this, id, new ErrorMessage(ErrorCode.PROTOCOL, (role == Protocol.ROLE_GROUP ? "group "
+                        + describeGroup() : "rank " + first.rank) + " is already in collective (" + generation + ", "
+                        + phase + ")"));
                 return;
             }
-            if (pc.op != m.op() || pc.acc.length != m.values().length) {
+            if (pc.op != op || pc.acc.length != values.length) {
                 pc.mismatch = true;
             } else {
-                pc.add(m.values());
+                pc.add(values);
             }
-            pc.contributed[r] = true;
-            pc.waiters[r] = this;
-            pc.requestIds[r] = id;
-            pc.contributions++;
-            pc.done++;
-            RankState st = stateOfPhase(m.phase());
-            if (ckptPhase || m.phase() == Protocol.PHASE_RESTARTED || m.phase() == Protocol.PHASE_REFILLED) {
-                setState(slot, st);
+            RankState st = stateOfPhase(phase);
+            boolean setStates = ckptPhase || phase == Protocol.PHASE_RESTARTED || phase == Protocol.PHASE_REFILLED;
+            for (Slot s : covered) {
+                if (!s.live || s.conn != this) continue;
+                pc.contributed[s.rank] = true;
+                pc.participated[s.rank] = true;
+                if (setStates) setState(s, st);
             }
+            if (role == Protocol.ROLE_GROUP) {
+                pc.groupWaiters.add(this);
+                pc.groupRequestIds.add(id);
+            } else {
+                pc.waiters[first.rank] = this;
+                pc.requestIds[first.rank] = id;
+            }
+            pc.contributions += n;
+            pc.done += n;
             if (ckptPhase) {
                 if (pc.mismatch) {
-                    abort(j, "ranks disagree on op or count in phase " + m.phase());
+                    abort(j, "ranks disagree on op or count in phase " + phase);
                     return;
                 }
                 progress(j, ck, st, pc.contributions, false);
@@ -1303,8 +1495,37 @@ public final class CoordinatorServer {
             abort(job, "rank " + slot.rank + ": " + m.reason());
         }
 
+        @Override public void onGroupCkptWritten(int id, GroupCkptWritten m) throws IOException {
+            requireGroup();
+            if (member(id, m.rank()) == null) return;
+            CheckpointRun ck = job.ckpt;
+            if (ck == null || ck.generation != m.generation()) return;
+            ck.totalBytes += m.imageBytes();
+        }
+
+        @Override public void onGroupCkptFailed(int id, GroupCkptFailed m) throws IOException {
+            requireGroup();
+            if (member(id, m.rank()) == null) return;
+            CheckpointRun ck = job.ckpt;
+            if (ck == null || ck.generation != m.generation()) return;
+            abort(job, "rank " + m.rank() + ": " + m.reason());
+        }
+
+        @Override public void onGroupBye(int id, GroupBye m) throws IOException {
+            requireGroup();
+            Slot s = member(id, m.rank());
+            if (s == null) return;
+            memberLeaves(s, m.reason(), m.status());
+        }
+
+        private void memberLeaves(Slot s, int reason, int status) {
+            s.byeReason = reason;
+            if (--liveMembers == 0) byeSeen = true;
+            rankGone(s, reason == Protocol.BYE_AFTER_CHECKPOINT ? "exited after checkpoint" : "exited with status " + status);
+        }
+
         @Override public void onKvPut(int id, KvPut m) throws IOException {
-            requireRank();
+            requireRankOrGroup();
             Job j = job;
             byte[] old = j.kv.get(m.key());
             long grow = m.value().length + (old == null ? m.key().length() : -old.length);
@@ -1323,7 +1544,7 @@ public final class CoordinatorServer {
         }
 
         @Override public void onKvGet(int id, KvGet m) throws IOException {
-            requireRank();
+            requireRankOrGroup();
             byte[] v = job.kv.get(m.key());
             if (v != null || !m.waitForIt()) {
                 send(this, id, new KvValue(v != null, v));
@@ -1333,6 +1554,11 @@ public final class CoordinatorServer {
         }
 
         @Override public void onBye(int id, Bye m) throws IOException {
+            if (role == Protocol.ROLE_GROUP) { // every member still live leaves
+                for (Slot s : members) if (s.live && s.conn == this) memberLeaves(s, m.reason(), m.status());
+                byeSeen = true;
+                return;
+            }
             requireRank();
             byeSeen = true;
             Slot s = slot;

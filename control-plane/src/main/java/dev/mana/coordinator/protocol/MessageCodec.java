@@ -77,6 +77,17 @@ public final class MessageCodec {
                     return new Hello(secret, role, job, r.i32(), r.i32(), r.str(), r.i32(), r.str(), r.u32(),
                             r.bool(), r.str(), r.str());
                 }
+                if (role == Protocol.ROLE_GROUP) {
+                    int nranks = r.i32();
+                    // smallest member: rank 4, host 2, pid 4, mpi 2, generation 4, restarting 1, ckptdir 2, program 2
+                    int n = r.count(Protocol.MAX_GROUP_MEMBERS, 21, "members");
+                    List<GroupMember> members = new ArrayList<>(n);
+                    for (int i = 0; i < n; i++) {
+                        members.add(new GroupMember(r.i32(), r.str(), r.i32(), r.str(), r.u32(), r.bool(), r.str(),
+                                r.str()));
+                    }
+                    return new GroupHello(secret, job, nranks, members);
+                }
                 return new Hello(secret, role, job, 0, 0, "", 0, "", 0, false, "", "");
             }
             case WELCOME:
@@ -93,8 +104,19 @@ public final class MessageCodec {
                 int n = r.count(Protocol.MAX_VALUES, 8, "result");
                 return new CollectiveDone(g, phase, op, r.i64s(n));
             }
+            case GROUP_COLLECTIVE: {
+                int g = r.u32(), phase = r.u16(), op = r.u8();
+                r.u8();
+                int members = r.u32();
+                int n = r.count(Protocol.MAX_VALUES, 8, "values");
+                return new GroupCollective(g, phase, op, members, r.i64s(n));
+            }
             case CKPT_WRITTEN:
                 return new CkptWritten(r.u32(), r.u64(), r.u64(), r.str());
+            case GROUP_CKPT_WRITTEN:
+                return new GroupCkptWritten(r.i32(), r.u32(), r.u64(), r.u64(), r.str());
+            case GROUP_CKPT_FAILED:
+                return new GroupCkptFailed(r.i32(), r.u32(), r.str());
             case CKPT_FAILED:
                 return new CkptFailed(r.u32(), r.str());
             case KV_PUT:
@@ -107,6 +129,8 @@ public final class MessageCodec {
                 return new KvValue(r.bool(), r.blob());
             case BYE:
                 return new Bye(r.u8(), r.i32());
+            case GROUP_BYE:
+                return new GroupBye(r.i32(), r.u8(), r.i32());
             case CKPT_REQUEST:
                 return new CkptRequest(r.u32(), r.u8(), r.str());
             case CKPT_ABORT:
@@ -151,6 +175,18 @@ public final class MessageCodec {
     static void writeBody(Message msg, WireWriter w) throws ProtocolException {
         switch (msg.type()) {
             case HELLO: {
+                if (msg instanceof GroupHello g) {
+                    if (g.members().size() > Protocol.MAX_GROUP_MEMBERS) {
+                        throw new ProtocolException(ErrorCode.TOO_LARGE, g.members().size() + " members (limit "
+                                + Protocol.MAX_GROUP_MEMBERS + ")");
+                    }
+                    w.str(g.secret()).u8(Protocol.ROLE_GROUP).str(g.job()).i32(g.nranks()).u32(g.members().size());
+                    for (GroupMember e : g.members()) {
+                        w.i32(e.rank()).str(e.host()).i32(e.pid()).str(e.mpi()).u32(e.generation())
+                                .bool(e.restarting()).str(e.ckptdir()).str(e.program());
+                    }
+                    break;
+                }
                 Hello m = (Hello) msg;
                 w.str(m.secret()).u8(m.role()).str(m.job());
                 if (m.role() == Protocol.ROLE_RANK) {
@@ -172,6 +208,31 @@ public final class MessageCodec {
             case COLLECTIVE_DONE: {
                 CollectiveDone m = (CollectiveDone) msg;
                 writeValues(w, m.generation(), m.phase(), m.op(), m.result());
+                break;
+            }
+            case GROUP_COLLECTIVE: {
+                GroupCollective m = (GroupCollective) msg;
+                if (m.values().length > Protocol.MAX_VALUES) {
+                    throw new ProtocolException(ErrorCode.TOO_LARGE, m.values().length + " values (limit "
+                            + Protocol.MAX_VALUES + ")");
+                }
+                w.u32(m.generation()).u16(m.phase()).u8(m.op()).u8(0).u32(m.members()).u32(m.values().length);
+                for (long v : m.values()) w.i64(v);
+                break;
+            }
+            case GROUP_CKPT_WRITTEN: {
+                GroupCkptWritten m = (GroupCkptWritten) msg;
+                w.i32(m.rank()).u32(m.generation()).u64(m.imageBytes()).u64(m.writeNs()).str(m.path());
+                break;
+            }
+            case GROUP_CKPT_FAILED: {
+                GroupCkptFailed m = (GroupCkptFailed) msg;
+                w.i32(m.rank()).u32(m.generation()).str(m.reason());
+                break;
+            }
+            case GROUP_BYE: {
+                GroupBye m = (GroupBye) msg;
+                w.i32(m.rank()).u8(m.reason()).i32(m.status());
                 break;
             }
             case CKPT_WRITTEN: {

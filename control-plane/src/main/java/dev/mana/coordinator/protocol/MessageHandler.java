@@ -10,16 +10,21 @@ import java.io.IOException;
  */
 public interface MessageHandler {
     default void onHello(int id, Hello m) throws IOException { unexpected(id, m); }
+    default void onGroupHello(int id, GroupHello m) throws IOException { unexpected(id, m); }
     default void onWelcome(int id, Welcome m) throws IOException { unexpected(id, m); }
     default void onCollective(int id, Collective m) throws IOException { unexpected(id, m); }
     default void onCollectiveDone(int id, CollectiveDone m) throws IOException { unexpected(id, m); }
+    default void onGroupCollective(int id, GroupCollective m) throws IOException { unexpected(id, m); }
     default void onCkptWritten(int id, CkptWritten m) throws IOException { unexpected(id, m); }
     default void onCkptFailed(int id, CkptFailed m) throws IOException { unexpected(id, m); }
+    default void onGroupCkptWritten(int id, GroupCkptWritten m) throws IOException { unexpected(id, m); }
+    default void onGroupCkptFailed(int id, GroupCkptFailed m) throws IOException { unexpected(id, m); }
     default void onKvPut(int id, KvPut m) throws IOException { unexpected(id, m); }
     default void onOk(int id, Ok m) throws IOException { unexpected(id, m); }
     default void onKvGet(int id, KvGet m) throws IOException { unexpected(id, m); }
     default void onKvValue(int id, KvValue m) throws IOException { unexpected(id, m); }
     default void onBye(int id, Bye m) throws IOException { unexpected(id, m); }
+    default void onGroupBye(int id, GroupBye m) throws IOException { unexpected(id, m); }
     default void onCkptRequest(int id, CkptRequest m) throws IOException { unexpected(id, m); }
     default void onCkptAbort(int id, CkptAbort m) throws IOException { unexpected(id, m); }
     default void onKill(int id, Kill m) throws IOException { unexpected(id, m); }

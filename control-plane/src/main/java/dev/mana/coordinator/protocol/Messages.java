@@ -40,6 +40,29 @@ public final class Messages {
         }
     }
 
+    /** One member rank of a {@link GroupHello}: the fields of a rank HELLO but nranks. */
+    public record GroupMember(int rank, String host, int pid, String mpi, int generation, boolean restarting,
+                              String ckptdir, String program) {
+        public GroupMember {
+            host = nz(host); mpi = nz(mpi); ckptdir = nz(ckptdir); program = nz(program);
+        }
+    }
+
+    /**
+     * 0x01 HELLO with role 3 (group): one connection registers several ranks of one job. Decoded from
+     * the same message type as {@link Hello}; the role byte selects the layout.
+     */
+    public record GroupHello(String secret, String job, int nranks, List<GroupMember> members) implements Message {
+        public GroupHello {
+            secret = nz(secret); job = nz(job); members = List.copyOf(members);
+        }
+        @Override public MessageType type() { return MessageType.HELLO; }
+        @Override public void dispatch(MessageHandler h, int id) throws IOException { h.onGroupHello(id, this); }
+        @Override public String toString() {
+            return "GroupHello[job=" + job + ", nranks=" + nranks + ", members=" + members.size() + "]";
+        }
+    }
+
     /** 0x02 WELCOME. */
     public record Welcome(int clientId, int generation, int interval, String job) implements Message {
         public Welcome { job = nz(job); }
@@ -80,6 +103,27 @@ public final class Messages {
         }
     }
 
+    /**
+     * 0x12 GROUP_COLLECTIVE: a group connection's contribution to a collective, already reduced over
+     * {@code members} member ranks by the client (for a barrier just the count).
+     */
+    public record GroupCollective(int generation, int phase, int op, int members, long[] values) implements Message {
+        public GroupCollective { values = values == null ? new long[0] : values; }
+        @Override public MessageType type() { return MessageType.GROUP_COLLECTIVE; }
+        @Override public void dispatch(MessageHandler h, int id) throws IOException { h.onGroupCollective(id, this); }
+        @Override public boolean equals(Object o) {
+            return o instanceof GroupCollective c && c.generation == generation && c.phase == phase && c.op == op
+                    && c.members == members && Arrays.equals(c.values, values);
+        }
+        @Override public int hashCode() {
+            return Objects.hash(generation, phase, op, members, Arrays.hashCode(values));
+        }
+        @Override public String toString() {
+            return "GroupCollective[g=" + generation + ", phase=" + phase + ", op=" + op + ", members=" + members
+                    + ", values=" + values.length + "]";
+        }
+    }
+
     /** 0x13 CKPT_WRITTEN. */
     public record CkptWritten(int generation, long imageBytes, long writeNs, String path) implements Message {
         public CkptWritten { path = nz(path); }
@@ -92,6 +136,21 @@ public final class Messages {
         public CkptFailed { reason = nz(reason); }
         @Override public MessageType type() { return MessageType.CKPT_FAILED; }
         @Override public void dispatch(MessageHandler h, int id) throws IOException { h.onCkptFailed(id, this); }
+    }
+
+    /** 0x15 GROUP_CKPT_WRITTEN: CKPT_WRITTEN of one member rank of a group connection. */
+    public record GroupCkptWritten(int rank, int generation, long imageBytes, long writeNs, String path)
+            implements Message {
+        public GroupCkptWritten { path = nz(path); }
+        @Override public MessageType type() { return MessageType.GROUP_CKPT_WRITTEN; }
+        @Override public void dispatch(MessageHandler h, int id) throws IOException { h.onGroupCkptWritten(id, this); }
+    }
+
+    /** 0x16 GROUP_CKPT_FAILED: CKPT_FAILED of one member rank of a group connection. */
+    public record GroupCkptFailed(int rank, int generation, String reason) implements Message {
+        public GroupCkptFailed { reason = nz(reason); }
+        @Override public MessageType type() { return MessageType.GROUP_CKPT_FAILED; }
+        @Override public void dispatch(MessageHandler h, int id) throws IOException { h.onGroupCkptFailed(id, this); }
     }
 
     /** 0x20 KV_PUT. */
@@ -133,6 +192,12 @@ public final class Messages {
     public record Bye(int reason, int status) implements Message {
         @Override public MessageType type() { return MessageType.BYE; }
         @Override public void dispatch(MessageHandler h, int id) throws IOException { h.onBye(id, this); }
+    }
+
+    /** 0x31 GROUP_BYE: one member rank of a group connection leaves (the connection stays). */
+    public record GroupBye(int rank, int reason, int status) implements Message {
+        @Override public MessageType type() { return MessageType.GROUP_BYE; }
+        @Override public void dispatch(MessageHandler h, int id) throws IOException { h.onGroupBye(id, this); }
     }
 
     /** 0x40 CKPT_REQUEST. */

@@ -24,6 +24,10 @@ public final class Protocol {
 
     public static final int ROLE_RANK = 1;
     public static final int ROLE_CONTROL = 2;
+    /** A rank group: one connection carrying several ranks of one job (a node agent, a launcher). */
+    public static final int ROLE_GROUP = 3;
+    /** Largest number of member ranks in one group HELLO (the 1 MiB frame limit may allow fewer). */
+    public static final int MAX_GROUP_MEMBERS = 65536;
 
     public static final int OP_BARRIER = 0;
     public static final int OP_SUM = 1;

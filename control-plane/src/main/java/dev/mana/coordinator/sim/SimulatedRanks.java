@@ -42,6 +42,12 @@ import java.util.concurrent.TimeoutException;
  * its image ({@code *.tmp}, then CKPT_WRITTEN), (g, 3 CHECKPOINTED), renames it, (g, 4 COMMITTED),
  * and after the commit deletes older generations (and with the exit flag says BYE and leaves).
  * Used by the tests, the benchmark and {@code mana_simrank}.
+ *
+ * <p>By default every rank has a connection of its own, as the native runtime's ranks have. With
+ * {@link Builder#groupSize(int)} the ranks are carried by rank-group connections (HELLO role 3, §4.8
+ * of the protocol) of up to that many ranks each, as a node agent would: the group pre-reduces its
+ * members' contributions and sends one GROUP_COLLECTIVE per collective, reports each member's image
+ * with GROUP_CKPT_WRITTEN, and leaves with one BYE for all its members.
  */
 public final class SimulatedRanks implements AutoCloseable {
 
@@ -59,6 +65,7 @@ public final class SimulatedRanks implements AutoCloseable {
         private int restartGeneration = -1;
         private final Map<Integer, Integer> stalls = new HashMap<>();
         private Duration connectTimeout = Duration.ofSeconds(30);
+        private int groupSize;
 
         private Builder(CoordinatorAddress address) { this.address = address; }
 
@@ -87,6 +94,16 @@ public final class SimulatedRanks implements AutoCloseable {
         public Builder stallAt(int rank, int phase) { stalls.put(rank, phase); return this; }
 
         public Builder connectTimeout(Duration d) { this.connectTimeout = d; return this; }
+
+        /**
+         * 0 (the default): one rank connection per rank. {@code k >= 1}: the ranks are carried by group
+         * connections of up to {@code k} ranks each (consecutive ranks; the last group may be smaller).
+         */
+        public Builder groupSize(int k) {
+            if (k < 0) throw new IllegalArgumentException("group size " + k);
+            this.groupSize = k;
+            return this;
+        }
 
         public SimulatedRanks build() { return new SimulatedRanks(this); }
     }
@@ -138,8 +155,10 @@ public final class SimulatedRanks implements AutoCloseable {
      * the restart phases in the background).
      */
     public SimulatedRanks start() throws CoordinatorException {
-        for (int i = 0; i < cfg.count; i++) {
-            int r = cfg.first + i;
+        int per = cfg.groupSize > 0 ? cfg.groupSize : 1;
+        for (int i = 0; i < cfg.count; i += per) {
+            int[] members = new int[Math.min(per, cfg.count - i)];
+            for (int k = 0; k < members.length; k++) members[k] = cfg.first + i + k;
             SocketChannel ch = null;
             try {
                 ch = SocketChannel.open();
@@ -147,7 +166,7 @@ public final class SimulatedRanks implements AutoCloseable {
                 ch.socket().connect(new InetSocketAddress(cfg.address.host(), cfg.address.port()),
                         (int) Math.min(cfg.connectTimeout.toMillis(), 10_000));
                 ch.configureBlocking(false);
-                Rank rank = new Rank(r, ch);
+                Rank rank = new Rank(members, cfg.groupSize > 0, ch);
                 ranks.add(rank);
                 rank.key = ch.register(selector, SelectionKey.OP_READ, rank);
             } catch (IOException e) {
@@ -160,11 +179,21 @@ public final class SimulatedRanks implements AutoCloseable {
         open = ranks.size();
         thread.start();
         post(() -> {
+            boolean restarting = cfg.restartGeneration >= 0;
+            int pid = (int) ProcessHandle.current().pid();
+            int generation = restarting ? cfg.restartGeneration : 0;
+            String dir = cfg.ckptDir == null ? "" : cfg.ckptDir.toAbsolutePath().toString();
             for (Rank r : ranks) {
-                boolean restarting = cfg.restartGeneration >= 0;
-                r.send(0, Hello.rank(cfg.address.secret(), cfg.job, r.rank, nranks, cfg.host,
-                        (int) ProcessHandle.current().pid(), cfg.mpi, restarting ? cfg.restartGeneration : 0,
-                        restarting, cfg.ckptDir == null ? "" : cfg.ckptDir.toAbsolutePath().toString(), "mana_simrank"));
+                if (r.group) {
+                    List<GroupMember> ms = new ArrayList<>(r.members.length);
+                    for (int m : r.members) {
+                        ms.add(new GroupMember(m, cfg.host, pid, cfg.mpi, generation, restarting, dir, "mana_simrank"));
+                    }
+                    r.send(0, new GroupHello(cfg.address.secret(), cfg.job, nranks, ms));
+                } else {
+                    r.send(0, Hello.rank(cfg.address.secret(), cfg.job, r.rank, nranks, cfg.host, pid, cfg.mpi,
+                            generation, restarting, dir, "mana_simrank"));
+                }
             }
         });
         try {
@@ -251,12 +280,18 @@ public final class SimulatedRanks implements AutoCloseable {
         });
     }
 
-    /** Closes one rank's connection abruptly, as if its process died. */
+    /**
+     * Closes one rank's connection abruptly, as if its process died (with groups: the connection
+     * that carries this rank, so every member of that group goes).
+     */
     public void crash(int rank) {
         post(() -> {
-            for (Rank r : ranks) if (r.rank == rank) r.close(null);
+            for (Rank r : ranks) if (r.carries(rank)) r.close(null);
         });
     }
+
+    /** Number of connections this object holds (ranks, or rank groups). */
+    public int connections() { return ranks.size(); }
 
     /**
      * Runs {@code iterations} collectives: every rank of this group contributes {@code values} with
@@ -353,12 +388,12 @@ public final class SimulatedRanks implements AutoCloseable {
         if (lost != null && lostReason == null) lostReason = "coordinator connection lost: " + lost;
         if (!allWelcomed.isDone()) {
             allWelcomed.completeExceptionally(new CoordinatorException(lastError != null ? lastError
-                    : "coordinator closed the connection of rank " + r.rank + (lost == null ? "" : ": " + lost),
+                    : "coordinator closed the connection of " + r.who() + (lost == null ? "" : ": " + lost),
                     lastErrorCode, null));
         }
         if (bench != null && !bench.done.isDone()) {
             bench.done.completeExceptionally(new CoordinatorException(lostReason != null ? lostReason
-                    : "rank " + r.rank + " closed during collectives"));
+                    : r.who() + " closed during collectives"));
         }
         if (--open == 0) allClosed.complete(null);
     }
@@ -389,10 +424,15 @@ public final class SimulatedRanks implements AutoCloseable {
             pending = ranks.size();
             start = System.nanoTime();
             for (Rank r : ranks) {
-                long[] v = new long[op == Protocol.OP_BARRIER ? 0 : count];
-                if (v.length > 0) v[0] = r.rank;
-                for (int i = 1; i < v.length; i++) v[i] = 1;
-                r.sendCollective(new Collective(0, phase, op, v));
+                int n = op == Protocol.OP_BARRIER ? 0 : count;
+                long[][] each = new long[r.members.length][];
+                for (int k = 0; k < each.length; k++) {
+                    long[] v = new long[n];
+                    if (n > 0) v[0] = r.members[k];
+                    for (int i = 1; i < n; i++) v[i] = 1;
+                    each[k] = v;
+                }
+                r.sendCollective(0, phase, op, each);
             }
         }
 
@@ -412,9 +452,33 @@ public final class SimulatedRanks implements AutoCloseable {
         }
     }
 
-    /** One simulated rank: a connection and its checkpoint state machine. */
+    /** The element-wise reduction of the members' vectors with {@code op} (what a group pre-reduces). */
+    static long[] reduce(int op, long[][] each) {
+        long[] acc = each[0].clone();
+        for (int k = 1; k < each.length; k++) {
+            long[] v = each[k];
+            for (int i = 0; i < acc.length; i++) {
+                switch (op) {
+                    case Protocol.OP_SUM: acc[i] += v[i]; break;
+                    case Protocol.OP_MAX: acc[i] = Math.max(acc[i], v[i]); break;
+                    case Protocol.OP_MIN: acc[i] = Math.min(acc[i], v[i]); break;
+                    case Protocol.OP_OR: acc[i] |= v[i]; break;
+                    default: break;
+                }
+            }
+        }
+        return acc;
+    }
+
+    /**
+     * One connection and its checkpoint state machine: a rank connection ({@code members} = one rank),
+     * or a rank group whose members act together (they are simulated in one place, so they reach each
+     * phase at once, as a node agent's would after gathering them).
+     */
     private final class Rank implements MessageHandler {
-        final int rank;
+        final int rank;          // the first member (the rank itself for a rank connection)
+        final int[] members;
+        final boolean group;
         final SocketChannel ch;
         final FrameDecoder decoder = new FrameDecoder();
         final ArrayDeque<ByteBuffer> out = new ArrayDeque<>(2);
@@ -423,11 +487,20 @@ public final class SimulatedRanks implements AutoCloseable {
         int nextId = 1;
         int ckpt;            // generation in progress, 0 = none
         boolean exitAfter;
-        Path tmp, img;
+        final Path[] tmp, img;
 
-        Rank(int rank, SocketChannel ch) {
-            this.rank = rank;
+        Rank(int[] members, boolean group, SocketChannel ch) {
+            this.rank = members[0];
+            this.members = members;
+            this.group = group;
             this.ch = ch;
+            this.tmp = new Path[members.length];
+            this.img = new Path[members.length];
+        }
+
+        boolean carries(int r) {
+            for (int m : members) if (m == r) return true;
+            return false;
         }
 
         void send(int id, Message m) {
@@ -451,8 +524,20 @@ public final class SimulatedRanks implements AutoCloseable {
             key.interestOps(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
         }
 
+        /** Every member contributes the same {@code values}. */
         void sendCollective(Collective c) {
-            send(nextId++, c);
+            long[][] each = new long[members.length][];
+            java.util.Arrays.fill(each, c.values());
+            sendCollective(c.generation(), c.phase(), c.op(), each);
+        }
+
+        /** Member k contributes {@code each[k]}: a COLLECTIVE, or one pre-reduced GROUP_COLLECTIVE. */
+        void sendCollective(int generation, int phase, int op, long[][] each) {
+            if (group) {
+                send(nextId++, new GroupCollective(generation, phase, op, members.length, reduce(op, each)));
+            } else {
+                send(nextId++, new Collective(generation, phase, op, each[0]));
+            }
         }
 
         void flush() {
@@ -507,13 +592,17 @@ public final class SimulatedRanks implements AutoCloseable {
             rankClosed(this, lost);
         }
 
+        private String who() {
+            return group ? "ranks " + members[0] + ".." + members[members.length - 1] : "rank " + rank;
+        }
+
         @Override public void onWelcome(int id, Welcome m) {
             gotWelcome = true;
             if (++SimulatedRanks.this.welcomed == ranks.size()) allWelcomed.complete(null);
         }
 
         @Override public void onError(int id, ErrorMessage m) {
-            lastError = "coordinator refused rank " + rank + ": " + m.errorCode() + ": " + m.message();
+            lastError = "coordinator refused " + who() + ": " + m.errorCode() + ": " + m.message();
             lastErrorCode = m.errorCode();
             if (bench != null && m.errorCode() == ErrorCode.MISMATCH) {
                 bench.done.completeExceptionally(new CoordinatorException(lastError, m.errorCode(), null));
@@ -532,19 +621,27 @@ public final class SimulatedRanks implements AutoCloseable {
             phase(Protocol.PHASE_SUSPENDED, Collective.barrier(ckpt, Protocol.PHASE_SUSPENDED));
         }
 
-        /** Sends a checkpoint-phase collective unless this rank is told to stall there. */
+        /** Sends a checkpoint-phase collective unless a member is told to stall there. */
         private void phase(int phase, Collective c) {
-            Integer stall = stalls.get(rank);
-            if (stall != null && stall == phase) return;
+            for (int r : members) {
+                Integer stall = stalls.get(r);
+                if (stall != null && stall == phase) return;
+            }
             sendCollective(c);
         }
 
         @Override public void onCkptAbort(int id, CkptAbort m) {
             if (ckpt == 0 || m.generation() != ckpt) return; // a late duplicate: not ours any more
-            deleteQuietly(tmp);
-            deleteQuietly(img);
+            for (int k = 0; k < members.length; k++) {
+                deleteQuietly(tmp[k]);
+                deleteQuietly(img[k]);
+            }
             ckpt = 0;
             aborted++;
+        }
+
+        private void failed(int k, String reason) {
+            send(0, group ? new GroupCkptFailed(members[k], ckpt, reason) : new CkptFailed(ckpt, reason));
         }
 
         @Override public void onCollectiveDone(int id, CollectiveDone m) {
@@ -572,25 +669,31 @@ public final class SimulatedRanks implements AutoCloseable {
                     phase(Protocol.PHASE_DRAINED, Collective.barrier(ckpt, Protocol.PHASE_DRAINED));
                     break;
                 case Protocol.PHASE_DRAINED: {
-                    long t0 = System.nanoTime();
-                    String path = "";
-                    try {
-                        path = writeImage();
-                    } catch (IOException e) {
-                        send(0, new CkptFailed(ckpt, "cannot write image: " + e.getMessage()));
-                        return;
+                    for (int k = 0; k < members.length; k++) {
+                        long t0 = System.nanoTime();
+                        String path;
+                        try {
+                            path = writeImage(k);
+                        } catch (IOException e) {
+                            failed(k, "cannot write image: " + e.getMessage());
+                            return;
+                        }
+                        long ns = System.nanoTime() - t0;
+                        send(0, group ? new GroupCkptWritten(members[k], ckpt, cfg.imageBytes, ns, path)
+                                : new CkptWritten(ckpt, cfg.imageBytes, ns, path));
                     }
-                    send(0, new CkptWritten(ckpt, cfg.imageBytes, System.nanoTime() - t0, path));
                     phase(Protocol.PHASE_CHECKPOINTED, Collective.barrier(ckpt, Protocol.PHASE_CHECKPOINTED));
                     break;
                 }
                 case Protocol.PHASE_CHECKPOINTED:
-                    try {
-                        if (tmp != null) Files.move(tmp, img, StandardCopyOption.REPLACE_EXISTING,
-                                StandardCopyOption.ATOMIC_MOVE);
-                    } catch (IOException e) {
-                        send(0, new CkptFailed(ckpt, "cannot rename image: " + e.getMessage()));
-                        return;
+                    for (int k = 0; k < members.length; k++) {
+                        try {
+                            if (tmp[k] != null) Files.move(tmp[k], img[k], StandardCopyOption.REPLACE_EXISTING,
+                                    StandardCopyOption.ATOMIC_MOVE);
+                        } catch (IOException e) {
+                            failed(k, "cannot rename image: " + e.getMessage());
+                            return;
+                        }
                     }
                     phase(Protocol.PHASE_COMMITTED, Collective.barrier(ckpt, Protocol.PHASE_COMMITTED));
                     break;
@@ -598,14 +701,15 @@ public final class SimulatedRanks implements AutoCloseable {
                     int g = ckpt;
                     ckpt = 0;
                     if (cfg.ckptDir != null) {
-                        for (int old = 1; old < g; old++) deleteQuietly(imagePath(rank, old));
+                        for (int r : members) for (int old = 1; old < g; old++) deleteQuietly(imagePath(r, old));
                     }
-                    tmp = img = null;
-                    if (rank == cfg.first || ranks.size() == 1) {
+                    java.util.Arrays.fill(tmp, null);
+                    java.util.Arrays.fill(img, null);
+                    if (this == ranks.get(0)) {
                         committed++;
                         latestGeneration = g;
                     }
-                    if (exitAfter) {
+                    if (exitAfter) { // one BYE: on a group connection it stands for every member
                         saidBye = true;
                         send(0, new Bye(Protocol.BYE_AFTER_CHECKPOINT, 0));
                         flushBlocking();
@@ -618,22 +722,23 @@ public final class SimulatedRanks implements AutoCloseable {
             }
         }
 
-        private String writeImage() throws IOException {
+        private String writeImage(int k) throws IOException {
             if (cfg.ckptDir == null) return "";
-            Path dir = cfg.ckptDir.resolve("ckpt_rank_" + rank);
+            int r = members[k];
+            Path dir = cfg.ckptDir.resolve("ckpt_rank_" + r);
             if (!Files.isDirectory(dir)) {
                 Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
             }
-            img = imagePath(rank, ckpt);
-            tmp = img.resolveSibling(img.getFileName() + ".tmp");
+            img[k] = imagePath(r, ckpt);
+            tmp[k] = img[k].resolveSibling(img[k].getFileName() + ".tmp");
             byte[] data = new byte[(int) Math.min(cfg.imageBytes, 1 << 20)];
-            java.util.Arrays.fill(data, (byte) rank);
-            Files.write(tmp, data);
-            return img.toString();
+            java.util.Arrays.fill(data, (byte) r);
+            Files.write(tmp[k], data);
+            return img[k].toString();
         }
 
         @Override public void unexpected(int id, Message m) {
-            lastError = "unexpected " + m.type() + " for rank " + rank;
+            lastError = "unexpected " + m.type() + " for " + who();
         }
     }
 

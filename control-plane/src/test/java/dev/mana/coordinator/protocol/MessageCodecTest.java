@@ -19,10 +19,18 @@ class MessageCodecTest {
         return List.of(
                 Hello.rank("s3cret", "job1", 3, 4, "node17", 4242, "mpich", 7, true, "/ckpt", "/bin/app"),
                 Hello.control("s3cret", ""),
+                new GroupHello("s3cret", "job1", 8, List.of(
+                        new GroupMember(4, "node2", 10, "mpich", 0, false, "/ckpt", "/bin/app"),
+                        new GroupMember(6, "node2", 11, "mpich", 3, true, "", ""))),
                 new Welcome(9, 2, 30, "default"),
                 new Collective(5, 16, Protocol.OP_SUM, new long[] {1, -2, Long.MAX_VALUE}),
                 Collective.barrier(5, 1),
                 new CollectiveDone(5, 16, Protocol.OP_SUM, new long[] {3, 4}),
+                new GroupCollective(5, 16, Protocol.OP_SUM, 64, new long[] {7, 0}),
+                new GroupCollective(5, 1, Protocol.OP_BARRIER, 3, new long[0]),
+                new GroupCkptWritten(6, 5, 4096, 99, "/ckpt/ckpt_rank_6/x.img"),
+                new GroupCkptFailed(6, 5, "disk full"),
+                new GroupBye(6, Protocol.BYE_EXIT, 2),
                 new CkptWritten(5, 1L << 40, 123456789L, "/ckpt/ckpt_rank_3/x.img"),
                 new CkptFailed(5, "disk full"),
                 new KvPut("key", new byte[] {1, 2, 3}),
@@ -75,6 +83,31 @@ class MessageCodecTest {
         byte[] b = MessageCodec.encodeBytes(1, Hello.control("ab", "j"));
         // str secret (u16 2, 'a','b'), u8 role 2, str job (u16 1, 'j')
         assertArrayEquals(new byte[] {2, 0, 'a', 'b', 2, 1, 0, 'j'}, java.util.Arrays.copyOfRange(b, 16, b.length));
+    }
+
+    @Test
+    void groupMessagesMatchTheSpecByteForByte() throws Exception {
+        byte[] b = MessageCodec.encodeBytes(1, new GroupHello("s", "j", 4, List.of(
+                new GroupMember(2, "h", 7, "", 1, true, "", "p"))));
+        assertEquals(0x01, b[6], "type HELLO");
+        // secret, role 3, job, nranks i32 4, count u32 1, then rank i32 2, host, pid i32 7, mpi, generation u32 1,
+        // restarting u8 1, ckptdir, program
+        assertArrayEquals(new byte[] {1, 0, 's', 3, 1, 0, 'j', 4, 0, 0, 0, 1, 0, 0, 0,
+                2, 0, 0, 0, 1, 0, 'h', 7, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 1, 0, 'p'},
+                java.util.Arrays.copyOfRange(b, 16, b.length));
+        b = MessageCodec.encodeBytes(1, new GroupCollective(9, 64, Protocol.OP_SUM, 5, new long[] {-1}));
+        assertEquals(0x12, b[6]);
+        // generation u32, phase u16, op u8, reserved u8, members u32, count u32, values i64[count]
+        assertArrayEquals(new byte[] {9, 0, 0, 0, 64, 0, 1, 0, 5, 0, 0, 0, 1, 0, 0, 0, -1, -1, -1, -1, -1, -1, -1, -1},
+                java.util.Arrays.copyOfRange(b, 16, b.length));
+        b = MessageCodec.encodeBytes(1, new GroupBye(3, 1, -1));
+        assertArrayEquals(new byte[] {3, 0, 0, 0, 1, -1, -1, -1, -1}, java.util.Arrays.copyOfRange(b, 16, b.length));
+        // a member count beyond what the body holds is malformed, beyond the limit too large
+        ByteBuffer h = ByteBuffer.allocate(1 + 2 + 1 + 2 + 4 + 4).order(ByteOrder.LITTLE_ENDIAN);
+        h.putShort((short) 0).put((byte) 3).putShort((short) 0).putInt(4).putInt(2);
+        assertEquals(ErrorCode.BAD_FRAME, decodeFails(frame(0x01, h.array())).code());
+        h.putInt(2 + 1 + 2 + 4, Protocol.MAX_GROUP_MEMBERS + 1);
+        assertEquals(ErrorCode.TOO_LARGE, decodeFails(frame(0x01, h.array())).code());
     }
 
     @Test
