@@ -141,6 +141,14 @@ public final class ManaPreferencePage extends PreferencePage implements IWorkben
         }
     }
 
+    /** Chooses "another installation" at this folder (tests, and callers that know the runtime). */
+    public void setRuntimeLocationForTest(String folder) {
+        other.setSelection(true);
+        bundled.setSelection(false);
+        location.setText(folder);
+        update();
+    }
+
     /** Checks the chosen runtime and MPI, and shows what is missing. */
     public RuntimeCheck runCheck() {
         RuntimeCheck r = ManaRuntime.check(chosen(), MpiImplementation.values()[mpi.getSelectionIndex()],

@@ -1,0 +1,122 @@
+package dev.mana.eclipse.ui.tests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import org.eclipse.core.runtime.CoreException;
+import org.eclipse.core.runtime.preferences.InstanceScope;
+import org.eclipse.debug.core.DebugPlugin;
+import org.eclipse.debug.core.ILaunchConfiguration;
+import org.eclipse.debug.core.ILaunchConfigurationWorkingCopy;
+import org.eclipse.debug.core.ILaunchManager;
+import org.eclipse.swt.widgets.Shell;
+import org.eclipse.ui.PlatformUI;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import dev.mana.eclipse.core.ManaCore;
+import dev.mana.eclipse.core.RuntimeCheck;
+import dev.mana.eclipse.internal.ui.actions.RestartDialog;
+import dev.mana.eclipse.internal.ui.launch.ManaLaunchShortcut;
+import dev.mana.eclipse.internal.ui.preferences.ManaPreferencePage;
+
+/** The shortcut, the restart dialog on broken directories, and the preference page. */
+class ManaUiPiecesTest {
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void shortcutMakesOneConfigurationPerProgram() throws CoreException {
+        File program = new File("/bin/true");
+        ILaunchConfiguration c = ManaLaunchShortcut.findOrCreate(program);
+        try {
+            assertEquals(ManaCore.LAUNCH_CONFIGURATION_TYPE, c.getType().getIdentifier());
+            assertEquals("/bin/true", c.getAttribute(ManaCore.ATTR_PROGRAM, ""));
+            assertEquals("/bin", c.getAttribute(ManaCore.ATTR_WORKING_DIRECTORY, ""));
+            assertEquals(2, c.getAttribute(ManaCore.ATTR_RANKS, 0));
+            assertEquals(c, ManaLaunchShortcut.findOrCreate(program), "the second time reuses it");
+        } finally {
+            c.delete();
+        }
+    }
+
+    @Test
+    void restartDialogRefusesBrokenDirectories() throws Exception {
+        ILaunchManager lm = DebugPlugin.getDefault().getLaunchManager();
+        ILaunchConfigurationWorkingCopy wc = lm.getLaunchConfigurationType(ManaCore.LAUNCH_CONFIGURATION_TYPE)
+            .newInstance(null, "restart-broken");
+        wc.setAttribute(ManaCore.ATTR_PROGRAM, "/bin/true");
+        wc.setAttribute(ManaCore.ATTR_RANKS, 2);
+        ILaunchConfiguration c = wc.doSave();
+        Path partial = tmp.resolve("partial");
+        Files.createDirectories(partial.resolve("ckpt_rank_0"));
+        Files.createDirectories(partial.resolve("ckpt_rank_1"));
+        Files.write(partial.resolve("ckpt_rank_0/ckpt_a_gen1.mana"), new byte[8]);
+        Files.write(partial.resolve("ckpt_rank_1/ckpt_a_gen1.mana.tmp"), new byte[8]);
+        Path good = tmp.resolve("good");
+        Files.createDirectories(good.resolve("ckpt_rank_0"));
+        Files.createDirectories(good.resolve("ckpt_rank_1"));
+        Files.write(good.resolve("ckpt_rank_0/ckpt_a_gen1.mana"), new byte[8]);
+        Files.write(good.resolve("ckpt_rank_1/ckpt_a_gen1.mana"), new byte[8]);
+        try {
+            Ui.sync(() -> {
+                Shell shell = PlatformUI.getWorkbench().getActiveWorkbenchWindow().getShell();
+                RestartDialog d = new RestartDialog(shell, null);
+                d.setBlockOnOpen(false);
+                d.open();
+                try {
+                    d.directoryText().setText(tmp.resolve("nothing-here").toString());
+                    assertFalse(d.getValidation().isValid());
+                    assertFalse(d.pressRestart(), "Restart stays disabled");
+                    assertNotNull(d.getErrorMessage());
+                    d.directoryText().setText(partial.toString());
+                    assertFalse(d.getValidation().isValid());
+                    assertTrue(d.getErrorMessage().contains("partial write"), d.getErrorMessage());
+                    d.directoryText().setText(good.toString());
+                    assertTrue(d.getValidation().isValid(), String.valueOf(d.getErrorMessage()));
+                    assertNull(d.getErrorMessage());
+                } finally {
+                    d.close();
+                }
+            });
+        } finally {
+            c.delete();
+        }
+    }
+
+    @Test
+    void preferencePageChecksAndStoresTheRuntime() throws Exception {
+        File standin = new File(System.getProperty("mana.standin.runtime")).getCanonicalFile();
+        Ui.sync(() -> {
+            Shell shell = new Shell(Ui.display());
+            ManaPreferencePage page = new ManaPreferencePage();
+            try {
+                page.init(PlatformUI.getWorkbench());
+                page.createControl(shell);
+                page.setRuntimeLocationForTest(standin.getPath());
+                RuntimeCheck r = page.runCheck();
+                assertTrue(r.isOk(), r.report());
+                assertTrue(r.report().contains("MANA runtime: " + standin.getPath()), r.report());
+                assertTrue(r.report().contains("has no bin/lower-half"), "says what is missing: " + r.report());
+                page.setRuntimeLocationForTest(tmp.toString());
+                assertFalse(page.isValid(), "a folder without bin/mana_launch is refused");
+                page.setRuntimeLocationForTest(standin.getPath());
+                assertTrue(page.performOk());
+                assertEquals(standin.getPath(),
+                    InstanceScope.INSTANCE.getNode(ManaCore.PLUGIN_ID).get(ManaCore.PREF_RUNTIME_LOCATION, ""));
+            } finally {
+                InstanceScope.INSTANCE.getNode(ManaCore.PLUGIN_ID).remove(ManaCore.PREF_RUNTIME_LOCATION);
+                page.dispose();
+                shell.dispose();
+            }
+        });
+    }
+}
