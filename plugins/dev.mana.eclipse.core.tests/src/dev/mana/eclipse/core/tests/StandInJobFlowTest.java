@@ -103,6 +103,26 @@ class StandInJobFlowTest {
         return ManaRuntime.which("mpirun.openmpi", System.getenv("PATH")) != null;
     }
 
+    /** The configuration's interval makes the hosted coordinator checkpoint by itself. */
+    @Test
+    void intervalCheckpoints() throws Exception {
+        if (!openMpi()) {
+            return;
+        }
+        File ckpt = tmp.resolve("ck-interval").toFile();
+        ILaunchConfigurationWorkingCopy wc = config("interval", ckpt, java.util.Map.of());
+        wc.setAttribute(ManaCore.ATTR_CHECKPOINT_INTERVAL, 2);
+        ILaunch launch = wc.launch(ILaunchManager.RUN_MODE, new NullProgressMonitor());
+        IManaJob job = ManaJobs.forLaunch(launch);
+        try {
+            waitFor("an automatic checkpoint", 60_000, () -> job.getStatus() != null && job.getStatus().generation() >= 1);
+            assertEquals(2, job.getStatus().interval());
+            waitFor("its images", 10_000, () -> CheckpointDirectoryValidator.validate(ckpt, 2).isValid());
+        } finally {
+            launch.terminate();
+        }
+    }
+
     /** Terminate kills every rank (through the coordinator, then mpirun); Remove forgets the job. */
     @Test
     void terminateAndRemove() throws Exception {
