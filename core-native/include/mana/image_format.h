@@ -173,12 +173,17 @@ enum mana_file_kind {
     MANA_FILE_OTHER   = 6,        /* anon inode (eventfd, epoll, ...), not restored */
 };
 
+/* fd_flags bit: the descriptor was inherited from the launcher (open before the program started, like
+ * 0/1/2).  Restart leaves such a number to the new launcher when it has it open, else reopens the
+ * path without checks (never truncating it), else puts /dev/null there. */
+#define MANA_FD_INHERITED   0x100u
+
 /* FILES: count records, each struct mana_img_file then path_len bytes padded to a multiple of 8. */
 struct mana_img_file {
     int32_t  fd;                  /*  0 */
     uint32_t kind;                /*  4 enum mana_file_kind */
     int32_t  open_flags;          /*  8 O_* as from /proc/self/fdinfo */
-    uint32_t fd_flags;            /* 12 FD_CLOEXEC */
+    uint32_t fd_flags;            /* 12 FD_CLOEXEC (1), MANA_FD_INHERITED */
     int64_t  offset;              /* 16 file position */
     int64_t  size;                /* 24 st_size at checkpoint */
     int64_t  mtime_ns;            /* 32 st_mtim */

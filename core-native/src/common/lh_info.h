@@ -21,6 +21,7 @@
 #define MANA_LH_VERSION 1u
 
 #define MANA_LH_F_RESTART 0x1u        /* this lower half restored an image */
+#define MANA_MAX_INHERITED 128
 
 /* A half-open address range [start, end). */
 struct mana_range {
@@ -89,6 +90,16 @@ struct lh_info {
 
     struct mana_lh_mpi mpi;
     uint64_t reserved[16];
+
+    /* Descriptors above 2 that were open when the lower half started (inherited from the launcher). */
+    uint32_t inherited_count;
+    uint32_t pad2;
+    struct mana_inherited_fd {
+        int32_t  fd;
+        uint32_t pad;
+        uint64_t dev;
+        uint64_t ino;
+    } inherited[MANA_MAX_INHERITED];
 };
 
 #endif

@@ -20,6 +20,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/personality.h>
+#include <sys/stat.h>
+#include <dirent.h>
 #include <unistd.h>
 
 struct lh_info mana_lh;
@@ -196,6 +198,26 @@ static void reexec_if_needed(char **argv)
 
 extern char **environ;
 
+/* Descriptors the launcher left open (above 2): the program did not open them. */
+static void record_inherited_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    if (!d) return;
+    int self = dirfd(d);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL && mana_lh.inherited_count < MANA_MAX_INHERITED) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+        int fd = atoi(e->d_name);
+        struct stat st;
+        if (fd <= 2 || fd == self || fstat(fd, &st) != 0) continue;
+        struct mana_inherited_fd *r = &mana_lh.inherited[mana_lh.inherited_count++];
+        r->fd = fd;
+        r->dev = st.st_dev;
+        r->ino = st.st_ino;
+    }
+    closedir(d);
+}
+
 int main(int argc, char **argv)
 {
     int64_t t0 = mana_now_ns();
@@ -206,6 +228,7 @@ int main(int argc, char **argv)
     mana_lh.size = sizeof mana_lh;
     mana_lh.start_ns = t0;
     lh_read_settings();
+    record_inherited_fds();
     mana_log_setup("lower-half", mana_lh.settings.debug, mana_lh.settings.timing, mana_lh.settings.quiet);
 
     if (argc >= 2 && strcmp(argv[1], "--restore") == 0) {

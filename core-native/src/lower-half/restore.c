@@ -305,6 +305,13 @@ static int pick_image(const char *dir, int rank, char *path, size_t len)
 
 /* ---- files ---- */
 
+/* Descriptor numbers that hold our /dev/null placeholders (not the new launcher's). */
+static unsigned char placeholder[65536 / 8];
+static int is_placeholder(int fd)
+{
+    return fd >= 0 && fd < (int)sizeof placeholder * 8 && (placeholder[fd / 8] & (1u << (fd % 8)));
+}
+
 static int restore_files(struct file_rec *fr, uint32_t n)
 {
     /* Writable files first: they may truncate a file that another descriptor reads. */
@@ -314,6 +321,25 @@ static int restore_files(struct file_rec *fr, uint32_t n)
             const char *path = fr[i].path;
             int fd = f->fd;
             if (fd <= 2) continue;                     /* the new launcher's stdin/stdout/stderr */
+            if (f->fd_flags & MANA_FD_INHERITED) {
+                /* The launcher's, not the program's: the new launcher's if it has this number open,
+                 * else the same path without any check (never truncated), else /dev/null. */
+                if (pass != 0) continue;
+                if (fcntl(fd, F_GETFD) >= 0 && !is_placeholder(fd)) continue;
+                int nfd = -1;
+                if ((f->kind == MANA_FILE_REGULAR || f->kind == MANA_FILE_CHAR || f->kind == MANA_FILE_DIR) && path[0] == '/')
+                    nfd = open(path, (f->open_flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC)) | O_NOCTTY);
+                if (nfd >= 0 && f->kind == MANA_FILE_REGULAR && f->offset) lseek(nfd, f->offset, SEEK_SET);
+                if (nfd < 0) nfd = open("/dev/null", O_RDWR);
+                if (nfd < 0) FAIL("cannot restart: cannot open /dev/null: %s", strerror(errno));
+                if (nfd != fd) {
+                    if (dup3(nfd, fd, (f->fd_flags & FD_CLOEXEC) ? O_CLOEXEC : 0) < 0)
+                        FAIL("cannot restart: cannot restore fd %d: %s", fd, strerror(errno));
+                    close(nfd);
+                }
+                mana_dbg("fd %d (%s) was inherited from the launcher: reopened leniently", fd, path);
+                continue;
+            }
             int acc = f->open_flags & O_ACCMODE;
             int writable = acc == O_WRONLY || acc == O_RDWR;
             if ((f->kind == MANA_FILE_REGULAR && writable) != (pass == 0)) continue;
@@ -593,6 +619,7 @@ int lh_restore(const char *dir)
     for (uint32_t i = 0; i < nfiles; i++) {
         int fd = files[i].f.fd;
         if (fd <= 2 || fcntl(fd, F_GETFD) >= 0) continue;
+        if (fd < (int)sizeof placeholder * 8) placeholder[fd / 8] |= (unsigned char)(1u << (fd % 8));
         int ph = open("/dev/null", O_RDONLY | O_CLOEXEC);
         if (ph < 0) FAIL("cannot restart: cannot open /dev/null: %s", strerror(errno));
         if (ph != fd) {

@@ -304,6 +304,19 @@ static volatile int64_t ck_t0;
 
 static void after_restart(void);
 
+/* Add the launcher's descriptors of this lower half to the plugin's list. */
+static void note_inherited(const struct lh_info *lh)
+{
+    if (!lh || lh->size < sizeof(struct lh_info)) return;
+    for (uint32_t i = 0; i < lh->inherited_count && i < MANA_MAX_INHERITED; i++) {
+        int dup = 0;
+        for (uint32_t k = 0; k < mana_pl.n_inherited; k++)
+            if (mana_pl.inherited[k].fd == lh->inherited[i].fd && mana_pl.inherited[k].ino == lh->inherited[i].ino &&
+                mana_pl.inherited[k].dev == lh->inherited[i].dev) dup = 1;
+        if (!dup && mana_pl.n_inherited < MANA_MAX_INHERITED) mana_pl.inherited[mana_pl.n_inherited++] = lh->inherited[i];
+    }
+}
+
 static void do_checkpoint(uint32_t g, int flags, const char *reqdir)
 {
     char err[512] = "";
@@ -405,6 +418,7 @@ static void after_restart(void)
     n_parked = 0;
     park_gen++;
     if (lh && lh->magic == MANA_LH_MAGIC) {
+        note_inherited(lh);
         int old_sig = mana_pl.cfg.ckpt_signal;
         mana_pl.cfg = lh->settings;
         mana_log_setup("mana", mana_pl.cfg.debug, mana_pl.cfg.timing, mana_pl.cfg.quiet);
@@ -560,6 +574,7 @@ __attribute__((constructor)) static void mana_plugin_init(void)
     mana_pl.argv = (char **)lh->uh_argv;
     mana_pl.uh_stack = lh->uh_stack;
     mana_pl.uh_entry = lh->uh_entry;
+    note_inherited(lh);
     /* Children must not inherit the plugin nor the (now meaningless) info address. */
     unsetenv("MANA_LH_INFO_ADDR");
     if (lh->had_ld_preload) setenv("LD_PRELOAD", lh->orig_ld_preload, 1);

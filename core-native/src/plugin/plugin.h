@@ -45,6 +45,8 @@ struct mana_plugin {
     int      ckpt_tid;
     uint64_t ckpt_fs;
     uint32_t generation;
+    uint32_t n_inherited;               /* launcher's descriptors (launch and every restart) */
+    struct mana_inherited_fd inherited[MANA_MAX_INHERITED];
 };
 extern struct mana_plugin mana_pl;
 

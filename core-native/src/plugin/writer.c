@@ -491,6 +491,10 @@ int mana_write_image(const char *path, uint32_t generation, struct mana_write_re
                 f.mode = st.st_mode;
                 int fdf = fcntl(fd, F_GETFD);
                 f.fd_flags = fdf > 0 ? (uint32_t)fdf : 0;
+                for (uint32_t k = 0; k < mana_pl.n_inherited; k++)
+                    if (mana_pl.inherited[k].fd == fd && mana_pl.inherited[k].dev == (uint64_t)st.st_dev &&
+                        mana_pl.inherited[k].ino == (uint64_t)st.st_ino)
+                        f.fd_flags |= MANA_FD_INHERITED;
                 snprintf(link, sizeof link, "/proc/self/fdinfo/%d", fd);
                 if (mana_read_file(link, info, sizeof info) > 0) {
                     const char *p = strstr(info, "pos:");
