@@ -254,6 +254,28 @@ class ManaWorkbenchFlowTest {
             return true;
         });
 
+        // the job's console has the checkpoint actions
+        Ui.waitFor("Checkpoint Now in the console's toolbar", 20_000, () -> {
+            try {
+                IWorkbenchPage page = PlatformUI.getWorkbench().getActiveWorkbenchWindow().getActivePage();
+                var cv = (org.eclipse.ui.console.IConsoleView) page.showView(org.eclipse.ui.console.IConsoleConstants.ID_CONSOLE_VIEW,
+                    null, IWorkbenchPage.VIEW_VISIBLE);
+                cv.display(DebugUITools.getConsole(job.getLaunch().getProcesses()[0]));
+                var bars = ((org.eclipse.ui.part.PageBookView) cv).getCurrentPage() == null ? null
+                    : ((org.eclipse.ui.part.PageBookView) cv).getViewSite().getActionBars();
+                org.eclipse.ui.part.IPage current = ((org.eclipse.ui.part.PageBookView) cv).getCurrentPage();
+                if (!(current instanceof org.eclipse.ui.part.IPageBookViewPage p)) {
+                    return false;
+                }
+                var tb = p.getSite().getActionBars().getToolBarManager();
+                return bars != null && tb.find("dev.mana.eclipse.ui.console.checkpoint") != null
+                    && tb.find("dev.mana.eclipse.ui.console.checkpointAndStop") != null;
+            } catch (org.eclipse.ui.PartInitException e) {
+                throw new AssertionError(e);
+            }
+        });
+        Ui.sync(() -> view.getSite().getPage().activate(view));
+
         // 3. Checkpoint Now; the view shows the ranks in the checkpoint's phases
         execute("dev.mana.eclipse.ui.checkpoint");
         try {
