@@ -445,7 +445,13 @@ int mana_write_image(const char *path, uint32_t generation, struct mana_write_re
             if (mana_pl.tid_offset) t.ctid_addr = t.fs_base + mana_pl.tid_offset;
             uint64_t sp = t.gregs[REG_RSP];
             for (int i = 0; i < nm; i++)
-                if (sp >= maps[i].start && sp < maps[i].end) { t.stack_start = maps[i].start; t.stack_end = maps[i].end; }
+                if (sp >= maps[i].start && sp < maps[i].end) {
+                    t.stack_start = maps[i].start;
+                    t.stack_end = maps[i].end;
+                    /* not the work area the kernel may have merged with it */
+                    if (scratch_lo > sp && scratch_lo < t.stack_end) t.stack_end = scratch_lo;
+                    if (scratch_hi <= sp && scratch_hi > t.stack_start) t.stack_start = scratch_hi;
+                }
             if (!sec_put(&w, &t, sizeof t)) goto small;
             nthreads++;
         }
