@@ -348,12 +348,17 @@ static void do_checkpoint(uint32_t g, int flags, const char *reqdir)
     struct mana_write_result res;
     memset(&res, 0, sizeof res);
     mana_pl.generation = g;
+    /* The image must not hold our descriptor numbers: after a restart they may be someone else's. */
+    int saved_trigger = trigger_fd;
+    trigger_fd = -1;
     if (mana_ctx_save(&ckpt_ctx) != 0) {
         /* Restarted from this image. */
         after_restart();
         return;
     }
-    if (mana_write_image(tmp, g, &res, err, sizeof err) != 0) goto write_failed;
+    int wrc = mana_write_image(tmp, g, &res, err, sizeof err);
+    trigger_fd = saved_trigger;
+    if (wrc != 0) goto write_failed;
     int64_t t_write = mana_now_ns();
     if (coord) mana_coord_ckpt_written(coord, g, res.file_bytes, (uint64_t)(t_write - t_bar), final, NULL, 0);
     rc = barrier(g, MANA_PHASE_CHECKPOINTED, err, sizeof err);
