@@ -345,7 +345,12 @@ static int restore_files(struct file_rec *fr, uint32_t n)
             if ((f->kind == MANA_FILE_REGULAR && writable) != (pass == 0)) continue;
             int nfd = -1;
             int oflags = (f->open_flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC | O_NOCTTY)) | O_NOCTTY;
-            if (f->kind == MANA_FILE_REGULAR) {
+            size_t plen = strlen(path);
+            if (f->kind == MANA_FILE_REGULAR && plen > 10 && strcmp(path + plen - 10, " (deleted)") == 0) {
+                /* unlinked already at the checkpoint (tmpfile()): its contents are not in the image */
+                mana_warn("fd %d was an unlinked file at the checkpoint (%s); it is /dev/null now", fd, path);
+                nfd = open("/dev/null", O_RDWR);
+            } else if (f->kind == MANA_FILE_REGULAR) {
                 struct stat st;
                 if (stat(path, &st) != 0)
                     FAIL("cannot restart: file %s (fd %d) is gone: %s", path, fd, strerror(errno));

@@ -42,7 +42,8 @@ static volatile int n_parked;         /* handlers parked (futex word) */
 static volatile int park_gen;         /* handlers wait while it keeps the value they saw (futex) */
 static volatile int ckpt_active;      /* 1 while a checkpoint suspends threads */
 static volatile int n_deferred;       /* signals that landed on lower-half TLS */
-static int trigger_fd = -1;           /* eventfd: debugging trigger (MANA_DEBUG) */
+static int trigger_fd = -1;           /* eventfd: debugging trigger (MANA_DEBUG); -1 while an image is written */
+static int trigger_fd_own = -1;       /* the same descriptor, always (so the writer leaves it out) */
 static int active;                    /* plugin initialised */
 static mana_coord_t *coord;
 static pthread_mutex_t coord_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -444,7 +445,7 @@ static void after_restart(void)
     }
     last_generation = g;
     /* Descriptors the plugin owned were not saved: make them again. */
-    trigger_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    trigger_fd = trigger_fd_own = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (coord) { mana_coord_discard(coord); coord = NULL; }
     mana_dbg("restarted from generation %u", g);
     int64_t t0 = mana_now_ns();
@@ -599,7 +600,7 @@ __attribute__((constructor)) static void mana_plugin_init(void)
     mana_pl.scratch_size = SCRATCH_SIZE;
     mana_pl.thr = thr_slots;
     mana_pl.ckpt_ctx = &ckpt_ctx;
-    trigger_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    trigger_fd = trigger_fd_own = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -640,7 +641,7 @@ int mana_plugin_active(void) { return active; }
 /* Internal descriptors the writer must not save. */
 int mana_plugin_is_internal_fd(int fd)
 {
-    if (fd == trigger_fd) return 1;
+    if (fd == trigger_fd || fd == trigger_fd_own) return 1;
     if (coord && fd == mana_coord_fd(coord)) return 1;
     return 0;
 }
