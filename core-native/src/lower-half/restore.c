@@ -59,6 +59,14 @@ struct lh_boot {
 static volatile int boot_go;           /* threads wait while 0 */
 
 long lh_clone(unsigned long flags, void *stack, int *ptid, int *ctid, unsigned long tls, struct lh_boot *b);
+long lh_clone3(void *args, unsigned long size, struct lh_boot *b);
+
+/* struct clone_args of clone3(2) (Linux 5.5+ layout, with set_tid). */
+struct lh_clone_args {
+    uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid, set_tid_size;
+};
+
+static int keep_tids = -1;     /* clone3 with set_tid works here (1), does not (0), not tried (-1) */
 __attribute__((noreturn)) void lh_sigreturn(uint64_t uc);
 __attribute__((noreturn, used)) void lh_thread_boot(struct lh_boot *b);
 
@@ -740,7 +748,19 @@ int lh_restore(const char *dir)
                               CLONE_SETTLS;
         int *ctid = (int *)tr->ctid_addr;
         if (ctid) flags |= CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID;
-        long r = lh_clone(flags, stk + ssz, ctid, ctid, tr->fs_base, &boots[i]);
+        long r = -1;
+        if (keep_tids != 0 && tr->tid > 0) {
+            /* Ask for the thread's old tid (needs CAP_CHECKPOINT_RESTORE or CAP_SYS_ADMIN, and the
+             * tid free): mutexes that record an owner tid (error-checking, recursive, robust, PI)
+             * held across the checkpoint stay valid. */
+            pid_t want = tr->tid;
+            struct lh_clone_args ca = { flags, 0, (uint64_t)ctid, (uint64_t)ctid, 0, (uint64_t)stk, ssz,
+                                        tr->fs_base, (uint64_t)&want, 1 };
+            r = lh_clone3(&ca, sizeof ca, &boots[i]);
+            if (r > 0) keep_tids = 1;
+            else if (keep_tids < 0 && (r == -EPERM || r == -ENOSYS || r == -EINVAL)) keep_tids = 0;
+        }
+        if (r <= 0) r = lh_clone(flags, stk + ssz, ctid, ctid, tr->fs_base, &boots[i]);
         if (r < 0) FAIL("cannot restart: cannot create thread %d: %s", tr->tid, strerror((int)-r));
         mana_dbg("thread %d is now %ld", tr->tid, r);
     }

@@ -28,6 +28,30 @@ lh_clone:
         hlt
         .size   lh_clone, .-lh_clone
 
+/*
+ * long lh_clone3(void *clone_args, unsigned long size, struct lh_boot *boot)
+ * Same as lh_clone with clone3 (so that set_tid can ask for the thread's old tid).  The child starts
+ * on clone_args.stack + stack_size.
+ */
+        .globl  lh_clone3
+        .hidden lh_clone3
+        .type   lh_clone3, @function
+lh_clone3:
+        pushq   %r12
+        movq    %rdx, %r12
+        movl    $435, %eax              /* SYS_clone3 */
+        syscall
+        testq   %rax, %rax
+        jz      1f
+        popq    %r12
+        ret
+1:      xorl    %ebp, %ebp
+        andq    $-16, %rsp
+        movq    %r12, %rdi
+        call    lh_thread_boot
+        hlt
+        .size   lh_clone3, .-lh_clone3
+
 /* void lh_sigreturn(uint64_t ucontext) - rt_sigreturn on a saved signal frame. */
         .globl  lh_sigreturn
         .hidden lh_sigreturn

@@ -287,6 +287,22 @@ vdso_moved)   # restart where [vdso]/[vvar] are elsewhere (test hook): they are 
     [ "$(final_line "$W/b.out")" = "$want" ] || fail "final line '$(final_line "$W/b.out")', want '$want'"
     ;;
 
+tids)      # a worker holding a recursive mutex across checkpoint + kill + restart can unlock it
+    [ "$(id -u)" = 0 ] || { echo "SKIP: choosing tids at restart needs root (CAP_CHECKPOINT_RESTORE)"; exit 77; }
+    start_coordinator
+    PROGDIR_SAVED=$PROGDIR; PROGDIR=$PROJECT_BIN/tests/process
+    launch a heldlock 3000
+    PROGDIR=$PROGDIR_SAVED
+    wait_registered
+    wait_lines "$W/a.out" 1
+    checkpoint_and_kill
+    wait_exit "$LAST_PID" 20
+    restart b
+    wait_exit "$LAST_PID" 30
+    [ "$RC" = 0 ] || fail "restarted run exited with $RC"
+    [ "$(final_line "$W/b.out")" = "heldlock done: unlock Success/Success" ] || fail "got '$(final_line "$W/b.out")'"
+    ;;
+
 origin)    # an application that finds its library through RPATH $ORIGIN/lib starts under the runtime
     APP=$PROJECT_BIN/tests/process/origin/origin_app
     [ -x "$APP" ] || fail "$APP not built"
