@@ -170,9 +170,11 @@ class CommandsIT {
     @Test
     void checkpointAndKillThenExitOnLastUnderSlurm() throws Exception {
         extraEnv.put("SLURM_JOB_ID", "777");
-        Result start = run("mana_start_coordinator", "-p", "0", "-q");
+        Path log = home.resolve("new-coordinator.log"); // does not exist yet: --log-file creates it
+        Result start = run("mana_start_coordinator", "-p", "0", "-q", "--log-file", log.toString());
         assertEquals(0, start.exit(), start.toString());
         assertEquals("", start.out());
+        assertTrue(Files.isRegularFile(log), "the daemon's log file is created");
         Path rc = home.resolve(".mana-slurm-777.rc");
         StatusFile sf = StatusFile.read(rc);
         assertEquals("777", sf.slurmJobId());

@@ -144,7 +144,7 @@ public final class CoordinatorCommand implements Callable<Integer> {
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
                 .redirectErrorStream(true);
-        long logStart = Files.size(log);
+        long logStart = Files.exists(log) ? Files.size(log) : 0; // --log-file may name a new file
         Process p = pb.start();
         long pid = p.pid();
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
