@@ -4,6 +4,24 @@ package dev.mana.inspector;
 public record OpenFile(int fd, int kind, int openFlags, int fdFlags, long offset, long size, long mtimeNs,
                        long inode, long dev, int mode, String path) {
 
+    /** fd_flags bit: FD_CLOEXEC. */
+    public static final int FD_CLOEXEC = 0x1;
+    /** fd_flags bit: inherited from the launcher (restart hands the number to the new launcher's file). */
+    public static final int FD_INHERITED = 0x100;
+
+    public boolean cloexec() {
+        return (fdFlags & FD_CLOEXEC) != 0;
+    }
+
+    public boolean inherited() {
+        return (fdFlags & FD_INHERITED) != 0;
+    }
+
+    /** The descriptor flags as words, e.g. " cloexec inherited" (empty when none). */
+    public String fdFlagWords() {
+        return (cloexec() ? " cloexec" : "") + (inherited() ? " inherited" : "");
+    }
+
     public String kindName() {
         switch (kind) {
             case 1: return "regular";

@@ -129,6 +129,8 @@ class ManaImageReaderTest {
             assertEquals("/home/user/out.txt", fs.get(2).path());
             assertEquals("O_WRONLY|O_CREAT|O_APPEND", fs.get(2).openFlagNames());
             assertEquals(1234, fs.get(2).offset());
+            assertTrue(fs.get(1).inherited());
+            assertFalse(fs.get(2).inherited());
             SignalState s = img.signals();
             assertEquals(2, s.actions().size());
             assertEquals("SIGUSR1", SignalState.signalName(s.actions().get(0).signo()));

@@ -505,17 +505,17 @@ public final class ManaInspect implements Callable<Integer> {
                 for (OpenFile f : fs) {
                     list.add(Json.obj().put("fd", f.fd()).put("kind", f.kindName()).put("path", f.path())
                             .put("open_flags", f.openFlags()).put("open_flag_names", f.openFlagNames())
-                            .put("cloexec", (f.fdFlags() & 1) != 0).put("offset", f.offset()).put("size", f.size())
+                            .put("cloexec", f.cloexec()).put("inherited", f.inherited()).put("offset", f.offset()).put("size", f.size())
                             .put("mtime_ns", f.mtimeNs()).put("inode", f.inode()).put("dev", f.dev())
                             .put("mode", String.format("0%o", f.mode())));
                 }
                 out.println(Json.obj().put("image", img.path().toString()).put("files", list));
                 return 0;
             }
-            out.printf("%4s %-9s %-28s %12s  %s%n", "FD", "KIND", "FLAGS", "OFFSET", "PATH");
+            out.printf("%4s %-9s %-44s %12s  %s%n", "FD", "KIND", "FLAGS", "OFFSET", "PATH");
             for (OpenFile f : fs) {
-                out.printf("%4d %-9s %-28s %12d  %s%n", f.fd(), f.kindName(),
-                        f.openFlagNames() + ((f.fdFlags() & 1) != 0 ? " cloexec" : ""), f.offset(), f.path());
+                out.printf("%4d %-9s %-44s %12d  %s%n", f.fd(), f.kindName(),
+                        f.openFlagNames() + f.fdFlagWords(), f.offset(), f.path());
             }
             return 0;
         }

@@ -86,7 +86,9 @@ class ManaInspectCliTest {
         assertTrue(map.out().contains("0000555555600000-0000555555608000 rw-p upper  anon     32K     12K     20K  [heap]"), map.out());
         assertTrue(map.out().contains("(lower half: not saved)"));
         assertTrue(run("threads", img.toString()).out().contains("thread 4242 (main)"));
-        assertTrue(run("files", img.toString()).out().contains("/home/user/out.txt"));
+        String files = run("files", img.toString()).out();
+        assertTrue(files.contains("/home/user/out.txt"), files);
+        assertTrue(files.lines().anyMatch(l -> l.trim().startsWith("1 ") && l.contains("inherited")), files);
         assertTrue(run("signals", img.toString()).out().contains("SIGPIPE      SIG_IGN"));
         assertTrue(run("mpi", img.toString()).out().contains("MPI section: layout version 1, 300 bytes"));
         Result v = run("verify", img.toString());

@@ -107,7 +107,7 @@ public final class TestManaImage {
         threads.add(new long[] {tid, flags, fsBase, stackLo, stackHi, rip, rsp});
     }
 
-    public void file(int fd, int kind, int openFlags, long offset, String path) {
+    public FileRec file(int fd, int kind, int openFlags, long offset, String path) {
         FileRec f = new FileRec();
         f.fd = fd;
         f.kind = kind;
@@ -116,6 +116,7 @@ public final class TestManaImage {
         f.size = offset * 2;
         f.path = path;
         files.add(f);
+        return f;
     }
 
     public void sigaction(int signo, long handler, long flags, long mask) {
@@ -151,7 +152,7 @@ public final class TestManaImage {
         t.thread(4242, 1, 0x7ffff7d8a740L, 0x7ffffffde000L, 0x7ffffffe2000L, 0x555555555123L, 0x7ffffffe1000L);
         t.thread(4243, 2, 0x7ffff7589640L, 0x7ffffffde000L, 0x7ffffffe2000L, 0x7ffff7a01234L, 0x7ffffffe0f00L);
         t.file(0, 3, 2, 0, "/dev/pts/0");
-        t.file(1, 3, 1, 0, "/dev/pts/0");
+        t.file(1, 3, 1, 0, "/dev/pts/0").fdFlags = 0x100; // inherited from the launcher
         t.file(3, 1, 02101, 1234, "/home/user/out.txt");
         t.sigaction(10, 0x555555555400L, 0x14000000L, 0);
         t.sigaction(13, 1, 0, 0);
