@@ -1,29 +1,41 @@
 package dev.mana.eclipse.internal.core;
 
 import java.io.IOException;
+import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 import java.util.function.Consumer;
 
+import dev.mana.coordinator.CoordinatorAddress;
+import dev.mana.coordinator.CoordinatorClient;
 import dev.mana.eclipse.core.CheckpointProgress;
 import dev.mana.eclipse.core.CheckpointResult;
 import dev.mana.eclipse.core.CoordinatorEndpoint;
 import dev.mana.eclipse.core.IManaCoordinator;
 import dev.mana.eclipse.core.JobStatus;
 import dev.mana.eclipse.core.RankInfo;
-import dev.mana.eclipse.internal.core.mncp.MncpControlClient;
 
 /**
- * A coordinator reached over the protocol. Subclasses that host one stop it on {@link #close()}.
+ * A coordinator joined over the protocol, through the control-plane library's {@link CoordinatorClient}.
+ * One connection per call: calls are rare, and a coordinator restarted between them is simply reached
+ * again. Failures are the library's {@code CoordinatorException}s (one line, fit for users).
  */
-public class ClientCoordinator implements IManaCoordinator {
-    protected final CoordinatorEndpoint endpoint;
-    protected final String job;
-    protected final MncpControlClient client;
+public final class ClientCoordinator implements IManaCoordinator {
+    /** Wait for the connection and for each reply (a checkpoint's result is awaited without a limit). */
+    static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+    private final CoordinatorEndpoint endpoint;
+    private final String job;
+    private final CoordinatorAddress address;
 
     public ClientCoordinator(CoordinatorEndpoint endpoint, String job) {
         this.endpoint = endpoint;
         this.job = job;
-        this.client = new MncpControlClient(endpoint, job);
+        this.address = CoordinatorAddress.of(endpoint.host(), endpoint.port(), endpoint.secret());
+    }
+
+    private CoordinatorClient connect() throws IOException {
+        return CoordinatorClient.connect(address, job == null ? "" : job, TIMEOUT);
     }
 
     @Override
@@ -43,31 +55,56 @@ public class ClientCoordinator implements IManaCoordinator {
 
     @Override
     public List<RankInfo> list() throws IOException {
-        return client.list();
+        try (CoordinatorClient c = connect()) {
+            return ranks(c);
+        }
     }
 
     @Override
     public JobStatus status() throws IOException {
-        return client.status();
+        try (CoordinatorClient c = connect()) {
+            return CoordinatorTypes.status(c.status());
+        }
     }
 
-    public MncpControlClient.Snapshot snapshot() throws IOException {
-        return client.snapshot();
+    /** LIST and STATUS over one connection (the job polls this). */
+    public Snapshot snapshot() throws IOException {
+        try (CoordinatorClient c = connect()) {
+            List<RankInfo> ranks = ranks(c);
+            return new Snapshot(ranks, CoordinatorTypes.status(c.status()));
+        }
+    }
+
+    /** Ranks and summary at one moment. */
+    public record Snapshot(List<RankInfo> ranks, JobStatus status) {}
+
+    private static List<RankInfo> ranks(CoordinatorClient c) throws IOException {
+        return c.list().stream().map(CoordinatorTypes::rank).sorted(Comparator.comparingInt(RankInfo::rank)).toList();
     }
 
     @Override
     public CheckpointResult checkpoint(boolean exit, Consumer<CheckpointProgress> progress) throws IOException {
-        return client.checkpoint(exit, progress);
+        try (CoordinatorClient c = connect()) {
+            return CoordinatorTypes.result(c.checkpoint(exit, p -> {
+                if (progress != null) {
+                    progress.accept(CoordinatorTypes.progress(p));
+                }
+            }));
+        }
     }
 
     @Override
     public void setInterval(int seconds) throws IOException {
-        client.setInterval(seconds);
+        try (CoordinatorClient c = connect()) {
+            c.setInterval(seconds);
+        }
     }
 
     @Override
     public void kill() throws IOException {
-        client.killJob();
+        try (CoordinatorClient c = connect()) {
+            c.killJob();
+        }
     }
 
     @Override

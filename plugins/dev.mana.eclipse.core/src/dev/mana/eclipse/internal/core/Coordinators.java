@@ -13,10 +13,9 @@ public final class Coordinators {
 
     /**
      * @param s the job
-     * @param runtimeRoot the runtime (its bin/mana_coordinator is the fallback host)
      * @param stateDir where a hosted coordinator's status file goes (mode 0600)
      */
-    public static IManaCoordinator open(ManaJobSettings s, File runtimeRoot, File stateDir) throws IOException {
+    public static IManaCoordinator open(ManaJobSettings s, File stateDir) throws IOException {
         if (s.joinCoordinator()) {
             CoordinatorEndpoint ep;
             if (s.coordinatorStatusFile() != null) {
@@ -33,10 +32,6 @@ public final class Coordinators {
         }
         File statusFile = new File(stateDir, "coordinator-" + ProcessHandle.current().pid() + "-"
             + Long.toHexString(System.nanoTime()) + ".rc");
-        IManaCoordinator hosted = EmbeddedCoordinators.tryStart(s.jobName(), s.checkpointInterval(), statusFile);
-        if (hosted != null) {
-            return hosted;
-        }
-        return ExternalCoordinator.start(runtimeRoot, s.jobName(), s.checkpointInterval(), statusFile);
+        return EmbeddedCoordinators.start(s.jobName(), s.checkpointInterval(), statusFile);
     }
 }

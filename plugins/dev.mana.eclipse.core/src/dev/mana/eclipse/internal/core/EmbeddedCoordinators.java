@@ -24,13 +24,9 @@ import dev.mana.eclipse.core.RankInfo;
 final class EmbeddedCoordinators {
     private EmbeddedCoordinators() {}
 
-    /** Starts one; null when the library is not installed (the caller then runs mana_coordinator). */
-    static IManaCoordinator tryStart(String job, int interval, File statusFile) throws IOException {
-        try {
-            return Hosted.start(job, interval, statusFile);
-        } catch (LinkageError e) {
-            return null;
-        }
+    /** Starts one. */
+    static IManaCoordinator start(String job, int interval, File statusFile) throws IOException {
+        return Hosted.start(job, interval, statusFile);
     }
 
     /** An in-process coordinator serving one job. */
@@ -94,9 +90,7 @@ final class EmbeddedCoordinators {
             if (!known()) {
                 return List.of();
             }
-            return get(coordinator.list(job), 10).stream()
-                .map(r -> new RankInfo(r.rank(), r.host(), r.pid(), r.state().name(), r.generation(), r.mpi()))
-                .toList();
+            return get(coordinator.list(job), 10).stream().map(CoordinatorTypes::rank).toList();
         }
 
         @Override
@@ -104,21 +98,16 @@ final class EmbeddedCoordinators {
             if (!known()) {
                 return new JobStatus(job, 0, 0, 0, false, 0, 0, 0, "", 0);
             }
-            dev.mana.coordinator.JobStatus s = get(coordinator.status(job), 10);
-            return new JobStatus(s.job(), s.nranks(), s.connected(), s.generation(), s.checkpointing(),
-                s.lastCheckpointUnixMs(), s.lastCheckpointNanos(), s.lastCheckpointBytes(), s.lastCheckpointDir(),
-                s.intervalSeconds());
+            return CoordinatorTypes.status(get(coordinator.status(job), 10));
         }
 
         @Override
         public CheckpointResult checkpoint(boolean exit, Consumer<CheckpointProgress> progress) throws IOException {
-            dev.mana.coordinator.CheckpointResult r = get(coordinator.checkpoint(job, exit, p -> {
+            return CoordinatorTypes.result(get(coordinator.checkpoint(job, exit, p -> {
                 if (progress != null) {
-                    progress.accept(new CheckpointProgress(p.generation(), p.state().name(), p.reached(), p.nranks()));
+                    progress.accept(CoordinatorTypes.progress(p));
                 }
-            }), 0);
-            return new CheckpointResult(r.ok(), r.generation(), r.elapsedNanos(), r.totalBytes(), r.ranks(), r.dir(),
-                r.message());
+            }), 0));
         }
 
         @Override

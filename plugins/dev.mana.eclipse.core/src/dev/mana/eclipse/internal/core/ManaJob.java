@@ -20,7 +20,6 @@ import dev.mana.eclipse.core.ManaFormat;
 import dev.mana.eclipse.core.ManaJobSettings;
 import dev.mana.eclipse.core.ManaJobs;
 import dev.mana.eclipse.core.RankInfo;
-import dev.mana.eclipse.internal.core.mncp.MncpControlClient;
 
 /** A running MANA job: polls its coordinator, runs checkpoints, stops the hosted coordinator at the end. */
 public final class ManaJob implements IManaJob {
@@ -57,7 +56,7 @@ public final class ManaJob implements IManaJob {
             boolean ended = process.isTerminated();
             try {
                 if (coordinator instanceof ClientCoordinator c) {
-                    MncpControlClient.Snapshot s = c.snapshot();
+                    ClientCoordinator.Snapshot s = c.snapshot();
                     update(s.ranks(), s.status());
                 } else {
                     update(coordinator.list(), coordinator.status());

@@ -84,7 +84,7 @@ public final class ManaLaunchDelegate extends LaunchConfigurationDelegate {
         sm.subTask(s.joinCoordinator() ? "Joining the coordinator" : "Starting the coordinator");
         IManaCoordinator coordinator;
         try {
-            coordinator = Coordinators.open(s, rt, ManaCorePlugin.stateDir());
+            coordinator = Coordinators.open(s, ManaCorePlugin.stateDir());
         } catch (IOException e) {
             throw new CoreException(Status.error("Cannot " + (s.joinCoordinator() ? "join" : "start")
                 + " the MANA coordinator: " + e.getMessage(), e));
