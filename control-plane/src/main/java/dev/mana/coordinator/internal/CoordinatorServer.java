@@ -1260,19 +1260,8 @@ public final class CoordinatorServer {
                         + "' is already registered (pid " + old.pid + " on " + old.host + ")", id);
                 return;
             }
-            Slot s = new Slot(j, m.rank());
-            s.conn = this;
-            s.host = m.host();
-            s.pid = m.pid();
-            s.mpi = m.mpi();
-            s.ckptdir = m.ckptdir();
-            s.program = m.program();
-            s.generation = m.generation();
-            s.clientId = clientId;
-            s.state = m.restarting() ? RankState.RESTARTING : RankState.RUNNING;
-            if (m.restarting()) j.generation = Math.max(j.generation, m.generation());
-            j.slots[m.rank()] = s;
-            j.live++;
+            Slot s = register(j, new GroupMember(m.rank(), m.host(), m.pid(), m.mpi(), m.generation(),
+                    m.restarting(), m.ckptdir(), m.program()));
             role = Protocol.ROLE_RANK;
             slot = s;
             self = new Slot[] {s};
@@ -1289,6 +1278,24 @@ public final class CoordinatorServer {
                 });
             }
             if (j.live == j.nranks && j.ckpt == null) scheduleInterval(j);
+        }
+
+        /** Registers one rank of job j on this connection, from a rank HELLO or one member of a group HELLO. */
+        private Slot register(Job j, GroupMember m) {
+            Slot s = new Slot(j, m.rank());
+            s.conn = this;
+            s.host = m.host();
+            s.pid = m.pid();
+            s.mpi = m.mpi();
+            s.ckptdir = m.ckptdir();
+            s.program = m.program();
+            s.generation = m.generation();
+            s.clientId = clientId;
+            s.state = m.restarting() ? RankState.RESTARTING : RankState.RUNNING;
+            if (m.restarting()) j.generation = Math.max(j.generation, m.generation());
+            j.slots[m.rank()] = s;
+            j.live++;
+            return s;
         }
 
         @Override public void onGroupHello(int id, GroupHello m) throws IOException {
@@ -1350,19 +1357,7 @@ public final class CoordinatorServer {
             Slot[] slots = new Slot[ms.size()];
             List<RankInfo> infos = listener == null ? null : new ArrayList<>(ms.size());
             for (GroupMember gm : ms) {
-                Slot s = new Slot(j, gm.rank());
-                s.conn = this;
-                s.host = gm.host();
-                s.pid = gm.pid();
-                s.mpi = gm.mpi();
-                s.ckptdir = gm.ckptdir();
-                s.program = gm.program();
-                s.generation = gm.generation();
-                s.clientId = clientId;
-                s.state = gm.restarting() ? RankState.RESTARTING : RankState.RUNNING;
-                if (gm.restarting()) j.generation = Math.max(j.generation, gm.generation());
-                j.slots[gm.rank()] = s;
-                j.live++;
+                Slot s = register(j, gm);
                 slots[java.util.Arrays.binarySearch(sorted, gm.rank())] = s;
                 if (infos != null) infos.add(s.info());
             }
