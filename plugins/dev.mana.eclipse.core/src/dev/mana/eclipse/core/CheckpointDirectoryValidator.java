@@ -1,26 +1,29 @@
 package dev.mana.eclipse.core;
 
 import java.io.File;
+import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.util.TreeSet;
+
+import dev.mana.inspector.CheckpointDirectory;
+import dev.mana.inspector.CheckpointDirectory.ImageFile;
+import dev.mana.inspector.CheckpointDirectory.RankDir;
+import dev.mana.inspector.ErrorKind;
+import dev.mana.inspector.ImageException;
 
 /**
- * Checks that a directory holds a checkpoint that a restart can use, from its listing: a
- * {@code ckpt_rank_N} folder for every rank 0..n-1, an image of one common generation in each, and
- * no {@code *.tmp} (an interrupted write). As the runtime does, the newest generation that every rank
- * has is the one restarted from (see docs/image-format.md). Image names carry their generation:
- * {@code ckpt_rank_N/ckpt_<anything>_gen<G>.mana} (or {@code .dmtcp} for MANA's own images, which
- * carry no generation and count as generation 0).
+ * Checks that a directory holds a checkpoint that a restart can use. The rules are the image
+ * inspector's ({@link CheckpointDirectory#scan}, docs/inspector.md): a {@code ckpt_rank_N} folder
+ * with a readable image for every rank 0..n-1 (n from the images' headers), a generation that every
+ * rank has (the newest such is the one restarted from) and no {@code *.tmp} (an interrupted write).
+ * Headers are read, so a file that is not an image, or whose header contradicts its name or folder,
+ * is a problem. This class turns the scan into sentences and adds the one rule of the launch: as
+ * many ranks as the configuration runs.
  */
 public final class CheckpointDirectoryValidator {
-
-    private static final Pattern RANK_DIR = Pattern.compile("ckpt_rank_(\\d+)");
-    private static final Pattern GEN = Pattern.compile(".*_gen(\\d+)\\.(mana|dmtcp)");
 
     private CheckpointDirectoryValidator() {}
 
@@ -34,105 +37,120 @@ public final class CheckpointDirectoryValidator {
             problems.add("The checkpoint directory " + dir + " does not exist.");
             return new CheckpointValidation(dir, 0, -1, Map.of(), 0, 0, problems);
         }
-        File[] entries = dir.listFiles();
-        TreeMap<Integer, File> rankDirs = new TreeMap<>();
-        for (File f : entries == null ? new File[0] : entries) {
-            Matcher m = RANK_DIR.matcher(f.getName());
-            if (f.isDirectory() && m.matches()) {
-                rankDirs.put(Integer.parseInt(m.group(1)), f);
-            } else if (f.getName().endsWith(".tmp")) {
-                problems.add("Incomplete checkpoint: " + f.getName() + " is a partial write.");
-            }
-        }
-        if (rankDirs.isEmpty()) {
-            problems.add(0, "No checkpoint in " + dir + ": there is no ckpt_rank_N folder.");
+        Path root = dir.toPath();
+        CheckpointDirectory cd;
+        try {
+            cd = CheckpointDirectory.scan(root);
+        } catch (ImageException e) {
+            problems.add(e.kind() == ErrorKind.INCOMPLETE
+                ? "No checkpoint in " + dir + ": there is no ckpt_rank_N folder."
+                : "Cannot read the checkpoint directory: " + e.getMessage());
             return new CheckpointValidation(dir, 0, -1, Map.of(), 0, 0, problems);
         }
-        int ranks = rankDirs.lastKey() + 1;
-        List<Integer> missing = new ArrayList<>();
-        for (int r = 0; r < ranks; r++) {
-            if (!rankDirs.containsKey(r)) {
-                missing.add(r);
+        int ranks = (int) Math.min(cd.nranks(), Integer.MAX_VALUE);
+        Map<Long, RankDir> rankDirs = new TreeMap<>();
+        for (RankDir r : cd.ranks()) {
+            rankDirs.put(r.rank(), r);
+        }
+        List<Long> noFolder = new ArrayList<>();
+        List<Long> noImage = new ArrayList<>();
+        for (Long r : cd.missingRanks()) {
+            RankDir rd = rankDirs.get(r);
+            if (rd == null) {
+                noFolder.add(r);
+            } else if (rd.images().isEmpty()) {
+                noImage.add(r);
             }
         }
-        if (!missing.isEmpty()) {
-            problems.add("Rank" + (missing.size() == 1 ? " " : "s ") + join(missing) + " missing: no ckpt_rank_"
-                + missing.get(0) + " folder.");
+        if (!noFolder.isEmpty()) {
+            problems.add("Rank" + (noFolder.size() == 1 ? " " : "s ") + join(noFolder) + " missing: no ckpt_rank_"
+                + noFolder.get(0) + " folder.");
+        }
+        for (Long r : noImage) {
+            problems.add("Rank " + r + " has no image in ckpt_rank_" + r + ".");
         }
         if (expectedRanks > 0 && expectedRanks != ranks) {
             problems.add("The checkpoint has " + ranks + " ranks but the job runs " + expectedRanks
                 + ": the number of ranks must match at restart.");
         }
-        // per rank: generation -> image
-        Map<Integer, Map<Long, File>> byRank = new HashMap<>();
-        for (Map.Entry<Integer, File> e : rankDirs.entrySet()) {
-            Map<Long, File> gens = new TreeMap<>();
-            File[] files = e.getValue().listFiles();
-            for (File f : files == null ? new File[0] : files) {
-                if (f.getName().endsWith(".tmp")) {
-                    problems.add("Incomplete checkpoint: " + e.getValue().getName() + "/" + f.getName()
-                        + " is a partial write.");
-                    continue;
-                }
-                Matcher m = GEN.matcher(f.getName());
-                if (f.isFile() && m.matches()) {
-                    gens.put(Long.parseLong(m.group(1)), f);
-                } else if (f.isFile() && f.getName().endsWith(".dmtcp")) {
-                    gens.put(0L, f);
+        TreeSet<Long> declared = new TreeSet<>();
+        // per rank: the generations of its usable images
+        Map<Long, TreeSet<Long>> generations = new TreeMap<>();
+        for (RankDir r : cd.ranks()) {
+            TreeSet<Long> gens = new TreeSet<>();
+            for (ImageFile f : r.images()) {
+                String name = relative(root, f.path());
+                if (f.error() != null) {
+                    problems.add(name + " is not a usable image: " + f.error() + ".");
+                } else if (f.rank() >= 0 && f.rank() != r.rank()) {
+                    problems.add(name + " holds rank " + f.rank() + ", not " + r.rank() + ".");
+                } else {
+                    gens.add(f.generation());
+                    if (f.nranks() > 0) {
+                        declared.add(f.nranks());
+                    }
                 }
             }
-            if (gens.isEmpty()) {
-                problems.add("Rank " + e.getKey() + " has no image in " + e.getValue().getName() + ".");
+            if (r.rank() >= cd.nranks()) {
+                problems.add(r.dir().getFileName() + " is beyond the job's " + cd.nranks()
+                    + " ranks (left from another job?).");
+            } else {
+                generations.put(r.rank(), gens);
             }
-            byRank.put(e.getKey(), gens);
         }
-        // newest generation that every rank has
-        long common = -1;
-        if (missing.isEmpty()) {
-            TreeMap<Long, Integer> counts = new TreeMap<>();
-            for (Map<Long, File> g : byRank.values()) {
-                for (Long gen : g.keySet()) {
-                    counts.merge(gen, 1, Integer::sum);
-                }
-            }
-            for (Map.Entry<Long, Integer> c : counts.descendingMap().entrySet()) {
-                if (c.getValue() == ranks) {
-                    common = c.getKey();
-                    break;
-                }
-            }
-            boolean anyEmpty = byRank.values().stream().anyMatch(Map::isEmpty);
-            if (common < 0 && !anyEmpty) {
-                problems.add("The ranks' images are of different generations ("
-                    + describeGenerations(byRank) + "): no generation is complete.");
-            }
+        if (declared.size() > 1) {
+            problems.add("The images disagree on the number of ranks: " + declared + ".");
+        }
+        long common = cd.newestCommonGeneration();
+        if (common < 0 && cd.missingRanks().isEmpty()) {
+            problems.add("The ranks' images are of different generations (" + describe(generations)
+                + "): no generation is complete.");
+        }
+        for (Path t : cd.tmpFiles()) {
+            problems.add("Incomplete checkpoint: " + relative(root, t) + " is a partial write.");
+        }
+        if (problems.isEmpty() && !cd.restartable()) {
+            // a rule of the inspector's that has no sentence above: say it as the inspector does
+            problems.addAll(cd.problems());
         }
         Map<Integer, File> images = new TreeMap<>();
         long total = 0;
         long last = 0;
         if (common >= 0) {
-            for (Map.Entry<Integer, Map<Long, File>> e : byRank.entrySet()) {
-                File img = e.getValue().get(common);
-                images.put(e.getKey(), img);
-                total += img.length();
-                last = Math.max(last, img.lastModified());
+            for (RankDir r : cd.ranks()) {
+                if (r.rank() >= cd.nranks()) {
+                    continue;
+                }
+                for (ImageFile f : r.images()) {
+                    if (f.error() == null && f.generation() == common && (f.rank() < 0 || f.rank() == r.rank())) {
+                        File img = f.path().toFile();
+                        images.put((int) r.rank(), img);
+                        total += f.size();
+                        last = Math.max(last, img.lastModified());
+                        break;
+                    }
+                }
             }
         }
         return new CheckpointValidation(dir, ranks, common, images, total, last, problems);
     }
 
-    private static String describeGenerations(Map<Integer, Map<Long, File>> byRank) {
+    private static String relative(Path root, Path p) {
+        return p.startsWith(root) ? root.relativize(p).toString() : p.toString();
+    }
+
+    private static String describe(Map<Long, TreeSet<Long>> generations) {
         StringBuilder b = new StringBuilder();
-        new TreeMap<>(byRank).forEach((r, g) -> {
+        generations.forEach((r, g) -> {
             if (b.length() > 0) {
                 b.append(", ");
             }
-            b.append("rank ").append(r).append(": ").append(g.keySet());
+            b.append("rank ").append(r).append(": ").append(g);
         });
         return b.toString();
     }
 
-    private static String join(List<Integer> l) {
+    private static String join(List<Long> l) {
         StringBuilder b = new StringBuilder();
         for (int i = 0; i < l.size(); i++) {
             if (i > 0) {
@@ -143,9 +161,9 @@ public final class CheckpointDirectoryValidator {
         return b.toString();
     }
 
-    /** Whether {@code dir} holds any checkpoint at all (some ckpt_rank_N folder). */
+    /** Whether {@code dir} holds any checkpoint at all (some ckpt_rank_N folder); lists, reads no image. */
     public static boolean hasCheckpoint(File dir) {
-        File[] f = dir == null ? null : dir.listFiles((d, n) -> RANK_DIR.matcher(n).matches());
+        File[] f = dir == null ? null : dir.listFiles((d, n) -> n.matches("ckpt_rank_\\d+") && new File(d, n).isDirectory());
         return f != null && f.length > 0;
     }
 }

@@ -57,15 +57,13 @@ class ManaUiPiecesTest {
         wc.setAttribute(ManaCore.ATTR_RANKS, 2);
         ILaunchConfiguration c = wc.doSave();
         Path partial = tmp.resolve("partial");
-        Files.createDirectories(partial.resolve("ckpt_rank_0"));
+        // real images: validation reads their headers
         Files.createDirectories(partial.resolve("ckpt_rank_1"));
-        Files.write(partial.resolve("ckpt_rank_0/ckpt_a_gen1.mana"), new byte[8]);
+        ManaImageWriter.write(partial.resolve("ckpt_rank_0/ckpt_a_gen1.mana"), "a", 0, 2, 1, new byte[8]);
         Files.write(partial.resolve("ckpt_rank_1/ckpt_a_gen1.mana.tmp"), new byte[8]);
         Path good = tmp.resolve("good");
-        Files.createDirectories(good.resolve("ckpt_rank_0"));
-        Files.createDirectories(good.resolve("ckpt_rank_1"));
-        Files.write(good.resolve("ckpt_rank_0/ckpt_a_gen1.mana"), new byte[8]);
-        Files.write(good.resolve("ckpt_rank_1/ckpt_a_gen1.mana"), new byte[8]);
+        ManaImageWriter.write(good.resolve("ckpt_rank_0/ckpt_a_gen1.mana"), "a", 0, 2, 1, new byte[8]);
+        ManaImageWriter.write(good.resolve("ckpt_rank_1/ckpt_a_gen1.mana"), "a", 1, 2, 1, new byte[8]);
         try {
             Ui.sync(() -> {
                 Shell shell = PlatformUI.getWorkbench().getActiveWorkbenchWindow().getShell();
