@@ -256,10 +256,13 @@ public final class SimulatedRanks implements AutoCloseable {
         return true;
     }
 
-    /** Waits until at least {@code n} checkpoints were aborted. */
+    /**
+     * Waits until every open connection has handled at least {@code n} aborted checkpoints (deleted its
+     * images of them), so a caller may look at the files right after.
+     */
     public boolean awaitAborted(int n, Duration timeout) throws InterruptedException {
         long end = System.nanoTime() + timeout.toNanos();
-        while (aborted < n) {
+        while (!ranks.stream().allMatch(r -> r.closed || r.aborts >= n)) {
             if (System.nanoTime() > end) return false;
             Thread.sleep(2);
         }
@@ -483,7 +486,9 @@ public final class SimulatedRanks implements AutoCloseable {
         final FrameDecoder decoder = new FrameDecoder();
         final ArrayDeque<ByteBuffer> out = new ArrayDeque<>(2);
         SelectionKey key;
-        boolean closed, gotWelcome, saidBye;
+        volatile boolean closed;
+        boolean gotWelcome, saidBye;
+        volatile int aborts;  // aborted checkpoints this connection handled (written by the I/O thread)
         int nextId = 1;
         int ckpt;            // generation in progress, 0 = none
         boolean exitAfter;
@@ -637,6 +642,7 @@ public final class SimulatedRanks implements AutoCloseable {
                 deleteQuietly(img[k]);
             }
             ckpt = 0;
+            aborts++;
             aborted++;
         }
 
