@@ -1,4 +1,4 @@
-package dev.mana.eclipse.core.tests;
+package dev.mana.eclipse.tests.support;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -12,9 +12,9 @@ import java.util.zip.CRC32C;
 /**
  * A small, well-formed checkpoint image of our format v1 (docs/image-format.md), for tests: the
  * header (rank, nranks, generation, program), one saved anonymous region holding {@code content}
- * (padded to whole pages), one thread and its (zero) stack, no files, no signal handlers. Shares no code with the reader
- * (after image-inspector's test-side TestManaImage, reduced to what a checkpoint-directory test needs;
- * the same writer is in the core tests, the UI tests and the stand-in runtime's SumTo).
+ * (padded to whole pages), one thread and its (zero) stack, no files, no signal handlers. Shares no code
+ * with the reader (after image-inspector's test-side TestManaImage, reduced to what a checkpoint-directory
+ * test needs). Used by the core tests, the UI tests and the stand-in runtime's SumTo.
  */
 public final class ManaImageWriter {
     private static final int PAGE = 4096;

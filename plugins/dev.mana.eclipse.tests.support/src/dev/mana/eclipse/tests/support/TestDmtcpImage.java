@@ -1,4 +1,4 @@
-package dev.mana.eclipse.core.tests;
+package dev.mana.eclipse.tests.support;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -16,7 +16,8 @@ import java.util.zip.GZIPOutputStream;
  * Test-side writer of DMTCP v4.0 images, from the format facts in issue 4 only (no DMTCP code):
  * two identical 4096-byte file headers, 4096-byte region headers each optionally followed by data,
  * an end marker; optionally gzip'd as a whole. Bytes after a name's NUL are garbage on purpose.
- * A copy of image-inspector's test-side writer (src/test/.../testimg/TestDmtcpImage.java).
+ * A copy of image-inspector's test-side writer (src/test/.../testimg/TestDmtcpImage.java): that one is a
+ * Maven test class the OSGi test runtime cannot load.
  */
 public final class TestDmtcpImage {
     public static final String SIGNATURE = "DMTCP_CHECKPOINT_IMAGE_v4.0\n";

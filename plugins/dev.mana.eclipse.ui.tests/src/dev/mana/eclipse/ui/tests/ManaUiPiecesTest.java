@@ -27,6 +27,8 @@ import dev.mana.eclipse.internal.ui.actions.RestartDialog;
 import dev.mana.eclipse.internal.ui.launch.ManaLaunchShortcut;
 import dev.mana.eclipse.internal.ui.preferences.ManaPreferencePage;
 
+import dev.mana.eclipse.tests.support.ManaImageWriter;
+
 /** The shortcut, the restart dialog on broken directories, and the preference page. */
 class ManaUiPiecesTest {
 
