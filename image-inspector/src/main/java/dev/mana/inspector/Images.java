@@ -12,6 +12,8 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
 
 /** Entry point of the library: opens an image of either format by looking at its first bytes. */
 public final class Images {
@@ -84,6 +86,41 @@ public final class Images {
                     // already failing
                 }
             }
+        }
+    }
+
+    /**
+     * Opens an image for browsing even when it is damaged: where {@link #open} refuses an image of our
+     * format because its header checksum fails, its size differs from the header's or its section table
+     * cannot be read, this opens it anyway and lists those problems, so that what is intact (the header's
+     * values, sections inside the file, payloads) can still be shown. Never throws for a damaged image:
+     * a file that cannot be opened at all comes back as a null image and its one reason. Never writes.
+     */
+    public static Salvaged salvage(Path path) {
+        try {
+            return new Salvaged(open(path), List.of());
+        } catch (ImageException first) {
+            if (first.kind() == ErrorKind.TRUNCATED || first.kind() == ErrorKind.MALFORMED
+                    || first.kind() == ErrorKind.CORRUPT) {
+                try {
+                    FileChannel ch = FileChannel.open(path, StandardOpenOption.READ);
+                    List<Problem> found = new ArrayList<>();
+                    ByteBuffer b = ByteBuffer.allocate(8);
+                    while (b.hasRemaining() && ch.read(b, b.position()) > 0) {
+                        // the magic
+                    }
+                    if (startsWith(b.array(), "MANAIMG1") && b.position() == 8) {
+                        CheckpointImage img = ManaImageReader.openSalvaging(path, ch, found);
+                        return new Salvaged(img, found);
+                    }
+                    ch.close();
+                } catch (ImageException second) {
+                    return new Salvaged(null, List.of(new Problem(second.kind(), second.getMessage())));
+                } catch (IOException ignored) {
+                    // report the first failure
+                }
+            }
+            return new Salvaged(null, List.of(new Problem(first.kind(), first.getMessage())));
         }
     }
 

@@ -102,6 +102,29 @@ public final class MemoryRegion {
             shared ? 's' : 'p'});
     }
 
+    /**
+     * Why the image does not carry this region's contents ("lower half: not saved", "guard: restored
+     * empty", ...); "" for a saved region. The words of {@code mana_inspect map}.
+     */
+    public String whyNotSaved() {
+        if (saved) {
+            return "";
+        }
+        if (half == Half.LOWER) {
+            return "lower half: not saved";
+        }
+        if (half == Half.KERNEL) {
+            return "kernel: not saved";
+        }
+        if (flagNames.contains("guard")) {
+            return "guard: restored empty";
+        }
+        if (shared && flagNames.contains("file")) {
+            return "shared file: contents in the file";
+        }
+        return "not saved";
+    }
+
     public boolean contains(long address) {
         return Long.compareUnsigned(address, start) >= 0 && Long.compareUnsigned(address, end) < 0;
     }

@@ -353,19 +353,7 @@ public final class ManaInspect implements Callable<Integer> {
     }
 
     static String notSaved(MemoryRegion r) {
-        if (r.half() == dev.mana.inspector.Half.LOWER) {
-            return "lower half: not saved";
-        }
-        if (r.half() == dev.mana.inspector.Half.KERNEL) {
-            return "kernel: not saved";
-        }
-        if (r.flagNames().contains("guard")) {
-            return "guard: restored empty";
-        }
-        if (r.shared() && r.flagNames().contains("file")) {
-            return "shared file: contents in the file";
-        }
-        return "not saved";
+        return r.whyNotSaved();
     }
 
     static String displayName(MemoryRegion r) {
@@ -761,23 +749,8 @@ public final class ManaInspect implements Callable<Integer> {
     }
 
     static void hexdump(PrintWriter out, long base, byte[] b, int n) {
-        StringBuilder sb = new StringBuilder();
         for (int i = 0; i < n; i += 16) {
-            sb.setLength(0);
-            sb.append(String.format("%016x ", base + i));
-            for (int k = 0; k < 16; k++) {
-                if (k == 8) {
-                    sb.append(' ');
-                }
-                sb.append(i + k < n ? String.format(" %02x", b[i + k] & 0xff) : "   ");
-            }
-            sb.append("  |");
-            for (int k = 0; k < 16 && i + k < n; k++) {
-                int c = b[i + k] & 0xff;
-                sb.append(c >= 0x20 && c < 0x7f ? (char) c : '.');
-            }
-            sb.append('|');
-            out.println(sb);
+            out.println(dev.mana.inspector.HexDump.line(base + i, b, i, Math.min(16, n - i)));
         }
     }
 

@@ -64,6 +64,8 @@ public final class ManaImageReader implements ManaImage {
     private final ManaHeader header;
     private final List<SectionInfo> sections;
     private final SectionInfo[] byType = new SectionInfo[7];
+    /** Damage found while opening in salvage mode (empty for a normal open). */
+    private final List<Problem> openProblems;
 
     private ProcessInfo process;
     private List<MemoryRegion> regions;
@@ -74,8 +76,10 @@ public final class ManaImageReader implements ManaImage {
     private List<OpenFile> files;
     private SignalState signals;
 
-    private ManaImageReader(Path path, FileChannel ch, long size, ManaHeader header, List<SectionInfo> sections) {
+    private ManaImageReader(Path path, FileChannel ch, long size, ManaHeader header, List<SectionInfo> sections,
+                            List<Problem> openProblems) {
         this.path = path;
+        this.openProblems = List.copyOf(openProblems);
         this.ch = ch;
         this.size = size;
         this.header = header;
@@ -89,12 +93,40 @@ public final class ManaImageReader implements ManaImage {
 
     /** Reads and checks the header and the section table. The channel is closed on failure. */
     public static ManaImageReader open(Path path, FileChannel ch) throws ImageException {
+        return open(path, ch, null);
+    }
+
+    /**
+     * Salvage mode, for browsers of damaged images: a header whose checksum fails, a file shorter or longer
+     * than its header says, or a section table that cannot be read are recorded in {@code found} instead of
+     * refusing the image; what lies in the file can still be read (a section past the end fails when asked
+     * for). A missing magic, an unknown version or page size still fail. The channel is closed on failure.
+     */
+    public static ManaImageReader openSalvaging(Path path, FileChannel ch, List<Problem> found) throws ImageException {
+        return open(path, ch, found);
+    }
+
+    private static ManaImageReader open(Path path, FileChannel ch, List<Problem> salvage) throws ImageException {
         boolean ok = false;
         try {
             long size = ch.size();
-            ManaHeader h = readHeader(ch, size);
-            List<SectionInfo> table = readTable(ch, h);
-            ManaImageReader r = new ManaImageReader(path, ch, size, h, table);
+            ManaHeader h = readHeader(ch, size, salvage);
+            List<SectionInfo> table;
+            if (salvage == null) {
+                table = readTable(ch, h);
+            } else {
+                try {
+                    table = readTable(ch, h);
+                    if (h.sectionTableOffset() + (long) h.sectionCount() * ENTRY_SIZE > size) {
+                        throw Fail.truncated("the section table [%d, %d) lies past the end of the file (%d bytes)",
+                                h.sectionTableOffset(), h.fileSize(), size);
+                    }
+                } catch (ImageException e) {
+                    salvage.add(new Problem(e.kind(), e.getMessage() + " (no section can be read)"));
+                    table = List.of();
+                }
+            }
+            ManaImageReader r = new ManaImageReader(path, ch, size, h, table, salvage == null ? List.of() : salvage);
             ok = true;
             return r;
         } catch (IOException e) {
@@ -129,7 +161,15 @@ public final class ManaImageReader implements ManaImage {
         }
     }
 
-    private static ManaHeader readHeader(FileChannel ch, long size) throws ImageException {
+    /** Records {@code e} in salvage mode ({@code salvage} not null), else throws it. */
+    private static void complain(List<Problem> salvage, ImageException e) throws ImageException {
+        if (salvage == null) {
+            throw e;
+        }
+        salvage.add(new Problem(e.kind(), e.getMessage()));
+    }
+
+    private static ManaHeader readHeader(FileChannel ch, long size, List<Problem> salvage) throws ImageException {
         if (size == 0) {
             throw Fail.truncated("empty file (a writer that died before writing anything?)");
         }
@@ -159,18 +199,18 @@ public final class ManaImageReader implements ManaImage {
         crc.update(new byte[4]);
         crc.update(raw, 92, HEADER_SIZE - 92);
         if (crc.getValue() != stored) {
-            throw Fail.corrupt("header checksum mismatch (stored 0x%08x, computed 0x%08x)", stored, crc.getValue());
+            complain(salvage, Fail.corrupt("header checksum mismatch (stored 0x%08x, computed 0x%08x)%s", stored,
+                    crc.getValue(), salvage == null ? "" : ": the header's values are not to be trusted"));
         }
         ManaHeader h = new ManaHeader(version, headerSize, b.getLong(16), b.getLong(24), b.getInt(32), b.getInt(36),
                 b.getInt(40), b.getInt(44), Integer.toUnsignedLong(b.getInt(48)), Integer.toUnsignedLong(b.getInt(52)),
                 Integer.toUnsignedLong(b.getInt(56)), b.getInt(60), b.getLong(64), b.getLong(72), b.getLong(80), stored,
                 cstring(raw, 96, 64), cstring(raw, 160, 16), cstring(raw, 176, 80));
         if (Long.compareUnsigned(size, h.fileSize()) < 0) {
-            throw Fail.truncated("the file has %d bytes, its header declares %d", size, h.fileSize());
-        }
-        if (size != h.fileSize()) {
-            throw Fail.malformed("%d bytes follow the declared end of the image (file_size %d, file has %d)",
-                    size - h.fileSize(), h.fileSize(), size);
+            complain(salvage, Fail.truncated("the file has %d bytes, its header declares %d", size, h.fileSize()));
+        } else if (size != h.fileSize()) {
+            complain(salvage, Fail.malformed("%d bytes follow the declared end of the image (file_size %d, file has %d)",
+                    size - h.fileSize(), h.fileSize(), size));
         }
         if (h.pageSize() != PAGE) {
             throw Fail.unsupported("page size %d (version 1 has 4096)", Integer.toUnsignedLong(h.pageSize()));
@@ -280,13 +320,34 @@ public final class ManaImageReader implements ManaImage {
         long stored = header.storedBytes();
         return new ImageSummary(format(), header.program(), exe, header.pid(), header.rank(), header.nranks(),
                 header.host(), header.mpi(), header.generation(), header.timeUnixNs(), size, false,
-                byType[SectionInfo.MEMORY].count(), byType[SectionInfo.THREADS].count(), byType[SectionInfo.FILES].count(),
+                countOf(SectionInfo.MEMORY), countOf(SectionInfo.THREADS), countOf(SectionInfo.FILES),
                 mapped, stored, Long.compareUnsigned(mapped, stored) >= 0 ? mapped - stored : 0, mpiSection().isPresent());
+    }
+
+    /** Records in a section's table entry, -1 when the table could not be read (salvage mode). */
+    private long countOf(int type) {
+        return byType[type] == null ? -1 : byType[type].count();
+    }
+
+    /** The table entry of a known section; only a salvaged image can lack one. */
+    private SectionInfo section(int type) throws ImageException {
+        SectionInfo s = byType[type];
+        if (s == null) {
+            throw openProblems.isEmpty() ? Fail.malformed("no %s section", SectionInfo.typeName(type))
+                    : new ImageException(openProblems.get(0).kind(), SectionInfo.typeName(type)
+                            + ": not readable (" + openProblems.get(openProblems.size() - 1).message() + ")");
+        }
+        return s;
+    }
+
+    /** Damage found when the image was opened in salvage mode; empty otherwise. */
+    public List<Problem> openProblems() {
+        return openProblems;
     }
 
     /** Reads a known section, checking its version, size and CRC. */
     private byte[] load(int type) throws ImageException {
-        SectionInfo s = byType[type];
+        SectionInfo s = section(type);
         if (s.version() != 1) {
             throw Fail.unsupported("section %s has layout version %d (this reader knows 1)", s.name(),
                     Integer.toUnsignedLong(s.version()));
@@ -305,6 +366,10 @@ public final class ManaImageReader implements ManaImage {
         return b.array();
     }
 
+    private static Problem regionProblem(int region, String message) {
+        return new Problem(ErrorKind.MALFORMED, message, region);
+    }
+
     private static void end(Cursor c, String what) throws ImageException {
         if (c.remaining() != 0) {
             throw Fail.malformed("%s: %d bytes after the last record", what, c.remaining());
@@ -314,7 +379,7 @@ public final class ManaImageReader implements ManaImage {
     @Override
     public synchronized ProcessInfo process() throws ImageException {
         if (process == null) {
-            SectionInfo s = byType[SectionInfo.PROCESS];
+            SectionInfo s = section(SectionInfo.PROCESS);
             if (s.count() != 1) {
                 throw Fail.malformed("PROCESS: count is %d, must be 1", s.count());
             }
@@ -372,7 +437,7 @@ public final class ManaImageReader implements ManaImage {
     @Override
     public synchronized List<MemoryRegion> regions() throws ImageException {
         if (regions == null) {
-            SectionInfo s = byType[SectionInfo.MEMORY];
+            SectionInfo s = section(SectionInfo.MEMORY);
             byte[] bytes = load(SectionInfo.MEMORY);
             long count = s.count();
             if (count > MAX_REGIONS || count * 80 > bytes.length) {
@@ -422,7 +487,7 @@ public final class ManaImageReader implements ManaImage {
                     runs[2 * k] = first;
                     runs[2 * k + 1] = n;
                     if (runsOk && (n <= 0 || first < nextFree || first > pages || n > pages - first)) {
-                        problems.add(new Problem(ErrorKind.MALFORMED, String.format(
+                        problems.add(regionProblem((int) i, String.format(
                                 "%s %s: run %d (pages %d+%d) is empty, out of order, overlapping or outside the region's %d pages",
                                 at, name, k, first, n, pages)));
                         runsOk = false;
@@ -441,30 +506,30 @@ public final class ManaImageReader implements ManaImage {
                 long mapped = Long.compareUnsigned(endAddr, start) > 0 ? endAddr - start : 0;
                 // consistency (reported by verify; the map still shows the region)
                 if ((start & (PAGE - 1)) != 0 || (endAddr & (PAGE - 1)) != 0 || Long.compareUnsigned(endAddr, start) <= 0) {
-                    problems.add(new Problem(ErrorKind.MALFORMED, String.format("%s: [%s, %s) is empty or not page-aligned",
+                    problems.add(regionProblem((int) i, String.format("%s: [%s, %s) is empty or not page-aligned",
                             at, Fail.hex(start), Fail.hex(endAddr))));
                 }
                 if (i > 0 && Long.compareUnsigned(start, prevEnd) < 0) {
-                    problems.add(new Problem(ErrorKind.MALFORMED, String.format(
+                    problems.add(regionProblem((int) i, String.format(
                             "%s at %s overlaps or precedes the previous region (ends %s)", at, Fail.hex(start), Fail.hex(prevEnd))));
                 }
                 prevEnd = endAddr;
                 if (prefix != null && stored != prefix[(int) runCount] * PAGE) {
-                    problems.add(new Problem(ErrorKind.MALFORMED, String.format(
+                    problems.add(regionProblem((int) i, String.format(
                             "%s: stored_bytes %d, its runs hold %d pages (%d bytes)", at, stored, prefix[(int) runCount],
                             prefix[(int) runCount] * PAGE)));
                 }
                 if (stored != 0 && ((payload & (PAGE - 1)) != 0 || payload < PAGE || stored < 0
                         || payload + stored < payload || payload + stored > payloadLimit)) {
-                    problems.add(new Problem(ErrorKind.MALFORMED, String.format(
+                    problems.add(regionProblem((int) i, String.format(
                             "%s: payload [%d, %d) is misaligned or outside the payload area [4096, %d)", at, payload,
                             payload + stored, payloadLimit)));
                 }
                 if (stored == 0 && crc != 0) {
-                    problems.add(new Problem(ErrorKind.MALFORMED, at + ": payload_crc is set but nothing is stored"));
+                    problems.add(regionProblem((int) i, at + ": payload_crc is set but nothing is stored"));
                 }
                 if (!saved && (stored != 0 || runCount != 0)) {
-                    problems.add(new Problem(ErrorKind.MALFORMED, String.format(
+                    problems.add(regionProblem((int) i, String.format(
                             "%s (%s): a %s region must store nothing, it stores %d bytes", at, name,
                             halfOf(flags) == Half.UPPER ? "guard" : halfOf(flags).label(), stored)));
                 }
@@ -524,7 +589,7 @@ public final class ManaImageReader implements ManaImage {
     @Override
     public synchronized List<ThreadInfo> threads() throws ImageException {
         if (threads == null) {
-            SectionInfo s = byType[SectionInfo.THREADS];
+            SectionInfo s = section(SectionInfo.THREADS);
             byte[] bytes = load(SectionInfo.THREADS);
             if (s.count() * 296 != bytes.length) {
                 throw Fail.malformed("THREADS: count %d does not match the section's %d bytes (296 per thread)",
@@ -556,7 +621,7 @@ public final class ManaImageReader implements ManaImage {
     @Override
     public synchronized List<OpenFile> files() throws ImageException {
         if (files == null) {
-            SectionInfo s = byType[SectionInfo.FILES];
+            SectionInfo s = section(SectionInfo.FILES);
             byte[] bytes = load(SectionInfo.FILES);
             if (s.count() * 64 > bytes.length) {
                 throw Fail.malformed("FILES: absurd count %d for a section of %d bytes", s.count(), bytes.length);
@@ -590,7 +655,7 @@ public final class ManaImageReader implements ManaImage {
     @Override
     public synchronized SignalState signals() throws ImageException {
         if (signals == null) {
-            SectionInfo s = byType[SectionInfo.SIGNALS];
+            SectionInfo s = section(SectionInfo.SIGNALS);
             Cursor c = new Cursor(load(SectionInfo.SIGNALS), "SIGNALS");
             long nsig = c.u32("nsig");
             long ntimers = c.u32("ntimers");
@@ -697,7 +762,7 @@ public final class ManaImageReader implements ManaImage {
 
     @Override
     public VerifyReport verify(LongConsumer progress) throws ImageException {
-        List<Problem> problems = new ArrayList<>();
+        List<Problem> problems = new ArrayList<>(openProblems);
         int sectionsChecked = 0;
         // metadata: parse every known section (that checks its CRC too)
         for (int t = SectionInfo.PROCESS; t <= SectionInfo.SIGNALS; t++) {
@@ -762,14 +827,14 @@ public final class ManaImageReader implements ManaImage {
                 long s = r.payloadOffset();
                 long e = s + r.storedBytes();
                 if (r.storedBytes() > 0 && s >= PAGE && e > s && e <= size) {
-                    extents.add(crcExtent(s, e, r.payloadCrc(), "region " + r.index() + " (" + r + ")", problems));
+                    extents.add(crcExtent(s, e, r.payloadCrc(), "region " + r.index() + " (" + r + ")", r.index(), problems));
                     covered.add(new long[] {s, e});
                     regionsChecked++;
                 }
             }
         }
         for (SectionInfo s : sections) {
-            extents.add(crcExtent(s.offset(), s.offset() + s.length(), s.crc(), "section " + s.name(), problems));
+            extents.add(crcExtent(s.offset(), s.offset() + s.length(), s.crc(), "section " + s.name(), -1, problems));
             covered.add(new long[] {s.offset(), s.offset() + s.length()});
             sectionsChecked++;
         }
@@ -796,7 +861,8 @@ public final class ManaImageReader implements ManaImage {
                 memoryNotes == null ? List.of() : memoryNotes);
     }
 
-    private static SequentialVerifier.Extent crcExtent(long s, long e, long expect, String what, List<Problem> problems) {
+    private static SequentialVerifier.Extent crcExtent(long s, long e, long expect, String what, int region,
+                                                       List<Problem> problems) {
         return new SequentialVerifier.Extent(s, e) {
             final CRC32C crc = new CRC32C();
 
@@ -809,7 +875,8 @@ public final class ManaImageReader implements ManaImage {
             void finish() {
                 if (crc.getValue() != expect) {
                     problems.add(new Problem(ErrorKind.CORRUPT, String.format(
-                            "%s: checksum mismatch (stored 0x%08x, computed 0x%08x)", what, expect, crc.getValue())));
+                            "%s: checksum mismatch (stored 0x%08x, computed 0x%08x)", what, expect, crc.getValue()),
+                            region));
                 }
             }
         };
