@@ -52,9 +52,17 @@ public final class RestartDialog extends TitleAreaDialog {
     Table images;
     private CheckpointValidation validation;
 
+    /** The directory to show first instead of the job's (Restart from Here... of the directory view), or null. */
+    private final File initialDirectory;
+
     public RestartDialog(Shell parent, IManaJob job) {
+        this(parent, job, null);
+    }
+
+    public RestartDialog(Shell parent, IManaJob job, File directory) {
         super(parent);
         this.job = job;
+        this.initialDirectory = directory;
         setHelpAvailable(true);
     }
 
@@ -104,6 +112,10 @@ public final class RestartDialog extends TitleAreaDialog {
             config.select(Math.max(0, configs.indexOf(preferred)));
         }
         config.addListener(SWT.Selection, e -> {
+            if (initialDirectory != null) {
+                validate();
+                return;
+            }
             directory.setText(defaultDirectory());
             validate();
         });
@@ -136,7 +148,32 @@ public final class RestartDialog extends TitleAreaDialog {
             tc.setText(col[0]);
             tc.setWidth(Integer.parseInt(col[1]));
         }
-        directory.setText(job != null ? job.getCheckpointDirectory().getPath() : defaultDirectory());
+        // a double-click opens the image in the image editor
+        images.addListener(SWT.MouseDoubleClick, e -> {
+            TableItem it = images.getItem(new org.eclipse.swt.graphics.Point(e.x, e.y));
+            if (it != null && it.getData() instanceof File f) {
+                try {
+                    dev.mana.eclipse.internal.ui.images.ImageInputs.open(
+                        PlatformUI.getWorkbench().getActiveWorkbenchWindow().getActivePage(), f);
+                } catch (org.eclipse.ui.PartInitException ex) {
+                    setErrorMessage(ex.getMessage());
+                }
+            }
+        });
+        Button inspect = new Button(c, SWT.PUSH);
+        inspect.setText("&Inspect Images...");
+        inspect.setToolTipText("Shows the directory in the Checkpoint Directory view (open, verify, compare images)");
+        inspect.addListener(SWT.Selection, e -> {
+            try {
+                dev.mana.eclipse.internal.ui.images.CheckpointDirectoryView.show(
+                    PlatformUI.getWorkbench().getActiveWorkbenchWindow().getActivePage(),
+                    new File(directory.getText().trim()));
+            } catch (org.eclipse.ui.PartInitException ex) {
+                setErrorMessage(ex.getMessage());
+            }
+        });
+        directory.setText(initialDirectory != null ? initialDirectory.getPath()
+            : job != null ? job.getCheckpointDirectory().getPath() : defaultDirectory());
         directory.addModifyListener(e -> validate());
         return area;
     }
@@ -195,6 +232,7 @@ public final class RestartDialog extends TitleAreaDialog {
         validation = CheckpointDirectoryValidator.validate(new File(directory.getText().trim()), ranks());
         for (Map.Entry<Integer, File> e : validation.images().entrySet()) {
             TableItem it = new TableItem(images, SWT.NONE);
+            it.setData(e.getValue());
             it.setText(new String[] {Integer.toString(e.getKey()), e.getValue().getName(),
                 ManaFormat.bytes(e.getValue().length()), ManaFormat.time(e.getValue().lastModified())});
         }

@@ -97,6 +97,13 @@ public final class ManaJobView extends ViewPart implements IManaJobListener {
         column("Size", 80, r -> r.image() == null ? "" : ManaFormat.bytes(r.image().length()), r -> null);
         column("Image", 360, r -> r.image() == null ? "" : r.image().getPath(), r -> null);
         viewer.addSelectionChangedListener(e -> selectionProvider.fire());
+        // a double-click on a rank opens its newest image in the image editor
+        viewer.addDoubleClickListener(e -> {
+            Object o = ((org.eclipse.jface.viewers.IStructuredSelection) e.getSelection()).getFirstElement();
+            if (o instanceof RankRow r) {
+                openImage(r);
+            }
+        });
 
         getSite().setSelectionProvider(selectionProvider);
         MenuManager menu = new MenuManager("#PopupMenu", ID);
@@ -144,6 +151,20 @@ public final class ManaJobView extends ViewPart implements IManaJobListener {
     }
 
     /** The job shown. */
+    /** Opens a rank's newest image in the image editor (the double-click); false when it has none. */
+    public boolean openImage(RankRow r) {
+        if (r.image() == null) {
+            return false;
+        }
+        try {
+            dev.mana.eclipse.internal.ui.images.ImageInputs.open(getSite().getPage(), r.image());
+            return true;
+        } catch (org.eclipse.ui.PartInitException e) {
+            ManaUIPlugin.getDefault().getLog().log(e.getStatus());
+            return false;
+        }
+    }
+
     public IManaJob getShownJob() {
         return shown;
     }
