@@ -33,13 +33,65 @@ public final class ManaImageWriter {
         int pages = Math.max(1, (content.length + PAGE - 1) / PAGE);
         byte[] payload = new byte[pages * PAGE];
         System.arraycopy(content, 0, payload, 0, content.length);
-        int pid = 4000 + rank;
-        long start = 0x555555600000L;
         CRC32C pc = new CRC32C();
         pc.update(payload);
+        byte[][] hdrTail = metadata(program, rank, nranks, generation, payload.length, pc.getValue());
+        byte[] img = new byte[PAGE + payload.length + hdrTail[1].length];
+        System.arraycopy(hdrTail[0], 0, img, 0, hdrTail[0].length);
+        System.arraycopy(payload, 0, img, PAGE, payload.length);
+        System.arraycopy(hdrTail[1], 0, img, PAGE + payload.length, hdrTail[1].length);
+        return img;
+    }
+
+    /**
+     * A large image written as a stream (never whole in memory): the heap region holds {@code payloadBytes}
+     * (rounded up to pages) of pseudo-random bytes from {@code seed}, every byte written (no sparse file),
+     * so reading it costs what reading a real image of that size costs.
+     */
+    public static Path writeLarge(Path file, String program, int rank, int nranks, int generation, long payloadBytes,
+            long seed) throws IOException {
+        long len = Math.max(PAGE, (payloadBytes + PAGE - 1) / PAGE * PAGE);
+        Files.createDirectories(file.toAbsolutePath().getParent());
+        CRC32C pc = new CRC32C();
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(seed);
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file,
+                java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.TRUNCATE_EXISTING,
+                java.nio.file.StandardOpenOption.WRITE)) {
+            ByteBuffer chunk = ByteBuffer.allocate(1 << 20).order(ByteOrder.LITTLE_ENDIAN);
+            long pos = PAGE;
+            while (pos < PAGE + len) {
+                chunk.clear();
+                int n = (int) Math.min(chunk.capacity(), PAGE + len - pos);
+                while (chunk.position() < n) {
+                    chunk.putLong(rnd.nextLong());
+                }
+                chunk.flip();
+                pc.update(chunk.duplicate());
+                while (chunk.hasRemaining()) {
+                    pos += ch.write(chunk, pos);
+                }
+            }
+            byte[][] hdrTail = metadata(program, rank, nranks, generation, len, pc.getValue());
+            ch.write(ByteBuffer.wrap(hdrTail[1]), PAGE + len);
+            ByteBuffer page0 = ByteBuffer.allocate(PAGE);
+            page0.put(hdrTail[0]).rewind();
+            ch.write(page0, 0);
+        }
+        return file;
+    }
+
+    /**
+     * The header page's first 256 bytes and everything after the payload (sections, table) for a payload of
+     * {@code payloadLength} bytes at offset 4096 with checksum {@code payloadCrc}.
+     */
+    private static byte[][] metadata(String program, int rank, int nranks, int generation, long payloadLength,
+            long payloadCrc) {
+        long pages = payloadLength / PAGE;
+        int pid = 4000 + rank;
+        long start = 0x555555600000L;
         byte[] name = "[heap]".getBytes(StandardCharsets.UTF_8);
-        Out mem = new Out().i64(start).i64(start + payload.length).i32(3).i32(0x2 | 0x10).i64(0).i64(0).i32(0).i32(0)
-            .i64(PAGE).i64(payload.length).i32(1).i32(pc.getValue()).i32(name.length).i32(0).bytes(name).pad8()
+        Out mem = new Out().i64(start).i64(start + payloadLength).i32(3).i32(0x2 | 0x10).i64(0).i64(0).i32(0).i32(0)
+            .i64(PAGE).i64(payloadLength).i32(1).i32(payloadCrc).i32(name.length).i32(0).bytes(name).pad8()
             .i64(0).i64(pages);
         long fs = 0x7ffff7d8a740L, stackLo = 0x7ffffffde000L, stackHi = 0x7ffffffe2000L, rsp = 0x7ffffffe1000L;
         byte[] stackName = "[stack]".getBytes(StandardCharsets.UTF_8);
@@ -62,29 +114,27 @@ public final class ManaImageWriter {
         // type, body, count: PROCESS, MEMORY, THREADS, FILES, SIGNALS
         Object[][] secs = {{1, proc.done(), 1}, {2, mem.done(), 2}, {3, thr.done(), 1}, {4, new byte[0], 0},
             {5, sig.done(), 0}};
-        ByteArrayOutputStream file = new ByteArrayOutputStream();
-        file.writeBytes(new byte[PAGE]);
-        file.writeBytes(payload);
+        long base = PAGE + payloadLength; // page-aligned, so 8-aligned
+        ByteArrayOutputStream tail = new ByteArrayOutputStream();
         Out table = new Out();
         for (Object[] s : secs) {
-            while ((file.size() & 7) != 0) {
-                file.write(0);
+            while ((tail.size() & 7) != 0) {
+                tail.write(0);
             }
             byte[] body = (byte[]) s[1];
-            table.i32((Integer) s[0]).i32(1).i64(file.size()).i64(body.length).i32(crc(body)).i32((Integer) s[2]);
-            file.writeBytes(body);
+            table.i32((Integer) s[0]).i32(1).i64(base + tail.size()).i64(body.length).i32(crc(body)).i32((Integer) s[2]);
+            tail.writeBytes(body);
         }
-        long tableOff = file.size();
-        file.writeBytes(table.done());
-        byte[] img = file.toByteArray();
-        Out h = new Out().bytes("MANAIMG1".getBytes(StandardCharsets.US_ASCII)).i32(1).i32(256).i64(img.length)
+        long tableOff = base + tail.size();
+        tail.writeBytes(table.done());
+        long fileSize = base + tail.size();
+        Out h = new Out().bytes("MANAIMG1".getBytes(StandardCharsets.US_ASCII)).i32(1).i32(256).i64(fileSize)
             .i64(tableOff).i32(secs.length).i32(32).i32(PAGE).i32(0).i32(rank).i32(nranks).i32(generation).i32(pid)
-            .i64(1_764_000_000_000_000_000L + generation).i64(payload.length + (stackHi - stackLo)).i64(payload.length).i32(0).i32(0)
+            .i64(1_764_000_000_000_000_000L + generation).i64(payloadLength + (stackHi - stackLo)).i64(payloadLength).i32(0).i32(0)
             .bytes(fixed("testhost", 64)).bytes(fixed("openmpi", 16)).bytes(fixed(program, 80));
         byte[] hdr = h.done();
         ByteBuffer.wrap(hdr).order(ByteOrder.LITTLE_ENDIAN).putInt(88, (int) crc(hdr));
-        System.arraycopy(hdr, 0, img, 0, hdr.length);
-        return img;
+        return new byte[][] {hdr, tail.toByteArray()};
     }
 
     private static long crc(byte[] b) {

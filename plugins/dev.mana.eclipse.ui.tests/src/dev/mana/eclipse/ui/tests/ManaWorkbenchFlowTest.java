@@ -303,6 +303,16 @@ class ManaWorkbenchFlowTest {
         });
         Ui.waitFor("the last checkpoint in the view", 10_000,
             () -> view.getSummaryText().contains("Last checkpoint: generation 1"));
+        // a double-click on a rank opens its image in the image editor
+        Ui.sync(() -> {
+            RankRow row0 = view.getRows().get(0);
+            assertTrue(view.openImage(row0));
+            var ed = (dev.mana.eclipse.internal.ui.images.ImageEditor) view.getSite().getPage().getActiveEditor();
+            assertEquals(row0.image().toPath(), ed.path());
+            assertEquals("1", ed.getOverview().get("Generation"));
+            view.getSite().getPage().closeAllEditors(false);
+            view.getSite().getPage().activate(view);
+        });
         if (sc.screenshots()) {
             screenshotMaximized(view, "job-view-after-checkpoint");
         }

@@ -56,7 +56,7 @@ final class Banner {
     }
 
     boolean isShown() {
-        return root.isVisible();
+        return root.getVisible();
     }
 
     String getText() {

@@ -230,7 +230,7 @@ public final class CheckpointDirectoryView extends ViewPart {
             }
             column("Rank", 60);
             for (long g : generations) {
-                column("Generation " + g, 250);
+                column("Generation " + g, 340);
             }
             column("*.tmp", 160);
             for (var e : grid.entrySet()) {
@@ -279,7 +279,7 @@ public final class CheckpointDirectoryView extends ViewPart {
             time = "?";
         }
         Verification v = verified.get(f.path());
-        return ManaFormat.bytes(f.size()) + ", " + time + ", " + (v == null ? "not verified" : "verified: " + v.verdict());
+        return ManaFormat.bytes(f.size()) + "  " + time + "  " + (v == null ? "not verified" : "verified: " + v.verdict());
     }
 
     private long[] cellAt(Point p) {

@@ -91,9 +91,10 @@ public final class ImageEditor extends MultiPageEditorPart {
         mpi = add(new MpiPage(this));
         hex = add(new HexPage(this));
         verify = add(new VerifyPage(this));
+        overview.ensureLoaded();
+        // the time to the first painted page (the timing test; paints come later, from the event loop)
         overview.root.addListener(SWT.Paint, e -> markPainted());
         overview.viewer().getTable().addListener(SWT.Paint, e -> markPainted());
-        overview.ensureLoaded();
         setActivePage(0);
     }
 
@@ -253,6 +254,7 @@ public final class ImageEditor extends MultiPageEditorPart {
     }
 
     public void setMemoryFilter(String text, boolean savedOnly) {
+        memoryMap.ensureLoaded();
         memoryMap.setFilter(text, savedOnly);
     }
 

@@ -23,6 +23,7 @@ abstract class ImagePage {
     Composite root;
     private Label message;
     private boolean loaded;
+    private boolean created;
 
     ImagePage(ImageEditor editor) {
         this.editor = editor;
@@ -47,14 +48,23 @@ abstract class ImagePage {
         gd.exclude = true;
         message.setLayoutData(gd);
         message.setVisible(false);
-        createContents(root);
         return root;
+    }
+
+    /** Makes the page's controls the first time it is needed (opening an image makes only the Overview's). */
+    final void ensureCreated() {
+        if (!created) {
+            created = true;
+            createContents(root);
+            root.layout(true, true);
+        }
     }
 
     final void ensureLoaded() {
         if (loaded) {
             return;
         }
+        ensureCreated();
         loaded = true;
         if (editor.image() == null) {
             showMessage("Nothing of this image can be read (see the message above).");
@@ -81,7 +91,7 @@ abstract class ImagePage {
     }
 
     String getMessage() {
-        return message.isVisible() ? message.getText() : "";
+        return message.getVisible() ? message.getText() : "";
     }
 
     static TableViewer table(Composite parent, int style) {

@@ -88,12 +88,18 @@ record Verification(VerifyReport report, List<MemoryRegion> regions, String fail
             + (report.problems().size() == 1 ? "" : "s") + ")";
     }
 
+    /** "corrupt: region 3 (...): checksum mismatch ...": the kind once (the library's messages may start with it). */
+    static String describe(Problem p) {
+        String label = p.kind().label() + ": ";
+        return p.message().startsWith(label) ? p.message() : label + p.message();
+    }
+
     /** The result of one region: its problems, else whether its checksum (or structure) held. */
     String regionResult(MemoryRegion r) {
         StringBuilder sb = new StringBuilder();
         for (Problem p : report.problems()) {
             if (p.region() == r.index()) {
-                sb.append(sb.length() == 0 ? "" : "; ").append(p);
+                sb.append(sb.length() == 0 ? "" : "; ").append(describe(p));
             }
         }
         if (sb.length() > 0) {

@@ -158,14 +158,14 @@ final class VerifyPage extends ImagePage {
         if (v.report() != null) {
             for (Problem p : v.report().problems()) {
                 if (p.region() < 0) {
-                    lines.add(p.toString());
+                    lines.add(Verification.describe(p));
                 }
             }
             for (String n : v.report().notes()) {
                 lines.add("note: " + n);
             }
             if (!v.report().ok()) {
-                editor.reportLine("Verify: " + v.verdict() + ": " + v.report().problems().get(0));
+                editor.reportLine("Verify: " + v.verdict() + ", the first: " + Verification.describe(v.report().problems().get(0)));
             }
         }
         others.setText(lines.isEmpty() ? "No other problem." : String.join("\n", lines));

@@ -1,0 +1,392 @@
+package dev.mana.eclipse.ui.tests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayInputStream;
+import java.io.File;
+import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import org.eclipse.core.filesystem.EFS;
+import org.eclipse.core.resources.IFile;
+import org.eclipse.core.resources.IProject;
+import org.eclipse.core.resources.ResourcesPlugin;
+import org.eclipse.core.runtime.jobs.Job;
+import org.eclipse.swt.widgets.Display;
+import org.eclipse.swt.widgets.Shell;
+import org.eclipse.ui.IEditorPart;
+import org.eclipse.ui.IWorkbenchPage;
+import org.eclipse.ui.IWorkbenchPart;
+import org.eclipse.ui.PlatformUI;
+import org.eclipse.ui.ide.IDE;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import dev.mana.eclipse.internal.ui.actions.RestartDialog;
+import dev.mana.eclipse.internal.ui.images.CheckpointDirectoryView;
+import dev.mana.eclipse.internal.ui.images.DiffEditor;
+import dev.mana.eclipse.internal.ui.images.ImageEditor;
+import dev.mana.eclipse.internal.ui.images.ImageInputs;
+import dev.mana.eclipse.tests.support.ManaImageWriter;
+import dev.mana.eclipse.tests.support.TestDmtcpImage;
+import dev.mana.inspector.CheckpointImage;
+import dev.mana.inspector.HexDump;
+import dev.mana.inspector.Images;
+import dev.mana.inspector.MemoryRegion;
+
+/**
+ * Browsing checkpoint images in the real workbench: the image editor on an image the real runtime wrote
+ * (values against {@code mana_inspect --json} of the same file, a region's hex against
+ * {@code mana_inspect hexdump}), opened the ways a person opens it (File > Open File..., the Project
+ * Explorer); a truncated copy (banner, readable pages), a corrupted copy (verify names the region); DMTCP
+ * images from the test writer, plain and gzip'd; the checkpoint directory view (verify all, compare two
+ * generations, Restart from Here...); verify with progress and cancel on a 1 GiB image; the time to the first
+ * painted page of that 1 GiB image (written, not sparse, into target/). Screenshots of the overview, the
+ * memory map and the directory view go to target/screenshots (make screenshots copies them into docs/).
+ */
+class ImageBrowsingTest {
+    static Path root;
+    static Path tmp;
+    static Path target;
+    static RealImages real;
+    /** A two-generation, two-rank directory from the test writer (always there, real runtime or not). */
+    static Path writtenDir;
+
+    @BeforeAll
+    static void setUp() throws Exception {
+        root = Path.of(System.getProperty("mana.root"));
+        target = Path.of(System.getProperty("mana.uitest.target", "target"));
+        tmp = Files.createTempDirectory("mana-images");
+        real = RealImages.make(root, tmp);
+        writtenDir = tmp.resolve("written");
+        for (int g = 1; g <= 2; g++) {
+            for (int r = 0; r < 2; r++) {
+                byte[] content = new byte[3 * 4096 + 100];
+                java.util.Arrays.fill(content, (byte) (r + 1));
+                if (g == 2) {
+                    java.util.Arrays.fill(content, 4096, 4096 + 10, (byte) 0x7f); // 10 bytes changed
+                }
+                ManaImageWriter.write(writtenDir.resolve("ckpt_rank_" + r + "/ckpt_sum_gen" + g + ".mana"), "sum", r, 2, g,
+                    content);
+            }
+        }
+        Ui.sync(() -> {
+            var w = PlatformUI.getWorkbench().getActiveWorkbenchWindow();
+            w.getShell().setBounds(0, 0, 1280, 860);
+            w.getActivePage().closeAllEditors(false);
+        });
+    }
+
+    @AfterEach
+    void closeEditors() {
+        Ui.sync(() -> PlatformUI.getWorkbench().getActiveWorkbenchWindow().getActivePage().closeAllEditors(false));
+    }
+
+    @AfterAll
+    static void cleanUp() throws Exception {
+        Files.deleteIfExists(target.resolve("large-1gib.mana"));
+        try (var s = Files.walk(tmp)) {
+            s.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+
+    static IWorkbenchPage page() {
+        return PlatformUI.getWorkbench().getActiveWorkbenchWindow().getActivePage();
+    }
+
+    static ImageEditor open(Path image) {
+        return Ui.sync(() -> (ImageEditor) ImageInputs.open(page(), image.toFile()));
+    }
+
+    /** A screenshot of the workbench with {@code part} maximized, into target/screenshots. */
+    static void screenshot(IWorkbenchPart part, String name) {
+        Ui.sync(() -> {
+            var ref = page().getReference(part);
+            page().setPartState(ref, IWorkbenchPage.STATE_MAXIMIZED);
+            Shell shell = page().getWorkbenchWindow().getShell();
+            Ui.screenshot(shell, new File(System.getProperty("mana.image.screenshots", target.resolve("screenshots").toString()),
+                name).getPath(), true);
+            page().setPartState(ref, IWorkbenchPage.STATE_RESTORED);
+        });
+    }
+
+    /** The first saved region that stores bytes, preferring one named {@code like}. */
+    static MemoryRegion storedRegion(List<MemoryRegion> rs, String like) {
+        return rs.stream().filter(r -> r.saved() && r.storedBytes() > 0 && r.name().contains(like)).findFirst()
+            .orElseGet(() -> rs.stream().filter(r -> r.saved() && r.storedBytes() > 0).findFirst().orElseThrow());
+    }
+
+    static String firstLine(String s) {
+        int i = s.indexOf('\n');
+        return i < 0 ? s : s.substring(0, i);
+    }
+
+    @Test
+    void realImageAsManaInspectSeesIt() throws Exception {
+        Assumptions.assumeTrue(real.dir != null, () -> "no real image: " + real.why);
+        Path img = real.gen2;
+        String json = RealImages.inspect(root, "summary", "--json", img.toString());
+        // File > Open File... opens a file by its name's editor: ours for *.mana
+        ImageEditor ed = Ui.sync(() -> (ImageEditor) IDE.openEditorOnFileStore(page(),
+            EFS.getLocalFileSystem().getStore(img.toUri())));
+        Map<String, String> o = Ui.sync(ed::getOverview);
+        assertFalse(Ui.sync(ed::isBannerShown), () -> Ui.sync(ed::getBannerText));
+        assertEquals(RealImages.json(json, "program"), o.get("Program"));
+        assertEquals(RealImages.json(json, "executable"), o.get("Executable"));
+        assertEquals(RealImages.json(json, "pid"), o.get("PID"));
+        assertEquals(RealImages.json(json, "rank") + " of " + RealImages.json(json, "nranks"), o.get("Rank"));
+        assertEquals(RealImages.json(json, "generation"), o.get("Generation"));
+        assertEquals("2", o.get("Generation"));
+        assertEquals(RealImages.json(json, "host"), o.get("Host"));
+        assertEquals(RealImages.json(json, "mpi"), o.get("MPI"));
+        assertTrue(o.get("Checkpoint time").startsWith(RealImages.json(json, "time").replaceAll("0+Z$", "")),
+            o.get("Checkpoint time") + " vs " + RealImages.json(json, "time"));
+        for (String[] f : new String[][] {{"File size", "file_size"}, {"Mapped", "mapped_bytes"}, {"Stored", "stored_bytes"},
+            {"Zero pages skipped", "zero_bytes"}}) {
+            assertTrue(o.get(f[0]).endsWith("(" + RealImages.json(json, f[1]) + " bytes)"), f[0] + ": " + o.get(f[0]));
+        }
+        assertEquals(RealImages.json(json, "regions"), o.get("Regions"));
+        assertEquals(RealImages.json(json, "threads"), o.get("Threads"));
+        assertEquals(RealImages.json(json, "files"), o.get("Files"));
+        assertTrue(o.get("Header checks").contains(RealImages.json(json, "header_crc") + " matches"), o.get("Header checks"));
+        assertTrue(o.get("MPI state").startsWith("no MPI section"), o.get("MPI state"));
+        screenshot(ed, "image-editor-overview");
+
+        // the memory map: every region; a region of the program selected, its hex as mana_inspect shows it
+        List<MemoryRegion> rs = Ui.sync(ed::getRegions);
+        assertEquals(Long.parseLong(RealImages.json(json, "regions")), rs.size());
+        MemoryRegion r = storedRegion(rs, "/heat");
+        Ui.sync(() -> ed.selectRegion(r));
+        assertTrue(Ui.sync(ed::getMemoryStripBreaks) >= 1, "the gap between the program and the libraries is drawn as a break");
+        screenshot(ed, "image-editor-memory-map");
+        Ui.sync(ed::showSelectedRegionInHex);
+        String expect = RealImages.inspect(root, "hexdump", img.toString(), "0x" + Long.toHexString(r.start()), "64");
+        String hex = Ui.sync(ed::getHexText);
+        assertTrue(hex.startsWith(expect), "hex page:\n" + hex.substring(0, Math.min(400, hex.length())) + "\nmana_inspect:\n" + expect);
+        assertTrue(Ui.sync(ed::getHexLocation).startsWith("region " + r.index() + " "), Ui.sync(ed::getHexLocation));
+        // filter: the program's regions only
+        int total = rs.size();
+        Ui.sync(() -> ed.setMemoryFilter("/heat", false));
+        int shown = Ui.sync(ed::getMemoryMapVisibleRows);
+        assertTrue(shown > 0 && shown < total, shown + " of " + total);
+        Ui.sync(() -> ed.setMemoryFilter("", true));
+        assertEquals(rs.stream().filter(MemoryRegion::saved).count(), (long) Ui.sync(ed::getMemoryMapVisibleRows));
+        // threads and files: as many rows as mana_inspect counts
+        assertEquals(Integer.parseInt(RealImages.json(json, "threads")), (int) Ui.sync(() -> ed.getTableRows("Threads")));
+        assertEquals(Integer.parseInt(RealImages.json(json, "files")), (int) Ui.sync(() -> ed.getTableRows("Files")));
+        Ui.sync(() -> ed.getTableRows("Signals"));
+        assertTrue(Ui.sync(() -> ed.getPageMessage("MPI")).startsWith("No MPI section"));
+        // verify: OK, every stored region's checksum checked
+        Ui.sync(ed::startVerify);
+        Ui.waitFor("verify to end", 60_000, () -> ed.getVerifyVerdict() != null);
+        assertEquals("OK", Ui.sync(ed::getVerifyVerdict), Ui.sync(ed::getVerifyStatus));
+        assertEquals("OK (checksum)", Ui.sync(() -> ed.getVerifyRegionResult(r)));
+    }
+
+    @Test
+    void truncatedAndCorruptCopies() throws Exception {
+        Path src = real.dir != null ? real.gen2 : writtenDir.resolve("ckpt_rank_0/ckpt_sum_gen1.mana");
+        Path cut = tmp.resolve("cut/" + src.getFileName());
+        Files.createDirectories(cut.getParent());
+        Files.copy(src, cut);
+        long size = Files.size(cut);
+        try (RandomAccessFile f = new RandomAccessFile(cut.toFile(), "rw")) {
+            f.setLength(size * 2 / 3);
+        }
+        byte[] before = Files.readAllBytes(cut);
+        ImageEditor ed = open(cut);
+        assertTrue(Ui.sync(ed::isBannerShown));
+        String banner = Ui.sync(ed::getBannerText);
+        assertTrue(banner.startsWith("Truncated (TRUNCATED): the file has " + (size * 2 / 3) + " bytes, its header declares " + size),
+            banner);
+        Map<String, String> o = Ui.sync(ed::getOverview);
+        assertEquals(real.dir != null ? "heat" : "sum", o.get("Program"), "the header is still shown");
+        assertTrue(o.get("Header checks").contains("file size SHORT"), o.get("Header checks"));
+        assertTrue(Ui.sync(() -> ed.getPageMessage("Memory Map")).startsWith("Memory Map cannot be shown: "),
+            Ui.sync(() -> ed.getPageMessage("Memory Map")));
+        Ui.sync(ed::startVerify);
+        Ui.waitFor("verify of the truncated copy", 30_000, () -> ed.getVerifyVerdict() != null);
+        assertTrue(Ui.sync(ed::getVerifyVerdict).startsWith("TRUNCATED"), Ui.sync(ed::getVerifyVerdict));
+        screenshot(ed, "image-editor-truncated");
+        Ui.sync(() -> page().closeAllEditors(false));
+        assertTrue(java.util.Arrays.equals(before, Files.readAllBytes(cut)), "nothing written to the image");
+
+        // one flipped byte in a payload: opens cleanly, verify names the region
+        Path bad = tmp.resolve("bad/" + src.getFileName());
+        Files.createDirectories(bad.getParent());
+        Files.copy(src, bad);
+        MemoryRegion victim;
+        try (CheckpointImage img = Images.open(bad)) {
+            victim = storedRegion(img.regions(), "[heap]");
+        }
+        try (RandomAccessFile f = new RandomAccessFile(bad.toFile(), "rw")) {
+            f.seek(victim.payloadOffset() + 100);
+            int b = f.read();
+            f.seek(victim.payloadOffset() + 100);
+            f.write(b ^ 0x10);
+        }
+        ImageEditor ed2 = open(bad);
+        assertFalse(Ui.sync(ed2::isBannerShown));
+        Ui.sync(ed2::startVerify);
+        Ui.waitFor("verify of the corrupt copy", 30_000, () -> ed2.getVerifyVerdict() != null);
+        assertEquals("CORRUPT (1 problem)", Ui.sync(ed2::getVerifyVerdict));
+        MemoryRegion v = Ui.sync(ed2::getRegions).get(victim.index());
+        assertTrue(Ui.sync(() -> ed2.getVerifyRegionResult(v)).startsWith("corrupt: region " + victim.index()),
+            Ui.sync(() -> ed2.getVerifyRegionResult(v)));
+        assertTrue(Ui.sync(ed2::isBannerShown), "the verify's verdict goes to the banner");
+    }
+
+    @Test
+    void dmtcpImagesPlainAndGzipped() throws Exception {
+        for (boolean gz : new boolean[] {false, true}) {
+            Path p = TestDmtcpImage.sample(7).write(tmp.resolve("ckpt_ping_pong_1a2b3c4d-31337-65f0a1b2" + (gz ? "-gz" : "")
+                + ".dmtcp"), gz);
+            // the Project Explorer: a workspace file opens in its default editor, ours
+            IProject project = ResourcesPlugin.getWorkspace().getRoot().getProject("images");
+            if (!project.exists()) {
+                project.create(null);
+            }
+            project.open(null);
+            IFile f = project.getFile(p.getFileName().toString());
+            if (!f.exists()) {
+                f.create(new ByteArrayInputStream(Files.readAllBytes(p)), true, null);
+            }
+            IEditorPart part = Ui.sync(() -> IDE.openEditor(page(), f));
+            assertTrue(part instanceof ImageEditor, String.valueOf(part));
+            ImageEditor ed = (ImageEditor) part;
+            Map<String, String> o = Ui.sync(ed::getOverview);
+            assertEquals("DMTCP v4.0 image" + (gz ? " (gzip'd)" : ""), o.get("Format"));
+            assertEquals("ping_pong", o.get("Program"));
+            assertTrue(o.get("Computation").contains("4 peers"), o.get("Computation"));
+            List<MemoryRegion> rs = Ui.sync(ed::getRegions);
+            try (CheckpointImage img = Images.open(p)) {
+                assertEquals(img.regions().size(), rs.size());
+                MemoryRegion r = storedRegion(img.regions(), "[heap]");
+                ByteBuffer b = ByteBuffer.allocate(16);
+                img.readMemory(r.start(), b);
+                Ui.sync(() -> ed.showHex(r.start()));
+                assertEquals(HexDump.line(r.start(), b.array(), 0, 16), firstLine(Ui.sync(ed::getHexText)));
+            }
+            assertTrue(Ui.sync(() -> ed.getPageMessage("Threads")).startsWith("DMTCP v4.0 images"));
+            Ui.sync(ed::startVerify);
+            Ui.waitFor("verify of the DMTCP image", 30_000, () -> ed.getVerifyVerdict() != null);
+            assertEquals("OK (structure; no checksums)", Ui.sync(ed::getVerifyVerdict));
+            Ui.sync(() -> page().closeAllEditors(false));
+        }
+    }
+
+    @Test
+    void directoryViewVerifiesComparesAndRestarts() throws Exception {
+        Path dir = real.dir != null ? real.dir : writtenDir;
+        long ranks = real.dir != null ? 1 : 2;
+        CheckpointDirectoryView view = Ui.sync(() -> CheckpointDirectoryView.show(page(), dir.toFile()));
+        assertEquals(List.of(1L, 2L), Ui.sync(view::getGenerations));
+        assertEquals(ranks, (long) Ui.sync(view::getRankRows));
+        assertTrue(Ui.sync(view::getSummaryText).contains("Restartable from generation 2"), Ui.sync(view::getSummaryText));
+        assertTrue(Ui.sync(() -> view.getCellText(0, 1)).endsWith("not verified"));
+        Job verify = Ui.sync(view::verifyAll);
+        assertTrue(verify.join(120_000, null));
+        Ui.waitFor("every cell verified", 10_000, () -> view.getCellText(ranks - 1, 2).endsWith("verified: OK"));
+        for (long r = 0; r < ranks; r++) {
+            for (long g = 1; g <= 2; g++) {
+                long rank = r;
+                long gen = g;
+                assertEquals("OK", Ui.sync(() -> view.verdictOf(rank, gen)), "rank " + r + " generation " + g);
+            }
+        }
+        screenshot(view, "checkpoint-directory-view");
+
+        // compare generation 1 with 2: a diff editor, a region changed with its byte count
+        Ui.sync(() -> view.selectCell(0, 1, false));
+        Ui.sync(() -> view.selectCell(0, 2, true));
+        Job cmp = Ui.sync(() -> view.compare(1, 2));
+        assertTrue(cmp.join(120_000, null));
+        Ui.waitFor("the diff editor", 10_000, () -> page().getActiveEditor() instanceof DiffEditor);
+        DiffEditor diff = Ui.sync(() -> (DiffEditor) page().getActiveEditor());
+        String summary = Ui.sync(diff::getSummary);
+        assertTrue(summary.contains("generation 1 → 2"), summary);
+        var r0 = Ui.sync(() -> diff.rank(0));
+        assertNotNull(r0.diff(), r0.error());
+        assertTrue(r0.diff().count(dev.mana.inspector.ImageDiff.Kind.CHANGED) >= 1, summary);
+        assertTrue(r0.diff().headerChanges().stream().anyMatch(c -> c.startsWith("generation")), summary);
+        if (real.dir == null) {
+            assertEquals(10, r0.diff().bytesChanged(), summary);
+        } else {
+            assertTrue(r0.diff().bytesChanged() > 0, summary);
+        }
+        assertTrue(summary.contains("(" + r0.diff().bytesChanged() + " bytes) changed"), summary);
+        assertTrue(Ui.sync(diff::getVisibleRows) >= 1);
+        screenshot(diff, "generation-diff");
+
+        // double-click a cell: the image editor
+        Ui.sync(() -> view.openImage(0, 2));
+        assertTrue(Ui.sync(() -> page().getActiveEditor()) instanceof ImageEditor);
+
+        // Restart from Here...: the restart dialog, on this directory
+        RestartDialog d = Ui.sync(() -> view.restartFromHere(false));
+        try {
+            assertEquals(dir.toAbsolutePath().toString(), Ui.sync(() -> d.directoryText().getText()));
+        } finally {
+            Ui.sync(() -> d.close());
+        }
+    }
+
+    @Test
+    void largeImageFirstPaintAndVerifyWithProgressAndCancel() throws Exception {
+        Path big = target.resolve("large-1gib.mana");
+        long t0 = System.nanoTime();
+        ManaImageWriter.writeLarge(big, "big", 0, 1, 1, 1L << 30, 20261130);
+        double writeS = (System.nanoTime() - t0) / 1e9;
+        assertTrue(Files.size(big) > (1L << 30));
+        long[] times = Ui.sync(() -> {
+            Display d = Display.getCurrent();
+            long start = System.nanoTime();
+            ImageEditor ed = (ImageEditor) ImageInputs.open(page(), big.toFile());
+            long created = System.nanoTime();
+            long deadline = start + TimeUnit.SECONDS.toNanos(10);
+            while (ed.getFirstPaintNanos() == 0 && System.nanoTime() < deadline) {
+                if (!d.readAndDispatch()) {
+                    Thread.sleep(1);
+                }
+            }
+            return new long[] {start, created, ed.getFirstPaintNanos()};
+        });
+        assertTrue(times[2] != 0, "the overview was painted");
+        double firstPaintMs = (times[2] - times[0]) / 1e6;
+        double createdMs = (times[1] - times[0]) / 1e6;
+        String line = String.format(java.util.Locale.ROOT,
+            "image editor, %d-byte image: first page painted %.1f ms after open (editor created %.1f ms); image written in %.1f s",
+            Files.size(big), firstPaintMs, createdMs, writeS);
+        System.out.println(line);
+        Files.writeString(target.resolve("image-editor-timing.txt"), line + "\n");
+        assertTrue(firstPaintMs < 1000, line);
+        ImageEditor ed = Ui.sync(() -> (ImageEditor) page().getActiveEditor());
+        assertEquals("big", Ui.sync(ed::getOverview).get("Program"));
+        assertTrue(Ui.sync(ed::getRegions).size() == 2);
+
+        // verify: progress arrives, Cancel stops it
+        Ui.sync(ed::startVerify);
+        Ui.waitFor("verify progress", 30_000, () -> ed.getVerifyProgressEvents() >= 2);
+        Ui.sync(ed::cancelVerify);
+        Ui.waitFor("verify to stop", 30_000, () -> ed.getVerifyVerdict() != null);
+        assertEquals("canceled", Ui.sync(ed::getVerifyVerdict));
+        assertFalse(Ui.sync(ed::isVerifying));
+        // and to the end: progress all the way, OK
+        Ui.sync(ed::startVerify);
+        Ui.waitFor("verify of 1 GiB", 120_000, () -> ed.getVerifyVerdict() != null);
+        assertEquals("OK", Ui.sync(ed::getVerifyVerdict), Ui.sync(ed::getVerifyStatus));
+        assertTrue(Ui.sync(ed::getVerifyProgressEvents) >= 100, "one progress report per 8 MiB read");
+        assertTrue(Ui.sync(ed::getVerifyStatus).startsWith("OK: 1.0 GiB read"), Ui.sync(ed::getVerifyStatus));
+    }
+}
