@@ -3,6 +3,7 @@
 #   make build  build everything, run nothing (lays out bin/ and lib/ as in MANA's manual)
 #   make demo   build if needed, then checkpoint / kill / restart the bundled example
 #   make bench-process | bench-coordinator | bench-inspector   benchmarks (table, then one JSON line)
+#   make screenshots   copy the image-browsing screenshots the UI tests took (target/) into docs/screenshots/
 
 SHELL := /bin/bash
 ROOT  := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
@@ -18,7 +19,7 @@ MVN := JAVA_HOME=$(BUILD_JDK) $(ROOT)/mvnw -B -ntp
 DEB_PACKAGES := build-essential cmake gdb openmpi-bin libopenmpi-dev mpich libmpich-dev \
                 xvfb xauth libgtk-3-0 fonts-dejavu-core procps psmisc bsdutils util-linux
 
-.PHONY: all deps build test demo clean bench-process bench-coordinator bench-inspector check-jdk
+.PHONY: all deps build test demo clean bench-process bench-coordinator bench-inspector check-jdk screenshots
 
 all: build
 
@@ -57,6 +58,13 @@ bench-coordinator:
 bench-inspector:
 	@[ -x $(ROOT)/bin/mana_inspect ] || $(MAKE) build
 	$(ROOT)/image-inspector/bench/bench_inspector.sh
+
+# The UI tests write their image-browsing screenshots under target/ (never into docs/ during make test).
+SHOTS := $(ROOT)/plugins/dev.mana.eclipse.ui.tests/target/screenshots
+screenshots:
+	@ls $(SHOTS)/*.png >/dev/null 2>&1 || { echo "no screenshots in $(SHOTS): run make test first (the UI tests take them)" >&2; exit 1; }
+	cp $(SHOTS)/*.png $(ROOT)/docs/screenshots/
+	@echo "copied $$(ls $(SHOTS)/*.png | wc -l) screenshots into docs/screenshots/"
 
 clean:
 	$(MVN) -q clean || true
