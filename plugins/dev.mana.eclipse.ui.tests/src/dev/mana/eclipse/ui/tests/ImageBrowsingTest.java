@@ -222,6 +222,13 @@ class ImageBrowsingTest {
         Ui.sync(() -> page().closeAllEditors(false));
         assertTrue(java.util.Arrays.equals(before, Files.readAllBytes(cut)), "nothing written to the image");
 
+        // not an image at all: the banner says so, no page has anything
+        Path text = Files.writeString(tmp.resolve("notes.mana"), "these are my notes, not an image\n");
+        ImageEditor ed3 = open(text);
+        assertTrue(Ui.sync(ed3::getBannerText).startsWith("Not a checkpoint image (NOT_AN_IMAGE): "), Ui.sync(ed3::getBannerText));
+        assertTrue(Ui.sync(() -> ed3.getPageMessage("Memory Map")).startsWith("Nothing of this image can be read"));
+        Ui.sync(() -> page().closeAllEditors(false));
+
         // one flipped byte in a payload: opens cleanly, verify names the region
         Path bad = tmp.resolve("bad/" + src.getFileName());
         Files.createDirectories(bad.getParent());
@@ -334,11 +341,24 @@ class ImageBrowsingTest {
         assertTrue(Ui.sync(() -> page().getActiveEditor()) instanceof ImageEditor);
 
         // Restart from Here...: the restart dialog, on this directory
+        Ui.sync(() -> page().closeAllEditors(false));
+        // the dialog restarts a launch configuration: have one
+        var lm = org.eclipse.debug.core.DebugPlugin.getDefault().getLaunchManager();
+        var wc = lm.getLaunchConfigurationType(dev.mana.eclipse.core.ManaCore.LAUNCH_CONFIGURATION_TYPE)
+            .newInstance(null, "images test");
+        wc.setAttribute(dev.mana.eclipse.core.ManaCore.ATTR_PROGRAM, "/bin/true");
+        wc.setAttribute(dev.mana.eclipse.core.ManaCore.ATTR_RANKS, (int) ranks);
+        var config = wc.doSave();
         RestartDialog d = Ui.sync(() -> view.restartFromHere(false));
         try {
             assertEquals(dir.toAbsolutePath().toString(), Ui.sync(() -> d.directoryText().getText()));
+            // a double-click on an image of the dialog opens it
+            assertTrue(Ui.sync(() -> d.openImage(0)));
+            ImageEditor ed = Ui.sync(() -> (ImageEditor) page().getActiveEditor());
+            assertEquals("2", Ui.sync(ed::getOverview).get("Generation"));
         } finally {
             Ui.sync(() -> d.close());
+            config.delete();
         }
     }
 

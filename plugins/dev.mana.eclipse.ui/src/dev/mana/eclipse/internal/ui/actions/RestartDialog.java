@@ -151,13 +151,8 @@ public final class RestartDialog extends TitleAreaDialog {
         // a double-click opens the image in the image editor
         images.addListener(SWT.MouseDoubleClick, e -> {
             TableItem it = images.getItem(new org.eclipse.swt.graphics.Point(e.x, e.y));
-            if (it != null && it.getData() instanceof File f) {
-                try {
-                    dev.mana.eclipse.internal.ui.images.ImageInputs.open(
-                        PlatformUI.getWorkbench().getActiveWorkbenchWindow().getActivePage(), f);
-                } catch (org.eclipse.ui.PartInitException ex) {
-                    setErrorMessage(ex.getMessage());
-                }
+            if (it != null) {
+                openImage(images.indexOf(it));
             }
         });
         Button inspect = new Button(c, SWT.PUSH);
@@ -245,6 +240,21 @@ public final class RestartDialog extends TitleAreaDialog {
             setErrorMessage(String.join(" ", validation.problems()));
         }
         getButton(IDialogConstants.OK_ID).setEnabled(validation.isValid());
+    }
+
+    /** Opens the image of a row of the images table in the image editor (the double-click); false if none. */
+    public boolean openImage(int row) {
+        if (row < 0 || row >= images.getItemCount() || !(images.getItem(row).getData() instanceof File f)) {
+            return false;
+        }
+        try {
+            dev.mana.eclipse.internal.ui.images.ImageInputs.open(
+                PlatformUI.getWorkbench().getActiveWorkbenchWindow().getActivePage(), f);
+            return true;
+        } catch (org.eclipse.ui.PartInitException ex) {
+            setErrorMessage(ex.getMessage());
+            return false;
+        }
     }
 
     public CheckpointValidation getValidation() {
