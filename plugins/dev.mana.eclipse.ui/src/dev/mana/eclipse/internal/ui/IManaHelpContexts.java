@@ -11,4 +11,6 @@ public interface IManaHelpContexts {
     String JOB_VIEW = PREFIX + "job_view";
     String RESTART_DIALOG = PREFIX + "restart_dialog";
     String PREFERENCE_PAGE = PREFIX + "preference_page";
+    String IMAGE_EDITOR = PREFIX + "image_editor";
+    String DIRECTORY_VIEW = PREFIX + "directory_view";
 }

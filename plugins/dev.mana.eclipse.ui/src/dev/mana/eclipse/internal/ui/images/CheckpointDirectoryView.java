@@ -88,6 +88,8 @@ public final class CheckpointDirectoryView extends ViewPart {
     public void createPartControl(Composite parent) {
         Composite c = new Composite(parent, SWT.NONE);
         c.setLayout(new GridLayout(3, false));
+        org.eclipse.ui.PlatformUI.getWorkbench().getHelpSystem().setHelp(c,
+            dev.mana.eclipse.internal.ui.IManaHelpContexts.DIRECTORY_VIEW);
         new Label(c, SWT.NONE).setText("Checkpoint directory:");
         dirText = new Text(c, SWT.BORDER);
         dirText.setLayoutData(new GridData(SWT.FILL, SWT.CENTER, true, false));

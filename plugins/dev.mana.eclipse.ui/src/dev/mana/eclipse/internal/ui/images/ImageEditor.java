@@ -75,6 +75,8 @@ public final class ImageEditor extends MultiPageEditorPart {
         Composite pagesArea = new Composite(c, SWT.NONE);
         pagesArea.setLayoutData(new GridData(SWT.FILL, SWT.FILL, true, true));
         pagesArea.setLayout(new FillLayout());
+        org.eclipse.ui.PlatformUI.getWorkbench().getHelpSystem().setHelp(c,
+            dev.mana.eclipse.internal.ui.IManaHelpContexts.IMAGE_EDITOR);
         for (Problem p : openProblems) {
             banner.add(line(p.kind(), p.message()));
         }
