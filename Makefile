@@ -3,7 +3,7 @@
 #   make build  build everything, run nothing (lays out bin/ and lib/ as in MANA's manual)
 #   make demo   build if needed, then checkpoint / kill / restart the bundled example
 #   make bench-process | bench-coordinator | bench-inspector   benchmarks (table, then one JSON line)
-#   make screenshots   copy the image-browsing screenshots the UI tests took (target/) into docs/screenshots/
+#   make screenshots   copy the screenshots the UI tests took (under target/) into docs/screenshots/
 
 SHELL := /bin/bash
 ROOT  := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
@@ -59,7 +59,7 @@ bench-inspector:
 	@[ -x $(ROOT)/bin/mana_inspect ] || $(MAKE) build
 	$(ROOT)/image-inspector/bench/bench_inspector.sh
 
-# The UI tests write their image-browsing screenshots under target/ (never into docs/ during make test).
+# The UI tests write their screenshots under target/ (never into docs/ during make test).
 SHOTS := $(ROOT)/plugins/dev.mana.eclipse.ui.tests/target/screenshots
 screenshots:
 	@ls $(SHOTS)/*.png >/dev/null 2>&1 || { echo "no screenshots in $(SHOTS): run make test first (the UI tests take them)" >&2; exit 1; }

@@ -115,8 +115,7 @@ class ImageBrowsingTest {
             var ref = page().getReference(part);
             page().setPartState(ref, IWorkbenchPage.STATE_MAXIMIZED);
             Shell shell = page().getWorkbenchWindow().getShell();
-            Ui.screenshot(shell, new File(System.getProperty("mana.image.screenshots", target.resolve("screenshots").toString()),
-                name).getPath(), true);
+            Ui.screenshot(shell, name);
             page().setPartState(ref, IWorkbenchPage.STATE_RESTORED);
         });
     }
@@ -312,7 +311,6 @@ class ImageBrowsingTest {
                 assertEquals("OK", Ui.sync(() -> view.verdictOf(rank, gen)), "rank " + r + " generation " + g);
             }
         }
-        screenshot(view, "checkpoint-directory-view");
 
         // compare generation 1 with 2: a diff editor, a region changed with its byte count
         Ui.sync(() -> view.selectCell(0, 1, false));
@@ -360,6 +358,26 @@ class ImageBrowsingTest {
             Ui.sync(() -> d.close());
             config.delete();
         }
+
+        // four ranks, two generations, a writer that died in rank 3 while writing generation 3
+        Path rich = tmp.resolve("rich");
+        for (int g = 1; g <= 2; g++) {
+            for (int r = 0; r < 4; r++) {
+                ManaImageWriter.write(rich.resolve("ckpt_rank_" + r + "/ckpt_sum_gen" + g + ".mana"), "sum", r, 4, g,
+                    new byte[(r + 1) * 40_000 + g * 5000]);
+            }
+        }
+        Files.write(rich.resolve("ckpt_rank_3/ckpt_sum_gen3.mana.tmp"), new byte[5000]);
+        Ui.sync(() -> view.setDirectory(rich));
+        assertEquals(4, (int) Ui.sync(view::getRankRows));
+        assertEquals(List.of(1L, 2L), Ui.sync(view::getGenerations));
+        String sum = Ui.sync(view::getSummaryText);
+        assertTrue(sum.contains("Not restartable") && sum.contains("Stale *.tmp") && sum.contains("ckpt_sum_gen3.mana.tmp"), sum);
+        assertTrue(Ui.sync(view::verifyAll).join(120_000, null));
+        Ui.waitFor("the rich directory verified", 10_000, () -> view.getCellText(3, 2).endsWith("verified: OK"));
+        Ui.sync(() -> view.selectCell(1, 1, false));
+        Ui.sync(() -> view.selectCell(1, 2, true));
+        screenshot(view, "checkpoint-directory-view");
     }
 
     @Test

@@ -51,7 +51,7 @@ import dev.mana.eclipse.internal.ui.views.RankRow;
  * view updating while ranks pass the checkpoint phases and showing the images, Checkpoint and Stop,
  * Restart from Checkpoint... (validated), and the right result in the restarted job's console.
  * Screenshots of the launch dialog, the job view during a checkpoint and the restart dialog go to
- * docs/screenshots/.
+ * target/screenshots/ ({@code make screenshots} copies them into docs/screenshots/).
  * <p>
  * It runs twice: with the stand-in runtime's {@code sum_to} (non-MPI, checkpoint-aware, 2 ranks; see
  * standin-runtime/README.md; takes the screenshots), and with the repository's runtime and its example

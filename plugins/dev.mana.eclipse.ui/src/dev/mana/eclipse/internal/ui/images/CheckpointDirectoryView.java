@@ -102,12 +102,14 @@ public final class CheckpointDirectoryView extends ViewPart {
         GridData sd = new GridData(SWT.FILL, SWT.TOP, true, false);
         sd.horizontalSpan = 3;
         summary.setLayoutData(sd);
-        table = new Table(c, SWT.BORDER | SWT.FULL_SELECTION);
+        table = new Table(c, SWT.BORDER | SWT.FULL_SELECTION | SWT.HIDE_SELECTION);
         table.setHeaderVisible(true);
         table.setLinesVisible(true);
         GridData td = new GridData(SWT.FILL, SWT.FILL, true, true);
         td.horizontalSpan = 3;
         table.setLayoutData(td);
+        // the selection is of cells (drawn by fillRow), not of the table's rows
+        table.addListener(SWT.Selection, e -> table.deselectAll());
         table.addListener(SWT.MouseDown, e -> {
             long[] cell = cellAt(new Point(e.x, e.y));
             if (cell != null) {
@@ -258,7 +260,9 @@ public final class CheckpointDirectoryView extends ViewPart {
         it.setText(0, Long.toString(rank));
         for (int k = 0; k < generations.size(); k++) {
             it.setText(k + 1, cellText(row.get(generations.get(k))));
-            it.setBackground(k + 1, isSelected(rank, generations.get(k)) ? selectedColour() : null);
+            boolean sel = isSelected(rank, generations.get(k));
+            it.setBackground(k + 1, sel ? selectedColour() : null);
+            it.setForeground(k + 1, sel ? table.getDisplay().getSystemColor(SWT.COLOR_LIST_SELECTION_TEXT) : null);
         }
         String tmp = String.join(", ", scanned == null ? List.of() : scanned.tmpFiles().stream()
             .filter(p -> p.getParent() != null && p.getParent().getFileName().toString().equals("ckpt_rank_" + rank))
@@ -314,6 +318,7 @@ public final class CheckpointDirectoryView extends ViewPart {
         while (selection.size() > 2) {
             selection.remove(0);
         }
+        table.deselectAll();
         for (TableItem it : table.getItems()) {
             fillRow(it);
         }
