@@ -271,6 +271,8 @@ class ImageBrowsingTest {
             IEditorPart part = Ui.sync(() -> IDE.openEditor(page(), f));
             assertTrue(part instanceof ImageEditor, String.valueOf(part));
             ImageEditor ed = (ImageEditor) part;
+            // a gzip'd image is read through once in the background before its pages fill
+            Ui.waitFor("the DMTCP image read", 30_000, ed::isReady);
             Map<String, String> o = Ui.sync(ed::getOverview);
             assertEquals("DMTCP v4.0 image" + (gz ? " (gzip'd)" : ""), o.get("Format"));
             assertEquals("ping_pong", o.get("Program"));
@@ -413,13 +415,19 @@ class ImageBrowsingTest {
         assertEquals("big", Ui.sync(ed::getOverview).get("Program"));
         assertTrue(Ui.sync(ed::getRegions).size() == 2);
 
-        // verify: progress arrives, Cancel stops it
+        // verify: progress arrives; Cancel (pressed at the second report, 16 MiB into the 1 GiB) stops it
+        java.util.concurrent.atomic.AtomicInteger reports = new java.util.concurrent.atomic.AtomicInteger();
+        ed.setVerifyProgressListener(done -> {
+            if (reports.incrementAndGet() == 2) {
+                ed.cancelVerify(); // as the Cancel button does, from the job's thread at a known point
+            }
+        });
         Ui.sync(ed::startVerify);
-        Ui.waitFor("verify progress", 30_000, () -> ed.getVerifyProgressEvents() >= 2);
-        Ui.sync(ed::cancelVerify);
         Ui.waitFor("verify to stop", 30_000, () -> ed.getVerifyVerdict() != null);
         assertEquals("canceled", Ui.sync(ed::getVerifyVerdict));
         assertFalse(Ui.sync(ed::isVerifying));
+        assertTrue(reports.get() >= 2 && reports.get() < 120, reports.get() + " progress reports before the cancel took");
+        ed.setVerifyProgressListener(null);
         // and to the end: progress all the way, OK
         Ui.sync(ed::startVerify);
         Ui.waitFor("verify of 1 GiB", 120_000, () -> ed.getVerifyVerdict() != null);

@@ -46,6 +46,11 @@ public final class ImageEditor extends MultiPageEditorPart {
     private FilesPage files;
     private SignalsPage signals;
     private MpiPage mpi;
+    /**
+     * False while a gzip'd DMTCP image is being read through once in the background (its regions, which its
+     * summary needs, are only known at the end of the stream): pages wait, the UI does not.
+     */
+    private volatile boolean ready = true;
     /** When the first page was painted (System.nanoTime), 0 until then. */
     private volatile long firstPaintNanos;
 
@@ -93,11 +98,59 @@ public final class ImageEditor extends MultiPageEditorPart {
         mpi = add(new MpiPage(this));
         hex = add(new HexPage(this));
         verify = add(new VerifyPage(this));
+        if (image instanceof dev.mana.inspector.DmtcpImage d && d.compressed()) {
+            readInBackground(d);
+        }
         overview.ensureLoaded();
         // the time to the first painted page (the timing test; paints come later, from the event loop)
         overview.root.addListener(SWT.Paint, e -> markPainted());
         overview.viewer().getTable().addListener(SWT.Paint, e -> markPainted());
         setActivePage(0);
+    }
+
+    /** Decompresses a gzip'd DMTCP image once (a Job) before any page reads it; then shows the active page. */
+    private void readInBackground(dev.mana.inspector.DmtcpImage d) {
+        ready = false;
+        var display = getContainer().getDisplay();
+        org.eclipse.core.runtime.jobs.Job job = new org.eclipse.core.runtime.jobs.Job("Reading " + path.getFileName()) {
+            @Override
+            protected org.eclipse.core.runtime.IStatus run(IProgressMonitor monitor) {
+                ImageException failure = null;
+                try {
+                    d.regions();
+                } catch (ImageException e) {
+                    failure = e; // the pages that need the regions report it
+                }
+                ImageException f = failure;
+                display.asyncExec(() -> {
+                    ready = true;
+                    if (getContainer() == null || getContainer().isDisposed()) {
+                        return;
+                    }
+                    if (f != null) {
+                        report("Image", f);
+                    }
+                    int active = getActivePage();
+                    overview.ensureLoaded();
+                    if (active >= 0 && active < pages.size()) {
+                        pages.get(active).ensureLoaded();
+                    }
+                });
+                return org.eclipse.core.runtime.Status.OK_STATUS;
+            }
+        };
+        job.setSystem(false);
+        job.schedule();
+    }
+
+    /** Whether the pages may read the image (false while a gzip'd image is first read in the background). */
+    boolean ready() {
+        return ready;
+    }
+
+    /** Whether every page can read the image now (tests wait for it with gzip'd DMTCP images). */
+    public boolean isReady() {
+        return ready;
     }
 
     private void markPainted() {
@@ -298,6 +351,11 @@ public final class ImageEditor extends MultiPageEditorPart {
 
     public void cancelVerify() {
         verify.cancel();
+    }
+
+    /** Told each verify progress report (bytes read so far), on the verify Job's thread. */
+    public void setVerifyProgressListener(java.util.function.LongConsumer l) {
+        verify.setProgressListener(l);
     }
 
     public boolean isVerifying() {

@@ -65,6 +65,11 @@ abstract class ImagePage {
             return;
         }
         ensureCreated();
+        if (!editor.ready()) {
+            showMessage("Reading the gzip'd image (see the Progress view)...");
+            return; // the editor loads the page once the image was read
+        }
+        hideMessage();
         loaded = true;
         if (editor.image() == null) {
             showMessage("Nothing of this image can be read (see the message above).");
@@ -88,6 +93,14 @@ abstract class ImagePage {
         ((GridData) message.getLayoutData()).exclude = false;
         message.setVisible(true);
         root.layout(true, true);
+    }
+
+    private void hideMessage() {
+        if (message.getVisible()) {
+            ((GridData) message.getLayoutData()).exclude = true;
+            message.setVisible(false);
+            root.layout(true, true);
+        }
     }
 
     String getMessage() {

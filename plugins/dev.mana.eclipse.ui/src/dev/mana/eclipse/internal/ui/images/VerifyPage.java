@@ -37,10 +37,12 @@ final class VerifyPage extends ImagePage {
     private Label status;
     private TableViewer viewer;
     private Text others;
-    private Job job;
+    private volatile Job job;
     private Verification result;
     private final AtomicLong progressEvents = new AtomicLong();
     private final AtomicLong lastProgress = new AtomicLong();
+    /** Also told every progress report, on the Job's thread (tests cancel from it at a known point). */
+    private volatile java.util.function.LongConsumer progressListener;
 
     VerifyPage(ImageEditor editor) {
         super(editor);
@@ -110,6 +112,10 @@ final class VerifyPage extends ImagePage {
                 Verification v = Verification.run(editor.path(), monitor, done -> {
                     progressEvents.incrementAndGet();
                     lastProgress.set(done);
+                    java.util.function.LongConsumer l = progressListener;
+                    if (l != null) {
+                        l.accept(done);
+                    }
                     display.asyncExec(() -> {
                         if (!bar.isDisposed()) {
                             bar.setSelection((int) (done * 1000 / size));
@@ -130,10 +136,17 @@ final class VerifyPage extends ImagePage {
         job.schedule();
     }
 
+    /** Cancel (any thread: the Job stops at its next read). */
     void cancel() {
-        if (job != null) {
-            job.cancel();
+        Job j = job;
+        if (j != null && j.cancel()) {
+            // it had not started: it never will, so it ends here
+            root.getDisplay().asyncExec(() -> finished(new Verification(null, List.of(), "", true)));
         }
+    }
+
+    void setProgressListener(java.util.function.LongConsumer l) {
+        progressListener = l;
     }
 
     private void finished(Verification v) {
