@@ -311,6 +311,10 @@ class ManaWorkbenchFlowTest {
             assertEquals(row0.image().toPath(), ed.path());
             assertEquals("1", ed.getOverview().get("Generation"));
             view.getSite().getPage().closeAllEditors(false);
+            // and the job's checkpoint directory in the Checkpoint Directory view
+            var dirView = view.showCheckpointDirectory();
+            assertEquals(java.util.List.of(1L), dirView.getGenerations());
+            assertEquals(ranks, dirView.getRankRows());
             view.getSite().getPage().activate(view);
         });
         if (sc.screenshots()) {

@@ -110,6 +110,14 @@ public final class ManaJobView extends ViewPart implements IManaJobListener {
         menu.add(new GroupMarker(IWorkbenchActionConstants.MB_ADDITIONS));
         viewer.getTable().setMenu(menu.createContextMenu(viewer.getTable()));
         getSite().registerContextMenu(ID, menu, selectionProvider);
+        org.eclipse.jface.action.Action showDir = new org.eclipse.jface.action.Action("Checkpoint Directory") {
+            @Override
+            public void run() {
+                showCheckpointDirectory();
+            }
+        };
+        showDir.setToolTipText("Shows the job's checkpoint directory in the Checkpoint Directory view (open, verify, compare images)");
+        getViewSite().getActionBars().getToolBarManager().add(showDir);
 
         jobs.addAll(ManaJobs.getJobs());
         shown = jobs.isEmpty() ? null : jobs.get(jobs.size() - 1);
@@ -151,6 +159,20 @@ public final class ManaJobView extends ViewPart implements IManaJobListener {
     }
 
     /** The job shown. */
+    /** The shown job's checkpoint directory in the Checkpoint Directory view; null when no job is shown. */
+    public dev.mana.eclipse.internal.ui.images.CheckpointDirectoryView showCheckpointDirectory() {
+        if (shown == null) {
+            return null;
+        }
+        try {
+            return dev.mana.eclipse.internal.ui.images.CheckpointDirectoryView.show(getSite().getPage(),
+                shown.getCheckpointDirectory());
+        } catch (org.eclipse.ui.PartInitException e) {
+            ManaUIPlugin.getDefault().getLog().log(e.getStatus());
+            return null;
+        }
+    }
+
     /** Opens a rank's newest image in the image editor (the double-click); false when it has none. */
     public boolean openImage(RankRow r) {
         if (r.image() == null) {
