@@ -1,0 +1,42 @@
+package dev.mana.mpidiag.internal;
+
+import java.util.Arrays;
+
+/** Offsets to 0-based lines and UTF-16 columns (the positions LSP and compilers count in). */
+public final class LineMap {
+    private final int[] starts;
+    private final int lines;
+
+    public LineMap(char[] text, int length) {
+        int[] s = new int[Math.max(16, length / 32)];
+        int n = 0;
+        s[n++] = 0;
+        for (int i = 0; i < length; i++) {
+            if (text[i] == '\n') {
+                if (n == s.length) {
+                    s = Arrays.copyOf(s, n * 2);
+                }
+                s[n++] = i + 1;
+            }
+        }
+        this.starts = s;
+        this.lines = n;
+    }
+
+    public int line(int offset) {
+        int i = Arrays.binarySearch(starts, 0, lines, offset);
+        return i >= 0 ? i : -i - 2;
+    }
+
+    public int column(int offset) {
+        return offset - starts[line(offset)];
+    }
+
+    public int lineStart(int line) {
+        return starts[line];
+    }
+
+    public int lineCount() {
+        return lines;
+    }
+}
