@@ -84,7 +84,7 @@ public final class ManaLint implements Callable<Integer> {
     }
 
     /** The installation root: -Dmana.root (set by bin/mana_lint), else two folders above our jar. */
-    static Path root() {
+    public static Path installRoot() {
         String prop = System.getProperty("mana.root");
         if (prop != null && !prop.isEmpty()) {
             return Path.of(prop);
@@ -125,7 +125,7 @@ public final class ManaLint implements Callable<Integer> {
             err.println("mana_lint: " + e.getMessage());
             return 2;
         }
-        Path manifestFile = manifest != null ? manifest : CoverageManifest.defaultLocation(root());
+        Path manifestFile = manifest != null ? manifest : CoverageManifest.defaultLocation(installRoot());
         CoverageManifest m;
         try {
             m = CoverageManifest.read(manifestFile);
