@@ -43,6 +43,8 @@ public final class CoverageManifest {
     private final List<MpiFunction> functions;
     /** Upper-case C name -> function: the key every binding folds to. */
     private final Map<String, MpiFunction> byFoldedName;
+    /** Exact C name -> function (C is case-sensitive). */
+    private final Map<String, MpiFunction> byName;
 
     private CoverageManifest(Path source, String runtime, List<Mpi> mpis, List<MpiFunction> functions) {
         this.source = source;
@@ -54,6 +56,16 @@ public final class CoverageManifest {
             m.put(f.name().toUpperCase(Locale.ROOT), f);
         }
         this.byFoldedName = m;
+        Map<String, MpiFunction> exact = new HashMap<>(functions.size() * 2);
+        for (MpiFunction f : functions) {
+            exact.put(f.name(), f);
+        }
+        this.byName = exact;
+    }
+
+    /** The function with exactly this C name ({@code MPI_Send}; not folded). */
+    public Optional<MpiFunction> lookupCName(String name) {
+        return Optional.ofNullable(byName.get(name));
     }
 
     /** Reads a manifest file; any problem is one {@link ManifestException} naming the file. */

@@ -44,8 +44,13 @@ public final class Linter {
         if (lang.isEmpty()) {
             return List.of();
         }
-        String text = readSource(file);
-        return lint(file.toString(), text, lang.get());
+        // decode straight into a char array the tokenizer reads (no String copy of a big file)
+        java.nio.CharBuffer chars = StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(java.nio.charset.CodingErrorAction.REPLACE)
+                .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPLACE)
+                .decode(java.nio.ByteBuffer.wrap(Files.readAllBytes(file)));
+        char[] a = chars.hasArray() && chars.arrayOffset() == 0 ? chars.array() : chars.toString().toCharArray();
+        return lint(file.toString(), SourceScan.of(a, chars.remaining(), lang.get()));
     }
 
     /** Source files are mostly ASCII/UTF-8; bytes that are not UTF-8 must not stop the scan. */
@@ -123,12 +128,10 @@ public final class Linter {
      * twin) counts, so constants like MPI_COMM_WORLD never match. Fortran folds case and suffixes.
      */
     public Optional<MpiFunction> find(String name, boolean fortran) {
-        Optional<MpiFunction> f = manifest.lookup(name);
-        if (fortran || f.isEmpty()) {
-            return f;
+        if (fortran) {
+            return manifest.lookup(name);
         }
-        String c = name.startsWith("PMPI_") ? name.substring(1) : name;
-        return f.get().name().equals(c) ? f : Optional.empty();
+        return manifest.lookupCName(name.startsWith("PMPI_") ? name.substring(1) : name);
     }
 
     /** The hover text of a function: status, reason, and where the full list is. */

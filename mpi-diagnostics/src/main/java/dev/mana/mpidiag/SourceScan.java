@@ -114,6 +114,9 @@ public final class SourceScan {
             for (int i = 0; i < size; i++) {
                 int k = t.kind(i);
                 if (k == Tokens.IDENT) {
+                    if (!fortran && allCaps(t.start(i), t.end(i))) {
+                        continue; // C constants (MPI_COMM_WORLD): C function names have lower case
+                    }
                     String name = text(t.start(i), t.end(i));
                     boolean paren = i + 1 < size && t.kind(i + 1) == Tokens.LPAREN;
                     boolean callStmt = fortran && i > 0 && t.kind(i - 1) == Tokens.CALL;
@@ -136,6 +139,16 @@ public final class SourceScan {
                     }
                 }
             }
+        }
+
+        private boolean allCaps(int a, int b) {
+            for (int j = a; j < b; j++) {
+                char c = s[j];
+                if (c >= 'a' && c <= 'z') {
+                    return false;
+                }
+            }
+            return true;
         }
 
         static boolean isInitThread(String name) {

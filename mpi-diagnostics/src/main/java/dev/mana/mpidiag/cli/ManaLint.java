@@ -65,7 +65,10 @@ public final class ManaLint implements Callable<Integer> {
     CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
-        System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+        // buffered, flushed once at the end: tens of thousands of findings must not mean as many writes
+        PrintWriter out = new PrintWriter(new java.io.BufferedWriter(
+                new java.io.OutputStreamWriter(System.out, java.nio.charset.StandardCharsets.UTF_8), 1 << 16), false);
+        System.exit(run(args, out, new PrintWriter(System.err, true)));
     }
 
     /** Runs the command with the given streams (tests call this); returns the exit status. */

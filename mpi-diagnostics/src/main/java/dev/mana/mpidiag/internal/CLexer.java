@@ -218,6 +218,9 @@ public final class CLexer {
             }
             if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == 0x0b) {
                 pos++;
+                while (pos < n && (s[pos] == ' ' || s[pos] == '\t')) {
+                    pos++;
+                }
                 continue;
             }
             if (c == '/') {
@@ -234,8 +237,15 @@ public final class CLexer {
             tokStart = pos;
             if (identStart(c)) {
                 pos++;
-                while (identPart(peek())) {
-                    pos++;
+                while (true) {
+                    // fast path: plain identifier characters; peek() only at a possible splice
+                    while (pos < n && identPart(s[pos])) {
+                        pos++;
+                    }
+                    if (pos < n && s[pos] == '\\' && identPart(peek())) {
+                        continue;
+                    }
+                    break;
                 }
                 tokEnd = pos;
                 int q = peek();
@@ -351,13 +361,16 @@ public final class CLexer {
         boolean alone = lastTokenLine != line;
         pos += 2;
         while (true) {
-            int c = peek();
+            while (pos < n && s[pos] != '\n' && s[pos] != '\\') {
+                pos++;
+            }
+            int c = peek(); // past a splice: the comment goes on
             if (c < 0 || c == '\n') {
                 break;
             }
             pos++;
         }
-        suppressions.onComment(new String(s, start, pos - start), line, alone);
+        onComment(start, pos, line, alone);
     }
 
     private void blockComment() {
@@ -369,7 +382,17 @@ public final class CLexer {
             pos++;
         }
         pos = Math.min(n, pos + 2);
-        suppressions.onComment(new String(s, start, pos - start), line, alone);
+        onComment(start, pos, line, alone);
+    }
+
+    /** Comments are only read for suppressions: build a String only when one may be there. */
+    private void onComment(int a, int b, int line, boolean alone) {
+        for (int i = a; i + 10 <= b; i++) { // "mana-lint:"
+            if (s[i] == 'm' && s[i + 4] == '-' && s[i + 9] == ':' && s[i + 1] == 'a' && s[i + 5] == 'l') {
+                suppressions.onComment(new String(s, a, b - a), line, alone);
+                return;
+            }
+        }
     }
 
     /** A directive line after '#': conditionals always, #define/#undef in live code. */
@@ -381,7 +404,7 @@ public final class CLexer {
         String name = k == NAME ? text(tokStart, tokEnd) : "";
         int restStart = pos;
         // collect the rest of the logical line as tokens
-        Tokens body = new Tokens();
+        Tokens body = new Tokens(16);
         List<String> names = new ArrayList<>();
         int firstTokStart = -1;
         while ((k = next()) != NEWLINE && k != EOF) {
@@ -442,7 +465,7 @@ public final class CLexer {
                 }
             }
         }
-        Tokens body = new Tokens();
+        Tokens body = new Tokens(Math.max(1, t.size() - bodyFrom));
         List<String> bodyNames = new ArrayList<>();
         for (int i = bodyFrom; i < t.size(); i++) {
             body.add(t.kind(i), t.start(i), t.end(i));

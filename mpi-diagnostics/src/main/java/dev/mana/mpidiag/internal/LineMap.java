@@ -2,7 +2,7 @@ package dev.mana.mpidiag.internal;
 
 import java.util.Arrays;
 
-/** Offsets to 0-based lines and UTF-16 columns (the positions LSP and compilers count in). */
+/** Offsets to 0-based lines and UTF-16 columns (the positions LSP and compilers count in); one thread at a time. */
 public final class LineMap {
     private final int[] starts;
     private final int lines;
@@ -23,9 +23,23 @@ public final class LineMap {
         this.lines = n;
     }
 
+    /** the line of the last lookup: scans ask in file order, so most lookups hit it or the next one */
+    private int last;
+
     public int line(int offset) {
+        int l = last;
+        if (offset >= starts[l]) {
+            if (l + 1 >= lines || offset < starts[l + 1]) {
+                return l;
+            }
+            if (l + 2 >= lines || offset < starts[l + 2]) {
+                last = l + 1;
+                return l + 1;
+            }
+        }
         int i = Arrays.binarySearch(starts, 0, lines, offset);
-        return i >= 0 ? i : -i - 2;
+        last = i >= 0 ? i : -i - 2;
+        return last;
     }
 
     public int column(int offset) {

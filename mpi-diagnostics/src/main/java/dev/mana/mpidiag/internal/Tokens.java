@@ -20,11 +20,23 @@ public final class Tokens {
     /** A use of a macro whose expansion reaches MPI functions; {@link #aux} indexes the expansion. */
     public static final int MACRO = 7;
 
-    private int[] kind = new int[1024];
-    private int[] start = new int[1024];
-    private int[] end = new int[1024];
-    private int[] aux = new int[1024];
+    private int[] kind;
+    private int[] start;
+    private int[] end;
+    private int[] aux;
     private int size;
+
+    public Tokens() {
+        this(1024);
+    }
+
+    /** @param capacity the first capacity (directive lines and macro bodies are short) */
+    public Tokens(int capacity) {
+        kind = new int[capacity];
+        start = new int[capacity];
+        end = new int[capacity];
+        aux = new int[capacity];
+    }
 
     public void add(int k, int s, int e) {
         add(k, s, e, -1);
@@ -32,7 +44,7 @@ public final class Tokens {
 
     public void add(int k, int s, int e, int a) {
         if (size == kind.length) {
-            int n = size * 2;
+            int n = Math.max(8, size * 2);
             kind = Arrays.copyOf(kind, n);
             start = Arrays.copyOf(start, n);
             end = Arrays.copyOf(end, n);
