@@ -126,6 +126,9 @@ public class LintBench {
         Map<String, Set<String>> fns = new TreeMap<>();
         Map<String, Set<String>> unsupported = new TreeMap<>();
         List<String> rows = new ArrayList<>();
+        Map<String, int[]> groups = new TreeMap<>();
+        boolean verbose = System.getenv("BENCH_LINT_VERBOSE") != null;
+        int total = 0;
         int checked = 0;
         for (Path p : elfs) {
             BinaryPreflight.Report r;
@@ -147,13 +150,30 @@ public class LintBench {
             }
             r.imports().forEach(i -> fns.computeIfAbsent(r.mpi(), k -> new TreeSet<>()).add(i.function()));
             bad.forEach(i -> unsupported.computeIfAbsent(r.mpi(), k -> new TreeSet<>()).add(i.function()));
-            rows.add(String.format("| %s | %s | %d | %d |", dir.relativize(p), r.mpi(), r.imports().size(), bad.size()));
+            String group = dir.relativize(p).getParent() == null ? "." : dir.relativize(p).getParent().toString();
+            int[] g = groups.computeIfAbsent(group + "\t" + r.mpi(), k -> new int[3]);
+            g[0]++;
+            g[1] = Math.max(g[1], r.imports().size());
+            g[2] = Math.max(g[2], bad.size());
+            if (verbose) {
+                rows.add(String.format("| %s | %s | %d | %d |", dir.relativize(p), r.mpi(), r.imports().size(), bad.size()));
+            }
+            total++;
         }
         double secs = (System.nanoTime() - t0) / 1e9;
-        System.out.println("| program or library | MPI | MPI functions imported | unsupported |");
-        System.out.println("| --- | --- | ---: | ---: |");
-        rows.sort(null);
-        rows.forEach(System.out::println);
+        if (verbose) {
+            System.out.println("| program or library | MPI | MPI functions imported | unsupported |");
+            System.out.println("| --- | --- | ---: | ---: |");
+            rows.sort(null);
+            rows.forEach(System.out::println);
+            System.out.println();
+        }
+        System.out.println("| folder (under " + dir + ") | MPI | ELF files | MPI functions imported (most) | unsupported (most) |");
+        System.out.println("| --- | --- | ---: | ---: | ---: |");
+        for (var e : groups.entrySet()) {
+            String[] k = e.getKey().split("\t");
+            System.out.printf("| %s | %s | %d | %d | %d |%n", k[0], k[1], e.getValue()[0], e.getValue()[1], e.getValue()[2]);
+        }
         System.out.println();
         System.out.println("| MPI | binaries | distinct MPI functions imported | distinct unsupported | binaries importing an unsupported one |");
         System.out.println("| --- | ---: | ---: | ---: | ---: |");
@@ -162,12 +182,12 @@ public class LintBench {
                     unsupported.getOrDefault(e.getKey(), Set.of()).size(), e.getValue()[1]);
         }
         System.out.printf("%nELF files read: %d (%d checked) in %.2f s%n", elfs.size(), checked, secs);
-        System.out.printf("{\"bench\":\"lint-scan\",\"elf\":%d,\"mpi_binaries\":%d,\"seconds\":%.2f}%n", elfs.size(), rows.size(), secs);
+        System.out.printf("{\"bench\":\"lint-scan\",\"elf\":%d,\"mpi_binaries\":%d,\"seconds\":%.2f}%n", elfs.size(), total, secs);
     }
 
     static boolean isMpiLib(Path p) {
         String n = p.getFileName().toString();
-        return n.matches("lib(mpi|mpich|open-pal|open-rte|mpi_\\w+|mpichf90|mpichcxx|mpichfort|fmpich|pmpi|ompitrace|mpl)\\.so.*")
+        return n.matches("lib(mpi|mpich|open-pal|open-rte|oshmem|mpi_\\w+|mpichf90|mpichcxx|mpichfort|fmpich|pmpi|ompitrace|mpl)\\.so.*")
                 || p.toString().contains("/openmpi/lib/openmpi3/") || p.toString().contains("/openmpi/lib/pmix/");
     }
 }

@@ -32,7 +32,7 @@ import java.util.regex.Pattern;
 public final class BinaryPreflight {
     /** File names of MPI libraries (besides the manifest's sonames): Open MPI's and MPICH's families. */
     private static final Pattern MPI_LIBRARY = Pattern.compile(
-            "lib(mpi|mpi_mpifh|mpi_usempi\\w*|mpi_cxx|mpich\\w*|mpichf90|mpichcxx|mpichfort|fmpich|pmpi|open-pal|open-rte"
+            "lib(mpi|mpi_mpifh|mpi_usempi\\w*|mpi_cxx|mpich\\w*|mpichf90|mpichcxx|mpichfort|fmpich|pmpi|open-pal|open-rte|oshmem|mca_common_\\w+"
                     + "|ompitrace|mpl|mana_mpi\\w*)\\.so(\\..*)?");
 
     private final CoverageManifest manifest;
