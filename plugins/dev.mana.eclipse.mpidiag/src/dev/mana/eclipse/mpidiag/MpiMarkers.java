@@ -23,6 +23,8 @@ public final class MpiMarkers {
     /** Preferences (instance scope of {@value #PLUGIN_ID}). */
     public static final String PREF_ENABLED = "enabled";
     public static final String PREF_MANIFEST = "manifest";
+    /** Whether a launch checks the MPI functions the program imports first (default true). */
+    public static final String PREF_PREFLIGHT = "preflight";
     /** The family of the marker jobs (Job.getJobManager().join(JOB_FAMILY, ...) waits for them). */
     public static final Object JOB_FAMILY = MpiMarkers.class;
 

@@ -21,6 +21,8 @@ public final class DiagnosticsPreferencePage extends FieldEditorPreferencePage i
     protected void createFieldEditors() {
         addField(new BooleanFieldEditor(MpiMarkers.PREF_ENABLED, "&Check MPI calls in workspace projects",
                 getFieldEditorParent()));
+        addField(new BooleanFieldEditor(MpiMarkers.PREF_PREFLIGHT,
+                "Check the &program's MPI functions before each launch", getFieldEditorParent()));
         FileFieldEditor manifest = new FileFieldEditor(MpiMarkers.PREF_MANIFEST,
                 "Coverage &manifest (empty: the runtime's share/mana/mpi-coverage.json):", true, getFieldEditorParent());
         manifest.setFileExtensions(new String[] {"*.json"});

@@ -11,5 +11,6 @@ public final class PreferenceInitializer extends AbstractPreferenceInitializer {
         var node = DefaultScope.INSTANCE.getNode(MpiMarkers.PLUGIN_ID);
         node.putBoolean(MpiMarkers.PREF_ENABLED, true);
         node.put(MpiMarkers.PREF_MANIFEST, "");
+        node.putBoolean(MpiMarkers.PREF_PREFLIGHT, true);
     }
 }
