@@ -71,7 +71,8 @@ public final class PreflightStatusHandler implements IStatusHandler {
             String m = d.message();
             int by = m.lastIndexOf(" (imported by ");
             if (by >= 0) {
-                sb.append(m, by, m.length());
+                // the program by its name: its full path heads the dialog's context already
+                sb.append(m.substring(by).replace(program.toString(), program.getName()));
             }
         }
         sb.append("\n\nUnder checkpointing, the job ends when it calls one of them.");
