@@ -49,6 +49,9 @@ class ManaLintTest {
         Result r = lint("--manifest", manifest(), dir.toString());
         assertEquals(0, r.rc(), r.out() + r.err());
         assertEquals("", r.out());
+        Result named = lint("--manifest", manifest(), dir.resolve("notes.txt").toString());
+        assertEquals(0, named.rc());
+        assertTrue(named.err().contains("notes.txt: not a C, C++ or Fortran file (by its name); skipped"), named.err());
     }
 
     @Test

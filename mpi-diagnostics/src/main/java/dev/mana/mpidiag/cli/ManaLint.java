@@ -168,6 +168,12 @@ public final class ManaLint implements Callable<Integer> {
     }
 
     private List<Diagnostic> checkSources(CoverageManifest m, PrintWriter out) throws IOException {
+        for (Path p : paths) {
+            if (java.nio.file.Files.isRegularFile(p) && dev.mana.mpidiag.Language.of(p).isEmpty()
+                    && !p.getFileName().toString().equals("compile_commands.json")) {
+                spec.commandLine().getErr().println("mana_lint: " + p + ": not a C, C++ or Fortran file (by its name); skipped");
+            }
+        }
         List<Path> files = SourceWalker.files(paths);
         Linter linter = new Linter(m, mpi);
         // files are independent: lint them on every core, print in file order

@@ -16,7 +16,6 @@ import java.util.List;
 
 /** mana_lint's three output formats: compiler lines, JSON, SARIF 2.1.0. */
 final class Reports {
-    static final String DOCS = "docs/mpi-diagnostics.md";
     private static final Gson GSON = new GsonBuilder().setPrettyPrinting().disableHtmlEscaping().create();
 
     private Reports() {
@@ -121,7 +120,6 @@ final class Reports {
         JsonObject driver = new JsonObject();
         driver.addProperty("name", "mana_lint");
         driver.addProperty("version", toolVersion);
-        driver.addProperty("informationUri", "https://example.invalid/mana/" + DOCS);
         JsonArray rules = new JsonArray();
         for (Rule r : Rule.values()) {
             JsonObject rule = new JsonObject();
