@@ -28,8 +28,8 @@ import java.util.concurrent.Callable;
 @Command(name = "mana_lint", mixinStandardHelpOptions = true, version = "mana_lint 0.1.0",
         sortOptions = false, usageHelpAutoWidth = true,
         description = {"Report MPI calls that MANA cannot checkpoint, from the MPI coverage manifest.",
-                "PATHS are C, C++ and Fortran files or directories (a directory with compile_commands.json",
-                "means the files it compiles). --binary checks the MPI functions a built program imports.",
+                "PATHS: C, C++ and Fortran files or directories (with compile_commands.json:",
+                "the files it compiles). --binary: the MPI functions a built program imports.",
                 "Exit status: 0 clean, 1 findings (at or above --fail-on), 2 error."},
         exitCodeOnInvalidInput = 2, exitCodeOnExecutionException = 2)
 public final class ManaLint implements Callable<Integer> {
