@@ -2,7 +2,7 @@
 #   make test   install missing Debian packages (when root), build everything, run every test
 #   make build  build everything, run nothing (lays out bin/ and lib/ as in MANA's manual)
 #   make demo   build if needed, then checkpoint / kill / restart the bundled example
-#   make bench-process | bench-coordinator | bench-inspector   benchmarks (table, then one JSON line)
+#   make bench-process | bench-coordinator | bench-inspector | bench-lint   benchmarks (table, then one JSON line)
 #   make screenshots   copy the screenshots the UI tests took (under target/) into docs/screenshots/
 
 SHELL := /bin/bash
@@ -17,9 +17,10 @@ MVN := JAVA_HOME=$(BUILD_JDK) $(ROOT)/mvnw -B -ntp
 # Recommended packages come too (as on the machines the suite was developed on: Open MPI's mpirun, for
 # one, wants an ssh client present even for local runs). libgtk-3-0 and fonts: the Eclipse workbench.
 DEB_PACKAGES := build-essential cmake gdb openmpi-bin libopenmpi-dev mpich libmpich-dev \
-                xvfb xauth libgtk-3-0 fonts-dejavu-core procps psmisc bsdutils util-linux
+                xvfb xauth libgtk-3-0 fonts-dejavu-core procps psmisc bsdutils util-linux \
+                neovim
 
-.PHONY: all deps build test demo clean bench-process bench-coordinator bench-inspector check-jdk screenshots
+.PHONY: all deps build test demo clean bench-process bench-coordinator bench-inspector bench-lint check-jdk screenshots
 
 all: build
 
@@ -65,6 +66,10 @@ screenshots:
 	@ls $(SHOTS)/*.png >/dev/null 2>&1 || { echo "no screenshots in $(SHOTS): run make test first (the UI tests take them)" >&2; exit 1; }
 	cp $(SHOTS)/*.png $(ROOT)/docs/screenshots/
 	@echo "copied $$(ls $(SHOTS)/*.png | wc -l) screenshots into docs/screenshots/"
+
+bench-lint:
+	@[ -x $(ROOT)/bin/mana_lint ] || $(MAKE) build
+	$(ROOT)/mpi-diagnostics/bench/bench_lint.sh
 
 clean:
 	$(MVN) -q clean || true

@@ -40,6 +40,11 @@ public final class ManaLaunchDelegate extends LaunchConfigurationDelegate {
 
     /** Status code: the checkpoint directory already holds a checkpoint (a status handler may resolve it). */
     public static final int STALE_CHECKPOINT = 101;
+    /**
+     * Status code: the binary preflight of the program. The handler (dev.mana.eclipse.mpidiag) checks the
+     * MPI functions the program imports and answers FALSE when the user cancels the launch.
+     */
+    public static final int PREFLIGHT = 102;
 
     @Override
     public void launch(ILaunchConfiguration cfg, String mode, ILaunch launch, IProgressMonitor monitor)
@@ -77,6 +82,15 @@ public final class ManaLaunchDelegate extends LaunchConfigurationDelegate {
             }
             if (!Boolean.TRUE.equals(answer)) {
                 throw new CoreException(stale);
+            }
+        }
+        if (!s.restart()) {
+            IStatus preflight = new Status(IStatus.INFO, ManaCore.PLUGIN_ID, PREFLIGHT,
+                "MPI preflight of " + s.program(), null);
+            var handler = DebugPlugin.getDefault().getStatusHandler(preflight);
+            if (handler != null && Boolean.FALSE.equals(handler.handleStatus(preflight, s.program()))) {
+                monitor.setCanceled(true); // the launch framework removes a cancelled launch
+                return;
             }
         }
         mkdirPrivate(s.checkpointDirectory());
