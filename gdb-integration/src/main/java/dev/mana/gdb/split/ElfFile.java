@@ -123,10 +123,13 @@ public final class ElfFile {
     public long fileSize() { return fileSize; }
 
     /**
-     * The load bias of a mapping of this file that starts at {@code mapStart} and maps file offset
-     * {@code fileOffset}, or null when no PT_LOAD segment maps that offset (the file was mapped as data).
+     * Every load bias under which a mapping that starts at {@code mapStart} and maps file offset
+     * {@code fileOffset} is part of a PT_LOAD segment; empty when none (the file was mapped as data).
+     * There can be two: the last page of a read-only segment is often also the first of the next
+     * one (RELRO), so the caller decides with the object's other mappings.
      */
-    public Long biasFor(long mapStart, long fileOffset) {
+    public List<Long> biasesFor(long mapStart, long fileOffset) {
+        List<Long> out = new ArrayList<>();
         for (Segment s : segments) {
             if (s.type() != PT_LOAD) {
                 continue;
@@ -134,12 +137,21 @@ public final class ElfFile {
             long segFileStart = s.offset() & ~(PAGE - 1);
             long segFileEnd = s.offset() + s.filesz();
             if (fileOffset >= segFileStart && (fileOffset < segFileEnd || (s.filesz() == 0 && fileOffset == segFileStart))) {
-                // the kernel (or the loader) maps pageDown(p_vaddr) at pageDown(p_offset) of the segment
+                // the loader maps pageDown(p_vaddr) at pageDown(p_offset) of the segment
                 long vaddrOfOffset = (s.vaddr() & ~(PAGE - 1)) + (fileOffset - segFileStart);
-                return mapStart - vaddrOfOffset;
+                long bias = mapStart - vaddrOfOffset;
+                if (!out.contains(bias)) {
+                    out.add(bias);
+                }
             }
         }
-        return null;
+        return out;
+    }
+
+    /** The first of {@link #biasesFor}, or null: right for a mapping of the file's first page. */
+    public Long biasFor(long mapStart, long fileOffset) {
+        List<Long> b = biasesFor(mapStart, fileOffset);
+        return b.isEmpty() ? null : b.get(0);
     }
 
     /** The lowest PT_LOAD address with bias 0 (page-aligned). */

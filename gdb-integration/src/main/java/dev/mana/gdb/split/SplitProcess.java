@@ -214,11 +214,25 @@ public final class SplitProcess {
                 warnings.add(first.half.label() + " half: " + e.getMessage());
                 continue;
             }
+            // one object per load bias: the lowest file offsets first, so an object's first page (one
+            // candidate only) fixes its bias before the ambiguous RELRO pages are placed
             Map<Long, long[]> byBias = new TreeMap<>();
-            for (Piece p : group) {
-                Long bias = elf.biasFor(p.start, p.offset);
-                if (bias == null) {
+            List<Piece> ordered = new ArrayList<>(group);
+            ordered.sort(Comparator.comparingLong((Piece p) -> p.offset).thenComparingLong(p -> p.start));
+            for (Piece p : ordered) {
+                List<Long> candidates = elf.biasesFor(p.start, p.offset);
+                if (candidates.isEmpty()) {
                     continue;
+                }
+                Long bias = null;
+                for (Long c : candidates) {
+                    if (byBias.containsKey(c)) {
+                        bias = c;
+                        break;
+                    }
+                }
+                if (bias == null) {
+                    bias = candidates.get(0);
                 }
                 long[] span = byBias.computeIfAbsent(bias, b -> new long[] {p.start, p.end});
                 span[0] = Math.min(span[0], p.start);
