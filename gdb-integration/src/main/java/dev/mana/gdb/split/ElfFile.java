@@ -198,6 +198,12 @@ public final class ElfFile {
      * or null.
      */
     public Long symbol(String name) throws IOException {
+        long[] r = symbolRange(name);
+        return r == null ? null : r[0];
+    }
+
+    /** {@code [value, size]} of the symbol {@code name} (address with bias 0), or null. */
+    public long[] symbolRange(String name) throws IOException {
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
             long size = ch.size();
             ByteBuffer h = readAt(ch, 0, 64, size, path);
@@ -227,7 +233,7 @@ public final class ElfFile {
                     for (long p = 0; p + 24 <= symSize; p += entSize) {
                         int nameOff = syms.getInt((int) p);
                         if (matches(strs, nameOff, want8)) {
-                            return syms.getLong((int) p + 8);
+                            return new long[] {syms.getLong((int) p + 8), syms.getLong((int) p + 16)};
                         }
                     }
                 }

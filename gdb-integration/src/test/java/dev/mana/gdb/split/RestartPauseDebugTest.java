@@ -7,26 +7,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mana.gdb.mi.GdbEvent;
 import dev.mana.gdb.mi.GdbMi;
+import dev.mana.gdb.testsupport.CheckpointFixture;
 import dev.mana.gdb.testsupport.ManaRuntime;
 import dev.mana.gdb.testsupport.TestProgram;
 import dev.mana.inspector.CheckpointImage;
 import dev.mana.inspector.Half;
 import dev.mana.inspector.Images;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -40,55 +34,27 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 @Timeout(300)
 class RestartPauseDebugTest {
-    static final int STEPS = 200;
-    @TempDir
-    static Path tmp;
+    static CheckpointFixture fx;
     static TestProgram prog;
     static ManaRuntime rt;
     static Path ckpt;
-    static String nativeResult;
-    static Map<String, Long> launchedSymbols = new HashMap<>();
     static long iterationAtCheckpoint;
+    static Map<String, Long> launchedSymbols;
+    static String nativeResult;
 
     @BeforeAll
-    static void launchAndCheckpoint() throws Exception {
-        prog = TestProgram.build(tmp.resolve("prog"));
-        // the uninterrupted run, without the runtime
-        String out = TestProgram.run(prog.dir, prog.app.toString(), Integer.toString(STEPS), "0");
-        nativeResult = out.lines().filter(l -> l.startsWith("result ")).findFirst().orElseThrow();
-
-        rt = new ManaRuntime(Files.createDirectories(tmp.resolve("run")));
-        ckpt = rt.dir.resolve("ck");
-        rt.startCoordinator();
-        ManaRuntime.Rank r = rt.launch(ckpt, List.of(prog.app.toString(), Integer.toString(STEPS), "10000"));
-        String symbols = r.out().await(l -> l.startsWith("symbols "), Duration.ofSeconds(30), "symbols line");
-        for (String kv : symbols.substring(8).split(" ")) {
-            String[] p = kv.split("=");
-            launchedSymbols.put(p[0], Long.parseUnsignedLong(p[1].substring(2), 16));
-        }
-        r.out().await(l -> l.startsWith("started "), Duration.ofSeconds(30), "started line");
-        rt.checkpoint();
-        r.process().destroyForcibly();
-        r.process().waitFor();
-        try (CheckpointImage img = Images.open(image())) {
-            ByteBuffer b = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
-            img.readMemory(launchedSymbols.get("iteration"), b);
-            iterationAtCheckpoint = b.getLong(0);
-        }
-        assertTrue(iterationAtCheckpoint < STEPS - 20, "checkpoint taken too late: " + iterationAtCheckpoint);
-    }
-
-    @AfterAll
-    static void stop() {
-        if (rt != null) {
-            rt.close();
-        }
+    static void checkpoint() throws Exception {
+        fx = CheckpointFixture.get();
+        prog = fx.prog;
+        rt = fx.rt;
+        ckpt = fx.ckpt;
+        iterationAtCheckpoint = fx.iterationAtCheckpoint;
+        launchedSymbols = fx.launchedSymbols;
+        nativeResult = fx.nativeResult;
     }
 
     static Path image() throws Exception {
-        try (Stream<Path> s = Files.list(ckpt.resolve("ckpt_rank_0"))) {
-            return s.filter(p -> p.toString().endsWith(".mana")).findFirst().orElseThrow();
-        }
+        return fx.image();
     }
 
     @Test
