@@ -318,7 +318,43 @@ public final class ManaGdb implements Callable<Integer> {
         }
         b.append("end\n");
         b.append("document mana-halves\nLists the ELF objects of both halves of this MANA rank, with their load biases.\nend\n");
+        b.append(frameFilter(sp));
         return b.toString();
+    }
+
+    /**
+     * A Python frame filter that prefixes each frame's function with its half ("[upper] main") in
+     * backtraces. Last in the file: a gdb without Python reports one error here and has everything else.
+     */
+    static String frameFilter(SplitProcess sp) {
+        StringBuilder r = new StringBuilder();
+        for (var range : sp.halfRanges()) {
+            r.append(String.format("(0x%x, 0x%x), ", range.start(), range.end()));
+        }
+        Half in = sp.insideHalf();
+        Half out = in == Half.UPPER ? Half.LOWER : Half.UPPER;
+        return "python\n"
+                + "import gdb\n"
+                + "from gdb.FrameDecorator import FrameDecorator\n"
+                + "_mana_ranges = [" + r + "]\n"
+                + "def _mana_half(pc):\n"
+                + "    return '" + in.label() + "' if any(a <= pc < b for a, b in _mana_ranges) else '" + out.label() + "'\n"
+                + "class _ManaHalfFrame(FrameDecorator):\n"
+                + "    def function(self):\n"
+                + "        f = super().function()\n"
+                + "        if not isinstance(f, str):\n"
+                + "            return f\n"
+                + "        return '[%s] %s' % (_mana_half(self.inferior_frame().pc()), f)\n"
+                + "class _ManaHalfFilter:\n"
+                + "    def __init__(self):\n"
+                + "        self.name = 'mana-halves'\n"
+                + "        self.priority = 100\n"
+                + "        self.enabled = True\n"
+                + "        gdb.frame_filters[self.name] = self\n"
+                + "    def filter(self, frames):\n"
+                + "        return map(_ManaHalfFrame, frames)\n"
+                + "_ManaHalfFilter()\n"
+                + "end\n";
     }
 
     public static void main(String[] args) {

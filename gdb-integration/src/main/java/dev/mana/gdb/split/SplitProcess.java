@@ -57,6 +57,23 @@ public final class SplitProcess {
     /** The process's {@code /proc/PID/exe} ({@code bin/lower-half}), or null for an image alone. */
     public Path lowerHalfExe() { return lowerHalfExe; }
 
+    /**
+     * The ranges {@link #halfOf} decides with: addresses inside them belong to {@link #insideHalf()},
+     * all others to the other half. After a restart these are the image's upper ranges; for a launched
+     * process the lower half's ranges from {@code lh_info}; empty (all upper) when neither is known.
+     */
+    public List<AddressRange> halfRanges() {
+        if (upperRanges != null) {
+            return upperRanges;
+        }
+        return lhInfo != null ? lhInfo.lowerRanges() : List.of();
+    }
+
+    /** The half of the addresses inside {@link #halfRanges()}. */
+    public Half insideHalf() {
+        return upperRanges != null || lhInfo == null ? Half.UPPER : Half.LOWER;
+    }
+
     public List<ElfObject> objects(Half half) {
         return objects.stream().filter(o -> o.half() == half).toList();
     }

@@ -90,7 +90,7 @@ class ManaGdbCliTest {
         ManaRuntime.Rank rank = fx.rt.restart(fx.ckpt, 4, Map.of());
         // no waiting for the pause line here: mana_gdb finds the process and waits for the pause itself
         Run r = manaGdb(Map.of("MANA_RC", fx.rt.rc.toString()), "--rank", "0", "--restartdir", fx.ckpt.toString(),
-                "--level", "4", "--batch", "-ex", "break after_step", "-ex", "continue", "-ex", "bt",
+                "--level", "4", "--batch", "-ex", "bt 1", "-ex", "break after_step", "-ex", "continue", "-ex", "bt",
                 "-ex", "mana-halves", "-ex", "print iteration", "--", "-nx");
         assertEquals(0, r.status(), r.toString());
         String err = r.err();
@@ -98,8 +98,12 @@ class ManaGdbCliTest {
         assertTrue(err.matches("(?s).*upper .*match +add-symbol-file .*/splitapp\n.*"), err);
         assertTrue(err.matches("(?s).*lower .*match +gdb loads it +.*/bin/lower-half\n.*"), err);
         String out = r.out();
+        // before release, the paused thread is in the lower half
+        assertTrue(out.contains("[lower] lh_restart_pause (level=level@entry=4"), out);
         assertTrue(out.contains("hit Breakpoint 1, after_step ("), out);
-        assertTrue(out.matches("(?s).*#1 .* in main \\(.*\\) at splitapp\\.c:\\d+.*"), out);
+        // frames carry their half (the command file's frame filter)
+        assertTrue(out.matches("(?s).*#0  \\[upper\\] after_step \\(.*\\) at splitapp\\.c:20\n.*"), out);
+        assertTrue(out.matches("(?s).*#1 .* in \\[upper\\] main \\(.*\\) at splitapp\\.c:\\d+.*"), out);
         assertTrue(out.matches("(?s).*upper 0x[0-9a-f]+-0x[0-9a-f]+ bias 0x[0-9a-f]+ .*/libsplitstep\\.so.*"), out);
         long i = Long.parseLong(out.lines().filter(l -> l.startsWith("$1 = ")).findFirst().orElseThrow().substring(5));
         assertTrue(i == fx.iterationAtCheckpoint || i == fx.iterationAtCheckpoint + 1, out);
