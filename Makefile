@@ -2,7 +2,7 @@
 #   make test   install missing Debian packages (when root), build everything, run every test
 #   make build  build everything, run nothing (lays out bin/ and lib/ as in MANA's manual)
 #   make demo   build if needed, then checkpoint / kill / restart the bundled example
-#   make bench-process | bench-coordinator | bench-inspector   benchmarks (table, then one JSON line)
+#   make bench-process | bench-coordinator | bench-inspector | bench-gdb   benchmarks (table, then one JSON line)
 
 SHELL := /bin/bash
 ROOT  := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
@@ -18,7 +18,7 @@ MVN := JAVA_HOME=$(BUILD_JDK) $(ROOT)/mvnw -B -ntp
 DEB_PACKAGES := build-essential cmake gdb openmpi-bin libopenmpi-dev mpich libmpich-dev \
                 xvfb xauth libgtk-3-0 fonts-dejavu-core procps psmisc bsdutils util-linux
 
-.PHONY: all deps build test demo clean bench-process bench-coordinator bench-inspector check-jdk
+.PHONY: all deps build test demo clean bench-process bench-coordinator bench-inspector bench-gdb check-jdk
 
 all: build
 
@@ -57,6 +57,10 @@ bench-coordinator:
 bench-inspector:
 	@[ -x $(ROOT)/bin/mana_inspect ] || $(MAKE) build
 	$(ROOT)/image-inspector/bench/bench_inspector.sh
+
+bench-gdb:
+	@[ -x $(ROOT)/bin/mana_gdb ] || $(MAKE) build
+	$(ROOT)/gdb-integration/bench/bench_gdb.sh
 
 clean:
 	$(MVN) -q clean || true
