@@ -87,7 +87,7 @@ class ManaGdbCliTest {
     void batchSessionAtPauseLevel4() throws Exception {
         CheckpointFixture fx = CheckpointFixture.get();
         fx.rt.startCoordinator();
-        ManaRuntime.Rank rank = fx.rt.restart(fx.ckpt, 4, Map.of());
+        ManaRuntime.Rank rank = fx.rt.restart(fx.ckpt, "a", 4, Map.of());
         // no waiting for the pause line here: mana_gdb finds the process and waits for the pause itself
         Run r = manaGdb(Map.of("MANA_RC", fx.rt.rc.toString()), "--rank", "0", "--restartdir", fx.ckpt.toString(),
                 "--level", "4", "--batch", "-ex", "bt 1", "-ex", "break after_step", "-ex", "continue", "-ex", "bt",

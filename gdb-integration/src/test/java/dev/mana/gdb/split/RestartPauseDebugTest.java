@@ -78,7 +78,7 @@ class RestartPauseDebugTest {
     @ValueSource(ints = {2, 3, 4})
     void attachAtPauseLevelBreakOnRestartAndFinish(int level) throws Exception {
         rt.startCoordinator();
-        ManaRuntime.Rank r = rt.restart(ckpt, level, Map.of());
+        ManaRuntime.Rank r = rt.restart(ckpt, "a", level, Map.of());
         long pid = ManaRuntime.pausedPid(r, level);
         long gdbPid;
         try (CheckpointImage img = Images.open(image());
@@ -167,5 +167,48 @@ class RestartPauseDebugTest {
         assertEquals(nativeResult, result);
         assertEquals(0, r.process().waitFor());
         assertNotNull(r.process());
+    }
+
+    /** Two ranks (two jobs: the MPI runtime is not there yet) paused and debugged at the same time. */
+    @Test
+    void twoRanksDebuggedAtOnce() throws Exception {
+        rt.startCoordinator();
+        ManaRuntime.Rank ra = rt.restart(ckpt, "a", 2, Map.of());
+        ManaRuntime.Rank rb = rt.restart(fx.ckptB, "b", 2, Map.of());
+        long pa = ManaRuntime.pausedPid(ra, 2);
+        long pb = ManaRuntime.pausedPid(rb, 2);
+        java.util.concurrent.ExecutorService ex = java.util.concurrent.Executors.newFixedThreadPool(2);
+        try {
+            var fa = ex.submit(() -> breakOnceAndFinish(pa, CheckpointFixture.image(ckpt)));
+            var fb = ex.submit(() -> breakOnceAndFinish(pb, CheckpointFixture.image(fx.ckptB)));
+            RankDebugger.Frame a = fa.get(120, java.util.concurrent.TimeUnit.SECONDS);
+            RankDebugger.Frame b = fb.get(120, java.util.concurrent.TimeUnit.SECONDS);
+            for (RankDebugger.Frame f : List.of(a, b)) {
+                assertEquals("after_step", f.function());
+                assertEquals(Half.UPPER, f.half());
+            }
+        } finally {
+            ex.shutdownNow();
+        }
+        for (ManaRuntime.Rank r : List.of(ra, rb)) {
+            assertEquals(nativeResult, r.out().await(l -> l.startsWith("result "), Duration.ofSeconds(60), "result"));
+            assertEquals(0, r.process().waitFor());
+        }
+    }
+
+    private static RankDebugger.Frame breakOnceAndFinish(long pid, Path image) throws Exception {
+        try (CheckpointImage img = Images.open(image);
+             RankDebugger dbg = RankDebugger.attach(pid, img, GdbMi.Options.defaults())) {
+            dbg.insertBreakpoint("after_step");
+            CompletableFuture<GdbEvent.Stopped> stop = dbg.nextStop();
+            dbg.releaseAndContinue();
+            GdbEvent.Stopped hit = dbg.awaitStop(stop, Duration.ofSeconds(60));
+            RankDebugger.Frame top = dbg.backtrace(hit.threadId()).get(0);
+            dbg.gdb().execute("-break-delete");
+            CompletableFuture<GdbEvent.Stopped> exit = dbg.gdb().expect(GdbEvent.Stopped.class, GdbEvent.Stopped::isExit);
+            dbg.resume();
+            assertEquals("exited-normally", dbg.awaitStop(exit, Duration.ofSeconds(60)).reason());
+            return top;
+        }
     }
 }

@@ -26,6 +26,8 @@ public final class CheckpointFixture {
     public final TestProgram prog;
     public final ManaRuntime rt;
     public final Path ckpt;
+    /** The checkpoint of job "b" (same program, its own rank 0). */
+    public final Path ckptB;
     public final String nativeResult;
     /** Addresses the launched program printed: main, after_step, split_step, usleep, iteration. */
     public final Map<String, Long> launchedSymbols = new HashMap<>();
@@ -48,17 +50,25 @@ public final class CheckpointFixture {
 
         rt = new ManaRuntime(Files.createDirectories(tmp.resolve("run")));
         ckpt = rt.dir.resolve("ck");
+        ckptB = rt.dir.resolve("ck-b");
         rt.startCoordinator();
-        ManaRuntime.Rank r = rt.launch(ckpt, List.of(prog.app.toString(), Integer.toString(STEPS), "10000"));
+        // two jobs of one non-MPI rank each (the MPI runtime is not there yet): "a" is the one most
+        // tests restart, "b" is the second rank of the test that debugs two at once
+        ManaRuntime.Rank r = rt.launch(ckpt, List.of("--job", "a"), List.of(prog.app.toString(), Integer.toString(STEPS), "10000"));
+        ManaRuntime.Rank r2 = rt.launch(ckptB, List.of("--job", "b"), List.of(prog.app.toString(), Integer.toString(STEPS), "10000"));
         String symbols = r.out().await(l -> l.startsWith("symbols "), Duration.ofSeconds(30), "symbols line");
         for (String kv : symbols.substring(8).split(" ")) {
             String[] p = kv.split("=");
             launchedSymbols.put(p[0], Long.parseUnsignedLong(p[1].substring(2), 16));
         }
         r.out().await(l -> l.startsWith("started "), Duration.ofSeconds(30), "started line");
-        rt.checkpoint();
-        r.process().destroyForcibly();
-        r.process().waitFor();
+        r2.out().await(l -> l.startsWith("started "), Duration.ofSeconds(30), "started line");
+        rt.checkpoint("a");
+        rt.checkpoint("b");
+        for (ManaRuntime.Rank k : List.of(r, r2)) {
+            k.process().destroyForcibly();
+            k.process().waitFor();
+        }
         try (CheckpointImage img = Images.open(image())) {
             ByteBuffer b = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
             img.readMemory(launchedSymbols.get("iteration"), b);
@@ -69,9 +79,13 @@ public final class CheckpointFixture {
         }
     }
 
-    /** The image of rank 0. */
+    /** The image of job "a". */
     public Path image() throws IOException {
-        try (Stream<Path> s = Files.list(ckpt.resolve("ckpt_rank_0"))) {
+        return image(ckpt);
+    }
+
+    public static Path image(Path dir) throws IOException {
+        try (Stream<Path> s = Files.list(dir.resolve("ckpt_rank_0"))) {
             return s.filter(p -> p.toString().endsWith(".mana")).findFirst().orElseThrow();
         }
     }

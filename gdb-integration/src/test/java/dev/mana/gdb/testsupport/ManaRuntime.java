@@ -18,6 +18,7 @@ public final class ManaRuntime implements AutoCloseable {
     public final Path dir;
     public final Path rc;
     private final List<Process> started = new ArrayList<>();
+    private boolean coordinatorUp;
 
     public ManaRuntime(Path dir) {
         this.root = root();
@@ -44,7 +45,13 @@ public final class ManaRuntime implements AutoCloseable {
 
     /** A coordinator on a free port (it detaches; it exits with the job's last rank). */
     public void startCoordinator() throws IOException, InterruptedException {
-        run(List.of(bin("mana_coordinator").toString(), "-p", "0", "--status-file=" + rc), Duration.ofSeconds(30));
+        // kept up between the tests' restarts (each restart is its own job; the coordinator would exit with
+        // the last rank otherwise); close() stops it
+        if (!coordinatorUp) {
+            run(List.of(bin("mana_coordinator").toString(), "-p", "0", "--no-exit-on-last", "--status-file=" + rc),
+                    Duration.ofSeconds(30));
+            coordinatorUp = true;
+        }
     }
 
     /** A running rank: stdout and stderr are watched. */
@@ -54,15 +61,16 @@ public final class ManaRuntime implements AutoCloseable {
         }
     }
 
-    public Rank launch(Path ckptDir, List<String> program) throws IOException {
+    public Rank launch(Path ckptDir, List<String> flags, List<String> program) throws IOException {
         List<String> cmd = new ArrayList<>(List.of(bin("mana_launch").toString(), "--ckptdir", ckptDir.toString()));
+        cmd.addAll(flags);
         cmd.addAll(program);
         return start(pb(cmd), "launch");
     }
 
     /** {@code mana_restart --restartdir DIR} with {@code MANA_RESTART_PAUSE=level} (0: none) and the rank's variable. */
-    public Rank restart(Path restartDir, int level, Map<String, String> extraEnv) throws IOException {
-        ProcessBuilder pb = pb(List.of(bin("mana_restart").toString(), "--restartdir", restartDir.toString()));
+    public Rank restart(Path restartDir, String job, int level, Map<String, String> extraEnv) throws IOException {
+        ProcessBuilder pb = pb(List.of(bin("mana_restart").toString(), "--job", job, "--restartdir", restartDir.toString()));
         if (level > 0) {
             pb.environment().put("MANA_RESTART_PAUSE", Integer.toString(level));
         }
@@ -79,8 +87,8 @@ public final class ManaRuntime implements AutoCloseable {
     }
 
     /** {@code mana_status --checkpoint}: returns once every image is written. */
-    public String checkpoint() throws IOException, InterruptedException {
-        return run(List.of(bin("mana_status").toString(), "--checkpoint"), Duration.ofSeconds(60));
+    public String checkpoint(String job) throws IOException, InterruptedException {
+        return run(List.of(bin("mana_status").toString(), "-j", job, "--checkpoint"), Duration.ofSeconds(60));
     }
 
     /** The pid a paused restart prints: "... pid 4242 waits; attach with". */
