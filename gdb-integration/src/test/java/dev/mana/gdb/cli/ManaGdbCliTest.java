@@ -119,4 +119,25 @@ class ManaGdbCliTest {
         LineWatcher unused = rank.err();
         assertTrue(unused.lines().stream().anyMatch(l -> l.contains("restart pause level 4")));
     }
+
+    /** A running (launched) rank: its pid comes from the coordinator's rank list of the job. */
+    @Test
+    void runningRankFoundThroughTheCoordinator() throws Exception {
+        CheckpointFixture fx = CheckpointFixture.get();
+        fx.rt.startCoordinator();
+        ManaRuntime.Rank rank = fx.rt.launch(fx.tmp.resolve("ck-d"), List.of("--job", "d"),
+                List.of(fx.prog.app.toString(), "100", "10000"));
+        rank.out().await(l -> l.startsWith("started "), Duration.ofSeconds(30), "started");
+        Run r = manaGdb(Map.of("MANA_RC", fx.rt.rc.toString()), "--rank", "0", "-j", "d", "--batch",
+                "-ex", "thread apply all bt", "-ex", "mana-halves", "--", "-nx");
+        assertEquals(0, r.status(), r.toString());
+        assertTrue(r.err().startsWith("mana_gdb: pid " + rank.pid() + "\n"), r.err());
+        assertTrue(r.out().matches("(?s).*upper 0x[0-9a-f]+-0x[0-9a-f]+ bias 0x[0-9a-f]+ .*/splitapp\n.*"), r.out());
+        assertTrue(r.out().matches("(?s).*lower 0x[0-9a-f]+-0x[0-9a-f]+ bias 0x[0-9a-f]+ .*/bin/lower-half\n.*"), r.out());
+        assertTrue(r.out().matches("(?s).*in \\[upper\\] main \\(.*"), r.out());
+        assertTrue(r.out().matches("(?s).*in \\[upper\\] ckpt_thread \\(.*"), r.out());
+        String result = rank.out().await(l -> l.startsWith("result "), Duration.ofSeconds(60), "result");
+        assertTrue(result.startsWith("result "));
+        assertEquals(0, rank.process().waitFor());
+    }
 }
