@@ -291,6 +291,19 @@ public final class ManaGdb implements Callable<Integer> {
         StringBuilder b = new StringBuilder();
         b.append("# written by mana_gdb for pid ").append(pid).append(": the upper half's objects (gdb finds the lower half's)\n");
         b.append("set confirm off\n");
+        for (String c : SymbolLoader.commands(sp)) {
+            b.append(c).append('\n');
+        }
+        b.append("set confirm on\n");
+        b.append("define mana-halves\n");
+        for (ElfObject o : sp.objects()) {
+            b.append(String.format("  echo %-5s 0x%012x-0x%012x bias 0x%x %s\\n%n", o.half().label(), o.start(), o.end(),
+                    o.bias(), o.path().toString().replace("\\", "\\\\")));
+        }
+        b.append("end\n");
+        b.append("document mana-halves\nLists the ELF objects of both halves of this MANA rank, with their load biases.\nend\n");
+        // after the symbols ($_any_caller_matches needs gdb's Python; without it only this and the
+        // frame filter are lost): a rank still restoring runs to its pause before the user's commands
         LhInfo lh0 = sp.lhInfo();
         if (lh0 != null && lh0.restartPause() > 0) {
             b.append("if !$_any_caller_matches(\"^lh_restart_pause$\", 2)\n");
@@ -303,21 +316,10 @@ public final class ManaGdb implements Callable<Integer> {
             }
             b.append("end\n");
         }
-        for (String c : SymbolLoader.commands(sp)) {
-            b.append(c).append('\n');
-        }
-        b.append("set confirm on\n");
-        LhInfo lh = sp.lhInfo();
-        if (lh != null && lh.restartPause() > 0) {
+        if (lh0 != null && lh0.restartPause() > 0) {
+            // defined last, so the wait above does not release the pause
             b.append("define hook-continue\n  set var mana_restart_pause_wait = 0\nend\n");
         }
-        b.append("define mana-halves\n");
-        for (ElfObject o : sp.objects()) {
-            b.append(String.format("  echo %-5s 0x%012x-0x%012x bias 0x%x %s\\n%n", o.half().label(), o.start(), o.end(),
-                    o.bias(), o.path().toString().replace("\\", "\\\\")));
-        }
-        b.append("end\n");
-        b.append("document mana-halves\nLists the ELF objects of both halves of this MANA rank, with their load biases.\nend\n");
         b.append(frameFilter(sp));
         return b.toString();
     }
