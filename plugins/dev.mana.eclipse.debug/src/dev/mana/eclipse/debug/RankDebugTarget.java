@@ -46,6 +46,8 @@ public final class RankDebugTarget extends DebugElement implements IDebugTarget 
     private volatile boolean suspended = true;
     private volatile boolean terminated;
     private volatile GdbEvent.Stopped lastStop;
+    /** The rank still waits in its restart pause: the next resume clears mana_restart_pause_wait first. */
+    private volatile boolean pausePending;
     final List<String> varObjects = new ArrayList<>();
 
     private RankDebugTarget(ILaunch launch, int rank, RankDebugger dbg) {
@@ -61,15 +63,37 @@ public final class RankDebugTarget extends DebugElement implements IDebugTarget 
      * {@code launch}. Long: call it from a Job.
      */
     public static RankDebugTarget attach(ILaunch launch, int rank, long pid, Path image) throws CoreException {
+        return attach(launch, rank, pid, image, 0);
+    }
+
+    /**
+     * As {@link #attach(ILaunch, int, long, Path)}, for a rank restarted with {@code MANA_RESTART_PAUSE=pauseLevel}
+     * (0: none): a rank found while still restoring runs to that pause first; {@link #resume()} releases it.
+     */
+    public static RankDebugTarget attach(ILaunch launch, int rank, long pid, Path image, int pauseLevel)
+            throws CoreException {
         RankDebugger d;
         try (CheckpointImage img = image == null ? null : Images.open(image)) {
             d = RankDebugger.attach(pid, img, GdbMi.Options.defaults());
+            if (pauseLevel > 0) {
+                try {
+                    d.awaitPause(pauseLevel, Duration.ofSeconds(60));
+                } catch (MiException e) {
+                    d.close();
+                    throw e;
+                }
+            }
         } catch (ImageException e) {
             throw ManaDebugModel.error(e.getMessage(), e);
         } catch (IOException | MiException e) {
             throw ManaDebugModel.error("rank " + rank + " (pid " + pid + "): " + e.getMessage(), e);
         }
         RankDebugTarget t = new RankDebugTarget(launch, rank, d);
+        try {
+            t.pausePending = d.isPaused();
+        } catch (MiException e) {
+            t.pausePending = pauseLevel > 0;
+        }
         d.gdb().addListener(t::onGdbEvent);
         for (IBreakpoint bp : ManaDebugModel.breakpoints()) {
             t.breakpointAdded(bp);
@@ -100,12 +124,13 @@ public final class RankDebugTarget extends DebugElement implements IDebugTarget 
 
     /** Clears the restart pause and resumes: the upper half runs, breakpoints in force. */
     public void releaseAndResume() throws DebugException {
-        try {
-            dbg.releasePause();
-        } catch (MiException e) {
-            throw new DebugException(ManaDebugModel.error(e.getMessage(), e).getStatus());
-        }
+        pausePending = true;
         resume();
+    }
+
+    /** Whether the rank still waits in its restart pause (the next resume releases it). */
+    public boolean isPausePending() {
+        return pausePending;
     }
 
     private void onGdbEvent(GdbEvent e) {
@@ -223,6 +248,10 @@ public final class RankDebugTarget extends DebugElement implements IDebugTarget 
     @Override
     public void resume() throws DebugException {
         deleteVarObjects();
+        if (pausePending) {
+            run("-gdb-set var mana_restart_pause_wait = 0");
+            pausePending = false;
+        }
         run("-exec-continue");
     }
 

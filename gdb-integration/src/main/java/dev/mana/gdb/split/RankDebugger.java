@@ -108,6 +108,25 @@ public final class RankDebugger implements AutoCloseable {
         return false;
     }
 
+    /**
+     * Makes sure the rank sits in its restart pause at {@code level}: when it was found while still
+     * restoring, a temporary breakpoint on {@code lh_restart_pause} (condition {@code level == N}) lets it
+     * run there first. Upper-half breakpoints need this from level 2 on: before, that memory is not back.
+     */
+    public void awaitPause(int level, Duration timeout) throws MiException {
+        if (isPaused()) {
+            return;
+        }
+        gdb.execute("-break-insert -t -c " + MiEscapes.quote("level == " + level) + " lh_restart_pause");
+        CompletableFuture<GdbEvent.Stopped> stop = nextStop();
+        resume();
+        GdbEvent.Stopped s = awaitStop(stop, timeout);
+        if (s.isExit() || !"lh_restart_pause".equals(s.frame().getString("func"))) {
+            throw new MiException(null, "rank pid " + pid + " did not reach restart pause level " + level + " (stopped: "
+                    + s.reason() + ")");
+        }
+    }
+
     /** {@code -break-insert LOCATION}; returns the breakpoint number. */
     public String insertBreakpoint(String location) throws MiException {
         MiResponse r = gdb.execute("-break-insert " + MiEscapes.quote(location));

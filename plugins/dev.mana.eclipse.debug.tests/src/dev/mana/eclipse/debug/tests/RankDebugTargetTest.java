@@ -70,6 +70,7 @@ class RankDebugTargetTest {
                     .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
             q.waitFor(10, TimeUnit.SECONDS);
         }
+        CheckpointedProgram.deleteTree(tmp);
     }
 
     static Path root() {
