@@ -74,15 +74,11 @@ public final class RankDebugTarget extends DebugElement implements IDebugTarget 
             throws CoreException {
         RankDebugger d;
         try (CheckpointImage img = image == null ? null : Images.open(image)) {
-            d = RankDebugger.attach(pid, img, GdbMi.Options.defaults());
             if (pauseLevel > 0) {
-                try {
-                    d.awaitPause(pauseLevel, Duration.ofSeconds(60));
-                } catch (MiException e) {
-                    d.close();
-                    throw e;
-                }
+                // not while the restore code still replaces memory: gdb would see an inconsistent process
+                RankDebugger.waitForPause(pid, pauseLevel, Duration.ofSeconds(60), GdbMi.Options.defaults());
             }
+            d = RankDebugger.attach(pid, img, GdbMi.Options.defaults());
         } catch (ImageException e) {
             throw ManaDebugModel.error(e.getMessage(), e);
         } catch (IOException | MiException e) {
@@ -99,6 +95,9 @@ public final class RankDebugTarget extends DebugElement implements IDebugTarget 
             t.breakpointAdded(bp);
         }
         DebugPlugin.getDefault().getBreakpointManager().addBreakpointListener(t);
+        if (launch.getSourceLocator() == null) {
+            launch.setSourceLocator(new ManaSourceLocator());
+        }
         launch.addDebugTarget(t);
         t.fireCreationEvent();
         t.fireSuspendEvent(DebugEvent.CLIENT_REQUEST);
@@ -146,11 +145,14 @@ public final class RankDebugTarget extends DebugElement implements IDebugTarget 
                 case "end-stepping-range", "function-finished" -> DebugEvent.STEP_END;
                 default -> DebugEvent.CLIENT_REQUEST;
             };
+            // the thread that stopped reports it (the Debug view then selects its top frame and source
+            // display shows the line); the target only when gdb names no thread
             RankThread t = thread(s.threadId());
             if (t != null) {
                 t.fireSuspendEvent(detail);
+            } else {
+                fireSuspendEvent(detail);
             }
-            fireSuspendEvent(detail);
         } else if (e instanceof GdbEvent.Running) {
             suspended = false;
             fireResumeEvent(DebugEvent.UNSPECIFIED);

@@ -28,6 +28,21 @@ public final class RankStackFrame extends DebugElement implements IStackFrame {
     }
 
     public RankDebugger.Frame frame() { return frame; }
+
+    /**
+     * Frames are made anew on every request; the Debug view finds the one to select (and keeps
+     * expansion) by equality: same thread, level, address and function.
+     */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof RankStackFrame f && f.thread == thread && f.frame.level() == frame.level()
+                && f.frame.address() == frame.address() && java.util.Objects.equals(f.frame.function(), frame.function());
+    }
+
+    @Override
+    public int hashCode() {
+        return java.util.Objects.hash(thread.gdbId(), frame.level(), frame.address());
+    }
     public Half half() { return frame.half(); }
 
     /** The source file as the debug information names it (absolute where gdb knows it), or null. */

@@ -122,7 +122,18 @@ public final class ManaGdb implements Callable<Integer> {
         }
         long p = resolvePid();
         if (level != null) {
-            awaitLhInfo(p);
+            LhInfo published = awaitLhInfo(p);
+            if (published != null && published.restartPause() != level) {
+                throw new Fail(1, "rank " + rank + " (pid " + p + ") was restarted with MANA_RESTART_PAUSE="
+                        + published.restartPause() + ", not " + level);
+            }
+            try {
+                // the user's gdb must not attach while the restore code still replaces memory
+                dev.mana.gdb.split.RankDebugger.waitForPause(p, level, java.time.Duration.ofSeconds(waitSec),
+                        dev.mana.gdb.mi.GdbMi.Options.defaults().withGdb(gdbPath));
+            } catch (IOException | dev.mana.gdb.mi.MiException e) {
+                throw new Fail(1, "rank " + rank + " (pid " + p + "): " + e.getMessage());
+            }
         }
         Path dir = restartDir != null ? restartDir : RankLocator.restoreDirOf(p);
         Path imagePath;
@@ -242,14 +253,14 @@ public final class ManaGdb implements Callable<Integer> {
      * after mana_restart exec'd it may still be re-executing itself. Whether it has reached its pause
      * is left to gdb (the command file waits for it), since only gdb can see where the thread is.
      */
-    private void awaitLhInfo(long p) throws Fail {
+    private LhInfo awaitLhInfo(long p) throws Fail {
         long deadline = System.nanoTime() + waitSec * 1_000_000_000L;
         while (true) {
             try {
                 Path exe = Files.readSymbolicLink(Path.of("/proc/" + p + "/exe"));
                 LhInfo lh = LhInfo.read(dev.mana.gdb.split.MemorySource.ofPid(p), dev.mana.gdb.split.ProcMaps.read(p), exe);
                 if (lh.restartPause() > 0 || lh.restarted()) {
-                    return;
+                    return lh;
                 }
             } catch (IOException e) {
                 if (!Files.isDirectory(Path.of("/proc/" + p))) {
@@ -257,7 +268,7 @@ public final class ManaGdb implements Callable<Integer> {
                 }
             }
             if (System.nanoTime() > deadline) {
-                return; // the level check below says what is wrong
+                return null; // the level check below says what is wrong
             }
             try {
                 Thread.sleep(20); // nothing to wait on from outside the process

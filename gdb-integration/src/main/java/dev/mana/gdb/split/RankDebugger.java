@@ -109,6 +109,35 @@ public final class RankDebugger implements AutoCloseable {
     }
 
     /**
+     * Waits until a restarting rank sits in its restart pause at {@code level}, through a short gdb
+     * session of its own (attach, let it run to {@code lh_restart_pause} with {@code level == N} if it is
+     * not there yet, detach). A debugger that attaches while the restore code still replaces memory and
+     * moves the vdso sees an inconsistent process (unreadable link map, no shared libraries); attach the
+     * real session after this returns. Nothing else can tell from outside: the pause loop spins.
+     */
+    public static void waitForPause(long pid, int level, Duration timeout, GdbMi.Options options)
+            throws IOException, MiException {
+        try (GdbMi g = GdbMi.start(options.withKillOnClose(false))) {
+            CompletableFuture<GdbEvent.Stopped> attached = g.expect(GdbEvent.Stopped.class, s -> true);
+            g.execute("-target-attach " + pid, Duration.ofSeconds(60));
+            g.await(attached, Duration.ofSeconds(30), "stop after attaching to " + pid);
+            for (MiValue f : g.execute("-stack-list-frames --thread 1").results().getList("stack")) {
+                if ("lh_restart_pause".equals(f.asTuple().getString("func"))) {
+                    return; // already there (close() detaches)
+                }
+            }
+            g.execute("-break-insert -t -c " + MiEscapes.quote("level == " + level) + " lh_restart_pause");
+            CompletableFuture<GdbEvent.Stopped> stop = g.expect(GdbEvent.Stopped.class, s -> true);
+            g.execute("-exec-continue");
+            GdbEvent.Stopped s = g.await(stop, timeout, "restart pause level " + level + " of pid " + pid);
+            if (s.isExit() || !"lh_restart_pause".equals(s.frame().getString("func"))) {
+                throw new MiException(null, "pid " + pid + " did not reach restart pause level " + level + " (stopped: "
+                        + s.reason() + ")");
+            }
+        }
+    }
+
+    /**
      * Makes sure the rank sits in its restart pause at {@code level}: when it was found while still
      * restoring, a temporary breakpoint on {@code lh_restart_pause} (condition {@code level == N}) lets it
      * run there first. Upper-half breakpoints need this from level 2 on: before, that memory is not back.

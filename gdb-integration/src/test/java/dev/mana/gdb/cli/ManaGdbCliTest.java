@@ -92,7 +92,7 @@ class ManaGdbCliTest {
         Run r = manaGdb(Map.of("MANA_RC", fx.rt.rc.toString()), "--rank", "0", "--restartdir", fx.ckpt.toString(),
                 "--level", "4", "--batch", "-ex", "bt 1", "-ex", "break after_step", "-ex", "continue", "-ex", "bt",
                 "-ex", "mana-halves", "-ex", "print iteration", "--", "-nx");
-        assertEquals(0, r.status(), r.toString());
+        assertEquals(0, r.status(), () -> r + "\nthe rank's stderr: " + rank.err().lines());
         String err = r.err();
         assertTrue(err.contains("restart pause level 4"), err);
         assertTrue(err.matches("(?s).*upper .*match +add-symbol-file .*/splitapp\n.*"), err);
@@ -108,7 +108,7 @@ class ManaGdbCliTest {
         long i = Long.parseLong(out.lines().filter(l -> l.startsWith("$1 = ")).findFirst().orElseThrow().substring(5));
         assertTrue(i == fx.iterationAtCheckpoint || i == fx.iterationAtCheckpoint + 1, out);
         // gdb detached at the end of the batch: the program runs to its end, with the reference result
-        String result = rank.out().await(l -> l.startsWith("result "), Duration.ofSeconds(60), "result");
+        String result = rank.awaitOut(l -> l.startsWith("result "), Duration.ofSeconds(60), "result");
         assertEquals(fx.nativeResult, result);
         assertEquals(0, rank.process().waitFor());
         // the launcher removed its command file
@@ -127,7 +127,7 @@ class ManaGdbCliTest {
         fx.rt.startCoordinator();
         ManaRuntime.Rank rank = fx.rt.launch(fx.tmp.resolve("ck-d"), List.of("--job", "d"),
                 List.of(fx.prog.app.toString(), "100", "10000"));
-        rank.out().await(l -> l.startsWith("started "), Duration.ofSeconds(30), "started");
+        rank.awaitOut(l -> l.startsWith("started "), Duration.ofSeconds(30), "started");
         Run r = manaGdb(Map.of("MANA_RC", fx.rt.rc.toString()), "--rank", "0", "-j", "d", "--batch",
                 "-ex", "thread apply all bt", "-ex", "mana-halves", "--", "-nx");
         assertEquals(0, r.status(), r.toString());
@@ -136,7 +136,7 @@ class ManaGdbCliTest {
         assertTrue(r.out().matches("(?s).*lower 0x[0-9a-f]+-0x[0-9a-f]+ bias 0x[0-9a-f]+ .*/bin/lower-half\n.*"), r.out());
         assertTrue(r.out().matches("(?s).*in \\[upper\\] main \\(.*"), r.out());
         assertTrue(r.out().matches("(?s).*in \\[upper\\] ckpt_thread \\(.*"), r.out());
-        String result = rank.out().await(l -> l.startsWith("result "), Duration.ofSeconds(60), "result");
+        String result = rank.awaitOut(l -> l.startsWith("result "), Duration.ofSeconds(60), "result");
         assertTrue(result.startsWith("result "));
         assertEquals(0, rank.process().waitFor());
     }

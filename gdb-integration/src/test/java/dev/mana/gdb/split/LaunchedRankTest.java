@@ -29,7 +29,7 @@ class LaunchedRankTest {
         fx.rt.startCoordinator();
         ManaRuntime.Rank r = fx.rt.launch(fx.tmp.resolve("ck-c"), List.of("--job", "c"),
                 List.of(fx.prog.app.toString(), "150", "10000"));
-        r.out().await(l -> l.startsWith("started "), Duration.ofSeconds(30), "started line");
+        r.awaitOut(l -> l.startsWith("started "), Duration.ofSeconds(30), "started line");
         try (RankDebugger dbg = RankDebugger.attach(r.pid(), null, GdbMi.Options.defaults())) {
             SplitProcess sp = dbg.process();
             assertTrue(sp.warnings().isEmpty(), sp.warnings().toString());
@@ -60,7 +60,7 @@ class LaunchedRankTest {
             dbg.gdb().execute("-break-delete");
         }
         // closing detached: the program runs on and ends normally
-        String result = r.out().await(l -> l.startsWith("result "), Duration.ofSeconds(60), "result line");
+        String result = r.awaitOut(l -> l.startsWith("result "), Duration.ofSeconds(60), "result line");
         String reference = dev.mana.gdb.testsupport.TestProgram.run(fx.prog.dir, fx.prog.app.toString(), "150", "0")
                 .lines().filter(l -> l.startsWith("result ")).findFirst().orElseThrow();
         assertEquals(reference, result);

@@ -163,7 +163,7 @@ class RestartPauseDebugTest {
             assertEquals("exited-normally", end.reason(), end.toString());
         }
         assertFalse(ProcessHandle.of(gdbPid).isPresent(), "gdb left behind");
-        String result = r.out().await(l -> l.startsWith("result "), Duration.ofSeconds(30), "result line");
+        String result = r.awaitOut(l -> l.startsWith("result "), Duration.ofSeconds(30), "result line");
         assertEquals(nativeResult, result);
         assertEquals(0, r.process().waitFor());
         assertNotNull(r.process());
@@ -191,7 +191,7 @@ class RestartPauseDebugTest {
             ex.shutdownNow();
         }
         for (ManaRuntime.Rank r : List.of(ra, rb)) {
-            assertEquals(nativeResult, r.out().await(l -> l.startsWith("result "), Duration.ofSeconds(60), "result"));
+            assertEquals(nativeResult, r.awaitOut(l -> l.startsWith("result "), Duration.ofSeconds(60), "result"));
             assertEquals(0, r.process().waitFor());
         }
     }
@@ -207,7 +207,8 @@ class RestartPauseDebugTest {
             dbg.gdb().execute("-break-delete");
             CompletableFuture<GdbEvent.Stopped> exit = dbg.gdb().expect(GdbEvent.Stopped.class, GdbEvent.Stopped::isExit);
             dbg.resume();
-            assertEquals("exited-normally", dbg.awaitStop(exit, Duration.ofSeconds(60)).reason());
+            GdbEvent.Stopped end = dbg.awaitStop(exit, Duration.ofSeconds(60));
+            assertEquals("exited-normally", end.reason(), end.record().toString());
             return top;
         }
     }

@@ -56,13 +56,13 @@ public final class CheckpointFixture {
         // tests restart, "b" is the second rank of the test that debugs two at once
         ManaRuntime.Rank r = rt.launch(ckpt, List.of("--job", "a"), List.of(prog.app.toString(), Integer.toString(STEPS), "10000"));
         ManaRuntime.Rank r2 = rt.launch(ckptB, List.of("--job", "b"), List.of(prog.app.toString(), Integer.toString(STEPS), "10000"));
-        String symbols = r.out().await(l -> l.startsWith("symbols "), Duration.ofSeconds(30), "symbols line");
+        String symbols = r.awaitOut(l -> l.startsWith("symbols "), Duration.ofSeconds(30), "symbols line");
         for (String kv : symbols.substring(8).split(" ")) {
             String[] p = kv.split("=");
             launchedSymbols.put(p[0], Long.parseUnsignedLong(p[1].substring(2), 16));
         }
-        r.out().await(l -> l.startsWith("started "), Duration.ofSeconds(30), "started line");
-        r2.out().await(l -> l.startsWith("started "), Duration.ofSeconds(30), "started line");
+        r.awaitOut(l -> l.startsWith("started "), Duration.ofSeconds(30), "started line");
+        r2.awaitOut(l -> l.startsWith("started "), Duration.ofSeconds(30), "started line");
         rt.checkpoint("a");
         rt.checkpoint("b");
         for (ManaRuntime.Rank k : List.of(r, r2)) {

@@ -59,6 +59,17 @@ public final class ManaRuntime implements AutoCloseable {
         public long pid() {
             return process.pid();
         }
+
+        /** A line of stdout; a failure also shows what the rank wrote to stderr. */
+        public String awaitOut(java.util.function.Predicate<String> match, Duration timeout, String what)
+                throws IOException, InterruptedException {
+            try {
+                return out.await(match, timeout, what);
+            } catch (IOException e) {
+                throw new IOException(e.getMessage() + "; stderr: " + err.lines()
+                        + (process.isAlive() ? "" : "; exit status " + process.waitFor()), e);
+            }
+        }
     }
 
     public Rank launch(Path ckptDir, List<String> flags, List<String> program) throws IOException {
