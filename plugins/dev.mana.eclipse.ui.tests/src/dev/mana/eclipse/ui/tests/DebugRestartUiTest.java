@@ -66,9 +66,21 @@ class DebugRestartUiTest {
     private final List<Process> started = new ArrayList<>();
     private ILaunch launch;
     private Path dir;
+    private org.eclipse.ui.IPerspectiveDescriptor perspectiveBefore;
 
     @AfterEach
     void cleanUp() throws Exception {
+        // leave the workbench as the other tests expect it: their perspective, no editors, no launch of ours
+        Ui.sync(() -> {
+            IWorkbenchPage page = PlatformUI.getWorkbench().getWorkbenchWindows()[0].getActivePage();
+            page.closeAllEditors(false);
+            if (perspectiveBefore != null) {
+                page.setPerspective(perspectiveBefore);
+            }
+        });
+        if (launch != null) {
+            DebugPlugin.getDefault().getLaunchManager().removeLaunch(launch);
+        }
         DebugPlugin.getDefault().getBreakpointManager().removeBreakpoints(
                 DebugPlugin.getDefault().getBreakpointManager().getBreakpoints(ManaDebugModel.ID), true);
         if (launch != null && !launch.isTerminated()) {
@@ -142,6 +154,7 @@ class DebugRestartUiTest {
         IFile file = project.getFile("splitapp.c");
         IWorkbenchWindow window = Ui.sync(() -> PlatformUI.getWorkbench().getWorkbenchWindows()[0]);
         IWorkbenchPage page = Ui.sync(window::getActivePage);
+        perspectiveBefore = Ui.sync(page::getPerspective);
         ITextEditor editor = Ui.sync(() -> (ITextEditor) IDE.openEditor(page, file, "org.eclipse.ui.DefaultTextEditor"));
         Ui.sync(() -> {
             IDocument doc = editor.getDocumentProvider().getDocument(editor.getEditorInput());
