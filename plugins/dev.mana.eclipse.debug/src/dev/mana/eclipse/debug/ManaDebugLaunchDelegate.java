@@ -86,7 +86,8 @@ public final class ManaDebugLaunchDelegate extends LaunchConfigurationDelegate {
         sm.done();
     }
 
-    static Set<Integer> parseRanks(String spec, int nranks) throws CoreException {
+    /** The ranks to debug from "0", "0,3" or "1 2"; an empty spec means rank 0. */
+    public static Set<Integer> parseRanks(String spec, int nranks) throws CoreException {
         Set<Integer> out = new TreeSet<>();
         for (String part : spec.split("[,\\s]+")) {
             if (part.isBlank()) {
