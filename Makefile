@@ -2,7 +2,7 @@
 #   make test   install missing Debian packages (when root), build everything, run every test
 #   make build  build everything, run nothing (lays out bin/ and lib/ as in MANA's manual)
 #   make demo   build if needed, then checkpoint / kill / restart the bundled example
-#   make bench-process | bench-coordinator | bench-inspector | bench-lint   benchmarks (table, then one JSON line)
+#   make bench-process | bench-coordinator | bench-inspector | bench-lint | bench-gdb   benchmarks (table, then one JSON line)
 #   make screenshots   copy the screenshots the UI tests took (under target/) into docs/screenshots/
 
 SHELL := /bin/bash
@@ -20,7 +20,7 @@ DEB_PACKAGES := build-essential cmake gdb openmpi-bin libopenmpi-dev mpich libmp
                 xvfb xauth libgtk-3-0 fonts-dejavu-core procps psmisc bsdutils util-linux \
                 neovim
 
-.PHONY: all deps build test demo clean bench-process bench-coordinator bench-inspector bench-lint check-jdk screenshots
+.PHONY: all deps build test demo clean bench-process bench-coordinator bench-inspector bench-lint bench-gdb check-jdk screenshots
 
 all: build
 
@@ -70,6 +70,10 @@ screenshots:
 bench-lint:
 	@[ -x $(ROOT)/bin/mana_lint ] || $(MAKE) build
 	$(ROOT)/mpi-diagnostics/bench/bench_lint.sh
+
+bench-gdb:
+	@[ -x $(ROOT)/bin/mana_gdb ] || $(MAKE) build
+	$(ROOT)/gdb-integration/bench/bench_gdb.sh
 
 clean:
 	$(MVN) -q clean || true

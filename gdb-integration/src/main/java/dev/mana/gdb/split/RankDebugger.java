@@ -1,0 +1,233 @@
+package dev.mana.gdb.split;
+
+import dev.mana.gdb.mi.GdbEvent;
+import dev.mana.gdb.mi.GdbMi;
+import dev.mana.gdb.mi.MiEscapes;
+import dev.mana.gdb.mi.MiException;
+import dev.mana.gdb.mi.MiResponse;
+import dev.mana.gdb.mi.MiTuple;
+import dev.mana.gdb.mi.MiValue;
+import dev.mana.inspector.CheckpointImage;
+import dev.mana.inspector.Half;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * gdb attached to one rank of a split process: both halves' symbols loaded, frames tagged with their
+ * half, and the restart pause ({@code MANA_RESTART_PAUSE}) released when the caller is ready.
+ *
+ * <p>The usual sequence at a restart pause: {@link #attach}, {@link #insertBreakpoint} for each of the
+ * user's breakpoints, {@link #releaseAndContinue()}; the breakpoints are in place before any upper-half
+ * code runs again.
+ */
+public final class RankDebugger implements AutoCloseable {
+    /** One stack frame with the half it runs in. */
+    public record Frame(int level, long address, String function, String file, String fullname, int line, String from,
+                        Half half) {
+        @Override
+        public String toString() {
+            return String.format("#%d [%s] 0x%x %s%s%s", level, half.label(), address, function == null ? "??" : function,
+                    file == null ? "" : " at " + file + ":" + line, from == null ? "" : " from " + from);
+        }
+    }
+
+    /** Times of the steps of {@link #attach}, in milliseconds. */
+    public record Timings(double startGdb, double attach, double plan, double symbols) {
+        public double total() {
+            return startGdb + attach + plan + symbols;
+        }
+    }
+
+    private final GdbMi gdb;
+    private final long pid;
+    private final SplitProcess process;
+    private final List<SymbolLoader.Outcome> symbols;
+    private final Timings timings;
+
+    private RankDebugger(GdbMi gdb, long pid, SplitProcess process, List<SymbolLoader.Outcome> symbols, Timings timings) {
+        this.gdb = gdb;
+        this.pid = pid;
+        this.process = process;
+        this.symbols = List.copyOf(symbols);
+        this.timings = timings;
+    }
+
+    /**
+     * Starts gdb, attaches to {@code pid} (the process stops), computes both halves' objects
+     * ({@code image}: the image it was restarted from, or null for a launched rank) and loads their symbols.
+     */
+    public static RankDebugger attach(long pid, CheckpointImage image, GdbMi.Options options) throws IOException, MiException {
+        long t0 = System.nanoTime();
+        GdbMi gdb = GdbMi.start(options);
+        boolean ok = false;
+        try {
+            long t1 = System.nanoTime();
+            CompletableFuture<GdbEvent.Stopped> stop = gdb.expect(GdbEvent.Stopped.class, s -> true);
+            gdb.execute("-target-attach " + pid, Duration.ofSeconds(60));
+            gdb.await(stop, Duration.ofSeconds(30), "stop after attaching to " + pid);
+            long t2 = System.nanoTime();
+            SplitProcess sp = SplitProcess.ofProcess(pid, image);
+            long t3 = System.nanoTime();
+            List<SymbolLoader.Outcome> outcomes = SymbolLoader.load(gdb, sp);
+            long t4 = System.nanoTime();
+            ok = true;
+            return new RankDebugger(gdb, pid, sp, outcomes,
+                    new Timings(ms(t1 - t0), ms(t2 - t1), ms(t3 - t2), ms(t4 - t3)));
+        } finally {
+            if (!ok) {
+                gdb.close();
+            }
+        }
+    }
+
+    private static double ms(long ns) {
+        return ns / 1e6;
+    }
+
+    public GdbMi gdb() { return gdb; }
+    public long pid() { return pid; }
+    public SplitProcess process() { return process; }
+    public List<SymbolLoader.Outcome> symbols() { return symbols; }
+    public Timings timings() { return timings; }
+
+    /** The restart pause level the rank was started with (0: none), from {@code lh_info}. */
+    public int pauseLevel() {
+        return process.lhInfo() == null ? 0 : process.lhInfo().restartPause();
+    }
+
+    /** Whether some thread waits in the lower half's restart pause loop. */
+    public boolean isPaused() throws MiException {
+        for (MiValue tv : gdb.execute("-thread-info").results().getList("threads")) {
+            if ("lh_restart_pause".equals(tv.asTuple().path("frame", "func"))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Waits until a restarting rank sits in its restart pause at {@code level}, through a short gdb
+     * session of its own (attach, let it run to {@code lh_restart_pause} with {@code level == N} if it is
+     * not there yet, detach). A debugger that attaches while the restore code still replaces memory and
+     * moves the vdso sees an inconsistent process (unreadable link map, no shared libraries); attach the
+     * real session after this returns. Nothing else can tell from outside: the pause loop spins.
+     */
+    public static void waitForPause(long pid, int level, Duration timeout, GdbMi.Options options)
+            throws IOException, MiException {
+        try (GdbMi g = GdbMi.start(options.withKillOnClose(false))) {
+            CompletableFuture<GdbEvent.Stopped> attached = g.expect(GdbEvent.Stopped.class, s -> true);
+            g.execute("-target-attach " + pid, Duration.ofSeconds(60));
+            g.await(attached, Duration.ofSeconds(30), "stop after attaching to " + pid);
+            for (MiValue f : g.execute("-stack-list-frames --thread 1").results().getList("stack")) {
+                if ("lh_restart_pause".equals(f.asTuple().getString("func"))) {
+                    return; // already there (close() detaches)
+                }
+            }
+            g.execute("-break-insert -t -c " + MiEscapes.quote("level == " + level) + " lh_restart_pause");
+            CompletableFuture<GdbEvent.Stopped> stop = g.expect(GdbEvent.Stopped.class, s -> true);
+            g.execute("-exec-continue");
+            GdbEvent.Stopped s = g.await(stop, timeout, "restart pause level " + level + " of pid " + pid);
+            if (s.isExit() || !"lh_restart_pause".equals(s.frame().getString("func"))) {
+                throw new MiException(null, "pid " + pid + " did not reach restart pause level " + level + " (stopped: "
+                        + s.reason() + ")");
+            }
+        }
+    }
+
+    /**
+     * Makes sure the rank sits in its restart pause at {@code level}: when it was found while still
+     * restoring, a temporary breakpoint on {@code lh_restart_pause} (condition {@code level == N}) lets it
+     * run there first. Upper-half breakpoints need this from level 2 on: before, that memory is not back.
+     */
+    public void awaitPause(int level, Duration timeout) throws MiException {
+        if (isPaused()) {
+            return;
+        }
+        gdb.execute("-break-insert -t -c " + MiEscapes.quote("level == " + level) + " lh_restart_pause");
+        CompletableFuture<GdbEvent.Stopped> stop = nextStop();
+        resume();
+        GdbEvent.Stopped s = awaitStop(stop, timeout);
+        if (s.isExit() || !"lh_restart_pause".equals(s.frame().getString("func"))) {
+            throw new MiException(null, "rank pid " + pid + " did not reach restart pause level " + level + " (stopped: "
+                    + s.reason() + ")");
+        }
+    }
+
+    /** {@code -break-insert LOCATION}; returns the breakpoint number. */
+    public String insertBreakpoint(String location) throws MiException {
+        MiResponse r = gdb.execute("-break-insert " + MiEscapes.quote(location));
+        return r.results().getTuple("bkpt").getString("number");
+    }
+
+    /** Clears {@code mana_restart_pause_wait}: the pause loop ends once the process runs again. */
+    public void releasePause() throws MiException {
+        gdb.execute("-gdb-set var mana_restart_pause_wait = 0");
+    }
+
+    /** Resumes every thread. */
+    public void resume() throws MiException {
+        gdb.execute("-exec-continue");
+    }
+
+    /** Releases the pause and resumes every thread; breakpoints inserted before are in force. */
+    public void releaseAndContinue() throws MiException {
+        releasePause();
+        resume();
+    }
+
+    /** Waits for the next stop (a breakpoint, a signal, the end of the program). */
+    public GdbEvent.Stopped awaitStop(CompletableFuture<GdbEvent.Stopped> registered, Duration timeout) throws MiException {
+        return gdb.await(registered, timeout, "stop of rank pid " + pid);
+    }
+
+    /** A future of the next stop; register before resuming. */
+    public CompletableFuture<GdbEvent.Stopped> nextStop() {
+        return gdb.expect(GdbEvent.Stopped.class, s -> true);
+    }
+
+    /** Thread ids (gdb's numbering). */
+    public List<String> threadIds() throws MiException {
+        List<String> ids = new ArrayList<>();
+        for (MiValue tv : gdb.execute("-thread-info").results().getList("threads")) {
+            ids.add(tv.asTuple().getString("id"));
+        }
+        return ids;
+    }
+
+    /** The stack of one thread, each frame tagged with its half. */
+    public List<Frame> backtrace(String threadId) throws MiException {
+        MiResponse r = gdb.execute("-stack-list-frames --thread " + threadId);
+        List<Frame> out = new ArrayList<>();
+        for (MiValue fv : r.results().getList("stack")) {
+            MiTuple f = fv.asTuple();
+            long addr = parseAddress(f.getString("addr"));
+            String line = f.getString("line");
+            out.add(new Frame(Integer.parseInt(f.getString("level", "0")), addr, f.getString("func"), f.getString("file"),
+                    f.getString("fullname"), line == null ? 0 : Integer.parseInt(line), f.getString("from"),
+                    process.halfOf(addr)));
+        }
+        return out;
+    }
+
+    /** An expression's value in the current frame of {@code threadId} (null: the selected thread). */
+    public String evaluate(String expression, String threadId) throws MiException {
+        String t = threadId == null ? "" : "--thread " + threadId + " --frame 0 ";
+        return gdb.execute("-data-evaluate-expression " + t + MiEscapes.quote(expression)).results().getString("value");
+    }
+
+    static long parseAddress(String s) {
+        if (s == null || s.equals("<unavailable>")) {
+            return 0;
+        }
+        return Long.parseUnsignedLong(s.startsWith("0x") ? s.substring(2) : s, 16);
+    }
+
+    /** Detaches (the rank runs on; a pause not yet released stays) and ends gdb. */
+    @Override
+    public void close() {
+        gdb.close();
+    }
+}

@@ -1,0 +1,69 @@
+package dev.mana.gdb.split;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.mana.gdb.mi.GdbEvent;
+import dev.mana.gdb.mi.GdbMi;
+import dev.mana.gdb.testsupport.CheckpointFixture;
+import dev.mana.gdb.testsupport.ManaRuntime;
+import dev.mana.inspector.Half;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A rank that was launched, not restarted: no image, so the halves come from /proc/PID/maps and the
+ * lower half's own ranges in lh_info; gdb attaches to the running program, and detaching leaves it
+ * running to its normal end.
+ */
+@Timeout(120)
+class LaunchedRankTest {
+    @Test
+    void attachToARunningRankDetachAndItFinishes() throws Exception {
+        CheckpointFixture fx = CheckpointFixture.get();
+        fx.rt.startCoordinator();
+        ManaRuntime.Rank r = fx.rt.launch(fx.tmp.resolve("ck-c"), List.of("--job", "c"),
+                List.of(fx.prog.app.toString(), "150", "10000"));
+        r.awaitOut(l -> l.startsWith("started "), Duration.ofSeconds(30), "started line");
+        try (RankDebugger dbg = RankDebugger.attach(r.pid(), null, GdbMi.Options.defaults())) {
+            SplitProcess sp = dbg.process();
+            assertTrue(sp.warnings().isEmpty(), sp.warnings().toString());
+            LhInfo lh = sp.lhInfo();
+            assertFalse(lh.restarted());
+            assertEquals(0, lh.restartPause());
+            assertFalse(lh.lowerRanges().isEmpty());
+            List<String> upper = sp.objects(Half.UPPER).stream().map(o -> o.path().getFileName().toString()).toList();
+            List<String> lower = sp.objects(Half.LOWER).stream().map(o -> o.path().getFileName().toString()).toList();
+            assertTrue(upper.containsAll(List.of("splitapp", "libsplitstep.so", "libmana.so", "libc.so.6",
+                    "ld-linux-x86-64.so.2")), upper.toString());
+            assertTrue(lower.containsAll(List.of("lower-half", "libc.so.6", "ld-linux-x86-64.so.2")), lower.toString());
+            for (ElfObject o : sp.objects()) {
+                assertEquals(ElfObject.BuildIdCheck.MATCH, o.check(), o.toString());
+            }
+            ElfObject app = sp.objects(Half.UPPER).stream().filter(o -> o.path().equals(fx.prog.app)).findFirst().orElseThrow();
+            assertEquals(fx.launchedSymbols.get("main"), app.bias() + ElfFile.read(fx.prog.app).symbol("main"));
+
+            dbg.insertBreakpoint("split_step");
+            CompletableFuture<GdbEvent.Stopped> stop = dbg.nextStop();
+            dbg.resume();
+            GdbEvent.Stopped hit = dbg.awaitStop(stop, Duration.ofSeconds(30));
+            List<RankDebugger.Frame> stack = dbg.backtrace(hit.threadId());
+            assertEquals("split_step", stack.get(0).function());
+            assertEquals("splitstep.c", Path.of(stack.get(0).file()).getFileName().toString());
+            assertEquals(Half.UPPER, stack.get(0).half());
+            assertEquals("main", stack.get(1).function());
+            dbg.gdb().execute("-break-delete");
+        }
+        // closing detached: the program runs on and ends normally
+        String result = r.awaitOut(l -> l.startsWith("result "), Duration.ofSeconds(60), "result line");
+        String reference = dev.mana.gdb.testsupport.TestProgram.run(fx.prog.dir, fx.prog.app.toString(), "150", "0")
+                .lines().filter(l -> l.startsWith("result ")).findFirst().orElseThrow();
+        assertEquals(reference, result);
+        assertEquals(0, r.process().waitFor());
+    }
+}

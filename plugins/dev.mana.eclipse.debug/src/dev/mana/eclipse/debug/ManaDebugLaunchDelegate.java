@@ -1,0 +1,188 @@
+package dev.mana.eclipse.debug;
+
+import dev.mana.eclipse.core.ManaCore;
+import dev.mana.eclipse.core.ManaJobSettings;
+import dev.mana.gdb.mi.GdbEvent;
+import dev.mana.gdb.mi.GdbMi;
+import dev.mana.gdb.mi.MiException;
+import dev.mana.gdb.split.LhInfo;
+import dev.mana.gdb.split.MemorySource;
+import dev.mana.gdb.split.ProcMaps;
+import dev.mana.gdb.split.RankLocator;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import org.eclipse.core.runtime.CoreException;
+import org.eclipse.core.runtime.IProgressMonitor;
+import org.eclipse.core.runtime.IStatus;
+import org.eclipse.core.runtime.Status;
+import org.eclipse.core.runtime.SubMonitor;
+import org.eclipse.core.runtime.jobs.Job;
+import org.eclipse.debug.core.DebugPlugin;
+import org.eclipse.debug.core.ILaunch;
+import org.eclipse.debug.core.ILaunchConfiguration;
+import org.eclipse.debug.core.ILaunchConfigurationWorkingCopy;
+import org.eclipse.debug.core.ILaunchDelegate;
+import org.eclipse.debug.core.ILaunchManager;
+import org.eclipse.debug.core.model.LaunchConfigurationDelegate;
+
+/**
+ * Debug mode of the "MANA MPI Job" launch type, for a configuration that restarts from a checkpoint:
+ * the job is restarted by the type's own run delegate with {@code MANA_RESTART_PAUSE=N}; then a Job
+ * finds each rank's process ({@code lower-half --restore DIR} and its rank variable), attaches a
+ * {@link RankDebugTarget} to the ranks to debug (suspended at the pause, breakpoints inserted) and
+ * releases the others. Resume on a target releases its pause.
+ */
+public final class ManaDebugLaunchDelegate extends LaunchConfigurationDelegate {
+    /** int: the restart pause level for the debugged ranks (2-4; default 2). */
+    public static final String ATTR_PAUSE_LEVEL = ManaDebugModel.ID + ".pauseLevel";
+    /** String: the ranks to debug, e.g. "0" (default) or "0,3". */
+    public static final String ATTR_DEBUG_RANKS = ManaDebugModel.ID + ".ranks";
+    /** At most this many gdb sessions per launch: each holds ~60 MiB. */
+    public static final int MAX_DEBUGGED_RANKS = 16;
+
+    @Override
+    public void launch(ILaunchConfiguration cfg, String mode, ILaunch launch, IProgressMonitor monitor)
+            throws CoreException {
+        SubMonitor sm = SubMonitor.convert(monitor, "Restarting " + cfg.getName() + " for debugging", 3);
+        if (!cfg.getAttribute(ManaCore.ATTR_RESTART, false)) {
+            throw ManaDebugModel.error("Debug mode restarts a job from its checkpoint: set \"Restart from a checkpoint\""
+                    + " on the Checkpoints tab (debugging from launch is not available yet).", null);
+        }
+        int level = cfg.getAttribute(ATTR_PAUSE_LEVEL, 2);
+        if (level < 2 || level > 4) {
+            throw ManaDebugModel.error("Restart pause level " + level + ": breakpoints need level 2, 3 or 4", null);
+        }
+        ManaJobSettings s = ManaJobSettings.from(cfg);
+        Set<Integer> ranks = parseRanks(cfg.getAttribute(ATTR_DEBUG_RANKS, "0"), s.ranks());
+
+        ILaunchConfigurationWorkingCopy wc = cfg.getWorkingCopy();
+        Map<String, String> env = new LinkedHashMap<>(wc.getAttribute(ILaunchManager.ATTR_ENVIRONMENT_VARIABLES,
+                Map.<String, String>of()));
+        env.put("MANA_RESTART_PAUSE", Integer.toString(level));
+        wc.setAttribute(ILaunchManager.ATTR_ENVIRONMENT_VARIABLES, env);
+        ILaunchDelegate[] run = cfg.getType().getDelegates(Set.of(ILaunchManager.RUN_MODE));
+        if (run.length == 0) {
+            throw ManaDebugModel.error("no run delegate for " + cfg.getType().getName(), null);
+        }
+        run[0].getDelegate().launch(wc, ILaunchManager.RUN_MODE, launch, sm.split(2));
+
+        Path dir = s.restartDirectory().toPath();
+        Job attach = new Job("Attaching gdb to " + cfg.getName()) {
+            @Override
+            protected IStatus run(IProgressMonitor m) {
+                return attachAll(launch, dir, s.ranks(), ranks, level, m);
+            }
+        };
+        attach.setUser(true);
+        attach.schedule();
+        sm.done();
+    }
+
+    /** The ranks to debug from "0", "0,3" or "1 2"; an empty spec means rank 0. */
+    public static Set<Integer> parseRanks(String spec, int nranks) throws CoreException {
+        Set<Integer> out = new TreeSet<>();
+        for (String part : spec.split("[,\\s]+")) {
+            if (part.isBlank()) {
+                continue;
+            }
+            try {
+                int r = Integer.parseInt(part.trim());
+                if (r < 0 || r >= nranks) {
+                    throw ManaDebugModel.error("rank " + r + " to debug is not in the job (0-" + (nranks - 1) + ")", null);
+                }
+                out.add(r);
+            } catch (NumberFormatException e) {
+                throw ManaDebugModel.error("ranks to debug: \"" + spec + "\" is not a list of numbers", e);
+            }
+        }
+        if (out.isEmpty()) {
+            out.add(0);
+        }
+        if (out.size() > MAX_DEBUGGED_RANKS) {
+            throw ManaDebugModel.error(out.size() + " ranks to debug: at most " + MAX_DEBUGGED_RANKS, null);
+        }
+        return out;
+    }
+
+    /** Finds every rank's process, debugs the chosen ones, releases the others. */
+    static IStatus attachAll(ILaunch launch, Path dir, int nranks, Set<Integer> debugged, int level, IProgressMonitor m) {
+        SubMonitor sm = SubMonitor.convert(m, "Attaching gdb", nranks);
+        Map<Integer, Long> pids = new HashMap<>();
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        try {
+            while (pids.size() < nranks) {
+                if (sm.isCanceled() || launch.isTerminated()) {
+                    return Status.CANCEL_STATUS;
+                }
+                for (RankLocator.Restarting r : RankLocator.restarting(dir)) {
+                    if (r.rank() >= 0 && r.rank() < nranks && published(r.pid())) {
+                        pids.putIfAbsent(r.rank(), r.pid());
+                    }
+                }
+                if (pids.size() < nranks) {
+                    if (System.nanoTime() > deadline) {
+                        return Status.error("only " + pids.size() + " of " + nranks + " ranks restoring " + dir
+                                + " appeared within 60 s");
+                    }
+                    Thread.sleep(50); // processes to appear: /proc has no event to wait on
+                }
+            }
+            for (int rank = 0; rank < nranks; rank++) {
+                long pid = pids.get(rank);
+                sm.subTask("rank " + rank + " (pid " + pid + ")");
+                if (debugged.contains(rank)) {
+                    RankDebugTarget.attach(launch, rank, pid, RankLocator.imageOf(pid, dir, rank), level);
+                } else {
+                    release(pid);
+                }
+                sm.worked(1);
+            }
+            return Status.OK_STATUS;
+        } catch (CoreException e) {
+            return e.getStatus();
+        } catch (IOException | MiException e) {
+            return Status.error("attaching gdb: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Status.CANCEL_STATUS;
+        }
+    }
+
+    /** The lower half has published its settings (it re-executes itself once first: earlier writes would be lost). */
+    private static boolean published(long pid) {
+        try {
+            Path exe = Files.readSymbolicLink(Path.of("/proc/" + pid + "/exe"));
+            LhInfo lh = LhInfo.read(MemorySource.ofPid(pid), ProcMaps.read(pid), exe);
+            return lh.restartPause() > 0;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** A rank not to debug: clear its pause variable and let it go (gdb attaches for a moment). */
+    private static void release(long pid) throws IOException, MiException {
+        try (GdbMi gdb = GdbMi.start(GdbMi.Options.defaults())) {
+            CompletableFuture<GdbEvent.Stopped> stop = gdb.expect(GdbEvent.Stopped.class, x -> true);
+            gdb.execute("-target-attach " + pid, Duration.ofSeconds(60));
+            gdb.await(stop, Duration.ofSeconds(30), "stop after attaching to " + pid);
+            gdb.execute("-gdb-set var mana_restart_pause_wait = 0");
+        }
+    }
+
+    @Override
+    public boolean buildForLaunch(ILaunchConfiguration configuration, String mode, IProgressMonitor monitor) {
+        return false;
+    }
+
+    static void log(IStatus s) {
+        DebugPlugin.log(s);
+    }
+}

@@ -1,0 +1,249 @@
+package dev.mana.eclipse.ui.tests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.mana.eclipse.core.ManaCore;
+import dev.mana.eclipse.core.ManaRuntime;
+import dev.mana.eclipse.debug.ManaDebugLaunchDelegate;
+import dev.mana.eclipse.debug.ManaDebugModel;
+import dev.mana.eclipse.debug.ManaLineBreakpoint;
+import dev.mana.eclipse.debug.RankDebugTarget;
+import dev.mana.eclipse.debug.RankStackFrame;
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.InputStreamReader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.eclipse.core.resources.IFile;
+import org.eclipse.core.resources.IProject;
+import org.eclipse.core.resources.IProjectDescription;
+import org.eclipse.core.resources.IWorkspace;
+import org.eclipse.core.resources.ResourcesPlugin;
+import org.eclipse.core.runtime.IAdaptable;
+import org.eclipse.core.runtime.IPath;
+import org.eclipse.debug.core.DebugPlugin;
+import org.eclipse.debug.core.ILaunch;
+import org.eclipse.debug.core.ILaunchConfigurationWorkingCopy;
+import org.eclipse.debug.core.ILaunchManager;
+import org.eclipse.debug.core.model.IBreakpoint;
+import org.eclipse.debug.core.model.ILineBreakpoint;
+import org.eclipse.debug.core.model.IProcess;
+import org.eclipse.debug.ui.DebugUITools;
+import org.eclipse.debug.ui.IDebugUIConstants;
+import org.eclipse.debug.ui.IDebugView;
+import org.eclipse.debug.ui.actions.IToggleBreakpointsTarget;
+import org.eclipse.jface.text.IDocument;
+import org.eclipse.jface.text.ITextSelection;
+import org.eclipse.jface.text.TextSelection;
+import org.eclipse.swt.widgets.Tree;
+import org.eclipse.swt.widgets.TreeItem;
+import org.eclipse.ui.IEditorPart;
+import org.eclipse.ui.IWorkbenchPage;
+import org.eclipse.ui.IWorkbenchWindow;
+import org.eclipse.ui.PlatformUI;
+import org.eclipse.ui.ide.IDE;
+import org.eclipse.ui.texteditor.ITextEditor;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Debugging a restarted rank in the real workbench: gdb-integration's test program (real runtime) is
+ * checkpointed and killed; a breakpoint is toggled on line 20 of its source in the platform's text
+ * editor (through the toggle target the platform picks for that editor, as the ruler does); the restart
+ * configuration is launched in Debug mode with pause level 3; Resume on the rank releases the pause; the
+ * Debug view shows the rank suspended at that line, the editor shows the line, the Variables view lists
+ * the locals; screenshot docs/screenshots/debug-restart-breakpoint.png; the job then ends with the result
+ * of an uninterrupted run.
+ */
+class DebugRestartUiTest {
+    private final List<Process> started = new ArrayList<>();
+    private ILaunch launch;
+    private Path dir;
+    private org.eclipse.ui.IPerspectiveDescriptor perspectiveBefore;
+
+    @AfterEach
+    void cleanUp() throws Exception {
+        // leave the workbench as the other tests expect it: their perspective, no editors, no launch of ours
+        Ui.sync(() -> {
+            IWorkbenchPage page = PlatformUI.getWorkbench().getWorkbenchWindows()[0].getActivePage();
+            page.closeAllEditors(false);
+            if (perspectiveBefore != null) {
+                page.setPerspective(perspectiveBefore);
+            }
+        });
+        if (launch != null) {
+            DebugPlugin.getDefault().getLaunchManager().removeLaunch(launch);
+        }
+        DebugPlugin.getDefault().getBreakpointManager().removeBreakpoints(
+                DebugPlugin.getDefault().getBreakpointManager().getBreakpoints(ManaDebugModel.ID), true);
+        if (launch != null && !launch.isTerminated()) {
+            launch.terminate();
+        }
+        for (Process p : started) {
+            p.destroyForcibly();
+            p.waitFor(10, TimeUnit.SECONDS);
+        }
+        if (dir != null) {
+            try (var s = Files.walk(dir)) {
+                s.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+
+    private String run(List<String> cmd, Path rc) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true);
+        pb.environment().keySet().removeIf(k -> k.startsWith("MANA_") || k.startsWith("DMTCP_"));
+        pb.environment().put("MANA_RC", rc.toString());
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes());
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), cmd + " timed out");
+        assertEquals(0, p.exitValue(), cmd + ": " + out);
+        return out;
+    }
+
+    @Test
+    void restartInDebugModeStopsAtTheRulerBreakpoint() throws Exception {
+        File root = new File(System.getProperty("mana.root"));
+        Assumptions.assumeTrue(new File(root, "bin/mana_launch").canExecute(), "the runtime is built (make build)");
+        System.setProperty(ManaRuntime.RUNTIME_PROPERTY, root.getPath());
+        dir = Files.createTempDirectory("mana-debug-ui");
+        Path rc = dir.resolve("mana.rc");
+        Path src = root.toPath().resolve("gdb-integration/src/test/resources/programs");
+        Files.copy(src.resolve("splitapp.c"), dir.resolve("splitapp.c"));
+        Files.copy(src.resolve("splitstep.c"), dir.resolve("splitstep.c"));
+        run(List.of("gcc", "-g", "-O0", "-fPIC", "-shared", "-o", "libsplitstep.so", "splitstep.c"), rc);
+        run(List.of("gcc", "-g", "-O0", "-o", "splitapp", "splitapp.c", "-L.", "-lsplitstep", "-pthread",
+                "-Wl,-rpath,$ORIGIN"), rc);
+        String app = dir.resolve("splitapp").toString();
+        String expect = run(List.of(app, "150", "0"), rc).lines().filter(l -> l.startsWith("result "))
+                .findFirst().orElseThrow();
+        // launch under the runtime, checkpoint, kill: a checkpoint to restart from
+        String bin = root.toPath().resolve("bin").toString();
+        run(List.of(bin + "/mana_coordinator", "-p", "0", "--no-exit-on-last", "--status-file=" + rc), rc);
+        ProcessBuilder lpb = new ProcessBuilder(bin + "/mana_launch", "--ckptdir", dir.resolve("ck").toString(), app,
+                "150", "10000").directory(dir.toFile());
+        lpb.environment().keySet().removeIf(k -> k.startsWith("MANA_") || k.startsWith("DMTCP_"));
+        lpb.environment().put("MANA_RC", rc.toString());
+        Process launched = lpb.start();
+        started.add(launched);
+        BufferedReader r = new BufferedReader(new InputStreamReader(launched.getInputStream()));
+        String l;
+        while ((l = r.readLine()) != null && !l.startsWith("started ")) {
+            // symbols line first
+        }
+        assertNotNull(l, "the program ended before it started");
+        run(List.of(bin + "/mana_status", "--checkpoint"), rc);
+        launched.destroyForcibly();
+        launched.waitFor();
+        run(List.of(bin + "/mana_status", "--quit"), rc);
+
+        // the source in the workspace, opened in the platform's text editor; a breakpoint toggled on line 20
+        IWorkspace ws = ResourcesPlugin.getWorkspace();
+        IProject project = ws.getRoot().getProject("debug-ui-" + dir.getFileName());
+        IProjectDescription desc = ws.newProjectDescription(project.getName());
+        desc.setLocation(IPath.fromOSString(dir.toString()));
+        project.create(desc, null);
+        project.open(null);
+        IFile file = project.getFile("splitapp.c");
+        IWorkbenchWindow window = Ui.sync(() -> PlatformUI.getWorkbench().getWorkbenchWindows()[0]);
+        IWorkbenchPage page = Ui.sync(window::getActivePage);
+        perspectiveBefore = Ui.sync(page::getPerspective);
+        ITextEditor editor = Ui.sync(() -> (ITextEditor) IDE.openEditor(page, file, "org.eclipse.ui.DefaultTextEditor"));
+        Ui.sync(() -> {
+            IDocument doc = editor.getDocumentProvider().getDocument(editor.getEditorInput());
+            try {
+                editor.selectAndReveal(doc.getLineOffset(19), 0);
+                ITextSelection sel = (ITextSelection) editor.getSelectionProvider().getSelection();
+                IToggleBreakpointsTarget t = DebugUITools.getToggleBreakpointsTargetManager()
+                        .getToggleBreakpointsTarget(editor, sel);
+                assertNotNull(t, "no toggle target for the text editor on splitapp.c");
+                assertTrue(t.canToggleLineBreakpoints(editor, sel));
+                t.toggleLineBreakpoints(editor, sel);
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
+        IBreakpoint[] bps = DebugPlugin.getDefault().getBreakpointManager().getBreakpoints(ManaDebugModel.ID);
+        assertEquals(1, bps.length);
+        assertTrue(bps[0] instanceof ManaLineBreakpoint);
+        assertEquals(20, ((ILineBreakpoint) bps[0]).getLineNumber());
+
+        // Debug mode of the restart configuration
+        ILaunchManager lm = DebugPlugin.getDefault().getLaunchManager();
+        ILaunchConfigurationWorkingCopy wc = lm.getLaunchConfigurationType(ManaCore.LAUNCH_CONFIGURATION_TYPE)
+                .newInstance(null, "splitapp (debug restart)");
+        wc.setAttribute(ManaCore.ATTR_PROGRAM, app);
+        wc.setAttribute(ManaCore.ATTR_ARGUMENTS, "150 10000");
+        wc.setAttribute(ManaCore.ATTR_WORKING_DIRECTORY, dir.toString());
+        wc.setAttribute(ManaCore.ATTR_RANKS, 1);
+        wc.setAttribute(ManaCore.ATTR_CHECKPOINT_DIRECTORY, dir.resolve("ck").toString());
+        wc.setAttribute(ManaCore.ATTR_RESTART, true);
+        wc.setAttribute(ManaCore.ATTR_RESTART_DIRECTORY, dir.resolve("ck").toString());
+        wc.setAttribute(ManaDebugLaunchDelegate.ATTR_PAUSE_LEVEL, 3);
+        Ui.sync(() -> {
+            try {
+                PlatformUI.getWorkbench().showPerspective(IDebugUIConstants.ID_DEBUG_PERSPECTIVE, window);
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
+        launch = wc.launch(ILaunchManager.DEBUG_MODE, null);
+        Ui.waitFor("the rank's debug target", 90_000,
+                () -> Arrays.stream(launch.getDebugTargets()).anyMatch(t -> t instanceof RankDebugTarget));
+        RankDebugTarget target = (RankDebugTarget) launch.getDebugTargets()[0];
+        assertTrue(target.isPausePending());
+        target.resume(); // releases the restart pause
+
+        // the Debug view selects the frame that hit the breakpoint; source display shows its line
+        Ui.waitFor(() -> "the breakpoint's frame as the debug context (now " + DebugUITools.getDebugContext() + ")",
+                90_000, () -> {
+                    IAdaptable c = DebugUITools.getDebugContext();
+                    return c instanceof RankStackFrame f && f.getLineNumber() == 20;
+                });
+        RankStackFrame frame = Ui.sync(() -> (RankStackFrame) DebugUITools.getDebugContext());
+        assertEquals("[upper] after_step at splitapp.c:20", frame.getName());
+        Ui.waitFor("the editor on splitapp.c at line 20", 30_000, () -> {
+            IEditorPart e = page.getActiveEditor();
+            return e instanceof ITextEditor te && file.equals(te.getEditorInput().getAdapter(IFile.class))
+                    && ((ITextSelection) te.getSelectionProvider().getSelection()).getStartLine() == 19;
+        });
+        IDebugView variables = (IDebugView) Ui.sync(() -> page.showView(IDebugUIConstants.ID_VARIABLE_VIEW));
+        Ui.waitFor(() -> "acc, i and mixed in the Variables view (" + variableNames(variables) + ")", 30_000,
+                () -> variableNames(variables).containsAll(List.of("acc", "i", "mixed")));
+        Ui.sync(() -> page.showView(IDebugUIConstants.ID_DEBUG_VIEW));
+        Ui.sync(() -> page.activate(variables));
+        Ui.sync(() -> Ui.screenshot(window.getShell(), "debug-restart-breakpoint"));
+
+        // to the end: the job's output is the uninterrupted run's
+        DebugPlugin.getDefault().getBreakpointManager().removeBreakpoints(bps, true);
+        target.resume();
+        IProcess proc = launch.getProcesses()[0];
+        Ui.waitFor("the job to end", 90_000, proc::isTerminated);
+        // the job's console (per-rank lines carry [rank N])
+        Ui.waitFor(() -> "\"" + expect + "\" in the console: " + ManaWorkbenchFlowTest.console(launch), 30_000,
+                () -> ManaWorkbenchFlowTest.console(launch).contains(expect));
+        Ui.waitFor("the target to terminate", 30_000, target::isTerminated);
+        project.delete(false, true, null);
+    }
+
+    /** Names in the first column of the Variables view's tree (call from any thread). */
+    static List<String> variableNames(IDebugView view) {
+        return Ui.sync(() -> {
+            List<String> names = new ArrayList<>();
+            if (view.getViewer().getControl() instanceof Tree tree) {
+                for (TreeItem item : tree.getItems()) {
+                    // "name= value" without columns, the name alone in the first column with them
+                    names.add(item.getText(0).split("=")[0].trim());
+                }
+            }
+            return names;
+        });
+    }
+}
