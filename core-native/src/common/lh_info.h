@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #define MANA_LH_MAGIC   0x4f464e49484c414eULL   /* "NALHINFO" little-endian */
-#define MANA_LH_VERSION 1u
+#define MANA_LH_VERSION 2u
 
 #define MANA_LH_F_RESTART 0x1u        /* this lower half restored an image */
 #define MANA_MAX_INHERITED 128
@@ -47,15 +47,25 @@ struct mana_settings {
     int32_t  restart_pause;           /* MANA_RESTART_PAUSE / DMTCP_RESTART_PAUSE */
 };
 
-/* Room for the MPI issue: filled by the lower half after MPI_Init. */
+/* The MPI part, filled by a lower half built against an MPI (bin/lower-half-openmpi, -mpich) after
+ * its MPI_Init_thread.  Everything here is lower-half code or memory: the upper half calls `resolve`
+ * and the functions it returns only with the FS base switched to lh_fs_base (src/mpi/). */
+#define MANA_MPI_NONE    0u
+#define MANA_MPI_OPENMPI 1u
+#define MANA_MPI_MPICH   2u
+#define MANA_MAX_LOWER_TIDS 64
 struct mana_lh_mpi {
-    uint64_t init_fn;                 /* lower-half MPI_Init (or 0) */
-    uint64_t fn_table;                /* address of an array of function pointers */
-    uint32_t fn_count;
-    uint32_t const_count;
-    uint64_t constants;               /* address of an array of constant values */
+    uint64_t resolve;                 /* void *(*)(const char *name): the real MPI's symbol, or 0 */
+    uint32_t kind;                    /* MANA_MPI_* */
+    int32_t  thread_provided;         /* what the real MPI_Init_thread granted */
+    int32_t  world_size;
+    int32_t  world_rank;
     uint64_t lh_fs_base;              /* lower-half TLS of the main thread */
-    uint64_t reserved[11];
+    uint32_t n_lower_tids;            /* threads the MPI library started (never stopped, never saved) */
+    int32_t  lower_tids[MANA_MAX_LOWER_TIDS];
+    uint32_t pad;
+    uint64_t lower_exit;              /* void (*)(int): the lower libc's exit (its handlers run) */
+    uint64_t lower_fds[8];            /* bitmap of descriptors 0..511 the MPI library opened in MPI_Init */
 };
 
 struct lh_info {

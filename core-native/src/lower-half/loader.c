@@ -188,12 +188,16 @@ static char **upper_env(char **envp, const char *plugin, char *preload_buf, size
 {
     size_t n = 0;
     while (envp[n]) n++;
-    char **env = calloc(n + 4, sizeof(char *));
+    char **env = calloc(n + 5, sizeof(char *));
     if (!env) return NULL;
     size_t k = 0;
     const char *old_preload = NULL;
     int have_tunables = 0;
+    /* An MPI program's upper half finds our MPI library of the same soname first (src/mpi/). */
+    const char *shadow = getenv("MANA_MPI_SHADOW");
+    const char *old_llp = NULL;
     for (size_t i = 0; i < n; i++) {
+        if (shadow && *shadow && strncmp(envp[i], "LD_LIBRARY_PATH=", 16) == 0) { old_llp = envp[i] + 16; continue; }
         if (strncmp(envp[i], "LD_PRELOAD=", 11) == 0) { old_preload = envp[i] + 11; continue; }
         if (strncmp(envp[i], "MANA_LH_INFO_ADDR=", 18) == 0) continue;
         if (strncmp(envp[i], "MANA_LH_REEXEC=", 15) == 0) continue;
@@ -201,6 +205,12 @@ static char **upper_env(char **envp, const char *plugin, char *preload_buf, size
         env[k++] = envp[i];
     }
     if (!have_tunables) env[k++] = "GLIBC_TUNABLES=glibc.pthread.rseq=0";
+    if (shadow && *shadow) {
+        static char llp[8192];
+        if (old_llp && *old_llp) snprintf(llp, sizeof llp, "LD_LIBRARY_PATH=%s:%s", shadow, old_llp);
+        else snprintf(llp, sizeof llp, "LD_LIBRARY_PATH=%s", shadow);
+        env[k++] = llp;
+    }
     if (old_preload && *old_preload)
         snprintf(preload_buf, preload_len, "LD_PRELOAD=%s:%s", plugin, old_preload);
     else
@@ -285,6 +295,9 @@ int lh_launch(int argc, char **argv, char **envp)
         mana_err("cannot find the upper-half plugin %s: %s", plugin, strerror(errno));
         return 127;
     }
+
+    /* MPI first: its memory is the lower half's, recorded with the rest below. */
+    if (lh_mpi_init() != 0) return 1;
 
     char err[512];
     struct lh_elf appelf, ldso;

@@ -21,6 +21,20 @@ int lh_record_ranges(const struct mana_range *exclude, int nexclude);
 struct mana_map;
 int lh_read_maps(struct mana_map **maps);
 
+/* ---- the lower half's memory after launch (lh_track.c) ---- */
+#define LH_MAX_RANGES 16384
+/* Patch the lower libc's mmap/munmap/mremap so later mappings update mana_lh.lh_ranges. */
+int lh_track_install(void);
+void lh_track_start(void);
+void lh_track_lock(void);
+void lh_track_unlock(void);
+
+/* ---- MPI (lh_mpi.c; only in the lower halves built against an MPI) ---- */
+/* The MPI this binary was built against ("openmpi", "mpich"), or "none". */
+extern const char lh_mpi_name[];
+/* MPI_Init_thread in the lower half, then publish the MPI part of lh_info.  0, or -1 (message printed). */
+int lh_mpi_init(void);
+
 /* Put a PROT_NONE page just past the kernel break (records it in mana_lh.brk_guard). */
 int lh_guard_brk(void);
 

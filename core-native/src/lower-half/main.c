@@ -26,7 +26,7 @@
 
 struct lh_info mana_lh;
 
-static struct mana_range lh_range_store[1024];
+static struct mana_range lh_range_store[LH_MAX_RANGES];
 
 static int env_int(const char *name, int dflt)
 {
@@ -116,6 +116,7 @@ int lh_record_ranges(const struct mana_range *exclude, int nexclude)
     struct mana_map *maps;
     int nm = lh_read_maps(&maps);
     if (nm < 0) return -1;
+    lh_track_lock();
     mana_lh.lh_ranges = lh_range_store;
     mana_lh.lh_range_cap = sizeof lh_range_store / sizeof *lh_range_store;
     uint32_t k = 0;
@@ -130,7 +131,11 @@ int lh_record_ranges(const struct mana_range *exclude, int nexclude)
                 if (k > 0 && lh_range_store[k - 1].end == s) {
                     lh_range_store[k - 1].end = e;
                 } else {
-                    if (k >= mana_lh.lh_range_cap) { mana_err("too many lower-half mappings"); return -1; }
+                    if (k >= mana_lh.lh_range_cap) {
+                        lh_track_unlock();
+                        mana_err("too many lower-half mappings");
+                        return -1;
+                    }
                     lh_range_store[k].start = s;
                     lh_range_store[k].end = e;
                     k++;
@@ -140,6 +145,7 @@ int lh_record_ranges(const struct mana_range *exclude, int nexclude)
         }
     }
     mana_lh.lh_range_count = k;
+    lh_track_unlock();
     for (uint32_t i = 0; i < k; i++)
         mana_dbg("lower-half range %#lx-%#lx", (unsigned long)lh_range_store[i].start,
                  (unsigned long)lh_range_store[i].end);
@@ -162,7 +168,9 @@ void lh_restart_pause(int level, const char *where)
     while (mana_restart_pause_wait) {
         struct timespec ts = { 0, 1000000 };
         /* raw nanosleep: this may run after the vdso moved */
-        __asm__ volatile("syscall" : : "a"(35), "D"(&ts), "S"(0) : "rcx", "r11", "memory");
+        long r;
+        __asm__ volatile("syscall" : "=a"(r) : "a"(35L), "D"(&ts), "S"(0) : "rcx", "r11", "memory");
+        (void)r;    /* rax is the result: without it as an output the next round would call -ENOSYS */
     }
     mana_restart_pause_wait = 1;
 }

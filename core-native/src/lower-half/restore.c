@@ -108,6 +108,7 @@ __attribute__((noreturn, used)) void lh_thread_boot(struct lh_boot *b)
 /* ---- errors ---- */
 
 static const char *img_path_for_errors = "";
+static const char *restore_dir_arg = "";
 
 #define FAIL(...) do { mana_err(__VA_ARGS__); return 1; } while (0)
 
@@ -194,8 +195,26 @@ static int open_image(struct img *im, const char *path)
     }
     for (int t = MANA_SEC_PROCESS; t <= MANA_SEC_SIGNALS; t++)
         if (!im->sec[t]) FAIL("cannot restart: %s is corrupt (section type %d missing)", path, t);
-    if (im->h.flags & MANA_IMG_F_MPI)
-        FAIL("cannot restart: %s is an MPI checkpoint; this lower half has no MPI", path);
+    char mpi[sizeof h->mpi + 1];
+    memcpy(mpi, h->mpi, sizeof h->mpi);
+    mpi[sizeof h->mpi] = 0;
+    if (!mpi[0]) snprintf(mpi, sizeof mpi, "none");
+    if (strcmp(mpi, lh_mpi_name) != 0) {
+        if (strcmp(lh_mpi_name, "none") == 0 && (strcmp(mpi, "openmpi") == 0 || strcmp(mpi, "mpich") == 0)) {
+            /* The plain lower half hands an MPI image to the lower half built against its MPI. */
+            static char self[4096], next[4200];
+            ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+            if (n > 0) {
+                self[n] = 0;
+                snprintf(next, sizeof next, "%s-%s", self, mpi);
+                char *args[] = { next, "--restore", (char *)restore_dir_arg, NULL };
+                execv(next, args);
+                FAIL("cannot restart: %s was written under %s and %s cannot be run: %s", path, mpi, next, strerror(errno));
+            }
+        }
+        FAIL("cannot restart: %s was written under MPI '%s'; this lower half runs MPI '%s' (restart with the same MPI)",
+             path, mpi, lh_mpi_name);
+    }
     return 0;
 }
 
@@ -585,12 +604,27 @@ int lh_restore(const char *dir)
     if (!getenv("MANA_CKPT_DIR") || !*getenv("MANA_CKPT_DIR"))
         snprintf(mana_lh.settings.ckpt_dir, sizeof mana_lh.settings.ckpt_dir, "%s", absdir);
 
+    restore_dir_arg = dir;
     static char path[4400];
     if (pick_image(dir, mana_lh.settings.rank, path, sizeof path) != 0) return 1;
     img_path_for_errors = path;
     struct img im;
     if (open_image(&im, path) != 0) return 1;
-    if (im.h.rank != (uint32_t)mana_lh.settings.rank || im.h.nranks != (uint32_t)mana_lh.settings.nranks)
+    int is_mpi = strcmp(lh_mpi_name, "none") != 0;
+    if (is_mpi) {
+        /* Refuse before MPI_Init (which would wait for ranks that never come): the launcher's
+         * rank count and MPI must be the checkpoint's. */
+        const char *ompi = getenv("OMPI_COMM_WORLD_SIZE"), *pmi = getenv("PMI_SIZE");
+        const char *launcher = ompi ? "openmpi" : pmi ? "mpich" : NULL;
+        if (launcher && strcmp(launcher, lh_mpi_name) != 0)
+            FAIL("cannot restart: %s was written under MPI '%s'; this job was started by the launcher of '%s' "
+                 "(restart with the same MPI's mpirun)", path, lh_mpi_name, launcher);
+        const char *sz = ompi ? ompi : pmi;
+        if (sz && atoi(sz) != (int)im.h.nranks)
+            FAIL("cannot restart: %s is rank %u of %u; this job has %d ranks (restart with the rank count of the "
+                 "checkpoint)", path, im.h.rank, im.h.nranks, atoi(sz));
+    }
+    if (!is_mpi && (im.h.rank != (uint32_t)mana_lh.settings.rank || im.h.nranks != (uint32_t)mana_lh.settings.nranks))
         FAIL("cannot restart: %s is rank %u of %u; this process is rank %d of %d", path, im.h.rank, im.h.nranks,
              mana_lh.settings.rank, mana_lh.settings.nranks);
     if (im.sec_len[MANA_SEC_PROCESS] < sizeof(struct mana_img_process))
@@ -646,6 +680,14 @@ int lh_restore(const char *dir)
     lh_restart_pause(1, "before memory restore");
     int64_t t_mem0 = mana_now_ns();
     if (reserve_regions(regs, nregs) != 0) return 1;
+    if (is_mpi) {
+        /* The new MPI comes up around the reserved ranges; its descriptors avoid the placeholders. */
+        if (lh_mpi_init() != 0) return 1;
+        if (im.h.rank != (uint32_t)mana_lh.mpi.world_rank || im.h.nranks != (uint32_t)mana_lh.mpi.world_size)
+            FAIL("cannot restart: %s is rank %u of %u; this process is rank %d of %d under %s (restart with "
+                 "the rank count of the checkpoint)", path, im.h.rank, im.h.nranks, mana_lh.mpi.world_rank,
+                 mana_lh.mpi.world_size, lh_mpi_name);
+    }
     if (load_regions(&im, regs, nregs) != 0) return 1;
     close(im.fd);
     if (getenv("MANA_DEBUG_MOVE_VDSO")) debug_move_vdso();

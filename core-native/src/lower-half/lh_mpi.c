@@ -1,0 +1,116 @@
+/*
+ * lh_mpi.c - the MPI part of a lower half (bin/lower-half-openmpi, bin/lower-half-mpich).
+ *
+ * Built once per MPI ABI against that MPI's real library.  Before the upper half exists (launch) or
+ * once its address ranges are reserved (restart), lh_mpi_init() initializes the real MPI here, in
+ * the lower half, and publishes in mana_lh.mpi what the upper half's MPI library (src/mpi/) needs:
+ * a resolver for the real entry points, the lower TLS to switch to, rank and size, and the threads
+ * the MPI library started for itself (they belong to the lower half: never stopped, never saved).
+ */
+#define _GNU_SOURCE
+#include "lower_half.h"
+#include "mana_sys.h"
+#include "mana_util.h"
+
+#include <mpi.h>
+#include <dirent.h>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <asm/prctl.h>
+
+#ifdef OPEN_MPI
+const char lh_mpi_name[] = "openmpi";
+#define KIND MANA_MPI_OPENMPI
+#else
+const char lh_mpi_name[] = "mpich";
+#define KIND MANA_MPI_MPICH
+#endif
+
+/* The real symbol by name: the upper half's MPI library resolves every entry point and predefined
+ * object through this (it runs on the lower TLS). */
+static void *lh_mpi_resolve(const char *name)
+{
+    return dlsym(RTLD_DEFAULT, name);
+}
+
+static void lh_mpi_exit(int status)
+{
+    exit(status);
+}
+
+/* Descriptors MPI_Init opened (sockets, pipes, shared memory): the lower half's, never saved. */
+static void record_lower_fds(const unsigned char *before)
+{
+    memset(mana_lh.mpi.lower_fds, 0, sizeof mana_lh.mpi.lower_fds);
+    DIR *d = opendir("/proc/self/fd");
+    if (!d) return;
+    int self = dirfd(d);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        int fd = atoi(e->d_name);
+        if (e->d_name[0] < '0' || e->d_name[0] > '9' || fd == self || fd < 3 || fd >= 512) continue;
+        if (before[fd / 8] & (1u << (fd % 8))) continue;
+        mana_lh.mpi.lower_fds[fd / 64] |= 1ULL << (fd % 64);
+    }
+    closedir(d);
+}
+
+static void open_fds(unsigned char *map)
+{
+    memset(map, 0, 64);
+    for (int fd = 0; fd < 512; fd++)
+        if (fcntl(fd, F_GETFD) >= 0) map[fd / 8] |= (unsigned char)(1u << (fd % 8));
+}
+
+static void record_lower_tids(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    if (!d) return;
+    int self = mana_gettid();
+    struct dirent *e;
+    mana_lh.mpi.n_lower_tids = 0;
+    while ((e = readdir(d)) != NULL && mana_lh.mpi.n_lower_tids < MANA_MAX_LOWER_TIDS) {
+        int tid = atoi(e->d_name);
+        if (tid > 0 && tid != self) mana_lh.mpi.lower_tids[mana_lh.mpi.n_lower_tids++] = tid;
+    }
+    closedir(d);
+}
+
+int lh_mpi_init(void)
+{
+    int64_t t0 = mana_now_ns();
+    /* Later mappings of the MPI library are the lower half's (lh_track.c).  UCX (MPICH's ch4:ucx)
+     * would otherwise rewrite mmap itself and bypass the patched entry points. */
+    if (lh_track_install() != 0) return -1;
+    lh_track_start();
+    unsigned char before[64];
+    open_fds(before);
+    int provided = 0;
+    int rc = MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided);
+    if (rc != MPI_SUCCESS) {
+        mana_err("MPI_Init_thread failed in the lower half (%s, error %d)", lh_mpi_name, rc);
+        return -1;
+    }
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    uint64_t fs = 0;
+    mana_sys2(SYS_arch_prctl, ARCH_GET_FS, (long)&fs);
+    mana_lh.mpi.resolve = (uint64_t)lh_mpi_resolve;
+    mana_lh.mpi.kind = KIND;
+    mana_lh.mpi.thread_provided = provided;
+    mana_lh.mpi.world_size = size;
+    mana_lh.mpi.world_rank = rank;
+    mana_lh.mpi.lh_fs_base = fs;
+    mana_lh.mpi.lower_exit = (uint64_t)lh_mpi_exit;
+    record_lower_tids();
+    record_lower_fds(before);
+    mana_lh.settings.rank = rank;
+    mana_lh.settings.nranks = size;
+    mana_dbg("MPI (%s) initialized in the lower half: rank %d of %d, thread level %d, %u MPI thread(s)",
+             lh_mpi_name, rank, size, provided, mana_lh.mpi.n_lower_tids);
+    mana_timing("lower-half MPI_Init_thread", mana_now_ns() - t0);
+    return 0;
+}

@@ -1,0 +1,151 @@
+/*
+ * lh_track.c - keep the lower half's memory list current after MPI_Init.
+ *
+ * The upper half saves every mapping that is not in mana_lh.lh_ranges.  The list is taken from
+ * /proc/self/maps at launch and at restart, but the MPI library keeps mapping memory afterwards
+ * (buffers, shared-memory segments, its threads' stacks, malloc arenas).  Those calls all land in the
+ * lower half's own libc, which we own: its mmap, munmap and mremap entry points are overwritten with
+ * a jump to the functions below, which make the system call themselves and update the list.  glibc's
+ * internal callers (malloc, pthread_create) reach the same code through hidden aliases, so nothing
+ * passes around it.  No debug symbols are needed: dlsym finds the public names.
+ *
+ * The list stays sorted and non-overlapping (mana_range_piece relies on it).  A spin lock guards it:
+ * MPI's own threads may map while the application thread does.
+ */
+#define _GNU_SOURCE
+#include "lower_half.h"
+#include "mana_sys.h"
+#include "mana_util.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define PAGE 4096UL
+#define PAGE_UP(x) (((uint64_t)(x) + PAGE - 1) & ~(PAGE - 1))
+
+static volatile int track_lock;
+static int tracking;
+
+static void lock(void)
+{
+    while (__atomic_exchange_n(&track_lock, 1, __ATOMIC_ACQUIRE))
+        while (__atomic_load_n(&track_lock, __ATOMIC_RELAXED)) __builtin_ia32_pause();
+}
+static void unlock(void) { __atomic_store_n(&track_lock, 0, __ATOMIC_RELEASE); }
+
+/* Remove [s,e) from the list (splitting an entry that straddles it).  Rebuilt through a scratch
+ * copy: no allocation may happen here (malloc would call mmap). */
+static struct mana_range scratch[LH_MAX_RANGES];
+static void ranges_remove(uint64_t s, uint64_t e)
+{
+    struct mana_range *r = mana_lh.lh_ranges;
+    uint32_t n = mana_lh.lh_range_count, k = 0, cap = mana_lh.lh_range_cap;
+    for (uint32_t i = 0; i < n; i++) {
+        if (r[i].end <= s || r[i].start >= e) { if (k < cap) scratch[k++] = r[i]; continue; }
+        if (r[i].start < s && k < cap) scratch[k++] = (struct mana_range){ r[i].start, s };
+        if (r[i].end > e && k < cap) scratch[k++] = (struct mana_range){ e, r[i].end };
+    }
+    memcpy(r, scratch, k * sizeof *r);
+    mana_lh.lh_range_count = k;
+}
+
+/* Add [s,e), merging with neighbours. */
+static void ranges_add(uint64_t s, uint64_t e)
+{
+    ranges_remove(s, e);
+    struct mana_range *r = mana_lh.lh_ranges;
+    uint32_t n = mana_lh.lh_range_count, i = 0;
+    while (i < n && r[i].start < s) i++;
+    if (i > 0 && r[i - 1].end == s) {
+        r[i - 1].end = e;
+        if (i < n && r[i].start == e) { r[i - 1].end = r[i].end; memmove(&r[i], &r[i + 1], (n - i - 1) * sizeof *r); n--; }
+    } else if (i < n && r[i].start == e) {
+        r[i].start = s;
+    } else {
+        if (n >= mana_lh.lh_range_cap) return;        /* full: the region will be saved; harmless */
+        memmove(&r[i + 1], &r[i], (n - i) * sizeof *r);
+        r[i] = (struct mana_range){ s, e };
+        n++;
+    }
+    mana_lh.lh_range_count = n;
+}
+
+static void *hook_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+    long r = mana_sys6(SYS_mmap, (long)addr, (long)len, prot, flags, fd, off);
+    if (r < 0 && r > -4096) { errno = (int)-r; return MAP_FAILED; }
+    if (tracking) { lock(); ranges_add((uint64_t)r, (uint64_t)r + PAGE_UP(len)); unlock(); }
+    return (void *)r;
+}
+
+static int hook_munmap(void *addr, size_t len)
+{
+    long r = mana_sys2(SYS_munmap, (long)addr, (long)len);
+    if (r < 0) { errno = (int)-r; return -1; }
+    if (tracking) { lock(); ranges_remove((uint64_t)addr, (uint64_t)addr + PAGE_UP(len)); unlock(); }
+    return 0;
+}
+
+static void *hook_mremap(void *old, size_t oldlen, size_t newlen, int flags, ...)
+{
+    void *want = NULL;
+    if (flags & MREMAP_FIXED) {
+        va_list ap;
+        va_start(ap, flags);
+        want = va_arg(ap, void *);
+        va_end(ap);
+    }
+    long r = mana_sys6(SYS_mremap, (long)old, (long)oldlen, (long)newlen, flags, (long)want, 0);
+    if (r < 0 && r > -4096) { errno = (int)-r; return MAP_FAILED; }
+    if (tracking) {
+        lock();
+        ranges_remove((uint64_t)old, (uint64_t)old + PAGE_UP(oldlen));
+        ranges_add((uint64_t)r, (uint64_t)r + PAGE_UP(newlen));
+        unlock();
+    }
+    return (void *)r;
+}
+
+/* Overwrite the first 12 bytes of fn with `movabs $to, %rax; jmp *%rax`. */
+static int patch(const char *name, void *to)
+{
+    unsigned char *fn = dlsym(RTLD_NEXT, name);
+    if (!fn) fn = dlsym(RTLD_DEFAULT, name);
+    if (!fn) { mana_err("cannot find %s in the lower half's libc", name); return -1; }
+    uint64_t pg = (uint64_t)fn & ~(PAGE - 1);
+    size_t span = ((uint64_t)fn + 12 > pg + PAGE) ? 2 * PAGE : PAGE;
+    if (mprotect((void *)pg, span, PROT_READ | PROT_WRITE | PROT_EXEC) != 0) {
+        mana_err("cannot patch %s: mprotect: %s", name, strerror(errno));
+        return -1;
+    }
+    unsigned char code[12] = { 0x48, 0xb8 };
+    uint64_t a = (uint64_t)to;
+    memcpy(code + 2, &a, 8);
+    code[10] = 0xff;
+    code[11] = 0xe0;
+    memcpy(fn, code, sizeof code);
+    __builtin___clear_cache((char *)fn, (char *)fn + sizeof code);
+    if (mprotect((void *)pg, span, PROT_READ | PROT_EXEC) != 0) {
+        mana_err("cannot patch %s: mprotect: %s", name, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int lh_track_install(void)
+{
+    if (patch("mmap", (void *)hook_mmap) != 0 || patch("munmap", (void *)hook_munmap) != 0 ||
+        patch("mremap", (void *)hook_mremap) != 0)
+        return -1;
+    return 0;
+}
+
+void lh_track_lock(void) { lock(); }
+void lh_track_unlock(void) { unlock(); }
+
+void lh_track_start(void) { __atomic_store_n(&tracking, 1, __ATOMIC_SEQ_CST); }
