@@ -18,6 +18,7 @@
 #include "mana_util.h"
 #include "mana/image_format.h"
 #include "mana/coord_client.h"
+#include "mana_mpi_iface.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -50,6 +51,48 @@ static pthread_mutex_t coord_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct mana_ctx ckpt_ctx;
 static uint32_t last_generation;
 
+/* ---- the MPI library of the upper half (src/mpi/), when the program uses MPI ---- */
+static const struct mana_mpi_hooks *mpi;      /* NULL: no MPI */
+static volatile int lower_owner;              /* tid inside the lower half (MPI call), 0 if none */
+static volatile int mpi_deferred;             /* a checkpoint signal waits for that thread */
+static volatile int ckpt_tid_word;
+static int lower_tids[MANA_MAX_THREADS];      /* threads of the MPI library: never stopped */
+static volatile int n_lower_tids;
+static int reduce_for_mpi(uint32_t g, uint16_t phase, int op, int64_t *vals, uint32_t n, char *err, size_t errlen);
+static struct mana_plugin_iface iface = {
+    &lower_owner, &mpi_deferred, &mana_pl.cfg.ckpt_signal, reduce_for_mpi, &ckpt_tid_word,
+};
+
+struct mana_plugin_iface *mana_mpi_register(const struct mana_mpi_hooks *hooks)
+{
+    mpi = hooks;
+    mana_pl.mpi = hooks;
+    return &iface;
+}
+
+static int is_lower_tid(int tid)
+{
+    int n = __atomic_load_n(&n_lower_tids, __ATOMIC_SEQ_CST);
+    for (int i = 0; i < n; i++) if (lower_tids[i] == tid) return 1;
+    return 0;
+}
+
+static void add_lower_tid(int tid)
+{
+    if (is_lower_tid(tid)) return;
+    int i = __atomic_fetch_add(&n_lower_tids, 1, __ATOMIC_SEQ_CST);
+    if (i < MANA_MAX_THREADS) lower_tids[i] = tid;
+    else __atomic_store_n(&n_lower_tids, MANA_MAX_THREADS, __ATOMIC_SEQ_CST);
+}
+
+/* The MPI library's threads as the lower half recorded them after MPI_Init. */
+static void note_lower_tids(const struct lh_info *lh)
+{
+    __atomic_store_n(&n_lower_tids, 0, __ATOMIC_SEQ_CST);
+    if (!lh || lh->size < sizeof(struct lh_info)) return;
+    for (uint32_t i = 0; i < lh->mpi.n_lower_tids && i < MANA_MAX_LOWER_TIDS; i++) add_lower_tid(lh->mpi.lower_tids[i]);
+}
+
 #define SCRATCH_SIZE (256UL << 20)   /* virtual; only what a checkpoint touches becomes resident */
 
 /* ---- the checkpoint signal ---- */
@@ -72,14 +115,23 @@ static void ckpt_handler(int sig, siginfo_t *si, void *ucv)
     uint64_t fs = 0;
     mana_sys2(SYS_arch_prctl, ARCH_GET_FS, (long)&fs);
     struct lh_info *lh = mana_lh_info;
+    int tid = mana_gettid();
+    if (tid == __atomic_load_n(&lower_owner, __ATOMIC_SEQ_CST)) {
+        /* Inside an MPI wrapper (on either TLS): the wrapper raises the signal again once it has
+         * left the lower half, so the thread never stops holding it. */
+        __atomic_store_n(&mpi_deferred, 1, __ATOMIC_SEQ_CST);
+        __atomic_add_fetch(&n_deferred, 1, __ATOMIC_SEQ_CST);
+        return;
+    }
     if (lh && lh->lh_range_count && mana_range_overlaps(lh->lh_ranges, lh->lh_range_count, fs, fs + 1)) {
+        /* A thread of the MPI library itself: it is not the program's, and is not saved. */
+        add_lower_tid(tid);
         __atomic_add_fetch(&n_deferred, 1, __ATOMIC_SEQ_CST);
         return;
     }
     int idx = __atomic_fetch_add(&n_slots, 1, __ATOMIC_SEQ_CST);
     if (idx >= MANA_MAX_THREADS) return;
     struct mana_thr *t = &thr_slots[idx];
-    int tid = mana_gettid();
     t->flags = tid == mana_getpid() ? MANA_THR_MAIN : 0;
     t->fs_base = fs;
     t->uc = ucv;
@@ -152,7 +204,7 @@ static int suspend_threads(char *err, size_t errlen)
         int fresh = 0;
         for (int i = 0; i < n; i++) {
             int tid = tids[i], seen = 0;
-            if (tid == self) continue;
+            if (tid == self || is_lower_tid(tid)) continue;
             for (int k = 0; k < nsig; k++) if (signalled[k] == tid) { seen = 1; break; }
             if (seen) continue;
             if (nsig >= MANA_MAX_THREADS) { mana_fmt(err, errlen, "more than %d threads", MANA_MAX_THREADS); goto fail; }
@@ -163,7 +215,7 @@ static int suspend_threads(char *err, size_t errlen)
         for (;;) {
             int missing = 0;
             for (int k = 0; k < nsig; k++) {
-                if (slot_has(signalled[k])) continue;
+                if (slot_has(signalled[k]) || is_lower_tid(signalled[k])) continue;
                 if (mana_sys3(SYS_tgkill, pid, signalled[k], 0) != 0) continue;   /* exited */
                 missing++;
             }
@@ -174,7 +226,8 @@ static int suspend_threads(char *err, size_t errlen)
                           missing, mana_pl.cfg.ckpt_signal);
                 warned = 1;
             }
-            if (waited > 20000000000LL) {
+            /* A thread inside a long MPI call parks when it returns: wait for it longer. */
+            if (waited > (mpi_deferred ? 600000000000LL : 20000000000LL)) {
                 mana_fmt(err, errlen, "%d thread(s) did not stop within 20 s (checkpoint signal %d blocked?)",
                          missing, mana_pl.cfg.ckpt_signal);
                 goto fail;
@@ -186,6 +239,13 @@ static int suspend_threads(char *err, size_t errlen)
         if (!fresh) break;          /* a full pass found no new thread: everyone is stopped */
     }
     if (n_deferred) mana_dbg("checkpoint: %d signal(s) deferred (lower half)", n_deferred);
+    if (mana_pl.cfg.debug) {
+        char list[256] = "";
+        size_t k = 0;
+        for (int i = 0; i < n_lower_tids && k < sizeof list - 16; i++)
+            k += (size_t)snprintf(list + k, sizeof list - k, " %d", lower_tids[i]);
+        mana_dbg("checkpoint: %d thread(s) stopped; MPI library threads left running:%s", n_slots, list);
+    }
     return 0;
 fail:
     resume_threads();
@@ -256,7 +316,8 @@ static int coord_connect(int restarting, uint32_t generation)
     h.job = s->job;
     h.rank = s->rank;
     h.nranks = s->nranks;
-    h.mpi = "none";
+    struct lh_info *lh = mana_lh_info;
+    h.mpi = !lh || lh->mpi.kind == MANA_MPI_NONE ? "none" : lh->mpi.kind == MANA_MPI_OPENMPI ? "openmpi" : "mpich";
     h.generation = generation;
     h.restarting = (uint8_t)restarting;
     h.ckptdir = s->ckpt_dir;
@@ -305,6 +366,13 @@ static volatile int64_t ck_t0;
 
 static void after_restart(void);
 
+static int reduce_for_mpi(uint32_t g, uint16_t phase, int op, int64_t *vals, uint32_t n, char *err, size_t errlen)
+{
+    if (!coord) return 0;                 /* alone: the job is this rank */
+    int rc = mana_coord_collective(coord, g, phase, (enum mana_coord_op)op, vals, vals, n, -1, err, errlen);
+    return rc == MANA_COORD_OK ? 0 : -1;
+}
+
 /* Add the launcher's descriptors of this lower half to the plugin's list. */
 static void note_inherited(const struct lh_info *lh)
 {
@@ -330,14 +398,32 @@ static void do_checkpoint(uint32_t g, int flags, const char *reqdir)
     mana_image_name(tmp, sizeof tmp, dir, mana_pl.cfg.rank, program_name(), g, 1);
     mana_image_name(final, sizeof final, dir, mana_pl.cfg.rank, program_name(), g, 0);
 
+    if (mpi && mpi->finalized()) {
+        mana_fmt(err, sizeof err, "rank %d has called MPI_Finalize: checkpoint skipped", mana_pl.cfg.rank);
+        mana_warn("%s", err);
+        if (coord) mana_coord_ckpt_failed(coord, g, err, NULL, 0);
+        return;
+    }
+    if (mpi && mpi->quiesce(g, err, sizeof err) != 0) {
+        mana_err("checkpoint %u failed: %s", g, err);
+        mpi->resume();
+        if (coord) mana_coord_ckpt_failed(coord, g, err, NULL, 0);
+        return;
+    }
+    int64_t t_quiesce = mana_now_ns();
     if (suspend_threads(err, sizeof err) != 0) {
         mana_err("checkpoint %u failed: %s", g, err);
+        if (mpi) mpi->resume();
         if (coord) mana_coord_ckpt_failed(coord, g, err, NULL, 0);
         return;
     }
     int64_t t_susp = mana_now_ns();
     mana_pl.n_thr = n_slots < MANA_MAX_THREADS ? n_slots : MANA_MAX_THREADS;
     int rc = barrier(g, MANA_PHASE_SUSPENDED, err, sizeof err);
+    if (rc == MANA_COORD_OK && mpi && mpi->drain(g, err, sizeof err) != 0) {
+        if (err[0] && !strstr(err, "aborted")) goto write_failed;
+        rc = MANA_COORD_ABORTED;
+    }
     if (rc == MANA_COORD_OK) rc = barrier(g, MANA_PHASE_DRAINED, err, sizeof err);
     if (rc != MANA_COORD_OK) goto coord_failed;
     int64_t t_bar = mana_now_ns();
@@ -383,9 +469,11 @@ static void do_checkpoint(uint32_t g, int flags, const char *reqdir)
         if (coord) mana_coord_bye(coord, MANA_COORD_BYE_CKPT_KILL, 0, NULL, 0);
         _exit(0);
     }
+    if (mpi) mpi->resume();
     resume_threads();
     int64_t t_end = mana_now_ns();
-    mana_timing("checkpoint: suspend threads", t_susp - ck_t0);
+    if (mpi) mana_timing("checkpoint: MPI collective drain", t_quiesce - ck_t0);
+    mana_timing("checkpoint: suspend threads", t_susp - t_quiesce);
     mana_timing("checkpoint: barriers SUSPENDED+DRAINED", t_bar - t_susp);
     mana_timing("checkpoint: write image + fsync", t_write - t_bar);
     mana_timing("checkpoint: CHECKPOINTED+rename+COMMITTED", t_commit - t_write);
@@ -399,9 +487,11 @@ write_failed:
     mana_err("checkpoint %u failed: %s", g, err);
     unlink(tmp);
     if (coord) mana_coord_ckpt_failed(coord, g, err, NULL, 0);
+    if (mpi) mpi->resume();
     resume_threads();
     return;
 coord_failed:
+    if (mpi) mpi->resume();
     if (rc == MANA_COORD_ABORTED) {
         mana_warn("checkpoint %u aborted: %s", g, err);
         unlink(tmp);
@@ -425,6 +515,7 @@ static void after_restart(void)
     park_gen++;
     if (lh && lh->magic == MANA_LH_MAGIC) {
         note_inherited(lh);
+        note_lower_tids(lh);
         int old_sig = mana_pl.cfg.ckpt_signal;
         mana_pl.cfg = lh->settings;
         mana_log_setup("mana", mana_pl.cfg.debug, mana_pl.cfg.timing, mana_pl.cfg.quiet);
@@ -444,6 +535,8 @@ static void after_restart(void)
         }
     }
     last_generation = g;
+    mana_pl.ckpt_tid = mana_gettid();
+    ckpt_tid_word = mana_pl.ckpt_tid;
     /* Descriptors the plugin owned were not saved: make them again. */
     trigger_fd = trigger_fd_own = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (coord) { mana_coord_discard(coord); coord = NULL; }
@@ -453,12 +546,20 @@ static void after_restart(void)
         if (coord_connect(1, g) == 0) {
             char err[512];
             int rc = barrier(g, MANA_PHASE_RESTARTED, err, sizeof err);
+            if (rc == MANA_COORD_OK && mpi && mpi->restart(g, err, sizeof err) != 0) {
+                mana_err("cannot restart: %s", err);
+                _exit(1);
+            }
             if (rc == MANA_COORD_OK) rc = barrier(g, MANA_PHASE_REFILLED, err, sizeof err);
             if (rc == MANA_COORD_OK) rc = barrier(g, MANA_PHASE_RESUMED, err, sizeof err);
             if (rc != MANA_COORD_OK) coord_lost(rc, err);
         } else {
             mana_warn("restarted without a coordinator: no further checkpoints");
         }
+    }
+    if (mpi && (mana_pl.cfg.no_coord || !coord)) {
+        char err[512];
+        if (mpi->restart(g, err, sizeof err) != 0) { mana_err("cannot restart: %s", err); _exit(1); }
     }
     if (lh) {
         mana_timing("restart: reconnect to the coordinator", mana_now_ns() - t0);
@@ -472,6 +573,7 @@ static void *ckpt_thread(void *arg)
 {
     (void)arg;
     mana_pl.ckpt_tid = mana_gettid();
+    ckpt_tid_word = mana_pl.ckpt_tid;
     int64_t next_interval = 0;
     for (;;) {
         struct pollfd pfd[2];
@@ -585,6 +687,14 @@ __attribute__((constructor)) static void mana_plugin_init(void)
     unsetenv("MANA_LH_INFO_ADDR");
     if (lh->had_ld_preload) setenv("LD_PRELOAD", lh->orig_ld_preload, 1);
     else unsetenv("LD_PRELOAD");
+    /* ... nor our MPI library in place of the real one (the lower half put its folder first). */
+    const char *shadow = getenv("MANA_MPI_SHADOW"), *llp = getenv("LD_LIBRARY_PATH");
+    if (shadow && *shadow && llp) {
+        size_t sl = strlen(shadow);
+        if (strncmp(llp, shadow, sl) == 0 && llp[sl] == ':') setenv("LD_LIBRARY_PATH", llp + sl + 1, 1);
+        else if (strcmp(llp, shadow) == 0) unsetenv("LD_LIBRARY_PATH");
+    }
+    note_lower_tids(lh);
 
     extern int mana_direct_io;
     const char *dio = getenv("MANA_DIRECT_IO");
@@ -643,5 +753,7 @@ int mana_plugin_is_internal_fd(int fd)
 {
     if (fd == trigger_fd || fd == trigger_fd_own) return 1;
     if (coord && fd == mana_coord_fd(coord)) return 1;
+    const struct lh_info *lh = mana_lh_info;
+    if (lh && fd >= 0 && fd < 512 && (lh->mpi.lower_fds[fd / 64] & (1ULL << (fd % 64)))) return 1;
     return 0;
 }

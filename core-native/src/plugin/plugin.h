@@ -9,6 +9,7 @@
 
 #include "lh_info.h"
 #include "mana_ctx.h"
+#include "mana_mpi_iface.h"
 
 #define MANA_MAX_THREADS 4096
 
@@ -47,6 +48,7 @@ struct mana_plugin {
     uint32_t generation;
     uint32_t n_inherited;               /* launcher's descriptors (launch and every restart) */
     struct mana_inherited_fd inherited[MANA_MAX_INHERITED];
+    const struct mana_mpi_hooks *mpi;   /* the MPI library's hooks (NULL: no MPI) */
 };
 extern struct mana_plugin mana_pl;
 

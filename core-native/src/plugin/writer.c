@@ -553,20 +553,32 @@ int mana_write_image(const char *path, uint32_t generation, struct mana_write_re
     }
     size_t sig_len = w.sec_len - sig_at;
 
+    /* ---- MPI (only for an MPI program): the summary a reader needs; the state is in memory ---- */
+    size_t mpi_at = w.sec_len, mpi_len = 0;
+    int nsec = 5;
+    if (mana_pl.mpi) {
+        struct mana_img_mpi d;
+        mana_pl.mpi->describe(&d);
+        if (!sec_put(&w, &d, sizeof d)) goto small;
+        mpi_len = sizeof d;
+        nsec = 6;
+    }
+
     /* ---- section table, sections, header ---- */
     {
-        struct mana_img_section *tab = sec_put(&w, NULL, 5 * sizeof *tab);
+        struct mana_img_section *tab = sec_put(&w, NULL, (size_t)nsec * sizeof *tab);
         if (!tab) goto small;
         size_t tab_at = (size_t)((char *)tab - w.sec);
-        struct { uint32_t type; size_t at, len; uint32_t count; } s[5] = {
+        struct { uint32_t type; size_t at, len; uint32_t count; } s[6] = {
             { MANA_SEC_PROCESS, proc_at, proc_len, 1 },
             { MANA_SEC_MEMORY, mem_at, mem_len, nregions },
             { MANA_SEC_THREADS, thr_at, thr_len, nthreads },
             { MANA_SEC_FILES, files_at, files_len, nfiles },
             { MANA_SEC_SIGNALS, sig_at, sig_len, nsig },
+            { MANA_SEC_MPI, mpi_at, mpi_len, 1 },
         };
         tab = (struct mana_img_section *)(w.sec + tab_at);
-        for (int i = 0; i < 5; i++)
+        for (int i = 0; i < nsec; i++)
             put_le_section(&tab[i], s[i].type, sections_at + s[i].at, s[i].len,
                            mana_crc32c_update(0, w.sec + s[i].at, s[i].len), s[i].count);
         uint64_t file_size = sections_at + w.sec_len;
@@ -581,7 +593,8 @@ int mana_write_image(const char *path, uint32_t generation, struct mana_write_re
         h.header_size = MANA_IMG_HEADER_SIZE;
         h.file_size = file_size;
         h.section_table_offset = sections_at + tab_at;
-        h.section_count = 5;
+        h.section_count = (uint32_t)nsec;
+        if (mana_pl.mpi) h.flags |= MANA_IMG_F_MPI;
         h.section_entry_size = sizeof(struct mana_img_section);
         h.page_size = PAGE;
         h.rank = (uint32_t)mana_pl.cfg.rank;
@@ -596,7 +609,9 @@ int mana_write_image(const char *path, uint32_t generation, struct mana_write_re
             size_t hl = strlen(u.nodename);
             memcpy(h.host, u.nodename, hl < sizeof h.host - 1 ? hl : sizeof h.host - 1);
         }
-        snprintf(h.mpi, sizeof h.mpi, "none");
+        const struct lh_info *lh = mana_lh_info;
+        uint32_t kind = lh && mana_pl.mpi ? lh->mpi.kind : MANA_MPI_NONE;
+        snprintf(h.mpi, sizeof h.mpi, "%s", kind == MANA_MPI_OPENMPI ? "openmpi" : kind == MANA_MPI_MPICH ? "mpich" : "none");
         const char *b = strrchr(mana_pl.app_path, '/');
         const char *prog = b ? b + 1 : mana_pl.app_path;
         size_t pl = strlen(prog);

@@ -1,0 +1,78 @@
+/*
+ * mana_mpi_iface.h - how the upper half's MPI library (src/mpi/, one build per MPI ABI) and the
+ * checkpoint plugin (libmana.so, MPI-agnostic) work together.
+ *
+ * The MPI library's constructor finds mana_mpi_register() in libmana.so (preloaded, so always there
+ * under the runtime) and hands over its hooks; it gets back the plugin's side: the words the
+ * checkpoint signal handler and the wrappers share, and the coordinator's reductions for the drains.
+ *
+ * Checkpoint (plugin.c do_checkpoint):   quiesce (user threads still run: collective drain)
+ *                                        -> user threads stopped -> drain (p2p, by the checkpoint
+ *                                        thread) -> image -> resume (or exit)
+ * Restart (plugin.c after_restart):      restart (new real objects under the old virtual handles)
+ */
+#ifndef MANA_MPI_IFACE_H
+#define MANA_MPI_IFACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Coordinator reduction ops (as MNCP's COLLECTIVE op). */
+#define MANA_RED_BARRIER 0
+#define MANA_RED_SUM     1
+#define MANA_RED_MAX     2
+#define MANA_RED_OR      3
+#define MANA_RED_MIN     4
+
+/* The MPI section of an image (MANA_SEC_MPI, version 1; docs/image-format.md).  The MPI state
+ * itself lives in upper-half memory; this is what a reader needs to know about it. */
+struct mana_img_mpi {
+    uint32_t kind;                /* MANA_MPI_OPENMPI / MANA_MPI_MPICH */
+    int32_t  thread_level;        /* the level the program asked for */
+    uint32_t comms;               /* live communicators, predefined included */
+    uint32_t groups;
+    uint32_t datatypes;           /* derived ones */
+    uint32_t ops;                 /* user-defined */
+    uint32_t requests;            /* pending (re-posted or completed at restart) */
+    uint32_t buffered_msgs;       /* drained messages waiting for a receive */
+    uint64_t buffered_bytes;
+    uint64_t sent;                /* point-to-point messages sent by this rank, whole run */
+    uint64_t received;
+    uint32_t replay_entries;      /* object recipes replayed at restart */
+    uint32_t finalized;           /* MPI_Finalize was called */
+};                                /* 64 */
+
+struct mana_mpi_hooks {
+    /* Before the user threads stop, with them running: bring every communicator to the same
+     * collective sequence number on all its members.  0, or -1 with err. */
+    int (*quiesce)(uint32_t generation, char *err, size_t errlen);
+    /* User threads stopped; the checkpoint thread may call MPI: drain point-to-point traffic. */
+    int (*drain)(uint32_t generation, char *err, size_t errlen);
+    /* Summary for the image's MPI section. */
+    void (*describe)(struct mana_img_mpi *out);
+    /* The checkpoint is over (committed or failed): user threads may use MPI again. */
+    void (*resume)(void);
+    /* After a restart, before user threads may call MPI: rebuild every object.  0, or -1 with err. */
+    int (*restart)(uint32_t generation, char *err, size_t errlen);
+    /* 1 once the program called MPI_Finalize (checkpoints are then skipped). */
+    int (*finalized)(void);
+};
+
+struct mana_plugin_iface {
+    /* Tid of the thread that holds the lower half (inside a wrapper), 0 if none.  The signal
+     * handler defers a checkpoint signal that lands on it; the wrapper re-raises on its way out. */
+    volatile int *lower_owner;
+    /* Set by the handler when it deferred; cleared by the wrapper that re-raises. */
+    volatile int *deferred;
+    const volatile int *ckpt_signal;   /* the current checkpoint signal (a restart may move it) */
+    /* COLLECTIVE over the job (phases 16-31 of the current checkpoint).  0, or -1 with err. */
+    int (*reduce)(uint32_t generation, uint16_t phase, int op, int64_t *vals, uint32_t n, char *err,
+                  size_t errlen);
+    /* Tid of the checkpoint thread (it passes the restart gate). */
+    volatile int *ckpt_tid;
+};
+
+/* In libmana.so. */
+struct mana_plugin_iface *mana_mpi_register(const struct mana_mpi_hooks *hooks);
+
+#endif
