@@ -1,0 +1,629 @@
+/*
+ * core.c - start-up, virtual objects, the FS-switch gate and the collective drain of the upper
+ * half's MPI library.  See mpi_int.h for the handle scheme and docs/architecture.md ("MPI").
+ */
+#include "mpi_int.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+struct mana_real real;
+struct mana_lower lower;
+volatile int mana_gate;
+volatile uint64_t mana_up_fs;
+int mana_initialized, mana_finalized;
+static int app_thread_level = MPI_THREAD_SINGLE;
+static int main_tid;
+
+/* Predefined objects of the ABI (generated stub: names and our addresses; none for MPICH). */
+extern const char *const mana_predef_names[];
+extern void *const mana_predef_addrs[];
+extern const unsigned mana_predef_count;
+
+/* ---- messages ---- */
+
+#define say mana_say
+int mana_debug_on(void) { return lower.lh && lower.lh->settings.debug; }
+
+void mana_say(const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf - 1, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if ((size_t)n > sizeof buf - 2) n = (int)sizeof buf - 2;
+    buf[n++] = '\n';
+    mana_write_all(2, buf, (unsigned long)n);
+}
+
+void mana_unsupported(const char *fn, const char *reason)
+{
+    say("MANA: %s is not supported under checkpointing (%s)", fn, reason && *reason ? reason : "not implemented");
+    if (mana_initialized && !mana_finalized && real.Abort) {
+        int rc;
+        LOWER(rc = real.Abort(R(MPI_COMM_WORLD), 1));
+        (void)rc;
+    }
+    _exit(1);
+}
+
+/* ---- virtual objects ---- */
+
+struct vobj *vtab;
+static uint32_t vtab_used;          /* high-water mark */
+static uint32_t free_head;          /* free list through a[0] (0 = empty; index 0 is never used) */
+static uint64_t order_counter;
+static volatile int vtab_lock;
+
+static void vlock(void)
+{
+    while (__atomic_exchange_n(&vtab_lock, 1, __ATOMIC_ACQUIRE)) mana_sys0(SYS_sched_yield);
+}
+static void vunlock(void) { __atomic_store_n(&vtab_lock, 0, __ATOMIC_RELEASE); }
+
+#ifndef OPEN_MPI
+static const uint32_t mpich_null[] = {
+    [K_COMM] = 0x04000000u, [K_GROUP] = 0x08000000u, [K_TYPE] = 0x0c000000u, [K_ERRH] = 0x14000000u,
+    [K_OP] = 0x18000000u, [K_INFO] = 0x1c000000u, [K_REQ] = 0x2c000000u, [K_MSG] = 0x2c000000u,
+};
+#endif
+
+struct vobj *vnew(enum vkind k, uint64_t realh)
+{
+    vlock();
+    uint32_t i;
+    if (free_head) {
+        i = free_head;
+        free_head = (uint32_t)vtab[i].a[0];
+    } else {
+        if (vtab_used + 1 >= MANA_MAX_VOBJ) { vunlock(); mana_unsupported("(object table)", "more than 65,535 live MPI objects"); }
+        i = ++vtab_used;
+    }
+    struct vobj *o = &vtab[i];
+    memset(o, 0, sizeof *o);
+    o->real = realh;
+    o->kind = (uint16_t)k;
+    o->idx = i;
+    o->order = ++order_counter;
+    vunlock();
+    return o;
+}
+
+void vrelease(struct vobj *o)
+{
+    if (!o || (o->flags & VF_PREDEF)) return;
+    free(o->arr);
+    vlock();
+    uint32_t i = o->idx;
+    memset(o, 0, sizeof *o);
+    o->idx = i;
+    o->a[0] = free_head;
+    free_head = i;
+    vunlock();
+}
+
+uint64_t vhandle(const struct vobj *o)
+{
+#ifdef OPEN_MPI
+    return (uint64_t)(uintptr_t)o;
+#else
+    return mpich_null[o->kind] | o->idx;
+#endif
+}
+
+uint64_t v2r_slow(uint64_t h)
+{
+    uint32_t i = (uint32_t)(h & 0x03FFFFFFu);
+    return i < MANA_MAX_VOBJ ? vtab[i].real : h;
+}
+
+struct vobj *vobj_of(uint64_t h)
+{
+#ifdef OPEN_MPI
+    uint64_t lo = (uint64_t)(uintptr_t)vtab, hi = lo + (uint64_t)MANA_MAX_VOBJ * sizeof(struct vobj);
+    if (h >= lo && h < hi) return (struct vobj *)(uintptr_t)h;
+    return NULL;
+#else
+    if ((h & 0xC0000000u) == 0x40000000u || (h & 0x03FFFFFFu) == 0) return NULL;
+    uint32_t i = (uint32_t)(h & 0x03FFFFFFu);
+    return i < MANA_MAX_VOBJ && vtab[i].kind ? &vtab[i] : NULL;
+#endif
+}
+
+uint64_t vfind(enum vkind k, uint64_t realh)
+{
+#ifdef OPEN_MPI
+    for (unsigned i = 0; i < mana_predef_count; i++)
+        if (*(const uint64_t *)mana_predef_addrs[i] == realh) return (uint64_t)(uintptr_t)mana_predef_addrs[i];
+#else
+    if ((realh & 0xC0000000u) == 0x40000000u || (realh & 0x03FFFFFFu) == 0) return realh;
+#endif
+    for (uint32_t i = 1; i <= vtab_used; i++)
+        if (vtab[i].kind == k && vtab[i].real == realh && !(vtab[i].flags & VF_ZOMBIE)) return vhandle(&vtab[i]);
+    return 0;
+}
+
+void mana_record_parent(struct vobj *child, struct vobj *p)
+{
+    if (!p || child->nparents >= 2) return;
+    child->parent[child->nparents++] = p;
+    p->flags |= VF_PARENT;
+}
+
+/* ---- communicators ---- */
+
+struct vobj *world_obj, *self_obj;
+static uint64_t real_world_group;
+
+struct vobj *comm_obj(MPI_Comm c)
+{
+    if (c == MPI_COMM_WORLD) return world_obj;
+    if (c == MPI_COMM_SELF) return self_obj;
+    return vobj_of(HBITS(c));
+}
+
+static uint64_t mix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+/* The same value on every member of the new communicator and on no other communicator: how it was
+ * made (parent, the parent's collective count at that moment) and which of the communicators that
+ * call made (the world rank of its rank 0).  Call inside LOWER. */
+static uint64_t gid_of(uint64_t parent_gid, uint64_t parent_seq, uint64_t realcomm)
+{
+    int wr = 0, zero = 0;
+    MPI_Group g;
+    if (real.Comm_group(HMAKE(MPI_Comm, realcomm), &g) == MPI_SUCCESS) {
+        real.Group_translate_ranks(g, 1, &zero, HMAKE(MPI_Group, real_world_group), &wr);
+        real.Group_free(&g);
+    }
+    uint64_t h = mix(mix(parent_gid) ^ mix(parent_seq + 0x51ed27) ^ mix((uint64_t)wr + 0x1234567));
+    h &= 0x3fffffffffffffffULL;
+    return h ? h : 1;
+}
+
+void comm_init_gid(struct vobj *nc, struct vobj *parent, int64_t salt)
+{
+    (void)salt;
+    int r = 0, s = 1;
+    LOWER(nc->gid = gid_of(parent->gid, parent->seq, nc->real);
+          real.Comm_rank(HMAKE(MPI_Comm, nc->real), &r); real.Comm_size(HMAKE(MPI_Comm, nc->real), &s));
+    nc->a[6] = r;
+    nc->a[7] = s;
+    nc->target = 0;
+}
+
+/* ---- collective drain (quiesce) ---- */
+
+static volatile int coll_phase;       /* 0 open, 1 everyone waits, 2 wait once at target */
+static volatile int coll_gen;         /* futex word: changes with every phase change and entry */
+static volatile int entering;
+
+static void coll_wake(void)
+{
+    __atomic_add_fetch(&coll_gen, 1, __ATOMIC_SEQ_CST);
+    mana_futex_wake(&coll_gen, 0x7fffffff);
+}
+
+static void coll_sleep(int gen)
+{
+    struct timespec ts = { 0, 10000000 };
+    mana_sys4(SYS_futex, (long)&coll_gen, MANA_FUTEX_WAIT_PRIVATE, gen, (long)&ts);
+}
+
+uint64_t coll_enter(struct vobj *c)
+{
+    if (!c) return lower_enter();
+    for (;;) {
+        /* Wait without holding the lower half while the drain holds this communicator. */
+        for (;;) {
+            int g = __atomic_load_n(&coll_gen, __ATOMIC_SEQ_CST);
+            int ph = __atomic_load_n(&coll_phase, __ATOMIC_SEQ_CST);
+            if (!(ph == 1 || (ph == 2 && c->seq >= c->target))) break;
+            coll_sleep(g);
+        }
+        uint64_t up = lower_acquire();
+        __atomic_add_fetch(&entering, 1, __ATOMIC_SEQ_CST);
+        int ph = __atomic_load_n(&coll_phase, __ATOMIC_SEQ_CST);
+        if (ph == 0 || (ph == 2 && c->seq < c->target)) {
+            c->seq++;
+            __atomic_sub_fetch(&entering, 1, __ATOMIC_SEQ_CST);
+            if (ph) coll_wake();
+            lower_switch(up);
+            return up;
+        }
+        __atomic_sub_fetch(&entering, 1, __ATOMIC_SEQ_CST);
+        lower_release(up);
+    }
+}
+
+#define SLOTS 2048
+
+static int live_comm(const struct vobj *o)
+{
+    return o->kind == K_COMM && !(o->flags & VF_ZOMBIE);
+}
+
+static int quiesce(uint32_t g, char *err, size_t errlen)
+{
+    if (!mana_initialized || mana_finalized) return 0;
+    int64_t t0 = 0;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    t0 = ts.tv_sec;
+    __atomic_store_n(&coll_phase, 1, __ATOMIC_SEQ_CST);
+    coll_wake();
+    while (__atomic_load_n(&entering, __ATOMIC_SEQ_CST)) mana_sys0(SYS_sched_yield);
+
+    /* Every member's count for every communicator, through two coordinator reductions: the
+     * communicator ids per slot (to catch two communicators sharing one), then the counts. */
+    static int64_t v[2 * SLOTS], s[SLOTS];
+    for (int i = 0; i < SLOTS; i++) { v[i] = 0; v[SLOTS + i] = INT64_MIN; s[i] = 0; }
+    for (uint32_t i = 1; i <= vtab_used; i++) {
+        struct vobj *o = &vtab[i];
+        if (!live_comm(o)) continue;
+        int k = (int)(o->gid % SLOTS);
+        if ((int64_t)o->gid > v[k]) v[k] = (int64_t)o->gid;
+        if (-(int64_t)o->gid > v[SLOTS + k]) v[SLOTS + k] = -(int64_t)o->gid;
+        if ((int64_t)o->seq > s[k]) s[k] = (int64_t)o->seq;
+    }
+    if (lower.iface->reduce(g, 16, MANA_RED_MAX, v, 2 * SLOTS, err, errlen) != 0) return -1;
+    for (uint32_t i = 1; i <= vtab_used; i++) {
+        struct vobj *o = &vtab[i];
+        if (!live_comm(o)) continue;
+        int k = (int)(o->gid % SLOTS);
+        if (v[k] != (int64_t)o->gid || -v[SLOTS + k] != (int64_t)o->gid) {
+            snprintf(err, errlen, "two communicators share drain slot %d (ids %lld, %lld); checkpoint refused",
+                     k, (long long)v[k], (long long)-v[SLOTS + k]);
+            return -1;
+        }
+    }
+    if (lower.iface->reduce(g, 17, MANA_RED_MAX, s, SLOTS, err, errlen) != 0) return -1;
+    uint64_t behind = 0;
+    for (uint32_t i = 1; i <= vtab_used; i++) {
+        struct vobj *o = &vtab[i];
+        if (!live_comm(o)) continue;
+        o->target = (uint64_t)s[o->gid % SLOTS];
+        if (o->seq < o->target) behind += o->target - o->seq;
+    }
+    __atomic_store_n(&coll_phase, 2, __ATOMIC_SEQ_CST);
+    coll_wake();
+    /* Run on until every communicator reached its target. */
+    for (;;) {
+        int gen = __atomic_load_n(&coll_gen, __ATOMIC_SEQ_CST);
+        int done = 1;
+        for (uint32_t i = 1; i <= vtab_used && done; i++) {
+            struct vobj *o = &vtab[i];
+            if (live_comm(o) && o->seq < o->target) done = 0;
+        }
+        if (done) break;
+        if (mana_finalized) break;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        if (ts.tv_sec - t0 > 600) {
+            snprintf(err, errlen, "collective drain: this rank did not reach the other ranks' collective calls within 600 s");
+            return -1;
+        }
+        coll_sleep(gen);
+    }
+    if (mana_debug_on()) say("mana: collective drain: ran %llu collective call(s) on to the targets",
+                                            (unsigned long long)behind);
+    return 0;
+}
+
+static void resume(void)
+{
+    mana_gate = 0;
+    __atomic_store_n(&coll_phase, 0, __ATOMIC_SEQ_CST);
+    coll_wake();
+    mana_futex_wake((volatile int *)&mana_gate, 0x7fffffff);
+}
+
+/* A program thread entering a wrapper while MPI is closed (restart in progress) waits here. */
+void mana_gate_wait_entry(void)
+{
+    uint64_t up;
+    __asm__ volatile("mov %%fs:0x10, %0" : "=r"(up));
+    if (cur_tid(up) != *lower.ckpt_tid) mana_gate_wait();
+}
+
+void mana_gate_wait(void)
+{
+    while (mana_gate) {
+        struct timespec ts = { 0, 5000000 };
+        mana_sys4(SYS_futex, (long)&mana_gate, MANA_FUTEX_WAIT_PRIVATE, 1, (long)&ts);
+    }
+}
+
+/* ---- hooks for libmana.so ---- */
+
+static int drain(uint32_t g, char *err, size_t errlen)
+{
+    if (!mana_initialized || mana_finalized) return 0;
+    /* From here until resume() or the restart hook, program threads do not enter the lower half. */
+    mana_gate = 1;
+    return mana_p2p_drain(g, err, errlen);
+}
+
+static void describe(struct mana_img_mpi *d)
+{
+    memset(d, 0, sizeof *d);
+#ifdef OPEN_MPI
+    d->kind = MANA_MPI_OPENMPI;
+#else
+    d->kind = MANA_MPI_MPICH;
+#endif
+    d->thread_level = app_thread_level;
+    d->finalized = (uint32_t)mana_finalized;
+    for (uint32_t i = 1; i <= vtab_used; i++) {
+        const struct vobj *o = &vtab[i];
+        if (o->flags & VF_ZOMBIE) continue;
+        switch (o->kind) {
+        case K_COMM: d->comms++; break;
+        case K_GROUP: d->groups++; break;
+        case K_TYPE: d->datatypes++; break;
+        case K_OP: d->ops++; break;
+        case K_REQ: d->requests++; break;
+        default: break;
+        }
+    }
+    d->replay_entries = mana_replay_count();
+    mana_p2p_describe(d);
+    if (mana_debug_on())
+        say("mana: MPI state: %u communicators, %u requests, %u buffered messages; sent %llu received %llu",
+            d->comms, d->requests, d->buffered_msgs, (unsigned long long)d->sent, (unsigned long long)d->received);
+}
+
+static int restart_hook(uint32_t g, char *err, size_t errlen)
+{
+    (void)g;
+    if (!mana_initialized) { mana_gate = 0; return 0; }
+    struct lh_info *lh = lower.lh;
+    if (!lh || lh->mpi.kind == MANA_MPI_NONE) {
+        snprintf(err, errlen, "the restarted lower half has no MPI");
+        return -1;
+    }
+    lower.fs = lh->mpi.lh_fs_base;
+    void *(*resolve)(const char *) = (void *(*)(const char *))lh->mpi.resolve;
+    /* Resolve the real entry points again: the new lower half may have loaded MPI elsewhere. */
+#define RESOLVE(n) LOWER(real.n = (__typeof__(real.n))resolve("PMPI_" #n));
+    MANA_REAL_FNS(RESOLVE)
+#undef RESOLVE
+    mana_refresh_predefined();
+    world_obj->real = v2r(HBITS(MPI_COMM_WORLD));
+    self_obj->real = v2r(HBITS(MPI_COMM_SELF));
+    MPI_Group wg;
+    LOWER(real.Comm_group(R(MPI_COMM_WORLD), &wg));
+    real_world_group = HBITS(wg);
+    if (mana_replay(err, errlen) != 0) return -1;
+    if (mana_p2p_restart() != 0) {
+        snprintf(err, errlen, "cannot post the pending receives again");
+        return -1;
+    }
+    resume();
+    return 0;
+}
+
+static int finalized_hook(void) { return mana_finalized; }
+
+static const struct mana_mpi_hooks hooks = { quiesce, drain, describe, resume, restart_hook, finalized_hook };
+
+/* ---- start-up ---- */
+
+void mana_refresh_predefined(void)
+{
+    void *(*resolve)(const char *) = (void *(*)(const char *))lower.lh->mpi.resolve;
+    for (unsigned i = 0; i < mana_predef_count; i++) {
+        void *r;
+        LOWER(r = resolve(mana_predef_names[i]));
+        *(uint64_t *)mana_predef_addrs[i] = (uint64_t)(uintptr_t)r;
+    }
+}
+
+void mana_mpi_init_lazy(void)
+{
+    if (mana_initialized) return;
+    struct lh_info *volatile *slot = dlsym(RTLD_DEFAULT, "mana_lh_info");
+    struct mana_plugin_iface *(*reg)(const struct mana_mpi_hooks *) = dlsym(RTLD_DEFAULT, "mana_mpi_register");
+    struct lh_info *lh = slot ? *slot : NULL;
+    uint32_t want =
+#ifdef OPEN_MPI
+        MANA_MPI_OPENMPI;
+#else
+        MANA_MPI_MPICH;
+#endif
+    if (!lh || !reg || lh->magic != MANA_LH_MAGIC) {
+        say("MANA: this program runs with MANA's MPI library but was not started by mana_launch or mana_restart");
+        _exit(1);
+    }
+    if (lh->mpi.kind != want) {
+        say("MANA: this program is linked against %s, but the runtime's lower half runs %s",
+            want == MANA_MPI_OPENMPI ? "Open MPI" : "MPICH",
+            lh->mpi.kind == MANA_MPI_OPENMPI ? "Open MPI" : lh->mpi.kind == MANA_MPI_MPICH ? "MPICH" : "no MPI");
+        _exit(1);
+    }
+    lower.lh = lh;
+    lower.fs = lh->mpi.lh_fs_base;
+    lower.iface = reg(&hooks);
+    lower.owner = lower.iface->lower_owner;
+    lower.deferred = lower.iface->deferred;
+    lower.sig = lower.iface->ckpt_signal;
+    lower.ckpt_tid = lower.iface->ckpt_tid;
+    /* tid field of glibc's struct pthread (read without a system call on every MPI call) */
+    {
+        uint64_t up;
+        __asm__ volatile("mov %%fs:0x10, %0" : "=r"(up));
+        int tid = mana_gettid();
+        main_tid = tid;
+        for (uint32_t off = 0; off < 2048; off += 4)
+            if (*(int *)(up + off) == tid) { lower.tid_offset = off; break; }
+    }
+    vtab = calloc(MANA_MAX_VOBJ, sizeof *vtab);
+    if (!vtab) { say("MANA: out of memory"); _exit(1); }
+    void *(*resolve)(const char *) = (void *(*)(const char *))lh->mpi.resolve;
+    static volatile int dummy_owner, dummy_deferred;
+    (void)dummy_owner; (void)dummy_deferred;
+#define RESOLVE(n) LOWER(real.n = (__typeof__(real.n))resolve("PMPI_" #n));
+    MANA_REAL_FNS(RESOLVE)
+#undef RESOLVE
+    mana_refresh_predefined();
+    world_obj = vnew(K_COMM, v2r(HBITS(MPI_COMM_WORLD)));
+    world_obj->flags |= VF_PREDEF;
+    world_obj->gid = 1;
+    world_obj->a[6] = lh->mpi.world_rank;
+    world_obj->a[7] = lh->mpi.world_size;
+    self_obj = vnew(K_COMM, v2r(HBITS(MPI_COMM_SELF)));
+    self_obj->flags |= VF_PREDEF;
+    self_obj->gid = (mix(2 + (uint64_t)lh->mpi.world_rank) & 0x3fffffffffffffffULL) | 2;
+    self_obj->a[6] = 0;
+    self_obj->a[7] = 1;
+    MPI_Group wg;
+    LOWER(real.Comm_group(R(MPI_COMM_WORLD), &wg));
+    real_world_group = HBITS(wg);
+    mana_initialized = 1;
+}
+
+/* ---- environment management ---- */
+
+#define ALIAS(n) extern __typeof__(PMPI_##n) MPI_##n __attribute__((weak, alias("PMPI_" #n)));
+
+int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    (void)argc; (void)argv;
+    if (mana_initialized) return MPI_ERR_OTHER;
+    mana_mpi_init_lazy();
+    app_thread_level = required;
+    int granted = required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED : required;
+    if (required > MPI_THREAD_SERIALIZED && getenv("MANA_DEBUG"))
+        say("mana: MPI_THREAD_MULTIPLE requested: granted as MPI_THREAD_SERIALIZED");
+    if (provided) *provided = granted;
+    app_thread_level = granted;
+    return MPI_SUCCESS;
+}
+ALIAS(Init_thread)
+
+int PMPI_Init(int *argc, char ***argv)
+{
+    int p;
+    return PMPI_Init_thread(argc, argv, MPI_THREAD_SINGLE, &p);
+}
+ALIAS(Init)
+
+int PMPI_Initialized(int *flag) { *flag = mana_initialized; return MPI_SUCCESS; }
+ALIAS(Initialized)
+int PMPI_Finalized(int *flag) { *flag = mana_finalized; return MPI_SUCCESS; }
+ALIAS(Finalized)
+
+int PMPI_Finalize(void)
+{
+    MANA_CHECK_INIT();
+    int rc;
+    COLL_LOWER(world_obj, rc = real.Finalize());
+    mana_finalized = 1;
+    return rc;
+}
+ALIAS(Finalize)
+
+int PMPI_Abort(MPI_Comm comm, int code)
+{
+    MANA_CHECK_INIT();
+    int rc;
+    LOWER(rc = real.Abort(R(comm), code));
+    _exit(code ? code : 1);
+    return rc;
+}
+ALIAS(Abort)
+
+int PMPI_Query_thread(int *provided) { *provided = app_thread_level; return MPI_SUCCESS; }
+ALIAS(Query_thread)
+int PMPI_Is_thread_main(int *flag) { *flag = mana_gettid() == main_tid; return MPI_SUCCESS; }
+ALIAS(Is_thread_main)
+
+double PMPI_Wtime(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+ALIAS(Wtime)
+double PMPI_Wtick(void) { return 1e-9; }
+ALIAS(Wtick)
+
+int PMPI_Get_version(int *version, int *subversion)
+{
+    *version = MPI_VERSION;
+    *subversion = MPI_SUBVERSION;
+    return MPI_SUCCESS;
+}
+ALIAS(Get_version)
+
+int PMPI_Get_processor_name(char *name, int *len)
+{
+    MANA_CHECK_INIT();
+    int rc;
+    LOWER(rc = real.Get_processor_name(name, len));
+    return rc;
+}
+ALIAS(Get_processor_name)
+
+int PMPI_Get_library_version(char *version, int *len)
+{
+    MANA_CHECK_INIT();
+    int rc;
+    LOWER(rc = real.Get_library_version(version, len));
+    return rc;
+}
+ALIAS(Get_library_version)
+
+int PMPI_Error_string(int code, char *s, int *len)
+{
+    MANA_CHECK_INIT();
+    int rc;
+    LOWER(rc = real.Error_string(code, s, len));
+    return rc;
+}
+ALIAS(Error_string)
+
+int PMPI_Error_class(int code, int *cls)
+{
+    MANA_CHECK_INIT();
+    int rc;
+    LOWER(rc = real.Error_class(code, cls));
+    return rc;
+}
+ALIAS(Error_class)
+
+int PMPI_Comm_rank(MPI_Comm comm, int *rank)
+{
+    MANA_CHECK_INIT();
+    struct vobj *c = comm_obj(comm);
+    if (c) { *rank = (int)c->a[6]; return MPI_SUCCESS; }
+    int rc;
+    LOWER(rc = real.Comm_rank(R(comm), rank));
+    return rc;
+}
+ALIAS(Comm_rank)
+
+int PMPI_Comm_size(MPI_Comm comm, int *size)
+{
+    MANA_CHECK_INIT();
+    struct vobj *c = comm_obj(comm);
+    if (c) { *size = (int)c->a[7]; return MPI_SUCCESS; }
+    int rc;
+    LOWER(rc = real.Comm_size(R(comm), size));
+    return rc;
+}
+ALIAS(Comm_size)
+
+uint32_t mana_vtab_used(void) { return vtab_used; }

@@ -1,0 +1,233 @@
+/*
+ * mpi_int.h - internals of the upper half's MPI library (lib/mana/<mpi>/libmpi.so.40 or
+ * libmpich.so.12), compiled once per ABI against that MPI's own mpi.h.
+ *
+ * The application calls these functions believing they are its MPI.  Each one translates the
+ * virtual handles the application holds into the real handles of the lower half's MPI, switches
+ * the FS base to the lower half's TLS, calls the real function, switches back and translates the
+ * results.  Virtual handles stay valid across a restart: the objects behind them are rebuilt from
+ * their recipes (replay.c) under the same virtual value.
+ *
+ * Virtual handles
+ *   Open MPI  handles are pointers.  A virtual handle is the address of a `struct vobj` in this
+ *             library's table, or of one of the predefined objects the stub defines
+ *             (ompi_mpi_comm_world, ompi_mpi_int, ...).  Both hold the real handle in their first
+ *             8 bytes, so translation is one load.
+ *   MPICH     handles are ints.  Built-in handles (kind bits 01) and the NULL handles are the same
+ *             in both halves and pass through; a virtual handle is the kind's NULL value with the
+ *             table index in its low 26 bits (MPICH's own handles always have kind bits 10 or 11).
+ */
+#ifndef MANA_MPI_INT_H
+#define MANA_MPI_INT_H
+
+#define _GNU_SOURCE
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lh_info.h"
+#include "mana_mpi_iface.h"
+#include "mana_sys.h"
+#include "real_fns.h"
+
+/* ---- the real entry points ---- */
+#define MANA_DECL_REAL(n) __typeof__(PMPI_##n) *n;
+struct mana_real { MANA_REAL_FNS(MANA_DECL_REAL) };
+extern struct mana_real real;
+
+/* ---- virtual objects ---- */
+enum vkind { K_FREE = 0, K_COMM, K_GROUP, K_TYPE, K_OP, K_REQ, K_ERRH, K_INFO, K_MSG };
+
+#define VF_PREDEF   0x01u     /* predefined (MPI_COMM_WORLD...): never replayed */
+#define VF_ZOMBIE   0x02u     /* freed by the program, kept because another recipe names it */
+#define VF_PARENT   0x04u     /* named by another object's recipe */
+#define VF_DONE     0x08u     /* request completed by the checkpoint's drain: status below */
+#define VF_COMMITTED 0x10u    /* datatype committed */
+#define VF_INTERNAL 0x20u     /* request made by a blocking wrapper, not the program */
+#define VF_POSTED   0x40u     /* request handed to the real MPI (set in the same lower-half excursion) */
+#define VF_COUNTED  0x80u     /* send counted in p2p_sent (idem: a stopped thread never leaves a
+                               * message counted but not sent, or sent but not counted) */
+
+/* How an object was made, for the replay at restart. */
+enum recipe {
+    R_NONE = 0,
+    R_COMM_DUP, R_COMM_SPLIT, R_COMM_CREATE, R_COMM_SPLIT_TYPE, R_CART_CREATE, R_CART_SUB,
+    R_GROUP_WORLD_RANKS,
+    R_TYPE_CONTIGUOUS, R_TYPE_VECTOR, R_TYPE_HVECTOR, R_TYPE_INDEXED, R_TYPE_INDEXED_BLOCK,
+    R_TYPE_HINDEXED, R_TYPE_STRUCT, R_TYPE_SUBARRAY, R_TYPE_RESIZED, R_TYPE_DUP,
+    R_OP_CREATE,
+};
+
+/* Requests: what the program asked for, so a pending one can be posted again after a restart. */
+enum rkind { RQ_SEND = 1, RQ_SSEND, RQ_RSEND, RQ_BSEND, RQ_RECV, RQ_COLL };
+
+struct vobj {
+    uint64_t real;            /* the real handle: MUST stay first (see above) */
+    uint16_t kind;            /* enum vkind */
+    uint16_t recipe;          /* enum recipe */
+    uint32_t flags;           /* VF_* */
+    uint32_t idx;             /* index in the table */
+    uint32_t nparents;
+    uint64_t order;           /* creation order: the replay order */
+    struct vobj *parent[2];   /* objects the recipe names */
+    int64_t  a[8];            /* scalar arguments of the recipe */
+    void    *arr;             /* array arguments of the recipe (malloc'd, upper half) */
+    size_t   arr_len;
+    /* communicators */
+    uint64_t gid;             /* the same on every member: hash of how it was made */
+    uint64_t seq;             /* collectives started on it */
+    uint64_t target;          /* drain: the sequence number every member must reach */
+    uint64_t errh;            /* real predefined errhandler set on it (0 = default) */
+    /* requests */
+    uint16_t rkind;           /* enum rkind */
+    int      peer, tag, count;
+    void    *buf;
+    struct vobj *type, *comm;
+    MPI_Status status;        /* VF_DONE: what the program gets from the completion call */
+};
+
+#define MANA_MAX_VOBJ (1u << 16)
+extern struct vobj *vtab;
+
+struct vobj *vnew(enum vkind k, uint64_t real);
+void vrelease(struct vobj *o);
+struct vobj *vobj_of(uint64_t h);            /* NULL for a NULL or unknown handle */
+uint64_t vhandle(const struct vobj *o);      /* the handle the program holds */
+uint64_t vfind(enum vkind k, uint64_t real); /* real -> virtual for objects that already exist */
+uint64_t v2r_slow(uint64_t h);
+
+#ifdef OPEN_MPI
+#define HBITS(h) ((uint64_t)(uintptr_t)(h))
+#define HMAKE(T, v) ((T)(uintptr_t)(v))
+static inline uint64_t v2r(uint64_t h) { return h ? *(const uint64_t *)h : 0; }
+#else
+#define HBITS(h) ((uint64_t)(uint32_t)(h))
+#define HMAKE(T, v) ((T)(int)(uint32_t)(v))
+static inline uint64_t v2r(uint64_t h)
+{
+    if ((h & 0xC0000000u) == 0x40000000u || (h & 0x03FFFFFFu) == 0) return h;
+    return v2r_slow(h);
+}
+#endif
+/* Real handle of a virtual one, of the same C type. */
+#define R(h) HMAKE(__typeof__(h), v2r(HBITS(h)))
+/* Virtual handle of a vobj, as the C type T. */
+#define V(T, o) HMAKE(T, vhandle(o))
+
+/* ---- the lower half ---- */
+struct mana_lower {
+    uint64_t fs;                               /* lower TLS */
+    volatile int *owner;                       /* plugin: tid inside the lower half */
+    volatile int *deferred;                    /* plugin: a checkpoint signal waits */
+    const volatile int *sig;                   /* plugin: the checkpoint signal */
+    volatile int *ckpt_tid;
+    struct mana_plugin_iface *iface;
+    struct lh_info *lh;
+    uint32_t tid_offset;                       /* tid in glibc's struct pthread */
+};
+extern struct mana_lower lower;
+extern volatile int mana_gate;                 /* 1: MPI closed (checkpoint/restart in progress) */
+extern volatile uint64_t mana_up_fs;           /* upper TLS of the thread in the lower half */
+extern int mana_initialized, mana_finalized;
+
+void mana_gate_wait(void);
+void mana_mpi_init_lazy(void);
+
+static inline int cur_tid(uint64_t up_fs) { return *(volatile int *)(up_fs + lower.tid_offset); }
+
+/* Take the lower half for this thread (other program threads wait; the checkpoint thread passes the
+ * restart gate).  While a thread holds it, a checkpoint signal is deferred (plugin.c). */
+static inline __attribute__((always_inline)) uint64_t lower_acquire(void)
+{
+    uint64_t up;
+    __asm__ volatile("mov %%fs:0x10, %0" : "=r"(up));
+    int tid = cur_tid(up);
+    for (;;) {
+        if (__builtin_expect(mana_gate, 0) && tid != *lower.ckpt_tid) mana_gate_wait();
+        int zero = 0;
+        if (__atomic_compare_exchange_n(lower.owner, &zero, tid, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+            if (__builtin_expect(mana_gate, 0) && tid != *lower.ckpt_tid) {
+                __atomic_store_n(lower.owner, 0, __ATOMIC_RELEASE);
+                continue;
+            }
+            return up;
+        }
+        mana_sys0(SYS_sched_yield);
+    }
+}
+
+/* Give it back (FS already the upper one); a deferred checkpoint signal is raised again now. */
+static inline __attribute__((always_inline)) void lower_release(uint64_t up)
+{
+    __atomic_store_n(lower.owner, 0, __ATOMIC_RELEASE);
+    if (__builtin_expect(*lower.deferred, 0)) {
+        *lower.deferred = 0;
+        mana_sys3(SYS_tgkill, mana_getpid(), cur_tid(up), *lower.sig);
+    }
+}
+
+static inline __attribute__((always_inline)) void lower_switch(uint64_t up)
+{
+    mana_up_fs = up;
+    mana_sys2(SYS_arch_prctl, 0x1002 /* ARCH_SET_FS */, (long)lower.fs);
+}
+
+static inline __attribute__((always_inline)) uint64_t lower_enter(void)
+{
+    uint64_t up = lower_acquire();
+    lower_switch(up);
+    return up;
+}
+
+static inline __attribute__((always_inline)) void lower_leave(uint64_t up)
+{
+    mana_sys2(SYS_arch_prctl, 0x1002 /* ARCH_SET_FS */, (long)up);
+    lower_release(up);
+}
+
+/* One real call in the lower half: LOWER(rc = real.Send(...)); */
+#define LOWER(stmt) do { uint64_t up_ = lower_enter(); stmt; lower_leave(up_); } while (0)
+
+/* A checkpoint wants this thread: leave a waiting loop in the lower half. */
+static inline int lower_interrupted(void) { return *lower.deferred || mana_gate; }
+
+/* ---- communicators, requests, drains (core.c, p2p.c) ---- */
+struct vobj *comm_obj(MPI_Comm c);                 /* never NULL for a valid communicator */
+void comm_init_gid(struct vobj *nc, struct vobj *parent, int64_t salt);
+/* Collective sequence gate, then the lower half: returns like lower_enter.  The count goes up only
+ * while the thread holds the lower half, so no thread ever stops between counting a collective and
+ * being inside it (a checkpoint would otherwise wait for a partner that can never come). */
+uint64_t coll_enter(struct vobj *comm);
+#define COLL_LOWER(c, stmt) do { uint64_t upc_ = coll_enter(c); stmt; lower_leave(upc_); } while (0)
+extern struct vobj *world_obj, *self_obj;
+
+/* Point-to-point accounting (drain). */
+extern uint64_t p2p_sent, p2p_received;
+int  buffered_take(struct vobj *comm, int src, int tag, void *buf, int count, MPI_Datatype type,
+                   MPI_Status *st, int peek);
+int  req_wait(struct vobj *r, MPI_Status *st);     /* blocking completion of one request */
+int  req_test(struct vobj *r, int *flag, MPI_Status *st);
+void req_complete_user(MPI_Request *h, struct vobj *r);
+struct vobj *req_new(int rkind, void *buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm);
+int  req_post(struct vobj *r);                     /* (re)post a request in the lower half */
+int  mana_p2p_drain(uint32_t g, char *err, size_t errlen);
+void mana_p2p_describe(struct mana_img_mpi *d);
+int  mana_p2p_restart(void);
+int  mana_replay(char *err, size_t errlen);
+uint32_t mana_replay_count(void);
+void mana_refresh_predefined(void);
+void mana_record_parent(struct vobj *child, struct vobj *p);
+
+/* Messages to stderr (one write); MANA_DEBUG only for the second. */
+void mana_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int mana_debug_on(void);
+
+/* Unsupported call: abort the job with the contract's message. */
+__attribute__((noreturn)) void mana_unsupported(const char *fn, const char *reason);
+#define MANA_CHECK_INIT() do { \
+        if (__builtin_expect(!mana_initialized, 0)) mana_mpi_init_lazy(); \
+        if (__builtin_expect(mana_gate, 0)) mana_gate_wait_entry(); \
+    } while (0)
+void mana_gate_wait_entry(void);
+
+#endif

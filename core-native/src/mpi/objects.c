@@ -1,0 +1,643 @@
+/*
+ * objects.c - communicators, groups, datatypes, ops and cartesian topologies.
+ *
+ * Each object the program makes gets a virtual handle and a recipe (how it was made, in terms of
+ * other virtual handles); replay.c makes the real object again from it after a restart.  Groups are
+ * kept as lists of world ranks, so a group never depends on the communicator it came from.
+ * Collective constructors pass the parent's sequence gate like any collective.
+ */
+#include "mpi_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define ALIAS(n) extern __typeof__(PMPI_##n) MPI_##n __attribute__((weak, alias("PMPI_" #n)));
+
+static void *dup_arr(const void *src, size_t len)
+{
+    void *p = malloc(len ? len : 1);
+    if (p && len) memcpy(p, src, len);
+    return p;
+}
+
+/* ---- communicators ---- */
+
+static int new_comm(MPI_Comm realc, struct vobj *parent, int recipe, MPI_Comm *out, struct vobj **made)
+{
+    if (HBITS(realc) == v2r(HBITS(MPI_COMM_NULL))) { *out = MPI_COMM_NULL; if (made) *made = NULL; return MPI_SUCCESS; }
+    struct vobj *o = vnew(K_COMM, HBITS(realc));
+    o->recipe = (uint16_t)recipe;
+    mana_record_parent(o, parent);
+    comm_init_gid(o, parent, 0);
+    *out = V(MPI_Comm, o);
+    if (made) *made = o;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    MANA_CHECK_INIT();
+    struct vobj *p = comm_obj(comm);
+        MPI_Comm rc_;
+    int rc;
+    COLL_LOWER(p, rc = real.Comm_dup(R(comm), &rc_));
+    if (rc != MPI_SUCCESS) return rc;
+    p->flags |= VF_PARENT;
+    return new_comm(rc_, p, R_COMM_DUP, newcomm, NULL);
+}
+ALIAS(Comm_dup)
+
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    MANA_CHECK_INIT();
+    struct vobj *p = comm_obj(comm);
+        MPI_Comm rc_;
+    int rc;
+    COLL_LOWER(p, rc = real.Comm_split(R(comm), color, key, &rc_));
+    if (rc != MPI_SUCCESS) return rc;
+    p->flags |= VF_PARENT;
+    struct vobj *o;
+    new_comm(rc_, p, R_COMM_SPLIT, newcomm, &o);
+    if (o) { o->a[0] = color; o->a[1] = key; }
+    else {
+        /* MPI_UNDEFINED: nothing here, but the replay must still make the same call. */
+        struct vobj *z = vnew(K_COMM, 0);
+        z->recipe = R_COMM_SPLIT;
+        z->flags |= VF_ZOMBIE;
+        z->a[0] = color;
+        z->a[1] = key;
+        mana_record_parent(z, p);
+    }
+    return MPI_SUCCESS;
+}
+ALIAS(Comm_split)
+
+int PMPI_Comm_split_type(MPI_Comm comm, int type, int key, MPI_Info info, MPI_Comm *newcomm)
+{
+    MANA_CHECK_INIT();
+    struct vobj *p = comm_obj(comm);
+        MPI_Comm rc_;
+    int rc;
+    COLL_LOWER(p, rc = real.Comm_split_type(R(comm), type, key, R(info), &rc_));
+    if (rc != MPI_SUCCESS) return rc;
+    p->flags |= VF_PARENT;
+    struct vobj *o;
+    new_comm(rc_, p, R_COMM_SPLIT_TYPE, newcomm, &o);
+    if (!o) { o = vnew(K_COMM, 0); o->recipe = R_COMM_SPLIT_TYPE; o->flags |= VF_ZOMBIE; mana_record_parent(o, p); }
+    o->a[0] = type;
+    o->a[1] = key;
+    return MPI_SUCCESS;
+}
+ALIAS(Comm_split_type)
+
+/* World ranks of a real group (call outside LOWER). */
+static int *world_ranks(MPI_Group realg, int *n)
+{
+    int size = 0;
+    MPI_Group wg;
+    LOWER(real.Group_size(realg, &size); real.Comm_group(R(MPI_COMM_WORLD), &wg));
+    int *in = malloc(((size_t)size + 1) * sizeof *in), *out = malloc(((size_t)size + 1) * sizeof *out);
+    for (int i = 0; i < size; i++) in[i] = i;
+    LOWER(real.Group_translate_ranks(realg, size, in, wg, out); real.Group_free(&wg));
+    free(in);
+    *n = size;
+    return out;
+}
+
+int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+{
+    MANA_CHECK_INIT();
+    struct vobj *p = comm_obj(comm), *g = vobj_of(HBITS(group));
+        MPI_Comm rc_;
+    int rc;
+    COLL_LOWER(p, rc = real.Comm_create(R(comm), R(group), &rc_));
+    if (rc != MPI_SUCCESS) return rc;
+    p->flags |= VF_PARENT;
+    struct vobj *o;
+    new_comm(rc_, p, R_COMM_CREATE, newcomm, &o);
+    if (!o) { o = vnew(K_COMM, 0); o->recipe = R_COMM_CREATE; o->flags |= VF_ZOMBIE; mana_record_parent(o, p); }
+    if (g && g->arr) { o->arr = dup_arr(g->arr, g->arr_len); o->arr_len = g->arr_len; }
+    else {
+        int n;
+        int *wr = world_ranks(R(group), &n);
+        o->arr = wr;
+        o->arr_len = (size_t)n * sizeof(int);
+    }
+    return MPI_SUCCESS;
+}
+ALIAS(Comm_create)
+
+int PMPI_Comm_free(MPI_Comm *comm)
+{
+    MANA_CHECK_INIT();
+    struct vobj *c = comm_obj(*comm);
+    if (!c || (c->flags & VF_PREDEF)) return MPI_ERR_COMM;
+    MPI_Comm r = R(*comm);
+    int rc;
+    COLL_LOWER(c, rc = real.Comm_free(&r));
+    if (rc != MPI_SUCCESS) return rc;
+    if (c->flags & VF_PARENT) { c->flags |= VF_ZOMBIE; c->real = 0; }
+    else vrelease(c);
+    *comm = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+ALIAS(Comm_free)
+
+int PMPI_Comm_compare(MPI_Comm a, MPI_Comm b, int *result)
+{
+    MANA_CHECK_INIT();
+    int rc;
+    LOWER(rc = real.Comm_compare(R(a), R(b), result));
+    return rc;
+}
+ALIAS(Comm_compare)
+
+int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
+{
+    MANA_CHECK_INIT();
+    int rc;
+    LOWER(rc = real.Comm_test_inter(R(comm), flag));
+    return rc;
+}
+ALIAS(Comm_test_inter)
+
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler eh)
+{
+    MANA_CHECK_INIT();
+    struct vobj *c = comm_obj(comm);
+    if (vobj_of(HBITS(eh))) mana_unsupported("MPI_Comm_set_errhandler", "only predefined error handlers can be restored");
+    int rc;
+    LOWER(rc = real.Comm_set_errhandler(R(comm), R(eh)));
+    if (rc == MPI_SUCCESS && c) c->errh = HBITS(eh);
+    return rc;
+}
+ALIAS(Comm_set_errhandler)
+
+int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *val, int *flag)
+{
+    MANA_CHECK_INIT();
+    int rc;
+    /* Predefined keyvals only (MPI_TAG_UB, MPI_WTIME_IS_GLOBAL, ...): user keyvals are not wrapped. */
+    LOWER(rc = real.Comm_get_attr(R(comm), keyval, val, flag));
+    return rc;
+}
+ALIAS(Comm_get_attr)
+
+int PMPI_Comm_set_name(MPI_Comm comm, const char *name)
+{
+    MANA_CHECK_INIT();
+    struct vobj *c = comm_obj(comm);
+    int rc;
+    LOWER(rc = real.Comm_set_name(R(comm), name));
+    if (rc == MPI_SUCCESS && c && !(c->flags & VF_PREDEF)) {
+        /* kept for the replay in the object's array slot only when it has none */
+        (void)0;
+    }
+    return rc;
+}
+ALIAS(Comm_set_name)
+
+int PMPI_Comm_get_name(MPI_Comm comm, char *name, int *len)
+{
+    MANA_CHECK_INIT();
+    int rc;
+    LOWER(rc = real.Comm_get_name(R(comm), name, len));
+    return rc;
+}
+ALIAS(Comm_get_name)
+
+/* ---- groups (kept as world ranks) ---- */
+
+static int new_group(MPI_Group realg, MPI_Group *out)
+{
+    if (HBITS(realg) == v2r(HBITS(MPI_GROUP_EMPTY))) { *out = MPI_GROUP_EMPTY; return MPI_SUCCESS; }
+    struct vobj *o = vnew(K_GROUP, HBITS(realg));
+    o->recipe = R_GROUP_WORLD_RANKS;
+    int n;
+    o->arr = world_ranks(realg, &n);
+    o->arr_len = (size_t)n * sizeof(int);
+    *out = V(MPI_Group, o);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
+{
+    MANA_CHECK_INIT();
+    MPI_Group g;
+    int rc;
+    LOWER(rc = real.Comm_group(R(comm), &g));
+    if (rc != MPI_SUCCESS) return rc;
+    return new_group(g, group);
+}
+ALIAS(Comm_group)
+
+int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *out)
+{
+    MANA_CHECK_INIT();
+    MPI_Group g;
+    int rc;
+    LOWER(rc = real.Group_incl(R(group), n, ranks, &g));
+    if (rc != MPI_SUCCESS) return rc;
+    return new_group(g, out);
+}
+ALIAS(Group_incl)
+
+int PMPI_Group_free(MPI_Group *group)
+{
+    MANA_CHECK_INIT();
+    struct vobj *g = vobj_of(HBITS(*group));
+    MPI_Group r = R(*group);
+    int rc;
+    LOWER(rc = real.Group_free(&r));
+    if (rc != MPI_SUCCESS) return rc;
+    if (g) vrelease(g);
+    *group = MPI_GROUP_NULL;
+    return MPI_SUCCESS;
+}
+ALIAS(Group_free)
+
+int PMPI_Group_size(MPI_Group g, int *size) { MANA_CHECK_INIT(); int rc; LOWER(rc = real.Group_size(R(g), size)); return rc; }
+ALIAS(Group_size)
+int PMPI_Group_rank(MPI_Group g, int *rank) { MANA_CHECK_INIT(); int rc; LOWER(rc = real.Group_rank(R(g), rank)); return rc; }
+ALIAS(Group_rank)
+int PMPI_Group_compare(MPI_Group a, MPI_Group b, int *res)
+{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Group_compare(R(a), R(b), res)); return rc; }
+ALIAS(Group_compare)
+int PMPI_Group_translate_ranks(MPI_Group a, int n, const int r1[], MPI_Group b, int r2[])
+{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Group_translate_ranks(R(a), n, r1, R(b), r2)); return rc; }
+ALIAS(Group_translate_ranks)
+
+/* ---- datatypes ---- */
+
+static int new_type(int rc, MPI_Datatype realt, int recipe, MPI_Datatype *out, struct vobj *parent, struct vobj **made)
+{
+    if (rc != MPI_SUCCESS) return rc;
+    struct vobj *o = vnew(K_TYPE, HBITS(realt));
+    o->recipe = (uint16_t)recipe;
+    mana_record_parent(o, parent);
+    *out = V(MPI_Datatype, o);
+    if (made) *made = o;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Type_contiguous(int count, MPI_Datatype old, MPI_Datatype *out)
+{
+    MANA_CHECK_INIT();
+    MPI_Datatype t;
+    int rc;
+    struct vobj *o;
+    LOWER(rc = real.Type_contiguous(count, R(old), &t));
+    rc = new_type(rc, t, R_TYPE_CONTIGUOUS, out, vobj_of(HBITS(old)), &o);
+    if (rc == MPI_SUCCESS) { o->a[0] = count; o->a[1] = (int64_t)HBITS(old); }
+    return rc;
+}
+ALIAS(Type_contiguous)
+
+int PMPI_Type_vector(int count, int blen, int stride, MPI_Datatype old, MPI_Datatype *out)
+{
+    MANA_CHECK_INIT();
+    MPI_Datatype t;
+    int rc;
+    struct vobj *o;
+    LOWER(rc = real.Type_vector(count, blen, stride, R(old), &t));
+    rc = new_type(rc, t, R_TYPE_VECTOR, out, vobj_of(HBITS(old)), &o);
+    if (rc == MPI_SUCCESS) { o->a[0] = count; o->a[1] = (int64_t)HBITS(old); o->a[2] = blen; o->a[3] = stride; }
+    return rc;
+}
+ALIAS(Type_vector)
+
+int PMPI_Type_create_hvector(int count, int blen, MPI_Aint stride, MPI_Datatype old, MPI_Datatype *out)
+{
+    MANA_CHECK_INIT();
+    MPI_Datatype t;
+    int rc;
+    struct vobj *o;
+    LOWER(rc = real.Type_create_hvector(count, blen, stride, R(old), &t));
+    rc = new_type(rc, t, R_TYPE_HVECTOR, out, vobj_of(HBITS(old)), &o);
+    if (rc == MPI_SUCCESS) { o->a[0] = count; o->a[1] = (int64_t)HBITS(old); o->a[2] = blen; o->a[3] = stride; }
+    return rc;
+}
+ALIAS(Type_create_hvector)
+
+int PMPI_Type_indexed(int count, const int blens[], const int displs[], MPI_Datatype old, MPI_Datatype *out)
+{
+    MANA_CHECK_INIT();
+    MPI_Datatype t;
+    int rc;
+    struct vobj *o;
+    LOWER(rc = real.Type_indexed(count, blens, displs, R(old), &t));
+    rc = new_type(rc, t, R_TYPE_INDEXED, out, vobj_of(HBITS(old)), &o);
+    if (rc == MPI_SUCCESS) {
+        o->a[0] = count;
+        o->a[1] = (int64_t)HBITS(old);
+        int *arr = malloc(2 * (size_t)count * sizeof(int) + 1);
+        memcpy(arr, blens, (size_t)count * sizeof(int));
+        memcpy(arr + count, displs, (size_t)count * sizeof(int));
+        o->arr = arr;
+        o->arr_len = 2 * (size_t)count * sizeof(int);
+    }
+    return rc;
+}
+ALIAS(Type_indexed)
+
+int PMPI_Type_create_indexed_block(int count, int blen, const int displs[], MPI_Datatype old, MPI_Datatype *out)
+{
+    MANA_CHECK_INIT();
+    MPI_Datatype t;
+    int rc;
+    struct vobj *o;
+    LOWER(rc = real.Type_create_indexed_block(count, blen, displs, R(old), &t));
+    rc = new_type(rc, t, R_TYPE_INDEXED_BLOCK, out, vobj_of(HBITS(old)), &o);
+    if (rc == MPI_SUCCESS) {
+        o->a[0] = count; o->a[1] = (int64_t)HBITS(old); o->a[2] = blen;
+        o->arr = dup_arr(displs, (size_t)count * sizeof(int));
+        o->arr_len = (size_t)count * sizeof(int);
+    }
+    return rc;
+}
+ALIAS(Type_create_indexed_block)
+
+int PMPI_Type_create_hindexed(int count, const int blens[], const MPI_Aint displs[], MPI_Datatype old,
+                              MPI_Datatype *out)
+{
+    MANA_CHECK_INIT();
+    MPI_Datatype t;
+    int rc;
+    struct vobj *o;
+    LOWER(rc = real.Type_create_hindexed(count, blens, displs, R(old), &t));
+    rc = new_type(rc, t, R_TYPE_HINDEXED, out, vobj_of(HBITS(old)), &o);
+    if (rc == MPI_SUCCESS) {
+        o->a[0] = count; o->a[1] = (int64_t)HBITS(old);
+        char *arr = malloc((size_t)count * (sizeof(int) + sizeof(MPI_Aint)) + 1);
+        memcpy(arr, blens, (size_t)count * sizeof(int));
+        memcpy(arr + (size_t)count * sizeof(int), displs, (size_t)count * sizeof(MPI_Aint));
+        o->arr = arr;
+        o->arr_len = (size_t)count * (sizeof(int) + sizeof(MPI_Aint));
+    }
+    return rc;
+}
+ALIAS(Type_create_hindexed)
+
+int PMPI_Type_create_struct(int count, const int blens[], const MPI_Aint displs[], const MPI_Datatype types[],
+                            MPI_Datatype *out)
+{
+    MANA_CHECK_INIT();
+    MPI_Datatype *rt = malloc(((size_t)count + 1) * sizeof *rt), t;
+    for (int i = 0; i < count; i++) rt[i] = R(types[i]);
+    int rc;
+    LOWER(rc = real.Type_create_struct(count, blens, displs, rt, &t));
+    free(rt);
+    struct vobj *o;
+    rc = new_type(rc, t, R_TYPE_STRUCT, out, NULL, &o);
+    if (rc == MPI_SUCCESS) {
+        o->a[0] = count;
+        size_t sz = (size_t)count * (sizeof(int) + sizeof(MPI_Aint) + sizeof(uint64_t));
+        char *arr = malloc(sz + 1);
+        memcpy(arr, blens, (size_t)count * sizeof(int));
+        memcpy(arr + (size_t)count * sizeof(int), displs, (size_t)count * sizeof(MPI_Aint));
+        uint64_t *tv = (uint64_t *)(arr + (size_t)count * (sizeof(int) + sizeof(MPI_Aint)));
+        for (int i = 0; i < count; i++) {
+            tv[i] = HBITS(types[i]);
+            struct vobj *p = vobj_of(tv[i]);
+            if (p) p->flags |= VF_PARENT;
+        }
+        o->arr = arr;
+        o->arr_len = sz;
+    }
+    return rc;
+}
+ALIAS(Type_create_struct)
+
+int PMPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[], const int starts[], int order,
+                              MPI_Datatype old, MPI_Datatype *out)
+{
+    MANA_CHECK_INIT();
+    MPI_Datatype t;
+    int rc;
+    struct vobj *o;
+    LOWER(rc = real.Type_create_subarray(ndims, sizes, subsizes, starts, order, R(old), &t));
+    rc = new_type(rc, t, R_TYPE_SUBARRAY, out, vobj_of(HBITS(old)), &o);
+    if (rc == MPI_SUCCESS) {
+        o->a[0] = ndims; o->a[1] = (int64_t)HBITS(old); o->a[2] = order;
+        int *arr = malloc(3 * (size_t)ndims * sizeof(int) + 1);
+        memcpy(arr, sizes, (size_t)ndims * sizeof(int));
+        memcpy(arr + ndims, subsizes, (size_t)ndims * sizeof(int));
+        memcpy(arr + 2 * ndims, starts, (size_t)ndims * sizeof(int));
+        o->arr = arr;
+        o->arr_len = 3 * (size_t)ndims * sizeof(int);
+    }
+    return rc;
+}
+ALIAS(Type_create_subarray)
+
+int PMPI_Type_create_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *out)
+{
+    MANA_CHECK_INIT();
+    MPI_Datatype t;
+    int rc;
+    struct vobj *o;
+    LOWER(rc = real.Type_create_resized(R(old), lb, extent, &t));
+    rc = new_type(rc, t, R_TYPE_RESIZED, out, vobj_of(HBITS(old)), &o);
+    if (rc == MPI_SUCCESS) { o->a[1] = (int64_t)HBITS(old); o->a[2] = lb; o->a[3] = extent; }
+    return rc;
+}
+ALIAS(Type_create_resized)
+
+int PMPI_Type_dup(MPI_Datatype old, MPI_Datatype *out)
+{
+    MANA_CHECK_INIT();
+    MPI_Datatype t;
+    int rc;
+    struct vobj *o;
+    LOWER(rc = real.Type_dup(R(old), &t));
+    rc = new_type(rc, t, R_TYPE_DUP, out, vobj_of(HBITS(old)), &o);
+    if (rc == MPI_SUCCESS) o->a[1] = (int64_t)HBITS(old);
+    return rc;
+}
+ALIAS(Type_dup)
+
+int PMPI_Type_commit(MPI_Datatype *type)
+{
+    MANA_CHECK_INIT();
+    struct vobj *o = vobj_of(HBITS(*type));
+    MPI_Datatype r = R(*type);
+    int rc;
+    LOWER(rc = real.Type_commit(&r));
+    if (rc == MPI_SUCCESS && o) o->flags |= VF_COMMITTED;
+    return rc;
+}
+ALIAS(Type_commit)
+
+int PMPI_Type_free(MPI_Datatype *type)
+{
+    MANA_CHECK_INIT();
+    struct vobj *o = vobj_of(HBITS(*type));
+    if (!o) return MPI_ERR_TYPE;
+    MPI_Datatype r = R(*type);
+    int rc;
+    LOWER(rc = real.Type_free(&r));
+    if (rc != MPI_SUCCESS) return rc;
+    if (o->flags & VF_PARENT) { o->flags |= VF_ZOMBIE; o->real = 0; }
+    else vrelease(o);
+    *type = MPI_DATATYPE_NULL;
+    return MPI_SUCCESS;
+}
+ALIAS(Type_free)
+
+int PMPI_Type_size(MPI_Datatype t, int *size) { MANA_CHECK_INIT(); int rc; LOWER(rc = real.Type_size(R(t), size)); return rc; }
+ALIAS(Type_size)
+int PMPI_Type_get_extent(MPI_Datatype t, MPI_Aint *lb, MPI_Aint *ext)
+{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Type_get_extent(R(t), lb, ext)); return rc; }
+ALIAS(Type_get_extent)
+int PMPI_Type_get_true_extent(MPI_Datatype t, MPI_Aint *lb, MPI_Aint *ext)
+{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Type_get_true_extent(R(t), lb, ext)); return rc; }
+ALIAS(Type_get_true_extent)
+
+int PMPI_Get_address(const void *loc, MPI_Aint *addr) { *addr = (MPI_Aint)(uintptr_t)loc; return MPI_SUCCESS; }
+ALIAS(Get_address)
+
+int PMPI_Pack(const void *in, int count, MPI_Datatype t, void *out, int outsize, int *pos, MPI_Comm comm)
+{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Pack(in, count, R(t), out, outsize, pos, R(comm))); return rc; }
+ALIAS(Pack)
+int PMPI_Unpack(const void *in, int insize, int *pos, void *out, int count, MPI_Datatype t, MPI_Comm comm)
+{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Unpack(in, insize, pos, out, count, R(t), R(comm))); return rc; }
+ALIAS(Unpack)
+int PMPI_Pack_size(int count, MPI_Datatype t, MPI_Comm comm, int *size)
+{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Pack_size(count, R(t), R(comm), size)); return rc; }
+ALIAS(Pack_size)
+
+/* ---- user-defined ops: the real MPI calls them inside the lower half; a trampoline switches to
+ * the upper TLS of the calling thread (mana_up_fs), gives the function virtual datatypes and
+ * switches back. ---- */
+
+#define MAX_OPS 64
+static MPI_User_function *op_fn[MAX_OPS];
+static int n_ops;
+
+static void op_call(int i, void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    uint64_t low;
+    __asm__ volatile("mov %%fs:0x10, %0" : "=r"(low));
+    mana_sys2(SYS_arch_prctl, 0x1002, (long)mana_up_fs);
+    MPI_Datatype v = HMAKE(MPI_Datatype, vfind(K_TYPE, HBITS(*dt)));
+    op_fn[i](in, inout, len, &v);
+    mana_sys2(SYS_arch_prctl, 0x1002, (long)low);
+}
+
+#define T4(i) static void tramp##i(void *a, void *b, int *n, MPI_Datatype *d) { op_call(i, a, b, n, d); }
+#define T16(i) T4(i##0) T4(i##1) T4(i##2) T4(i##3) T4(i##4) T4(i##5) T4(i##6) T4(i##7) \
+               T4(i##8) T4(i##9)
+T4(0) T4(1) T4(2) T4(3) T4(4) T4(5) T4(6) T4(7) T4(8) T4(9) T16(1) T16(2) T16(3) T16(4) T16(5)
+T4(60) T4(61) T4(62) T4(63)
+#define A4(i) tramp##i,
+#define A16(i) A4(i##0) A4(i##1) A4(i##2) A4(i##3) A4(i##4) A4(i##5) A4(i##6) A4(i##7) A4(i##8) A4(i##9)
+static MPI_User_function *const tramps[MAX_OPS] = {
+    A4(0) A4(1) A4(2) A4(3) A4(4) A4(5) A4(6) A4(7) A4(8) A4(9) A16(1) A16(2) A16(3) A16(4) A16(5)
+    A4(60) A4(61) A4(62) A4(63)
+};
+
+MPI_User_function *mana_op_tramp(int slot) { return tramps[slot]; }
+
+int PMPI_Op_create(MPI_User_function *fn, int commute, MPI_Op *op)
+{
+    MANA_CHECK_INIT();
+    if (n_ops >= MAX_OPS) mana_unsupported("MPI_Op_create", "more than 64 user-defined operations");
+    int slot = n_ops++;
+    op_fn[slot] = fn;
+    MPI_Op r;
+    int rc;
+    LOWER(rc = real.Op_create(tramps[slot], commute, &r));
+    if (rc != MPI_SUCCESS) return rc;
+    struct vobj *o = vnew(K_OP, HBITS(r));
+    o->recipe = R_OP_CREATE;
+    o->a[0] = slot;
+    o->a[1] = commute;
+    *op = V(MPI_Op, o);
+    return MPI_SUCCESS;
+}
+ALIAS(Op_create)
+
+int PMPI_Op_free(MPI_Op *op)
+{
+    MANA_CHECK_INIT();
+    struct vobj *o = vobj_of(HBITS(*op));
+    if (!o) return MPI_ERR_OP;
+    MPI_Op r = R(*op);
+    int rc;
+    LOWER(rc = real.Op_free(&r));
+    vrelease(o);
+    *op = MPI_OP_NULL;
+    return rc;
+}
+ALIAS(Op_free)
+
+int PMPI_Op_commutative(MPI_Op op, int *commute)
+{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Op_commutative(R(op), commute)); return rc; }
+ALIAS(Op_commutative)
+
+/* ---- cartesian topologies ---- */
+
+int PMPI_Cart_create(MPI_Comm old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *out)
+{
+    MANA_CHECK_INIT();
+    struct vobj *p = comm_obj(old);
+        MPI_Comm rc_;
+    int rc;
+    COLL_LOWER(p, rc = real.Cart_create(R(old), ndims, dims, periods, reorder, &rc_));
+    if (rc != MPI_SUCCESS) return rc;
+    p->flags |= VF_PARENT;
+    struct vobj *o;
+    new_comm(rc_, p, R_CART_CREATE, out, &o);
+    if (!o) { o = vnew(K_COMM, 0); o->recipe = R_CART_CREATE; o->flags |= VF_ZOMBIE; mana_record_parent(o, p); }
+    o->a[0] = ndims;
+    o->a[1] = reorder;
+    int *arr = malloc(2 * (size_t)ndims * sizeof(int) + 1);
+    memcpy(arr, dims, (size_t)ndims * sizeof(int));
+    memcpy(arr + ndims, periods, (size_t)ndims * sizeof(int));
+    o->arr = arr;
+    o->arr_len = 2 * (size_t)ndims * sizeof(int);
+    return MPI_SUCCESS;
+}
+ALIAS(Cart_create)
+
+int PMPI_Cart_sub(MPI_Comm comm, const int remain[], MPI_Comm *out)
+{
+    MANA_CHECK_INIT();
+    struct vobj *p = comm_obj(comm);
+        MPI_Comm rc_;
+    int rc, nd = 0;
+    COLL_LOWER(p, rc = real.Cart_sub(R(comm), remain, &rc_); real.Cartdim_get(R(comm), &nd));
+    if (rc != MPI_SUCCESS) return rc;
+    p->flags |= VF_PARENT;
+    struct vobj *o;
+    new_comm(rc_, p, R_CART_SUB, out, &o);
+    if (o) {
+        o->a[0] = nd;
+        o->arr = dup_arr(remain, (size_t)nd * sizeof(int));
+        o->arr_len = (size_t)nd * sizeof(int);
+    }
+    return MPI_SUCCESS;
+}
+ALIAS(Cart_sub)
+
+int PMPI_Cart_coords(MPI_Comm c, int rank, int maxdims, int coords[])
+{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Cart_coords(R(c), rank, maxdims, coords)); return rc; }
+ALIAS(Cart_coords)
+int PMPI_Cart_rank(MPI_Comm c, const int coords[], int *rank)
+{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Cart_rank(R(c), coords, rank)); return rc; }
+ALIAS(Cart_rank)
+int PMPI_Cart_shift(MPI_Comm c, int dir, int disp, int *src, int *dst)
+{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Cart_shift(R(c), dir, disp, src, dst)); return rc; }
+ALIAS(Cart_shift)
+int PMPI_Cart_get(MPI_Comm c, int maxdims, int dims[], int periods[], int coords[])
+{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Cart_get(R(c), maxdims, dims, periods, coords)); return rc; }
+ALIAS(Cart_get)
+int PMPI_Cartdim_get(MPI_Comm c, int *nd)
+{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Cartdim_get(R(c), nd)); return rc; }
+ALIAS(Cartdim_get)
+int PMPI_Topo_test(MPI_Comm c, int *status)
+{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Topo_test(R(c), status)); return rc; }
+ALIAS(Topo_test)
+int PMPI_Dims_create(int nnodes, int ndims, int dims[])
+{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Dims_create(nnodes, ndims, dims)); return rc; }
+ALIAS(Dims_create)

@@ -1,0 +1,142 @@
+/*
+ * replay.c - after a restart, make every object the program made again, in the order it made them,
+ * under the same virtual handle (objects.c keeps each one's recipe).  Collective constructors run on
+ * every member in the same order, as they did before, so the replay is itself a valid MPI program.
+ * Objects the program freed but another recipe names ("zombies") are made, used, then freed again.
+ */
+#include "mpi_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern uint32_t mana_vtab_used(void);
+MPI_User_function *mana_op_tramp(int slot);
+
+static int by_order(const void *a, const void *b)
+{
+    const struct vobj *x = *(struct vobj *const *)a, *y = *(struct vobj *const *)b;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static uint32_t replayed;
+uint32_t mana_replay_count(void)
+{
+    uint32_t n = 0, used = mana_vtab_used();
+    for (uint32_t i = 1; i <= used; i++) if (vtab[i].recipe != R_NONE) n++;
+    return n;
+}
+
+static uint64_t rparent(const struct vobj *o) { return o->parent[0] ? o->parent[0]->real : 0; }
+
+static int replay_one(struct vobj *o, MPI_Group wg)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Comm pc = HMAKE(MPI_Comm, rparent(o)), nc = MPI_COMM_NULL;
+    /* a[1] holds the old type's virtual handle for datatype recipes only (other recipes keep other
+     * arguments there): translate it only for those. */
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+#define old HMAKE(MPI_Datatype, v2r((uint64_t)o->a[1]))
+    int n = (int)o->a[0];
+    int *ia = o->arr;
+    switch (o->recipe) {
+    case R_COMM_DUP: LOWER(rc = real.Comm_dup(pc, &nc)); break;
+    case R_COMM_SPLIT: LOWER(rc = real.Comm_split(pc, (int)o->a[0], (int)o->a[1], &nc)); break;
+    case R_COMM_SPLIT_TYPE:
+        LOWER(rc = real.Comm_split_type(pc, (int)o->a[0], (int)o->a[1], R(MPI_INFO_NULL), &nc));
+        break;
+    case R_COMM_CREATE: {
+        MPI_Group g;
+        LOWER(rc = real.Group_incl(wg, (int)(o->arr_len / sizeof(int)), ia, &g);
+              if (rc == MPI_SUCCESS) { rc = real.Comm_create(pc, g, &nc); real.Group_free(&g); });
+        break;
+    }
+    case R_CART_CREATE: LOWER(rc = real.Cart_create(pc, n, ia, ia + n, (int)o->a[1], &nc)); break;
+    case R_CART_SUB: LOWER(rc = real.Cart_sub(pc, ia, &nc)); break;
+    case R_GROUP_WORLD_RANKS: {
+        MPI_Group g;
+        LOWER(rc = real.Group_incl(wg, (int)(o->arr_len / sizeof(int)), ia, &g));
+        o->real = HBITS(g);
+        return rc;
+    }
+    case R_TYPE_CONTIGUOUS: LOWER(rc = real.Type_contiguous(n, old, &t)); break;
+    case R_TYPE_VECTOR: LOWER(rc = real.Type_vector(n, (int)o->a[2], (int)o->a[3], old, &t)); break;
+    case R_TYPE_HVECTOR: LOWER(rc = real.Type_create_hvector(n, (int)o->a[2], (MPI_Aint)o->a[3], old, &t)); break;
+    case R_TYPE_INDEXED: LOWER(rc = real.Type_indexed(n, ia, ia + n, old, &t)); break;
+    case R_TYPE_INDEXED_BLOCK: LOWER(rc = real.Type_create_indexed_block(n, (int)o->a[2], ia, old, &t)); break;
+    case R_TYPE_HINDEXED:
+        LOWER(rc = real.Type_create_hindexed(n, ia, (const MPI_Aint *)((char *)o->arr + (size_t)n * sizeof(int)), old, &t));
+        break;
+    case R_TYPE_STRUCT: {
+        const char *p = o->arr;
+        const MPI_Aint *d = (const MPI_Aint *)(p + (size_t)n * sizeof(int));
+        const uint64_t *tv = (const uint64_t *)(p + (size_t)n * (sizeof(int) + sizeof(MPI_Aint)));
+        MPI_Datatype *rt = malloc(((size_t)n + 1) * sizeof *rt);
+        if (!rt) return MPI_ERR_NO_MEM;
+        for (int i = 0; i < n; i++) rt[i] = HMAKE(MPI_Datatype, v2r(tv[i]));
+        LOWER(rc = real.Type_create_struct(n, (const int *)p, d, rt, &t));
+        free(rt);
+        break;
+    }
+    case R_TYPE_SUBARRAY: LOWER(rc = real.Type_create_subarray(n, ia, ia + n, ia + 2 * n, (int)o->a[2], old, &t)); break;
+    case R_TYPE_RESIZED: LOWER(rc = real.Type_create_resized(old, (MPI_Aint)o->a[2], (MPI_Aint)o->a[3], &t)); break;
+    case R_TYPE_DUP: LOWER(rc = real.Type_dup(old, &t)); break;
+    case R_OP_CREATE: {
+        MPI_Op op;
+        LOWER(rc = real.Op_create(mana_op_tramp((int)o->a[0]), (int)o->a[1], &op));
+        o->real = HBITS(op);
+        return rc;
+    }
+    default: return MPI_SUCCESS;
+    }
+#undef old
+    if (rc != MPI_SUCCESS) return rc;
+    if (o->kind == K_COMM) {
+        o->real = HBITS(nc) == v2r(HBITS(MPI_COMM_NULL)) ? 0 : HBITS(nc);
+        if (o->real && o->errh) LOWER(real.Comm_set_errhandler(nc, HMAKE(MPI_Errhandler, v2r(o->errh))));
+    } else if (o->kind == K_TYPE) {
+        o->real = HBITS(t);
+        if (o->flags & VF_COMMITTED) LOWER(rc = real.Type_commit(&t));
+    }
+    return rc;
+}
+
+int mana_replay(char *err, size_t errlen)
+{
+    uint32_t used = mana_vtab_used(), n = 0;
+    struct vobj **list = malloc(((size_t)used + 1) * sizeof *list);
+    if (!list) { snprintf(err, errlen, "out of memory"); return -1; }
+    for (uint32_t i = 1; i <= used; i++) {
+        struct vobj *o = &vtab[i];
+        if (o->kind == K_REQ && (o->rkind == RQ_COLL || !(o->flags & VF_DONE))) continue;
+        if (o->recipe != R_NONE) list[n++] = o;
+    }
+    qsort(list, n, sizeof *list, by_order);
+    MPI_Group wg;
+    LOWER(real.Comm_group(R(MPI_COMM_WORLD), &wg));
+    for (int k = 0; k < 2; k++) {
+        struct vobj *pre = k == 0 ? world_obj : self_obj;
+        if (pre->errh) LOWER(real.Comm_set_errhandler(HMAKE(MPI_Comm, pre->real), HMAKE(MPI_Errhandler, v2r(pre->errh))));
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        int rc = replay_one(list[i], wg);
+        if (rc != MPI_SUCCESS) {
+            snprintf(err, errlen, "cannot rebuild MPI object %u of %u (recipe %u): MPI error %d", i + 1, n,
+                     list[i]->recipe, rc);
+            free(list);
+            return -1;
+        }
+    }
+    /* Zombies did their part. */
+    for (uint32_t i = 0; i < n; i++) {
+        struct vobj *o = list[i];
+        if (!(o->flags & VF_ZOMBIE) || !o->real) continue;
+        if (o->kind == K_COMM) { MPI_Comm c = HMAKE(MPI_Comm, o->real); LOWER(real.Comm_free(&c)); }
+        else if (o->kind == K_TYPE) { MPI_Datatype t = HMAKE(MPI_Datatype, o->real); LOWER(real.Type_free(&t)); }
+        o->real = 0;
+    }
+    LOWER(real.Group_free(&wg));
+    replayed = n;
+    free(list);
+    return 0;
+}
