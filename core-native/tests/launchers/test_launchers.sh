@@ -86,7 +86,9 @@ expect "verbose" 0 "mana_launch: exec $root/bin/lower-half ./app x" -- clean_env
 expect "program on PATH" 0 "ARGS:/usr/bin/true" -- clean_env "$L" true
 expect "help" 0 "usage:" -- clean_env "$L" --help
 expect "MANA's --tmpdir accepted" 0 "ARGS:./app" -- clean_env "$L" --tmpdir /tmp --coord-logfile=/tmp/x ./app
-expect "--use-shadowlibs refused" 2 "not supported" -- clean_env "$L" --use-shadowlibs ./app
+expect "--use-shadowlibs accepted" 0 "ARGS:./app" -- clean_env "$L" --use-shadowlibs ./app
+expect "--with-plugin refused" 2 "not supported" -- clean_env "$L" --with-plugin x ./app
+expect "bad --mpi" 2 "bad --mpi" -- clean_env "$L" --mpi lam ./app
 # --- usage errors (2) and refusals (1)
 expect "no program" 2 "no program given" -- clean_env "$L"
 expect "bad port" 2 "bad port" -- clean_env "$L" -p 99999 ./app
