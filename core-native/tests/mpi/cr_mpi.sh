@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# cr_mpi.sh - checkpoint/restart of an MPI test program under the runtime, compared bit for bit with
+# an uninterrupted native run of the same number of iterations (see mpitest.h).
+#
+#   cr_mpi.sh [--mode kill|continue|cycles] [--cycles N] [--seed S] [--extra E] MPI NP PROGRAM [ARGS]
+#
+#   kill      launch; at a random moment after "ready": checkpoint-and-kill; restart; stop; compare
+#   continue  launch; checkpoint (the job goes on); stop; compare
+#   cycles    launch, then N times: checkpoint-and-kill and restart; then stop; compare
+# MPI is openmpi or mpich.  Every wait is bounded; a hang fails the test.  Exit 0 = PASS.
+set -u
+ROOT=${MANA_ROOT:-$(cd "$(dirname -- "$(readlink -f -- "$0")")/../../.." && pwd -P)}
+mode=kill cycles=3 seed=${MANA_TEST_SEED:-$$} extra=50
+while [ $# -gt 0 ]; do
+    case $1 in
+        --mode) mode=$2; shift 2;;
+        --cycles) cycles=$2; shift 2;;
+        --seed) seed=$2; shift 2;;
+        --extra) extra=$2; shift 2;;
+        *) break;;
+    esac
+done
+[ $# -ge 3 ] || { echo "usage: cr_mpi.sh [--mode kill|continue|cycles] MPI NP PROGRAM [ARGS]" >&2; exit 2; }
+mpi=$1 np=$2 prog=$3
+shift 3
+RANDOM=$seed
+case $mpi in
+    openmpi) MPIRUN="mpirun.openmpi --oversubscribe -n $np"
+             export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1;;
+    mpich) MPIRUN="mpirun.mpich -n $np";;
+    *) echo "bad MPI $mpi" >&2; exit 2;;
+esac
+name=$(basename "$prog")
+tmp=$(mktemp -d /tmp/mana_crmpi.XXXXXX) || exit 1
+say() { printf 'cr_mpi[%s %s np=%s %s seed=%s]: %s\n' "$name" "$mpi" "$np" "$mode" "$seed" "$*"; }
+fail() {
+    say "FAIL: $*"
+    for f in "$tmp"/*.out "$tmp"/*.err "$tmp"/*.log; do [ -s "$f" ] && { echo "---- $f"; tail -n 25 "$f"; }; done
+    exit 1
+}
+jobs_pid=
+cleanup() {
+    [ -n "$jobs_pid" ] && { pkill -KILL -P "$jobs_pid" 2>/dev/null; kill -KILL "$jobs_pid" 2>/dev/null; }
+    pkill -f "status-file $tmp/" 2>/dev/null
+    [ -n "${MANA_TEST_KEEP:-}" ] || rm -rf "$tmp"
+}
+trap cleanup EXIT
+export HOME=$tmp MANA_RC=$tmp/mana.rc
+unset MANA_COORD_HOST MANA_COORD_PORT MANA_COORD_SECRET
+
+# wait_for SECONDS CMD...: poll a condition (an event, not a guess), fail after SECONDS.
+wait_for() {
+    local n=$(($1 * 20)); shift
+    until "$@"; do n=$((n - 1)); [ $n -gt 0 ] || return 1; sleep 0.05; done
+}
+has() { grep -q -- "$2" "$1" 2>/dev/null; }
+coord_up() { grep -q '^Secret:' "$tmp/mana.rc" 2>/dev/null; }
+start_coordinator() {
+    rm -f "$tmp/mana.rc"
+    "$ROOT/bin/mana_coordinator" --status-file "$tmp/mana.rc" -p 0 >> "$tmp/coordinator.log" 2>&1 &
+    wait_for 30 coord_up || fail "coordinator did not start"
+}
+running() { [ "$("$ROOT/bin/mana_status" --list 2>/dev/null | grep -c ' RUNNING ')" = "$np" ]; }
+random_pause() { sleep "0.$(printf '%03d' $((RANDOM % 400)))"; }
+
+# One run of the job in the background: its output in $tmp/$1.out / .err.
+start_job() {
+    timeout 300 $MPIRUN "$ROOT/bin/$2" "${@:3}" > "$tmp/$1.out" 2> "$tmp/$1.err" &
+    jobs_pid=$!
+}
+finish_job() {
+    wait "$jobs_pid"
+    local rc=$?
+    jobs_pid=
+    return $rc
+}
+checkpoint() {   # checkpoint [--kill]
+    local flag=--checkpoint
+    [ "${1:-}" = --kill ] && flag=--checkpoint-and-kill
+    timeout 120 "$ROOT/bin/mana_status" $flag > "$tmp/status.out" 2>&1 || fail "mana_status $flag failed"
+    grep -q "written" "$tmp/status.out" || fail "no checkpoint written"
+}
+
+start_coordinator
+start_job launch mana_launch --ckptdir "$tmp/ck" "$prog" --stop-file "$tmp/stop" "$@"
+wait_for 60 has "$tmp/launch.out" '^ready' || fail "no 'ready' line from the launched program"
+wait_for 60 running || fail "not every rank registered"
+random_pause
+final=launch
+case $mode in
+    continue)
+        checkpoint
+        echo "$extra" > "$tmp/stop"
+        finish_job || fail "the launched job failed";;
+    kill|cycles)
+        n=1; [ "$mode" = cycles ] && n=$cycles
+        for c in $(seq 1 "$n"); do
+            checkpoint --kill
+            finish_job
+            ls "$tmp"/ck/ckpt_rank_*/*.tmp >/dev/null 2>&1 && fail "a *.tmp image was left behind"
+            start_coordinator
+            [ "$c" = "$n" ] && echo "$extra" > "$tmp/stop"
+            start_job restart$c mana_restart --restartdir "$tmp/ck"
+            final=restart$c
+            if [ "$c" != "$n" ]; then
+                wait_for 60 running || fail "restart $c: not every rank came back"
+                random_pause
+            fi
+        done
+        finish_job || fail "the restarted job failed";;
+    *) fail "bad mode $mode";;
+esac
+got=$(grep "done: " "$tmp/$final.out" | tail -n 1)
+[ -n "$got" ] || fail "no 'done:' line"
+iters=$(echo "$got" | sed -n 's/.*iters=\([0-9]*\).*/\1/p')
+timeout 120 $MPIRUN "$prog" --iters "$iters" "$@" > "$tmp/native.out" 2>&1 || fail "native run failed"
+want=$(grep "done: " "$tmp/native.out" | tail -n 1)
+[ "$got" = "$want" ] || fail "results differ: runtime '$got', native '$want'"
+say "PASS ($got)"

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# errors_mpi.sh MPI UNSUPPORTED_PROG PINGPONG_PROG PINGPONG_OTHER_MPI - what the runtime refuses, clearly:
+#   - a call the runtime cannot checkpoint ends the job with the contract's message and a non-zero exit;
+#   - a restart with another rank count names both counts;
+#   - a restart of an image under the other MPI names both MPIs.
+set -u
+ROOT=${MANA_ROOT:-$(cd "$(dirname -- "$(readlink -f -- "$0")")/../../.." && pwd -P)}
+mpi=$1 unsup=$2 pp=$3
+run() {   # run MPI NP ARGS...
+    local m=$1 n=$2; shift 2
+    if [ "$m" = openmpi ]; then timeout 120 mpirun.openmpi --oversubscribe -n "$n" "$@"
+    else timeout 120 mpirun.mpich -n "$n" "$@"; fi
+}
+other=mpich; [ "$mpi" = mpich ] && other=openmpi
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+tmp=$(mktemp -d /tmp/mana_errmpi.XXXXXX)
+export HOME=$tmp MANA_RC=$tmp/mana.rc
+trap 'pkill -f "status-file $tmp/" 2>/dev/null; rm -rf "$tmp"' EXIT
+fails=0
+check() { if eval "$2"; then echo "ok: $1"; else echo "FAIL: $1"; fails=$((fails + 1)); fi; }
+coord() {
+    rm -f "$tmp/mana.rc"
+    "$ROOT/bin/mana_coordinator" --status-file "$tmp/mana.rc" -p 0 >> "$tmp/coord.log" 2>&1 &
+    for _ in $(seq 200); do grep -q '^Secret:' "$tmp/mana.rc" 2>/dev/null && return; sleep 0.05; done
+}
+
+# 1. An unsupported call.
+coord
+run "$mpi" 2 "$ROOT/bin/mana_launch" --ckptdir "$tmp/u" "$unsup" > "$tmp/u.out" 2>&1
+rc=$?
+check "unsupported call: non-zero exit ($rc)" '[ $rc -ne 0 ] && [ $rc -ne 124 ]'
+check "unsupported call: the contract's message" \
+    'grep -q "MANA: MPI_Win_create is not supported under checkpointing (one-sided communication cannot be checkpointed yet)" "$tmp/u.out"'
+check "unsupported call: the program did not go on" '! grep -q "MPI_Win_create returned" "$tmp/u.out"'
+
+# 2. A checkpoint of 2 ranks, restarted on 1 and on 3.
+coord
+run "$mpi" 2 "$ROOT/bin/mana_launch" --ckptdir "$tmp/ck" "$pp" --stop-file "$tmp/stop" > "$tmp/l.out" 2>&1 &
+job=$!
+for _ in $(seq 600); do grep -q '^ready' "$tmp/l.out" 2>/dev/null && break; sleep 0.05; done
+for _ in $(seq 600); do [ "$("$ROOT/bin/mana_status" --list 2>/dev/null | grep -c ' RUNNING ')" = 2 ] && break; sleep 0.05; done
+timeout 60 "$ROOT/bin/mana_status" --checkpoint-and-kill > "$tmp/s.out" 2>&1
+wait $job
+check "checkpoint written" 'grep -q written "$tmp/s.out"'
+coord
+run "$mpi" 3 "$ROOT/bin/mana_restart" --restartdir "$tmp/ck" > "$tmp/r3.out" 2>&1
+rc=$?
+check "3 ranks on a 2-rank checkpoint: refused ($rc)" '[ $rc -ne 0 ] && [ $rc -ne 124 ]'
+check "3 ranks on a 2-rank checkpoint: the counts named" 'grep -q "rank [01] of 2; this job has 3 ranks" "$tmp/r3.out" && grep -q "the checkpoint has 2 rank(s)" "$tmp/r3.out"'
+coord
+run "$other" 2 "$ROOT/bin/mana_restart" --restartdir "$tmp/ck" > "$tmp/ro.out" 2>&1
+rc=$?
+check "restart under $other: refused ($rc)" '[ $rc -ne 0 ] && [ $rc -ne 124 ]'
+check "restart under $other: both MPIs named" 'grep -q "written under MPI .$mpi.; this job was started by the launcher of .$other." "$tmp/ro.out"'
+if [ $fails -ne 0 ] || [ -n "${VERBOSE:-}" ]; then grep -h -v "^\[" "$tmp"/r*.out; fi
+echo "errors_mpi $mpi: $fails failure(s)"
+[ $fails -eq 0 ]
