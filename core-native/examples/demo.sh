@@ -11,13 +11,14 @@
 # Prints PASS or FAIL and exits 0 or 1.  Everything has a timeout; the
 # temporary directory and every process started here go away on exit.
 #
-# Environment: MANA_DEMO_MPIRUN (empty: the non-MPI example, heat.c; e.g.
-# "mpirun -n 2": the MPI example, heat_mpi.c, under that launcher),
+# Environment: MANA_DEMO_MPIRUN (default "mpirun.openmpi --oversubscribe -n 4": the MPI example,
+# heat_mpi.c, a heat stencil with halo exchange and a global reduction, on 4 ranks; e.g.
+# "mpirun.mpich -n 4" for MPICH; set but empty: the non-MPI example, heat.c),
 # MANA_DEMO_STEPS (60), MANA_DEMO_KEEP=1 keeps the temporary directory.
 set -u
 
 ROOT=$(cd "$(dirname -- "$(readlink -f -- "$0")")/../.." && pwd -P)
-MPIRUN=${MANA_DEMO_MPIRUN:-}
+MPIRUN=${MANA_DEMO_MPIRUN-mpirun.openmpi --oversubscribe -n 4}
 STEPS=${MANA_DEMO_STEPS:-60}
 DELAY_MS=100
 CKPT_AT=$((STEPS / 3))          # checkpoint once this many steps are printed
@@ -27,10 +28,14 @@ die() { printf '%s\n' "demo: $*" >&2; say "FAIL"; exit 1; }
 
 # The example, built by CMake; compiled here if the build has not made it.
 # Under an MPI launcher it is the MPI version (same output, same result).
-if [ -n "$MPIRUN" ]; then name=heat_mpi cc=mpicc; else name=heat cc=cc; fi
+if [ -n "$MPIRUN" ]; then
+    name=heat_mpi cc=mpicc
+    case $MPIRUN in *mpich*) cc=mpicc.mpich;; *openmpi*) cc=mpicc.openmpi;; esac
+else name=heat cc=cc; fi
 EXAMPLE=$ROOT/core-native/build/examples/$name
 tmp=$(mktemp -d /tmp/mana_demo.XXXXXX) || die "cannot create a temporary directory"
-if [ ! -x "$EXAMPLE" ]; then
+# The build's heat_mpi is an Open MPI program: build one for MPICH here.
+if [ ! -x "$EXAMPLE" ] || [ "$cc" = mpicc.mpich ]; then
     $cc -O2 -o "$tmp/$name" "$ROOT/core-native/examples/$name.c" || die "cannot build the example"
     EXAMPLE=$tmp/$name
 fi

@@ -139,7 +139,7 @@ static void req_finished(struct vobj *r, const MPI_Status *st)
 {
     r->flags |= VF_DONE;
     r->status = *st;
-    if (r->rkind == RQ_RECV && st->MPI_SOURCE != MPI_PROC_NULL) p2p_received++;
+    if (r->rkind == RQ_RECV && r->peer != MPI_PROC_NULL && st->MPI_SOURCE != MPI_PROC_NULL) p2p_received++;
 }
 
 static void status_out(MPI_Status *dst, const MPI_Status *src)

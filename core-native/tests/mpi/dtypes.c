@@ -51,7 +51,8 @@ int main(int argc, char **argv)
             else MPI_Recv(ar, 1, sub, left, 3, MPI_COMM_WORLD, &st);
             h = mt_hash(h, &bytes, sizeof bytes);
         }
-        MPI_Waitall(3, q, MPI_STATUSES_IGNORE);
+        MPI_Status sts[3];
+        MPI_Waitall(3, q, sts);
         for (int i = 0; i < 64; i++) m[i] = m[i] * 0.9 + mr[i];
         for (int i = 0; i < 4; i++) { p[i].i += pr[i].i; p[i].d = p[i].d * 0.5 + pr[i].d; }
         for (int i = 0; i < 36; i++) a[i] = a[i] * 3 + ar[i];
