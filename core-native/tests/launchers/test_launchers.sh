@@ -15,7 +15,7 @@ cat > "$root/bin/lower-half" <<'FAKE'
 #!/bin/sh
 echo "ARGS:$*"
 for v in MANA_ROOT MANA_COORD_HOST MANA_COORD_PORT MANA_COORD_SECRET MANA_JOB MANA_CKPT_DIR \
-         MANA_CKPT_INTERVAL MANA_CKPT_SIGNAL MANA_DEBUG MANA_TIMING MANA_QUIET; do
+         MANA_CKPT_INTERVAL MANA_CKPT_SIGNAL MANA_DEBUG MANA_TIMING MANA_QUIET MANA_RESTART_PAUSE; do
     eval "echo $v=\${$v-UNSET}"
 done
 for a in "$@"; do echo "ARG[$a]"; done
@@ -123,6 +123,11 @@ expect "restart from cwd" 0 "ARGS:--restore $tmp/work/r1\$" -- sh -c "cd r1 && e
 expect "restart rank image" 1 "no checkpoint image for rank 1" -- clean_env OMPI_COMM_WORLD_RANK=1 "$R" --restartdir r1
 expect "restart rank 0 image" 0 "ARGS:--restore" -- clean_env PMI_RANK=0 "$R" --restartdir r1
 expect "restart takes no program" 2 "takes no program" -- clean_env "$R" ./app
+mkdir -p "$tmp/work/r1/ckpt_rank_1" && : > "$tmp/work/r1/ckpt_rank_1/ckpt_app_gen2.mana"
+expect "debug-rank: that rank pauses" 0 "MANA_RESTART_PAUSE=3" -- clean_env OMPI_COMM_WORLD_RANK=1 "$R" --restartdir r1 --debug-rank 1 --debug-level 3
+expect "debug-rank: the mana_gdb line" 0 "mana_gdb --rank 1 --restartdir $tmp/work/r1 --level 3" -- clean_env OMPI_COMM_WORLD_RANK=1 "$R" --restartdir r1 --debug-rank 1 --debug-level 3
+expect "debug-rank: other ranks run" 0 "MANA_RESTART_PAUSE=UNSET" -- clean_env OMPI_COMM_WORLD_RANK=0 MANA_RESTART_PAUSE=2 "$R" --restartdir r1 --debug-rank 1
+expect "debug-level alone refused" 2 "needs --debug-rank" -- clean_env "$R" --restartdir r1 --debug-level 2
 expect "restart verbose" 0 "mana_restart: exec $root/bin/lower-half --restore" -- clean_env "$R" --verbose --restartdir r1
 expect "restart file host" 0 "MANA_COORD_HOST=filehost" -- clean_env "$R" --restartdir r1
 

@@ -33,6 +33,19 @@ check "unsupported call: the contract's message" \
     'grep -q "MANA: MPI_Win_create is not supported under checkpointing (one-sided communication cannot be checkpointed yet)" "$tmp/u.out"'
 check "unsupported call: the program did not go on" '! grep -q "MPI_Win_create returned" "$tmp/u.out"'
 
+# 1b. The launch preflight names it before anything runs; --force launches anyway.
+if [ -x "$ROOT/bin/mana_lint" ]; then
+    coord
+    run "$mpi" 1 "$ROOT/bin/mana_launch" --preflight --ckptdir "$tmp/p" "$unsup" > "$tmp/p.out" 2>&1
+    rc=$?
+    check "preflight: refused ($rc)" '[ $rc -eq 1 ]'
+    check "preflight: MPI_Win_create named" 'grep -q "MPI_Win_create" "$tmp/p.out" && grep -q "cannot be checkpointed" "$tmp/p.out"'
+    check "preflight: nothing launched" '! grep -q "MANA: MPI_Win_create is not supported" "$tmp/p.out"'
+    coord
+    MANA_PREFLIGHT=1 run "$mpi" 1 "$ROOT/bin/mana_launch" --force --ckptdir "$tmp/p2" "$unsup" > "$tmp/p2.out" 2>&1
+    check "preflight --force: launched, and stopped at the call" 'grep -q "MANA: MPI_Win_create is not supported" "$tmp/p2.out"'
+fi
+
 # 2. A checkpoint of 2 ranks, restarted on 1 and on 3.
 coord
 run "$mpi" 2 "$ROOT/bin/mana_launch" --ckptdir "$tmp/ck" "$pp" --stop-file "$tmp/stop" > "$tmp/l.out" 2>&1 &
