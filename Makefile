@@ -2,7 +2,7 @@
 #   make test   install missing Debian packages (when root), build everything, run every test
 #   make build  build everything, run nothing (lays out bin/ and lib/ as in MANA's manual)
 #   make demo   build if needed, then checkpoint / kill / restart the bundled example
-#   make bench-process | bench-coordinator | bench-inspector | bench-lint | bench-gdb   benchmarks (table, then one JSON line)
+#   make bench-process | bench-coordinator | bench-inspector | bench-lint | bench-gdb | bench-mpi   benchmarks (table, then one JSON line)
 #   make screenshots   copy the screenshots the UI tests took (under target/) into docs/screenshots/
 
 SHELL := /bin/bash
@@ -18,9 +18,9 @@ MVN := JAVA_HOME=$(BUILD_JDK) $(ROOT)/mvnw -B -ntp
 # one, wants an ssh client present even for local runs). libgtk-3-0 and fonts: the Eclipse workbench.
 DEB_PACKAGES := build-essential cmake gdb openmpi-bin libopenmpi-dev mpich libmpich-dev \
                 xvfb xauth libgtk-3-0 fonts-dejavu-core procps psmisc bsdutils util-linux \
-                neovim python3
+                neovim python3 bc
 
-.PHONY: all deps build test demo clean bench-process bench-coordinator bench-inspector bench-lint bench-gdb check-jdk screenshots
+.PHONY: all deps build test demo clean bench-process bench-coordinator bench-inspector bench-lint bench-gdb bench-mpi check-jdk screenshots
 
 all: build
 
@@ -47,6 +47,10 @@ test: deps check-jdk
 demo:
 	@[ -x $(ROOT)/bin/mana_launch ] && [ -x $(ROOT)/bin/mana_coordinator ] || $(MAKE) build
 	$(ROOT)/core-native/examples/demo.sh
+
+bench-mpi:
+	@[ -x $(ROOT)/bin/lower-half-openmpi ] || $(MAKE) build
+	$(ROOT)/core-native/bench/bench_mpi.sh
 
 bench-process:
 	@[ -x $(ROOT)/bin/mana_launch ] || $(MAKE) build

@@ -34,6 +34,7 @@ check "unsupported call: the contract's message" \
 check "unsupported call: the program did not go on" '! grep -q "MPI_Win_create returned" "$tmp/u.out"'
 
 # 1b. The launch preflight names it before anything runs; --force launches anyway.
+check "preflight: bin/mana_lint is installed" '[ -x "$ROOT/bin/mana_lint" ]'
 if [ -x "$ROOT/bin/mana_lint" ]; then
     coord
     run "$mpi" 1 "$ROOT/bin/mana_launch" --preflight --ckptdir "$tmp/p" "$unsup" > "$tmp/p.out" 2>&1

@@ -157,12 +157,13 @@ vector)    # 6 threads computing in vector registers (AVX-512 here): every regis
     start_coordinator
     want=$("$VEC" 500000000 | tail -n 1)
     PROGDIR_SAVED=$PROGDIR; PROGDIR=$(dirname "$VEC")
-    launch a vecregs 500000000
+    launch a vecregs 500000000 "$W/go"
     PROGDIR=$PROGDIR_SAVED
     wait_registered
-    sleep_ms "$(rand_ms 300 900)"
+    sleep_ms "$(rand_ms 300 900)"      # where in the computation: random; before the end: always (go file)
     checkpoint
     kill -9 "$LAST_PID"; wait "$LAST_PID" 2>/dev/null
+    touch "$W/go"
     restart b
     wait_exit "$LAST_PID" 60
     [ "$RC" = 0 ] || fail "restarted run exited with $RC"

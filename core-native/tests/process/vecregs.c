@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #define NT 6
@@ -59,6 +60,13 @@ int main(int argc, char **argv)
     pthread_t t[NT];
     for (long i = 0; i < NT; i++) pthread_create(&t[i], NULL, work, (void *)i);
     for (int i = 0; i < NT; i++) pthread_join(t[i], NULL);
+    /* With a GO file, the result waits until the harness says so: a checkpoint taken after the
+     * launch is always taken before the end, however fast the machine computes. */
+    if (argc > 2)
+        while (access(argv[2], F_OK) != 0) {
+            struct timespec ts = { 0, 10000000 };
+            nanosleep(&ts, NULL);
+        }
     double s = 0;
     for (int i = 0; i < NT; i++) s += res[i] * (i + 1);
     char line[128];

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# bench_mpi.sh - `make bench-mpi`: native MPI and the same programs under the runtime, in the same run,
+# for Open MPI and MPICH (2 ranks): small-message round trip, 1-int allreduce, 1 MiB bandwidth,
+# startup (mpirun to exit of an MPI_Init/MPI_Finalize program), the heat demo's wall time, and for a
+# 2-rank ping-pong: checkpoint time (as mana_status reports it), restart time (mpirun mana_restart to
+# the job's end, one iteration after the checkpoint) and image size per rank.  A table per MPI, then
+# one JSON line (keys of the MPI issue, prefixed ompi_/mpich_).
+set -u
+ROOT=$(cd "$(dirname -- "$(readlink -f -- "$0")")/../.." && pwd -P)
+B=$ROOT/bin
+tmp=$(mktemp -d /tmp/mana_benchmpi.XXXXXX)
+trap 'pkill -f "status-file $tmp/" 2>/dev/null; rm -rf "$tmp"' EXIT
+export HOME=$tmp MANA_RC=$tmp/mana.rc OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+N_RTT=${BENCH_RTT_N:-20000} N_AR=${BENCH_AR_N:-20000} N_BW=${BENCH_BW_N:-200}
+coord() {
+    rm -f "$tmp/mana.rc"
+    "$B/mana_coordinator" --status-file "$tmp/mana.rc" -p 0 >> "$tmp/coord.log" 2>&1 &
+    for _ in $(seq 200); do grep -q '^Secret:' "$tmp/mana.rc" 2>/dev/null && return; sleep 0.05; done
+    echo "bench_mpi: coordinator did not start" >&2; exit 1
+}
+now() { date +%s.%N; }
+json=""
+for mpi in openmpi mpich; do
+    if [ $mpi = openmpi ]; then run="mpirun.openmpi -n 2"; cc=mpicc.openmpi; p=ompi
+    else run="mpirun.mpich -n 2"; cc=mpicc.mpich; p=mpich; fi
+    d=$tmp/$mpi; mkdir -p "$d"
+    $cc -O2 -o "$d/bench" "$ROOT/core-native/bench/bench_mpi.c" || exit 1
+    $cc -O2 -I"$ROOT/core-native/tests/mpi" -o "$d/pingpong" "$ROOT/core-native/tests/mpi/pingpong.c" || exit 1
+    $cc -O2 -o "$d/heat" "$ROOT/core-native/examples/heat_mpi.c" || exit 1
+    coord
+    val() { $run "$@" 2>/dev/null | awk -v k="$KEY" '$1 == k { print $2 }' | tail -n 1; }
+    KEY=rtt_us; rtt_n=$(val "$d/bench" rtt $N_RTT); rtt_m=$(MANA_NO_COORD=1 val "$B/mana_launch" --ckptdir "$d/ck0" "$d/bench" rtt $N_RTT)
+    KEY=allreduce_us; ar_n=$(val "$d/bench" allreduce $N_AR); ar_m=$(MANA_NO_COORD=1 val "$B/mana_launch" --ckptdir "$d/ck1" "$d/bench" allreduce $N_AR)
+    KEY=bw_mbs; bw_n=$(val "$d/bench" bw $N_BW); bw_m=$(MANA_NO_COORD=1 val "$B/mana_launch" --ckptdir "$d/ck2" "$d/bench" bw $N_BW)
+    best() {   # best wall time of 3 runs of the command
+        local b=999
+        for _ in 1 2 3; do
+            local t0; t0=$(now); "$@" > /dev/null 2>&1; local t; t=$(echo "$(now) - $t0" | bc)
+            b=$(echo "if ($t < $b) $t else $b" | bc)
+        done
+        echo "$b"
+    }
+    st_n=$(best $run "$d/bench" init)
+    st_m=$(MANA_NO_COORD=1 best $run "$B/mana_launch" --ckptdir "$d/ck3" "$d/bench" init)
+    heat_n=$(best $run "$d/heat" 30 0)
+    heat_m=$(MANA_NO_COORD=1 best $run "$B/mana_launch" --ckptdir "$d/ck4" "$d/heat" 30 0)
+    # checkpoint / restart / image of a 2-rank ping-pong
+    coord
+    $run "$B/mana_launch" --ckptdir "$d/ck" "$d/pingpong" --stop-file "$d/stop" > "$d/l.out" 2>&1 &
+    job=$!
+    for _ in $(seq 600); do grep -q '^ready' "$d/l.out" 2>/dev/null && break; sleep 0.05; done
+    for _ in $(seq 600); do [ "$("$B/mana_status" --list 2>/dev/null | grep -c ' RUNNING ')" = 2 ] && break; sleep 0.05; done
+    ck=$("$B/mana_status" --checkpoint-and-kill 2>&1 | sed -n 's/.* in \([0-9.]*\) s .*/\1/p')
+    wait $job
+    img=$(du -b "$d"/ck/ckpt_rank_0/*.mana | awk '{ printf "%.1f", $1 / 1048576 }')
+    coord
+    echo 1 > "$d/stop"
+    t0=$(now); $run "$B/mana_restart" --restartdir "$d/ck" > "$d/r.out" 2>&1; rs=$(echo "$(now) - $t0" | bc)
+    grep -q "done:" "$d/r.out" || { echo "bench_mpi: $mpi restart failed" >&2; cat "$d/r.out" >&2; }
+    ratio() { echo "scale=3; $1 / $2" | bc; }
+    bwr=$(ratio "$bw_m" "$bw_n")
+    demo=$(echo "scale=1; ($heat_m - $heat_n) * 100 / $heat_n" | bc)
+    printf '\n%s (2 ranks; FS switch: arch_prctl, no FSGSBASE here)\n' "$mpi"
+    printf '%-34s %12s %12s\n' "" native "under MANA"
+    printf '%-34s %12s %12s\n' "ping-pong round trip (us)" "$rtt_n" "$rtt_m"
+    printf '%-34s %12s %12s\n' "1-int allreduce (us)" "$ar_n" "$ar_m"
+    printf '%-34s %12s %12s   ratio %s\n' "1 MiB ping-pong bandwidth (MB/s)" "$bw_n" "$bw_m" "$bwr"
+    printf '%-34s %12s %12s\n' "startup, mpirun to exit (s)" "$st_n" "$st_m"
+    printf '%-34s %12s %12s   overhead %s %%\n' "heat demo, 30 steps (s)" "$heat_n" "$heat_m" "$demo"
+    printf '%-34s %12s\n' "checkpoint, 2-rank ping-pong (s)" "$ck"
+    printf '%-34s %12s\n' "restart to end, mpirun incl. (s)" "$rs"
+    printf '%-34s %12s\n' "image per rank (MB)" "$img"
+    json="$json\"${p}_rtt_native_us\":$rtt_n,\"${p}_rtt_mana_us\":$rtt_m,\"${p}_allreduce_native_us\":$ar_n,\"${p}_allreduce_mana_us\":$ar_m,\"${p}_bw_ratio\":$bwr,\"${p}_startup_native_s\":$st_n,\"${p}_startup_mana_s\":$st_m,\"${p}_demo_overhead_pct\":$demo,\"${p}_ckpt_s\":${ck:-null},\"${p}_restart_s\":$rs,\"${p}_image_mb\":$img,"
+done
+echo
+echo "{${json}\"fs_switch\":\"arch_prctl\"}"
