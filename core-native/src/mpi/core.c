@@ -194,9 +194,8 @@ static uint64_t gid_of(uint64_t parent_gid, uint64_t parent_seq, uint64_t realco
     return h ? h : 1;
 }
 
-void comm_init_gid(struct vobj *nc, struct vobj *parent, int64_t salt)
+void comm_init_gid(struct vobj *nc, struct vobj *parent)
 {
-    (void)salt;
     int r = 0, s = 1;
     LOWER(nc->gid = gid_of(parent->gid, parent->seq, nc->real);
           real.Comm_rank(HMAKE(MPI_Comm, nc->real), &r); real.Comm_size(HMAKE(MPI_Comm, nc->real), &s));
@@ -472,8 +471,6 @@ void mana_mpi_init_lazy(void)
     vtab = calloc(MANA_MAX_VOBJ, sizeof *vtab);
     if (!vtab) { say("MANA: out of memory"); _exit(1); }
     void *(*resolve)(const char *) = (void *(*)(const char *))lh->mpi.resolve;
-    static volatile int dummy_owner, dummy_deferred;
-    (void)dummy_owner; (void)dummy_deferred;
 #define RESOLVE(n) LOWER(real.n = (__typeof__(real.n))resolve("PMPI_" #n));
     MANA_REAL_FNS(RESOLVE)
 #undef RESOLVE

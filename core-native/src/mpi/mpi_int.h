@@ -193,7 +193,7 @@ static inline int lower_interrupted(void) { return *lower.deferred || mana_gate;
 
 /* ---- communicators, requests, drains (core.c, p2p.c) ---- */
 struct vobj *comm_obj(MPI_Comm c);                 /* never NULL for a valid communicator */
-void comm_init_gid(struct vobj *nc, struct vobj *parent, int64_t salt);
+void comm_init_gid(struct vobj *nc, struct vobj *parent);
 /* Collective sequence gate, then the lower half: returns like lower_enter.  The count goes up only
  * while the thread holds the lower half, so no thread ever stops between counting a collective and
  * being inside it (a checkpoint would otherwise wait for a partner that can never come). */

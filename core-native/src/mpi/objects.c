@@ -28,7 +28,7 @@ static int new_comm(MPI_Comm realc, struct vobj *parent, int recipe, MPI_Comm *o
     struct vobj *o = vnew(K_COMM, HBITS(realc));
     o->recipe = (uint16_t)recipe;
     mana_record_parent(o, parent);
-    comm_init_gid(o, parent, 0);
+    comm_init_gid(o, parent);
     *out = V(MPI_Comm, o);
     if (made) *made = o;
     return MPI_SUCCESS;
@@ -186,13 +186,9 @@ ALIAS(Comm_get_attr)
 int PMPI_Comm_set_name(MPI_Comm comm, const char *name)
 {
     MANA_CHECK_INIT();
-    struct vobj *c = comm_obj(comm);
     int rc;
+    /* Not replayed: a restarted communicator has MPI's default name. */
     LOWER(rc = real.Comm_set_name(R(comm), name));
-    if (rc == MPI_SUCCESS && c && !(c->flags & VF_PREDEF)) {
-        /* kept for the replay in the object's array slot only when it has none */
-        (void)0;
-    }
     return rc;
 }
 ALIAS(Comm_set_name)

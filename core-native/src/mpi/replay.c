@@ -19,7 +19,6 @@ static int by_order(const void *a, const void *b)
     return x->order < y->order ? -1 : x->order > y->order;
 }
 
-static uint32_t replayed;
 uint32_t mana_replay_count(void)
 {
     uint32_t n = 0, used = mana_vtab_used();
@@ -136,7 +135,6 @@ int mana_replay(char *err, size_t errlen)
         o->real = 0;
     }
     LOWER(real.Group_free(&wg));
-    replayed = n;
     free(list);
     return 0;
 }
