@@ -222,9 +222,22 @@ static void coll_sleep(int gen)
     mana_sys4(SYS_futex, (long)&coll_gen, MANA_FUTEX_WAIT_PRIVATE, gen, (long)&ts);
 }
 
+/* Threads of this rank inside a collective call (blocking or the start of a nonblocking one). */
+static volatile int coll_inside;
+
+void coll_leave(uint64_t up)
+{
+    __atomic_sub_fetch(&coll_inside, 1, __ATOMIC_SEQ_CST);
+    lower_leave(up);
+}
+
 uint64_t coll_enter(struct vobj *c)
 {
-    if (!c) return lower_enter();
+    if (!c) {
+        uint64_t up = lower_enter();
+        __atomic_add_fetch(&coll_inside, 1, __ATOMIC_SEQ_CST);
+        return up;
+    }
     for (;;) {
         /* Wait without holding the lower half while the drain holds this communicator. */
         for (;;) {
@@ -238,6 +251,7 @@ uint64_t coll_enter(struct vobj *c)
         int ph = __atomic_load_n(&coll_phase, __ATOMIC_SEQ_CST);
         if (ph == 0 || (ph == 2 && c->seq < c->target)) {
             c->seq++;
+            __atomic_add_fetch(&coll_inside, 1, __ATOMIC_SEQ_CST);
             __atomic_sub_fetch(&entering, 1, __ATOMIC_SEQ_CST);
             if (ph) coll_wake();
             lower_switch(up);
@@ -253,6 +267,51 @@ uint64_t coll_enter(struct vobj *c)
 static int live_comm(const struct vobj *o)
 {
     return o->kind == K_COMM && !(o->flags & VF_ZOMBIE);
+}
+
+/* Drive the lower half's progress engine once, unless a thread of the program holds the lower half
+ * (it is then in a waiting loop, which progresses by itself). */
+static void poke_progress(void)
+{
+    uint64_t up;
+    __asm__ volatile("mov %%fs:0x10, %0" : "=r"(up));
+    int zero = 0;
+    if (!__atomic_compare_exchange_n(lower.owner, &zero, cur_tid(up), 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) return;
+    lower_switch(up);
+    int flag = 0;
+    MPI_Status st;
+    real.Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, R(MPI_COMM_WORLD), &flag, &st);
+    lower_leave(up);
+}
+
+/* Every rank reached its targets, but a thread may still be inside its last collective: a partner
+ * that already left the same collective can owe it data that only the partner's progress engine
+ * moves (MPICH's shared-memory collectives do this), and a stopped partner would never move it.  So
+ * no rank goes on to stop its threads until no rank has a thread inside a collective; meanwhile
+ * every rank keeps its progress engine turning.  Rounds of one coordinator sum each, phases 64 and
+ * up (free for the runtime, docs/coordinator-protocol.md). */
+#define SETTLE_PHASE0 64
+#define SETTLE_ROUNDS 60000
+static int settle(uint32_t g, char *err, size_t errlen)
+{
+    for (int round = 0; round < SETTLE_ROUNDS; round++) {
+        int64_t busy = __atomic_load_n(&coll_inside, __ATOMIC_SEQ_CST);
+        if (lower.iface->reduce(g, (uint16_t)(SETTLE_PHASE0 + round), MANA_RED_SUM, &busy, 1, err, errlen) != 0)
+            return -1;
+        if (busy == 0) {
+            if (mana_debug_on() && round) say("mana: collective drain: settled after %d round(s)", round);
+            return 0;
+        }
+        struct timespec t0, t;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        do {
+            poke_progress();
+            mana_sys0(SYS_sched_yield);
+            clock_gettime(CLOCK_MONOTONIC, &t);
+        } while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 1000000L);
+    }
+    snprintf(err, errlen, "collective drain: a collective call did not finish within %d rounds", SETTLE_ROUNDS);
+    return -1;
 }
 
 static int quiesce(uint32_t g, char *err, size_t errlen)
@@ -318,7 +377,7 @@ static int quiesce(uint32_t g, char *err, size_t errlen)
     }
     if (mana_debug_on()) say("mana: collective drain: ran %llu collective call(s) on to the targets",
                                             (unsigned long long)behind);
-    return 0;
+    return settle(g, err, errlen);
 }
 
 static void resume(void)

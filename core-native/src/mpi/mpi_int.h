@@ -47,6 +47,8 @@ enum vkind { K_FREE = 0, K_COMM, K_GROUP, K_TYPE, K_OP, K_REQ, K_ERRH, K_INFO, K
 #define VF_POSTED   0x40u     /* request handed to the real MPI (set in the same lower-half excursion) */
 #define VF_COUNTED  0x80u     /* send counted in p2p_sent (idem: a stopped thread never leaves a
                                * message counted but not sent, or sent but not counted) */
+#define VF_PERSIST  0x100u    /* persistent request (MPI_Send_init...): outlives its completions */
+#define VF_ACTIVE   0x200u    /* persistent request started and not yet completed */
 
 /* How an object was made, for the replay at restart. */
 enum recipe {
@@ -59,7 +61,9 @@ enum recipe {
 };
 
 /* Requests: what the program asked for, so a pending one can be posted again after a restart. */
-enum rkind { RQ_SEND = 1, RQ_SSEND, RQ_RSEND, RQ_BSEND, RQ_RECV, RQ_COLL };
+enum rkind { RQ_SEND = 1, RQ_SSEND, RQ_RSEND, RQ_BSEND, RQ_RECV, RQ_COLL,
+             RQ_MRECV,    /* MPI_Imrecv of a matched message: never posted again (its message is gone) */
+             RQ_BSENT };  /* the send behind an MPI_Bsend (bsend.c): internal, owns attached-buffer space */
 
 struct vobj {
     uint64_t real;            /* the real handle: MUST stay first (see above) */
@@ -198,7 +202,8 @@ void comm_init_gid(struct vobj *nc, struct vobj *parent);
  * while the thread holds the lower half, so no thread ever stops between counting a collective and
  * being inside it (a checkpoint would otherwise wait for a partner that can never come). */
 uint64_t coll_enter(struct vobj *comm);
-#define COLL_LOWER(c, stmt) do { uint64_t upc_ = coll_enter(c); stmt; lower_leave(upc_); } while (0)
+void coll_leave(uint64_t up);                      /* lower_leave for coll_enter */
+#define COLL_LOWER(c, stmt) do { uint64_t upc_ = coll_enter(c); stmt; coll_leave(upc_); } while (0)
 extern struct vobj *world_obj, *self_obj;
 
 /* Point-to-point accounting (drain). */
@@ -211,6 +216,20 @@ void req_complete_user(MPI_Request *h, struct vobj *r);
 struct vobj *req_new(int rkind, void *buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm);
 int  req_post(struct vobj *r);                     /* (re)post a request in the lower half */
 int  mana_p2p_drain(uint32_t g, char *err, size_t errlen);
+/* p2p.c internals the other point-to-point files share (persist.c, bsend.c, mprobe.c). */
+void req_wait_set(struct vobj **rs, int n, int need_all, int *which);
+void status_empty(MPI_Status *st);
+int  req_is_send(int rkind);
+/* A program's request handle: 0 and *r set (NULL for MPI_REQUEST_NULL or an inactive persistent
+ * request, which complete at once with an empty status), or MPI_ERR_REQUEST. */
+int  req_lookup(MPI_Request h, struct vobj **r);
+/* A message the drain received before the program asked for it (p2p.c). */
+struct bufmsg;
+struct bufmsg *buffered_detach(struct vobj *comm, int src, int tag, MPI_Status *st);
+int  buffered_unpack(struct bufmsg *m, void *buf, int count, MPI_Datatype type, MPI_Status *st);
+struct bufmsg *buffered_new(struct vobj *comm, int src, int tag, size_t bytes, void **data);
+void buffered_free(struct bufmsg *m);
+int  mana_mprobe_drain(void);                      /* mprobe.c: matched messages into the buffer */
 void mana_p2p_describe(struct mana_img_mpi *d);
 int  mana_p2p_restart(void);
 int  mana_replay(char *err, size_t errlen);

@@ -62,30 +62,87 @@ static void status_fill(MPI_Status *st, int src, int tag, size_t bytes)
     LOWER(real.Status_set_elements(st, R(MPI_BYTE), (int)bytes));
 }
 
-int buffered_take(struct vobj *comm, int src, int tag, void *buf, int count, MPI_Datatype type, MPI_Status *st,
-                  int peek)
+/* Take the oldest buffered message that matches out of the queue (NULL: none); fills *st. */
+struct bufmsg *buffered_detach(struct vobj *comm, int src, int tag, MPI_Status *st)
 {
     struct bufmsg *prev = NULL;
     for (struct bufmsg *m = bq_head; m; prev = m, m = m->next) {
         if (m->comm != comm || (src != MPI_ANY_SOURCE && src != m->src) || (tag != MPI_ANY_TAG && tag != m->tag))
             continue;
-        if (peek) { status_fill(st, m->src, m->tag, m->len); return 1; }
-        int pos = 0;
-        if (m->len) LOWER(real.Unpack(m->data, (int)m->len, &pos, buf, count, R(type), HMAKE(MPI_Comm, comm->real)));
-        status_fill(st, m->src, m->tag, m->len);
         if (prev) prev->next = m->next; else bq_head = m->next;
         if (bq_tail == m) bq_tail = prev;
+        m->next = NULL;
         bq_count--;
         bq_bytes -= m->len;
-        bufmsg_free(m);
-        return 1;
+        status_fill(st, m->src, m->tag, m->len);
+        return m;
     }
-    return 0;
+    return NULL;
+}
+
+/* Deliver a detached message into the program's buffer, then free it. */
+int buffered_unpack(struct bufmsg *m, void *buf, int count, MPI_Datatype type, MPI_Status *st)
+{
+    /* Unpack exactly the elements the message holds: a receive may name a larger count, and Open
+     * MPI's MPI_Unpack refuses to unpack more than its input holds (MPI_ERR_TRUNCATE). */
+    int pos = 0, rc = MPI_SUCCESS, tsize = 0, n = count;
+    LOWER(rc = real.Type_size(R(type), &tsize));
+    if (rc != MPI_SUCCESS) return rc;
+    if (tsize > 0 && (size_t)count * (size_t)tsize > m->len) n = (int)(m->len / (size_t)tsize);
+    else if (tsize > 0 && (size_t)count * (size_t)tsize < m->len) rc = MPI_ERR_TRUNCATE;
+    if (m->len && n > 0 && rc == MPI_SUCCESS)
+        LOWER(rc = real.Unpack(m->data, (int)m->len, &pos, buf, n, R(type), HMAKE(MPI_Comm, m->comm->real)));
+    status_fill(st, m->src, m->tag, m->len);
+    if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = rc;
+    buffered_free(m);
+    return rc;
+}
+
+/* A message for the buffer (the drain's, or a matched one of mprobe.c): *data gets its bytes. */
+struct bufmsg *buffered_new(struct vobj *comm, int src, int tag, size_t bytes, void **data)
+{
+    struct bufmsg *m = bufmsg_new(bytes);
+    if (!m) return NULL;
+    m->next = NULL;
+    m->comm = comm;
+    m->src = src;
+    m->tag = tag;
+    m->len = bytes;
+    *data = m->data;
+    return m;
+}
+
+void buffered_free(struct bufmsg *m) { bufmsg_free(m); }
+
+/* Queue a message the drain received, after those already there (arrival order). */
+static void buffered_append(struct bufmsg *m)
+{
+    if (bq_tail) bq_tail->next = m; else bq_head = m;
+    bq_tail = m;
+    bq_count++;
+    bq_bytes += m->len;
+}
+
+int buffered_take(struct vobj *comm, int src, int tag, void *buf, int count, MPI_Datatype type, MPI_Status *st,
+                  int peek)
+{
+    if (peek) {
+        for (struct bufmsg *m = bq_head; m; m = m->next)
+            if (m->comm == comm && (src == MPI_ANY_SOURCE || src == m->src) && (tag == MPI_ANY_TAG || tag == m->tag)) {
+                status_fill(st, m->src, m->tag, m->len);
+                return 1;
+            }
+        return 0;
+    }
+    struct bufmsg *m = buffered_detach(comm, src, tag, st);
+    if (!m) return 0;
+    buffered_unpack(m, buf, count, type, st);
+    return 1;
 }
 
 /* ---- requests ---- */
 
-static int is_send(int k) { return k == RQ_SEND || k == RQ_SSEND || k == RQ_RSEND || k == RQ_BSEND; }
+int req_is_send(int k) { return k == RQ_SEND || k == RQ_SSEND || k == RQ_RSEND || k == RQ_BSEND || k == RQ_BSENT; }
 
 struct vobj *req_new(int rkind, void *buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm)
 {
@@ -115,6 +172,7 @@ int req_post(struct vobj *r)
     MPI_Datatype rt = R(type);
     MPI_Comm rc_ = R(comm);
     switch (r->rkind) {
+    case RQ_BSENT:
     case RQ_SEND:  rc = real.Isend(r->buf, r->count, rt, r->peer, r->tag, rc_, &rr); break;
     case RQ_SSEND: rc = real.Issend(r->buf, r->count, rt, r->peer, r->tag, rc_, &rr); break;
     case RQ_RSEND: rc = real.Irsend(r->buf, r->count, rt, r->peer, r->tag, rc_, &rr); break;
@@ -125,7 +183,7 @@ int req_post(struct vobj *r)
     if (rc == MPI_SUCCESS) {
         r->real = HBITS(rr);
         r->flags |= VF_POSTED;
-        if (is_send(r->rkind) && r->peer != MPI_PROC_NULL && !(r->flags & VF_COUNTED)) {
+        if (req_is_send(r->rkind) && r->peer != MPI_PROC_NULL && !(r->flags & VF_COUNTED)) {
             p2p_sent++;
             r->flags |= VF_COUNTED;
         }
@@ -139,7 +197,8 @@ static void req_finished(struct vobj *r, const MPI_Status *st)
 {
     r->flags |= VF_DONE;
     r->status = *st;
-    if (r->rkind == RQ_RECV && r->peer != MPI_PROC_NULL && st->MPI_SOURCE != MPI_PROC_NULL) p2p_received++;
+    if ((r->rkind == RQ_RECV || r->rkind == RQ_MRECV) && r->peer != MPI_PROC_NULL && st->MPI_SOURCE != MPI_PROC_NULL)
+        p2p_received++;
 }
 
 static void status_out(MPI_Status *dst, const MPI_Status *src)
@@ -169,7 +228,7 @@ int req_test(struct vobj *r, int *flag, MPI_Status *st)
 }
 
 /* Wait in the lower half; leave it whenever a checkpoint asks, then go on. */
-static void wait_set(struct vobj **rs, int n, int need_all, int *which)
+void req_wait_set(struct vobj **rs, int n, int need_all, int *which)
 {
     for (;;) {
         int done = 0, first = -1;
@@ -197,18 +256,35 @@ static void wait_set(struct vobj **rs, int n, int need_all, int *which)
 
 int req_wait(struct vobj *r, MPI_Status *st)
 {
-    wait_set(&r, 1, 1, NULL);
+    req_wait_set(&r, 1, 1, NULL);
     status_out(st, &r->status);
     return r->status.MPI_ERROR == MPI_SUCCESS || r->rkind != RQ_RECV ? MPI_SUCCESS : r->status.MPI_ERROR;
 }
 
+/* The program learnt that its request completed: it ends, or (persistent) becomes inactive. */
 void req_complete_user(MPI_Request *h, struct vobj *r)
 {
+    if (r->flags & VF_PERSIST) {
+        r->flags &= ~(VF_DONE | VF_POSTED | VF_COUNTED | VF_ACTIVE);
+        r->real = 0;
+        return;
+    }
     vrelease(r);
     *h = MPI_REQUEST_NULL;
 }
 
-static void status_empty(MPI_Status *st)
+int req_lookup(MPI_Request h, struct vobj **r)
+{
+    *r = NULL;
+    if (h == MPI_REQUEST_NULL) return MPI_SUCCESS;
+    struct vobj *o = vobj_of(HBITS(h));
+    if (!o || o->kind != K_REQ) return MPI_ERR_REQUEST;
+    if ((o->flags & VF_PERSIST) && !(o->flags & VF_ACTIVE)) return MPI_SUCCESS;
+    *r = o;
+    return MPI_SUCCESS;
+}
+
+void status_empty(MPI_Status *st)
 {
     if (st == MPI_STATUS_IGNORE) return;
     memset(st, 0, sizeof *st);
@@ -219,10 +295,34 @@ static void status_empty(MPI_Status *st)
 
 /* ---- sends and receives ---- */
 
+/* Requests the program freed while they were still in flight (MPI_Request_free after MPI_Isend, a
+ * common idiom): they stay until they complete, then go, so a loop of them does not fill the table. */
+#define MAX_ORPHANS 1024
+static struct vobj *orphans[MAX_ORPHANS];
+static int n_orphans;
+
+static void orphans_reap(void)
+{
+    int k = 0;
+    LOWER(for (int i = 0; i < n_orphans; i++) test_in_lower(orphans[i]));
+    for (int i = 0; i < n_orphans; i++) {
+        if (orphans[i]->flags & VF_DONE) vrelease(orphans[i]);
+        else orphans[k++] = orphans[i];
+    }
+    n_orphans = k;
+}
+
+static void orphan_add(struct vobj *r)
+{
+    if (n_orphans == MAX_ORPHANS) orphans_reap();
+    if (n_orphans < MAX_ORPHANS) orphans[n_orphans++] = r;
+}
+
 static int start(int kind, const void *buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm,
                  MPI_Request *req)
 {
     MANA_CHECK_INIT();
+    if (__builtin_expect(n_orphans > 0, 0)) orphans_reap();
     struct vobj *r = req_new(kind, (void *)buf, count, type, peer, tag, comm);
     int rc = req_post(r);
     if (rc != MPI_SUCCESS) { vrelease(r); *req = MPI_REQUEST_NULL; return rc; }
@@ -280,7 +380,7 @@ int PMPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, in
     struct vobj *rs[2] = { vobj_of(HBITS(h[0])), vobj_of(HBITS(h[1])) };
     rs[0]->flags |= VF_INTERNAL;
     rs[1]->flags |= VF_INTERNAL;
-    wait_set(rs, 2, 1, NULL);
+    req_wait_set(rs, 2, 1, NULL);
     status_out(st, &rs[0]->status);
     vrelease(rs[0]);
     vrelease(rs[1]);
@@ -317,9 +417,9 @@ ALIAS(Sendrecv_replace)
 int PMPI_Wait(MPI_Request *h, MPI_Status *st)
 {
     MANA_CHECK_INIT();
-    if (*h == MPI_REQUEST_NULL) { status_empty(st); return MPI_SUCCESS; }
-    struct vobj *r = vobj_of(HBITS(*h));
-    if (!r) return MPI_ERR_REQUEST;
+    struct vobj *r;
+    if (req_lookup(*h, &r) != MPI_SUCCESS) return MPI_ERR_REQUEST;
+    if (!r) { status_empty(st); return MPI_SUCCESS; }
     int rc = req_wait(r, st);
     req_complete_user(h, r);
     return rc;
@@ -329,24 +429,47 @@ ALIAS(Wait)
 int PMPI_Test(MPI_Request *h, int *flag, MPI_Status *st)
 {
     MANA_CHECK_INIT();
-    if (*h == MPI_REQUEST_NULL) { *flag = 1; status_empty(st); return MPI_SUCCESS; }
-    struct vobj *r = vobj_of(HBITS(*h));
-    if (!r) return MPI_ERR_REQUEST;
+    struct vobj *r;
+    if (req_lookup(*h, &r) != MPI_SUCCESS) return MPI_ERR_REQUEST;
+    if (!r) { *flag = 1; status_empty(st); return MPI_SUCCESS; }
     req_test(r, flag, st);
     if (*flag) req_complete_user(h, r);
     return MPI_SUCCESS;
 }
 ALIAS(Test)
 
-#define MAXSET 4096
+/* Nondestructive: the request stays as it is (MPI 3.1 3.7.3). */
+int PMPI_Request_get_status(MPI_Request h, int *flag, MPI_Status *st)
+{
+    MANA_CHECK_INIT();
+    struct vobj *r;
+    if (req_lookup(h, &r) != MPI_SUCCESS) return MPI_ERR_REQUEST;
+    if (!r) { *flag = 1; status_empty(st); return MPI_SUCCESS; }
+    return req_test(r, flag, st);
+}
+ALIAS(Request_get_status)
+
+/* The program's handles as requests (NULL for null and inactive ones); MPI_ERR_REQUEST if one is not
+ * a request.  *rs is `small` when n fits. */
+static int lookup_all(int n, const MPI_Request hs[], struct vobj *small[64], struct vobj ***rs)
+{
+    *rs = n <= 64 ? small : malloc((size_t)n * sizeof **rs);
+    if (!*rs) return MPI_ERR_NO_MEM;
+    for (int i = 0; i < n; i++)
+        if (req_lookup(hs[i], &(*rs)[i]) != MPI_SUCCESS) {
+            if (*rs != small) free(*rs);
+            return MPI_ERR_REQUEST;
+        }
+    return MPI_SUCCESS;
+}
 
 int PMPI_Waitall(int n, MPI_Request hs[], MPI_Status sts[])
 {
     MANA_CHECK_INIT();
-    struct vobj *small[64], **rs = n <= 64 ? small : malloc((size_t)n * sizeof *rs);
-    if (!rs) return MPI_ERR_NO_MEM;
-    for (int i = 0; i < n; i++) rs[i] = hs[i] == MPI_REQUEST_NULL ? NULL : vobj_of(HBITS(hs[i]));
-    wait_set(rs, n, 1, NULL);
+    struct vobj *small[64], **rs;
+    int rc = lookup_all(n, hs, small, &rs);
+    if (rc != MPI_SUCCESS) return rc;
+    req_wait_set(rs, n, 1, NULL);
     for (int i = 0; i < n; i++) {
         if (!rs[i]) { if (sts != MPI_STATUSES_IGNORE) status_empty(&sts[i]); continue; }
         if (sts != MPI_STATUSES_IGNORE) sts[i] = rs[i]->status;
@@ -360,16 +483,14 @@ ALIAS(Waitall)
 int PMPI_Waitany(int n, MPI_Request hs[], int *index, MPI_Status *st)
 {
     MANA_CHECK_INIT();
-    struct vobj *small[64], **rs = n <= 64 ? small : malloc((size_t)n * sizeof *rs);
-    if (!rs) return MPI_ERR_NO_MEM;
+    struct vobj *small[64], **rs;
+    int rc = lookup_all(n, hs, small, &rs);
+    if (rc != MPI_SUCCESS) return rc;
     int active = 0;
-    for (int i = 0; i < n; i++) {
-        rs[i] = hs[i] == MPI_REQUEST_NULL ? NULL : vobj_of(HBITS(hs[i]));
-        if (rs[i]) active++;
-    }
+    for (int i = 0; i < n; i++) if (rs[i]) active++;
     if (!active) { *index = MPI_UNDEFINED; status_empty(st); if (rs != small) free(rs); return MPI_SUCCESS; }
     int which = -1;
-    wait_set(rs, n, 0, &which);
+    req_wait_set(rs, n, 0, &which);
     *index = which;
     status_out(st, &rs[which]->status);
     req_complete_user(&hs[which], rs[which]);
@@ -390,10 +511,9 @@ int PMPI_Waitsome(int n, MPI_Request hs[], int *outcount, int idx[], MPI_Status 
     if (sts != MPI_STATUSES_IGNORE) sts[k] = st;
     k++;
     for (int i = 0; i < n; i++) {
-        if (hs[i] == MPI_REQUEST_NULL) continue;
+        struct vobj *r;
+        if (i == first || req_lookup(hs[i], &r) != MPI_SUCCESS || !r) continue;
         int flag = 0;
-        struct vobj *r = vobj_of(HBITS(hs[i]));
-        if (!r) continue;
         req_test(r, &flag, &st);
         if (!flag) continue;
         idx[k] = i;
@@ -409,22 +529,23 @@ ALIAS(Waitsome)
 int PMPI_Testall(int n, MPI_Request hs[], int *flag, MPI_Status sts[])
 {
     MANA_CHECK_INIT();
+    struct vobj *small[64], **rs;
+    int rc = lookup_all(n, hs, small, &rs);
+    if (rc != MPI_SUCCESS) return rc;
     int all = 1;
     for (int i = 0; i < n; i++) {
-        if (hs[i] == MPI_REQUEST_NULL) continue;
-        struct vobj *r = vobj_of(HBITS(hs[i]));
+        if (!rs[i]) continue;
         int f = 0;
-        if (r) req_test(r, &f, MPI_STATUS_IGNORE);
+        req_test(rs[i], &f, MPI_STATUS_IGNORE);
         if (!f) all = 0;
     }
     *flag = all;
-    if (!all) return MPI_SUCCESS;
-    for (int i = 0; i < n; i++) {
-        if (hs[i] == MPI_REQUEST_NULL) { if (sts != MPI_STATUSES_IGNORE) status_empty(&sts[i]); continue; }
-        struct vobj *r = vobj_of(HBITS(hs[i]));
-        if (sts != MPI_STATUSES_IGNORE) sts[i] = r->status;
-        req_complete_user(&hs[i], r);
+    for (int i = 0; all && i < n; i++) {
+        if (!rs[i]) { if (sts != MPI_STATUSES_IGNORE) status_empty(&sts[i]); continue; }
+        if (sts != MPI_STATUSES_IGNORE) sts[i] = rs[i]->status;
+        req_complete_user(&hs[i], rs[i]);
     }
+    if (rs != small) free(rs);
     return MPI_SUCCESS;
 }
 ALIAS(Testall)
@@ -434,11 +555,12 @@ int PMPI_Testany(int n, MPI_Request hs[], int *index, int *flag, MPI_Status *st)
     MANA_CHECK_INIT();
     int active = 0;
     for (int i = 0; i < n; i++) {
-        if (hs[i] == MPI_REQUEST_NULL) continue;
+        struct vobj *r;
+        if (req_lookup(hs[i], &r) != MPI_SUCCESS) return MPI_ERR_REQUEST;
+        if (!r) continue;
         active++;
-        struct vobj *r = vobj_of(HBITS(hs[i]));
         int f = 0;
-        if (r) req_test(r, &f, st);
+        req_test(r, &f, st);
         if (f) { *index = i; *flag = 1; req_complete_user(&hs[i], r); return MPI_SUCCESS; }
     }
     *index = MPI_UNDEFINED;
@@ -453,12 +575,13 @@ int PMPI_Testsome(int n, MPI_Request hs[], int *outcount, int idx[], MPI_Status 
     MANA_CHECK_INIT();
     int k = 0, active = 0;
     for (int i = 0; i < n; i++) {
-        if (hs[i] == MPI_REQUEST_NULL) continue;
+        struct vobj *r;
+        if (req_lookup(hs[i], &r) != MPI_SUCCESS) return MPI_ERR_REQUEST;
+        if (!r) continue;
         active++;
-        struct vobj *r = vobj_of(HBITS(hs[i]));
         int f = 0;
         MPI_Status st;
-        if (r) req_test(r, &f, &st);
+        req_test(r, &f, &st);
         if (!f) continue;
         idx[k] = i;
         if (sts != MPI_STATUSES_IGNORE) sts[k] = st;
@@ -475,14 +598,16 @@ int PMPI_Request_free(MPI_Request *h)
     MANA_CHECK_INIT();
     if (*h == MPI_REQUEST_NULL) return MPI_ERR_REQUEST;
     struct vobj *r = vobj_of(HBITS(*h));
-    if (!r) return MPI_ERR_REQUEST;
-    if (!(r->flags & VF_DONE)) {
-        /* The operation still completes; keep the request so the drain still counts it. */
-        r->flags |= VF_INTERNAL;
-        *h = MPI_REQUEST_NULL;
+    if (!r || r->kind != K_REQ) return MPI_ERR_REQUEST;
+    *h = MPI_REQUEST_NULL;
+    if ((r->flags & VF_POSTED) && !(r->flags & VF_DONE)) {
+        /* The operation still completes; keep the request so the drain still counts it, and let it
+         * go once it has (req_reap). */
+        r->flags = (r->flags & ~VF_PERSIST) | VF_INTERNAL;
+        orphan_add(r);
         return MPI_SUCCESS;
     }
-    req_complete_user(h, r);
+    vrelease(r);
     return MPI_SUCCESS;
 }
 ALIAS(Request_free)
@@ -497,7 +622,7 @@ int PMPI_Cancel(MPI_Request *h)
     int rc;
     LOWER(rc = real.Cancel(&rr));
     /* A cancelled send is no longer in flight. */
-    if (rc == MPI_SUCCESS && is_send(r->rkind)) {
+    if (rc == MPI_SUCCESS && req_is_send(r->rkind)) {
         MPI_Status st;
         int flag = 0, canc = 0;
         LOWER(real.Wait(&rr, &st); real.Test_cancelled(&st, &canc); (void)flag);
@@ -594,24 +719,17 @@ static int drain_round(void)
                       real.Get_count(&st, R(MPI_BYTE), &bytes));
             if (!flag) break;
             if (bytes < 0) bytes = 0;
-            struct bufmsg *m = bufmsg_new((size_t)bytes);
+            void *data;
+            struct bufmsg *m = buffered_new(c, st.MPI_SOURCE, st.MPI_TAG, (size_t)bytes, &data);
             if (!m) mana_unsupported("(drain)", "out of memory while buffering a message");
-            m->next = NULL;
-            m->comm = c;
-            m->src = st.MPI_SOURCE;
-            m->tag = st.MPI_TAG;
-            m->len = (size_t)bytes;
-            LOWER(real.Recv(m->data, bytes, R(MPI_BYTE), st.MPI_SOURCE, st.MPI_TAG, HMAKE(MPI_Comm, c->real),
+            LOWER(real.Recv(data, bytes, R(MPI_BYTE), st.MPI_SOURCE, st.MPI_TAG, HMAKE(MPI_Comm, c->real),
                             MPI_STATUS_IGNORE));
-            if (bq_tail) bq_tail->next = m; else bq_head = m;
-            bq_tail = m;
-            bq_count++;
-            bq_bytes += m->len;
+            buffered_append(m);
             p2p_received++;
             got++;
         }
     }
-    return got;
+    return got + mana_mprobe_drain();
 }
 
 int mana_p2p_drain(uint32_t g, char *err, size_t errlen)

@@ -13,6 +13,13 @@
     X(Scatter) X(Scatterv) X(Alltoall) X(Alltoallv) X(Alltoallw) X(Reduce_scatter) X(Reduce_scatter_block) \
     X(Scan) X(Exscan) X(Reduce_local) \
     X(Ibarrier) X(Ibcast) X(Ireduce) X(Iallreduce) X(Iallgather) X(Igather) X(Iscatter) X(Ialltoall) \
+    X(Iallgatherv) X(Igatherv) X(Iscatterv) X(Ialltoallv) X(Ialltoallw) X(Ireduce_scatter) \
+    X(Ireduce_scatter_block) X(Iscan) X(Iexscan) \
+    X(Neighbor_allgather) X(Neighbor_allgatherv) X(Neighbor_alltoall) X(Neighbor_alltoallv) X(Neighbor_alltoallw) \
+    X(Ineighbor_allgather) X(Ineighbor_allgatherv) X(Ineighbor_alltoall) X(Ineighbor_alltoallv) \
+    X(Ineighbor_alltoallw) \
+    X(Improbe) X(Imrecv) X(Mrecv) X(Graph_neighbors_count) \
+    X(Dist_graph_neighbors_count) \
     X(Comm_dup) X(Comm_split) X(Comm_create) X(Comm_split_type) X(Comm_free) X(Comm_group) X(Comm_compare) \
     X(Comm_test_inter) X(Comm_set_errhandler) X(Comm_get_attr) X(Comm_set_name) X(Comm_get_name) \
     X(Group_size) X(Group_rank) X(Group_incl) X(Group_free) X(Group_translate_ranks) X(Group_compare) \

@@ -1,0 +1,132 @@
+/*
+ * bsend.c - buffered sends (MPI_Buffer_attach/detach, MPI_Bsend, MPI_Ibsend; MPI_Bsend_init via
+ * persist.c), done in the upper half.
+ *
+ * The real MPI's buffered send would keep its bookkeeping inside the program's attached buffer and
+ * its pending messages inside the lower half, neither of which a restart can give back to a new
+ * MPI.  So the runtime does what the standard describes itself: MPI_Bsend packs the message into the
+ * attached buffer (MPI_PACKED, which any matching typed receive accepts) and posts an ordinary
+ * nonblocking send of it (kind RQ_BSENT).  Those sends are requests like any other: the drain
+ * completes them before an image is written, and their buffer space is reused once they are done.
+ * Each message takes its packed size plus MPI_BSEND_OVERHEAD of the buffer, as the standard tells
+ * programs to reserve.
+ */
+#include "mpi_int.h"
+
+#include <stdlib.h>
+
+#define ALIAS(n) extern __typeof__(PMPI_##n) MPI_##n __attribute__((weak, alias("PMPI_" #n)));
+
+static char *att_buf;          /* the attached buffer (the program's memory) */
+static size_t att_size;
+
+/* Messages in the buffer, sorted by offset. */
+struct bslot { size_t off, len; struct vobj *req; };
+#define MAX_BSLOTS 4096
+static struct bslot slots[MAX_BSLOTS];
+static int nslots;
+
+/* Let the space of finished sends go. */
+static void reap(void)
+{
+    int k = 0;
+    for (int i = 0; i < nslots; i++) {
+        int flag = 0;
+        req_test(slots[i].req, &flag, MPI_STATUS_IGNORE);
+        if (flag) vrelease(slots[i].req);
+        else slots[k++] = slots[i];
+    }
+    nslots = k;
+}
+
+/* First fit; (size_t)-1 if no gap is large enough. */
+static size_t find_gap(size_t len, int *at)
+{
+    size_t prev_end = 0;
+    for (int i = 0; i <= nslots; i++) {
+        size_t next = i < nslots ? slots[i].off : att_size;
+        if (next >= prev_end && next - prev_end >= len) { *at = i; return prev_end; }
+        if (i < nslots) prev_end = slots[i].off + slots[i].len;
+    }
+    return (size_t)-1;
+}
+
+int mana_bsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+    if (!comm_obj(comm)) return MPI_ERR_COMM;
+    if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
+    int psize = 0, rc;
+    LOWER(rc = real.Pack_size(count, R(type), R(comm), &psize));
+    if (rc != MPI_SUCCESS) return rc;
+    size_t need = (size_t)psize + MPI_BSEND_OVERHEAD;
+    int at = 0;
+    size_t off = find_gap(need, &at);
+    if (off == (size_t)-1 || nslots == MAX_BSLOTS) {
+        reap();
+        off = find_gap(need, &at);
+    }
+    if (off == (size_t)-1 || nslots == MAX_BSLOTS) return MPI_ERR_BUFFER;
+    int pos = 0;
+    LOWER(rc = real.Pack(buf, count, R(type), att_buf + off, psize, &pos, R(comm)));
+    if (rc != MPI_SUCCESS) return rc;
+    struct vobj *r = req_new(RQ_BSENT, att_buf + off, pos, MPI_PACKED, dest, tag, comm);
+    r->flags |= VF_INTERNAL;
+    rc = req_post(r);
+    if (rc != MPI_SUCCESS) { vrelease(r); return rc; }
+    for (int i = nslots; i > at; i--) slots[i] = slots[i - 1];
+    slots[at] = (struct bslot){ off, need, r };
+    nslots++;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Buffer_attach(void *buf, int size)
+{
+    MANA_CHECK_INIT();
+    if (att_buf) return MPI_ERR_BUFFER;
+    if (size < 0 || (size > 0 && !buf)) return MPI_ERR_ARG;
+    att_buf = buf;
+    att_size = (size_t)size;
+    return MPI_SUCCESS;
+}
+ALIAS(Buffer_attach)
+
+/* Waits until every buffered message has gone (interruptible by a checkpoint, like every wait). */
+int PMPI_Buffer_detach(void *addr, int *size)
+{
+    MANA_CHECK_INIT();
+    if (!att_buf) { *(void **)addr = NULL; *size = 0; return MPI_SUCCESS; }
+    while (nslots) {
+        struct vobj *rs[64];
+        int n = nslots < 64 ? nslots : 64;
+        for (int i = 0; i < n; i++) rs[i] = slots[i].req;
+        req_wait_set(rs, n, 1, NULL);
+        reap();
+    }
+    *(void **)addr = att_buf;
+    *size = (int)att_size;
+    att_buf = NULL;
+    att_size = 0;
+    return MPI_SUCCESS;
+}
+ALIAS(Buffer_detach)
+
+int PMPI_Bsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+    MANA_CHECK_INIT();
+    return mana_bsend(buf, count, type, dest, tag, comm);
+}
+ALIAS(Bsend)
+
+/* Complete at once: the message is in the attached buffer. */
+int PMPI_Ibsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
+{
+    MANA_CHECK_INIT();
+    int rc = mana_bsend(buf, count, type, dest, tag, comm);
+    if (rc != MPI_SUCCESS) return rc;
+    struct vobj *r = req_new(RQ_BSEND, (void *)buf, count, type, dest, tag, comm);
+    status_empty(&r->status);
+    r->flags |= VF_POSTED | VF_DONE;
+    *req = V(MPI_Request, r);
+    return MPI_SUCCESS;
+}
+ALIAS(Ibsend)
