@@ -158,19 +158,13 @@ struct vobj *req_new(int rkind, void *buf, int count, MPI_Datatype type, int pee
     return r;
 }
 
-int req_post(struct vobj *r)
+/* Post r in the real MPI; inside an excursion, so the flags change with the real state. */
+static int post_in_lower(struct vobj *r)
 {
-    MPI_Datatype type = HMAKE(MPI_Datatype, r->a[0]);
-    MPI_Comm comm = HMAKE(MPI_Comm, r->a[1]);
+    MPI_Datatype rt = R(HMAKE(MPI_Datatype, r->a[0]));
+    MPI_Comm rc_ = R(HMAKE(MPI_Comm, r->a[1]));
     MPI_Request rr = MPI_REQUEST_NULL;
     int rc = MPI_SUCCESS;
-    if (r->rkind == RQ_RECV && r->comm && buffered_take(r->comm, r->peer, r->tag, r->buf, r->count, type, &r->status, 0)) {
-        r->flags |= VF_DONE | VF_POSTED;
-        return MPI_SUCCESS;
-    }
-    uint64_t up = lower_enter();
-    MPI_Datatype rt = R(type);
-    MPI_Comm rc_ = R(comm);
     switch (r->rkind) {
     case RQ_BSENT:
     case RQ_SEND:  rc = real.Isend(r->buf, r->count, rt, r->peer, r->tag, rc_, &rr); break;
@@ -188,6 +182,18 @@ int req_post(struct vobj *r)
             r->flags |= VF_COUNTED;
         }
     }
+    return rc;
+}
+
+int req_post(struct vobj *r)
+{
+    if (r->rkind == RQ_RECV && r->comm &&
+        buffered_take(r->comm, r->peer, r->tag, r->buf, r->count, HMAKE(MPI_Datatype, r->a[0]), &r->status, 0)) {
+        r->flags |= VF_DONE | VF_POSTED;
+        return MPI_SUCCESS;
+    }
+    uint64_t up = lower_enter();
+    int rc = post_in_lower(r);
     lower_leave(up);
     return rc;
 }
@@ -228,6 +234,26 @@ int req_test(struct vobj *r, int *flag, MPI_Status *st)
 }
 
 /* Wait in the lower half; leave it whenever a checkpoint asks, then go on. */
+/* Test until done (all, or one) or until a checkpoint wants the thread; inside an excursion. */
+static void spin_in_lower(struct vobj **rs, int n, int need_all)
+{
+    for (unsigned spin = 0; !lower_interrupted(); spin++) {
+        int got = 0;
+        for (int i = 0; i < n; i++) {
+            if (!rs[i] || (rs[i]->flags & VF_DONE)) continue;
+            if (test_in_lower(rs[i])) got++;
+        }
+        if (got && !need_all) break;
+        if (need_all) {
+            int all = 1;
+            for (int i = 0; i < n && all; i++) if (rs[i] && !(rs[i]->flags & VF_DONE)) all = 0;
+            if (all) break;
+        }
+        if (spin > 64) mana_sys0(SYS_sched_yield);
+    }
+}
+
+/* Wait in the lower half; leave it whenever a checkpoint asks, then go on. */
 void req_wait_set(struct vobj **rs, int n, int need_all, int *which)
 {
     for (;;) {
@@ -236,22 +262,27 @@ void req_wait_set(struct vobj **rs, int n, int need_all, int *which)
             if (rs[i] && (rs[i]->flags & VF_DONE)) { done++; if (first < 0) first = i; }
         if ((need_all && done == n) || (!need_all && first >= 0)) { if (which) *which = first; return; }
         uint64_t up = lower_enter();
-        for (unsigned spin = 0; !lower_interrupted(); spin++) {
-            int got = 0;
-            for (int i = 0; i < n; i++) {
-                if (!rs[i] || (rs[i]->flags & VF_DONE)) continue;
-                if (test_in_lower(rs[i])) got++;
-            }
-            if (got && !need_all) break;
-            if (need_all) {
-                int all = 1;
-                for (int i = 0; i < n && all; i++) if (rs[i] && !(rs[i]->flags & VF_DONE)) all = 0;
-                if (all) break;
-            }
-            if (spin > 64) mana_sys0(SYS_sched_yield);
-        }
+        spin_in_lower(rs, n, need_all);
         lower_leave(up);
     }
+}
+
+/* Blocking calls: post the program's operations and wait for all of them, in one lower-half excursion
+ * when no buffered message could match (the common case: one FS switch there and one back). */
+static int post_and_wait(struct vobj **rs, int n)
+{
+    int rc = MPI_SUCCESS, posted = 0;
+    uint64_t up = lower_enter();
+    if (!bq_head) {                 /* checked while holding the lower half: no drain runs meanwhile */
+        for (; posted < n && rc == MPI_SUCCESS; posted++) rc = post_in_lower(rs[posted]);
+        if (rc == MPI_SUCCESS) spin_in_lower(rs, n, 1);
+    }
+    lower_leave(up);
+    if (rc != MPI_SUCCESS) return rc;
+    for (int i = posted; i < n; i++)
+        if ((rc = req_post(rs[i])) != MPI_SUCCESS) return rc;
+    req_wait_set(rs, n, 1, NULL);
+    return MPI_SUCCESS;
 }
 
 int req_wait(struct vobj *r, MPI_Status *st)
@@ -333,12 +364,15 @@ static int start(int kind, const void *buf, int count, MPI_Datatype type, int pe
 static int blocking(int kind, const void *buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm,
                     MPI_Status *st)
 {
-    MPI_Request h;
-    int rc = start(kind, buf, count, type, peer, tag, comm, &h);
-    if (rc != MPI_SUCCESS) return rc;
-    struct vobj *r = vobj_of(HBITS(h));
+    MANA_CHECK_INIT();
+    if (__builtin_expect(n_orphans > 0, 0)) orphans_reap();
+    struct vobj *r = req_new(kind, (void *)buf, count, type, peer, tag, comm);
     r->flags |= VF_INTERNAL;
-    rc = req_wait(r, st);
+    int rc = post_and_wait(&r, 1);
+    if (rc == MPI_SUCCESS) {
+        status_out(st, &r->status);
+        if (r->rkind == RQ_RECV && r->status.MPI_ERROR != MPI_SUCCESS) rc = r->status.MPI_ERROR;
+    }
     vrelease(r);
     return rc;
 }
@@ -372,19 +406,20 @@ ALIAS(Irecv)
 int PMPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag, void *rbuf, int rcount,
                   MPI_Datatype rtype, int src, int rtag, MPI_Comm comm, MPI_Status *st)
 {
-    MPI_Request h[2];
-    int rc = start(RQ_RECV, rbuf, rcount, rtype, src, rtag, comm, &h[0]);
-    if (rc != MPI_SUCCESS) return rc;
-    rc = start(RQ_SEND, sbuf, scount, stype, dest, stag, comm, &h[1]);
-    if (rc != MPI_SUCCESS) return rc;
-    struct vobj *rs[2] = { vobj_of(HBITS(h[0])), vobj_of(HBITS(h[1])) };
+    MANA_CHECK_INIT();
+    if (__builtin_expect(n_orphans > 0, 0)) orphans_reap();
+    struct vobj *rs[2] = { req_new(RQ_RECV, rbuf, rcount, rtype, src, rtag, comm),
+                           req_new(RQ_SEND, (void *)sbuf, scount, stype, dest, stag, comm) };
     rs[0]->flags |= VF_INTERNAL;
     rs[1]->flags |= VF_INTERNAL;
-    req_wait_set(rs, 2, 1, NULL);
-    status_out(st, &rs[0]->status);
+    int rc = post_and_wait(rs, 2);
+    if (rc == MPI_SUCCESS) {
+        status_out(st, &rs[0]->status);
+        if (rs[0]->status.MPI_ERROR != MPI_SUCCESS) rc = rs[0]->status.MPI_ERROR;
+    }
     vrelease(rs[0]);
     vrelease(rs[1]);
-    return MPI_SUCCESS;
+    return rc;
 }
 ALIAS(Sendrecv)
 

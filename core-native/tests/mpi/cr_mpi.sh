@@ -2,21 +2,24 @@
 # cr_mpi.sh - checkpoint/restart of an MPI test program under the runtime, compared bit for bit with
 # an uninterrupted native run of the same number of iterations (see mpitest.h).
 #
-#   cr_mpi.sh [--mode kill|continue|cycles] [--cycles N] [--seed S] [--extra E] MPI NP PROGRAM [ARGS]
+#   cr_mpi.sh [--mode kill|continue|cycles] [--cycles N] [--seed S] [--extra E] [--native REF]
+#             MPI NP PROGRAM [ARGS]
 #
 #   kill      launch; at a random moment after "ready": checkpoint-and-kill; restart; stop; compare
 #   continue  launch; checkpoint (the job goes on); stop; compare
 #   cycles    launch, then N times: checkpoint-and-kill and restart; then stop; compare
-# MPI is openmpi or mpich.  Every wait is bounded; a hang fails the test.  Exit 0 = PASS.
+# MPI is openmpi or mpich.  --native: the reference run uses REF (the same source built with the MPI's
+# own mpicc) instead of PROGRAM, for programs that only run under the runtime (mpicc_mana builds).  Every wait is bounded; a hang fails the test.  Exit 0 = PASS.
 set -u
 ROOT=${MANA_ROOT:-$(cd "$(dirname -- "$(readlink -f -- "$0")")/../../.." && pwd -P)}
-mode=kill cycles=3 seed=${MANA_TEST_SEED:-$$} extra=50
+mode=kill cycles=3 seed=${MANA_TEST_SEED:-$$} extra=50 native=
 while [ $# -gt 0 ]; do
     case $1 in
         --mode) mode=$2; shift 2;;
         --cycles) cycles=$2; shift 2;;
         --seed) seed=$2; shift 2;;
         --extra) extra=$2; shift 2;;
+        --native) native=$2; shift 2;;
         *) break;;
     esac
 done
@@ -113,7 +116,7 @@ esac
 got=$(grep "done: " "$tmp/$final.out" | tail -n 1)
 [ -n "$got" ] || fail "no 'done:' line"
 iters=$(echo "$got" | sed -n 's/.*iters=\([0-9]*\).*/\1/p')
-timeout 120 $MPIRUN "$prog" --iters "$iters" "$@" > "$tmp/native.out" 2>&1 || fail "native run failed"
+timeout 120 $MPIRUN "${native:-$prog}" --iters "$iters" "$@" > "$tmp/native.out" 2>&1 || fail "native run failed"
 want=$(grep "done: " "$tmp/native.out" | tail -n 1)
 [ "$got" = "$want" ] || fail "results differ: runtime '$got', native '$want'"
 say "PASS ($got)"
