@@ -6,12 +6,14 @@ import java.util.List;
 
 /**
  * A checkpoint directory ({@code CKPTDIR} holding {@code ckpt_rank_N/}), as restart would judge it:
- * every rank present, a generation every rank has (the newest is used), no {@code *.tmp} left.
+ * every rank present, a generation every rank has (the newest is used). Unfinished images ({@code *.tmp},
+ * DMTCP's {@code *.dmtcp.temp}) are listed; restart moves a dead writer's aside and takes the newest
+ * complete generation, so they only stand in the way when there is none.
  *
  * @param nranks                  ranks of the job (from the images' headers; else the rank directories)
  * @param ranks                   what each {@code ckpt_rank_N/} holds, by rank
  * @param missingRanks            ranks in [0, nranks) without a usable image
- * @param tmpFiles                {@code *.tmp} files (an unfinished or dead writer: restart refuses them)
+ * @param tmpFiles                unfinished images (a writer still at work, or one that died)
  * @param newestCommonGeneration  newest generation every rank has, -1 if none
  * @param problems                why restart would refuse this directory (empty: restartable)
  */

@@ -26,6 +26,10 @@ final class Json {
         }
     }
 
+    /** Text that is JSON already (another view's output), written as it is. */
+    record Raw(String json) {
+    }
+
     static Obj obj() {
         return new Obj();
     }
@@ -38,6 +42,8 @@ final class Json {
     static void write(StringBuilder sb, Object v) {
         if (v == null) {
             sb.append("null");
+        } else if (v instanceof Raw) {
+            sb.append(((Raw) v).json());
         } else if (v instanceof Obj) {
             write(sb, ((Obj) v).m);
         } else if (v instanceof Map) {

@@ -56,7 +56,7 @@ import picocli.CommandLine.Spec;
         subcommands = {ManaInspect.Summary.class, ManaInspect.MapCmd.class, ManaInspect.Threads.class,
             ManaInspect.Files.class, ManaInspect.Signals.class, ManaInspect.Mpi.class, ManaInspect.Sections.class,
             ManaInspect.Verify.class, ManaInspect.Extract.class, ManaInspect.Hexdump.class, ManaInspect.Diff.class,
-            ManaInspect.Dir.class, ManaInspect.Simulate.class, ManaInspect.All.class})
+            ManaInspect.Dir.class, ManaInspect.Simulate.class, ManaInspect.All.class, CommandLine.HelpCommand.class})
 public final class ManaInspect implements Callable<Integer> {
     static final int DIFFERENT = 1;
     static final int USAGE = 2;
@@ -156,7 +156,7 @@ public final class ManaInspect implements Callable<Integer> {
         }
         try (CheckpointImage img = open(image)) {
             if (simulate) {
-                return simulate(img, out);
+                return simulate(img, json, out);
             }
             return summary(img, json, out);
         } catch (ImageException e) {
@@ -253,9 +253,15 @@ public final class ManaInspect implements Callable<Integer> {
 
     // ---- views ----
 
-    static int simulate(CheckpointImage img, PrintWriter out) throws ImageException {
+    static int simulate(CheckpointImage img, boolean json, PrintWriter out) throws ImageException {
         DmtcpImage d = requireDmtcp(img, "--simulate");
-        out.print(d.simulate());
+        String text = d.simulate();
+        if (json) {
+            out.println(Json.obj().put("image", img.path().toString()).put("lines", List.of(text.split("\n", -1)))
+                    .put("text", text));
+        } else {
+            out.print(text);
+        }
         return 0;
     }
 
@@ -421,7 +427,7 @@ public final class ManaInspect implements Callable<Integer> {
         abstract int run(CheckpointImage img) throws Exception;
     }
 
-    @Command(name = "summary", description = "Program, pid, rank, host, MPI, generation, time, sizes.")
+    @Command(name = "summary", mixinStandardHelpOptions = true, description = "Program, pid, rank, host, MPI, generation, time, sizes.")
     static final class Summary extends ImageCommand {
         @Override
         int run(CheckpointImage img) throws ImageException {
@@ -429,7 +435,7 @@ public final class ManaInspect implements Callable<Integer> {
         }
     }
 
-    @Command(name = "map", aliases = "memory", description = "The memory map: ranges, perms, half, mapped/stored/zero bytes, names.")
+    @Command(name = "map", mixinStandardHelpOptions = true, aliases = "memory", description = "The memory map: ranges, perms, half, mapped/stored/zero bytes, names.")
     static final class MapCmd extends ImageCommand {
         @Override
         int run(CheckpointImage img) throws ImageException {
@@ -437,7 +443,7 @@ public final class ManaInspect implements Callable<Integer> {
         }
     }
 
-    @Command(name = "threads", description = "Threads: tid, flags, FS base, stack range, signal mask, registers.")
+    @Command(name = "threads", mixinStandardHelpOptions = true, description = "Threads: tid, flags, FS base, stack range, signal mask, registers.")
     static final class Threads extends ImageCommand {
         @Override
         int run(CheckpointImage img) throws ImageException {
@@ -482,7 +488,7 @@ public final class ManaInspect implements Callable<Integer> {
         }
     }
 
-    @Command(name = "files", description = "Open file descriptors: fd, kind, path, flags, offset.")
+    @Command(name = "files", mixinStandardHelpOptions = true, description = "Open file descriptors: fd, kind, path, flags, offset.")
     static final class Files extends ImageCommand {
         @Override
         int run(CheckpointImage img) throws ImageException {
@@ -509,7 +515,7 @@ public final class ManaInspect implements Callable<Integer> {
         }
     }
 
-    @Command(name = "signals", description = "Signal handlers that are not SIG_DFL, and interval timers.")
+    @Command(name = "signals", mixinStandardHelpOptions = true, description = "Signal handlers that are not SIG_DFL, and interval timers.")
     static final class Signals extends ImageCommand {
         @Override
         int run(CheckpointImage img) throws ImageException {
@@ -543,7 +549,7 @@ public final class ManaInspect implements Callable<Integer> {
         }
     }
 
-    @Command(name = "mpi", description = "The MPI section (opaque until the MPI runtime defines its layout): size, checksum, hex.")
+    @Command(name = "mpi", mixinStandardHelpOptions = true, description = "The MPI section (opaque until the MPI runtime defines its layout): size, checksum, hex.")
     static final class Mpi extends ImageCommand {
         @Option(names = "--bytes", description = "How many bytes to dump (default ${DEFAULT-VALUE}).", defaultValue = "256")
         long bytes;
@@ -583,7 +589,7 @@ public final class ManaInspect implements Callable<Integer> {
         }
     }
 
-    @Command(name = "sections", description = "The section table of an image in our format.")
+    @Command(name = "sections", mixinStandardHelpOptions = true, description = "The section table of an image in our format.")
     static final class Sections extends ImageCommand {
         @Override
         int run(CheckpointImage img) throws ImageException {
@@ -607,7 +613,7 @@ public final class ManaInspect implements Callable<Integer> {
         }
     }
 
-    @Command(name = "verify", description = {"Check checksums, truncation and consistency; reads the whole file once.",
+    @Command(name = "verify", mixinStandardHelpOptions = true, description = {"Check checksums, truncation and consistency; reads the whole file once.",
         "Exit status: 0 sound, else the class of the worst problem (6 truncated, 8 corrupt, 7 malformed, 5 unsupported)."})
     static final class Verify extends ImageCommand {
         @Option(names = {"-q", "--quiet"}, description = "Print nothing when the image is sound.")
@@ -697,7 +703,7 @@ public final class ManaInspect implements Callable<Integer> {
         return new long[] {s, e};
     }
 
-    @Command(name = "extract", description = "Write a region's or an address range's memory (zero pages as zeros) to a file.")
+    @Command(name = "extract", mixinStandardHelpOptions = true, description = "Write a region's or an address range's memory (zero pages as zeros) to a file.")
     static final class Extract extends ImageCommand {
         @CommandLine.ArgGroup(exclusive = true, multiplicity = "1")
         Which which;
@@ -718,8 +724,17 @@ public final class ManaInspect implements Callable<Integer> {
             long[] r = select(img, which.region, which.range);
             ByteBuffer buf = ByteBuffer.allocateDirect(1 << 20);
             long total = 0;
-            try (FileChannel fc = FileChannel.open(output, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                    StandardOpenOption.TRUNCATE_EXISTING)) {
+            // into a temporary file beside OUTPUT, renamed over it only once everything is written: a
+            // failed extract leaves an existing OUTPUT as it was
+            Path dir = output.toAbsolutePath().getParent();
+            Path part;
+            try {
+                part = java.nio.file.Files.createTempFile(dir, "." + output.getFileName() + ".", ".part");
+            } catch (IOException e) {
+                throw new ImageException(ErrorKind.IO, output + ": " + e.getMessage(), e);
+            }
+            boolean ok = false;
+            try (FileChannel fc = FileChannel.open(part, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
                 for (long a = r[0]; Long.compareUnsigned(a, r[1]) < 0; ) {
                     buf.clear();
                     long n = Math.min(buf.capacity(), r[1] - a);
@@ -732,11 +747,20 @@ public final class ManaInspect implements Callable<Integer> {
                     a += n;
                     total += n;
                 }
+                fc.force(false);
+                fc.close();
+                java.nio.file.Files.move(part, output, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                        java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+                ok = true;
             } catch (IOException e) {
                 if (e instanceof ImageException) {
                     throw e;
                 }
                 throw new ImageException(ErrorKind.IO, output + ": " + e.getMessage(), e);
+            } finally {
+                if (!ok) {
+                    java.nio.file.Files.deleteIfExists(part);
+                }
             }
             if (json) {
                 out().println(Json.obj().put("image", img.path().toString()).put("start", Json.hex(r[0]))
@@ -749,12 +773,10 @@ public final class ManaInspect implements Callable<Integer> {
     }
 
     static void hexdump(PrintWriter out, long base, byte[] b, int n) {
-        for (int i = 0; i < n; i += 16) {
-            out.println(dev.mana.inspector.HexDump.line(base + i, b, i, Math.min(16, n - i)));
-        }
+        out.write(dev.mana.inspector.HexDump.lines(base, b, n));
     }
 
-    @Command(name = "hexdump", description = "Hex and ASCII of LEN bytes of process memory at ADDR (as restore would recreate it).")
+    @Command(name = "hexdump", mixinStandardHelpOptions = true, description = "Hex and ASCII of LEN bytes of process memory at ADDR (as restore would recreate it).")
     static final class Hexdump implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -791,7 +813,7 @@ public final class ManaInspect implements Callable<Integer> {
         }
     }
 
-    @Command(name = "diff", description = {"Regions added, removed and changed between images A and B, and bytes changed.",
+    @Command(name = "diff", mixinStandardHelpOptions = true, description = {"Regions added, removed and changed between images A and B, and bytes changed.",
         "Exit status: 0 same, 1 different (as diff(1)), else an error class."})
     static final class Diff implements Callable<Integer> {
         @Spec
@@ -857,7 +879,7 @@ public final class ManaInspect implements Callable<Integer> {
         }
     }
 
-    @Command(name = "dir", aliases = "ckptdir", description = {"A checkpoint directory (CKPTDIR/ckpt_rank_N/): every rank",
+    @Command(name = "dir", mixinStandardHelpOptions = true, aliases = "ckptdir", description = {"A checkpoint directory (CKPTDIR/ckpt_rank_N/): every rank",
         "present, the newest generation all ranks have, no *.tmp, sizes. Exit 0 restartable, 9 not."})
     static final class Dir implements Callable<Integer> {
         @Spec
@@ -926,10 +948,13 @@ public final class ManaInspect implements Callable<Integer> {
         }
     }
 
-    @Command(name = "all", description = "Everything, as readdmtcp.sh: summary, memory map, then threads, files and signals (our format).")
+    @Command(name = "all", mixinStandardHelpOptions = true, description = "Everything, as readdmtcp.sh: summary, memory map, then threads, files and signals (our format).")
     static final class All implements Callable<Integer> {
         @Spec
         CommandSpec spec;
+
+        @Option(names = "--json", description = "Machine-readable output: one JSON object with every view.")
+        boolean json;
 
         @Parameters(index = "0", paramLabel = "IMAGE")
         Path image;
@@ -938,20 +963,27 @@ public final class ManaInspect implements Callable<Integer> {
         public Integer call() throws Exception {
             PrintWriter out = spec.commandLine().getOut();
             try (CheckpointImage img = open(image)) {
+                if (json) {
+                    Json.Obj o = Json.obj().put("image", image.toString());
+                    o.put("summary", new Json.Raw(capture(w -> summary(img, true, w))));
+                    o.put("map", new Json.Raw(capture(w -> map(img, true, w))));
+                    if (img instanceof ManaImage) {
+                        for (String v : VIEWS) {
+                            o.put(v, new Json.Raw(capture(w -> view(v, img, true, w))));
+                        }
+                    }
+                    out.println(o);
+                    return 0;
+                }
                 summary(img, false, out);
                 out.println();
                 map(img, false, out);
                 if (img instanceof ManaImage) {
-                    String[] views = {"threads", "files", "signals"};
-                    for (String v : views) {
+                    for (String v : VIEWS) {
                         out.println();
                         out.println("---- " + v + " ----");
                         out.flush();
-                        CommandLine sub = spec.parent().subcommands().get(v);
-                        ImageCommand c = sub.getCommand();
-                        c.image = image;
-                        c.json = false;
-                        c.run(img);
+                        view(v, img, false, out);
                     }
                 }
             } catch (ImageException e) {
@@ -959,12 +991,45 @@ public final class ManaInspect implements Callable<Integer> {
             }
             return 0;
         }
+
+        private static final String[] VIEWS = {"threads", "files", "signals"};
+
+        /** Runs the subcommand {@code name}'s view of {@code img} into {@code w}. */
+        private int view(String name, CheckpointImage img, boolean asJson, PrintWriter w) throws Exception {
+            CommandLine sub = spec.parent().subcommands().get(name);
+            ImageCommand c = sub.getCommand();
+            c.image = image;
+            c.json = asJson;
+            PrintWriter saved = sub.getOut();
+            sub.setOut(w);
+            try {
+                return c.run(img);
+            } finally {
+                sub.setOut(saved);
+            }
+        }
+
+        interface View {
+            int run(PrintWriter w) throws Exception;
+        }
+
+        /** A view's JSON output (one object), without its line end. */
+        private static String capture(View v) throws Exception {
+            java.io.StringWriter sw = new java.io.StringWriter();
+            PrintWriter w = new PrintWriter(sw);
+            v.run(w);
+            w.flush();
+            return sw.toString().trim();
+        }
     }
 
-    @Command(name = "simulate", description = "DMTCP images: what `mtcp_restart --simulate` prints, line for line.")
+    @Command(name = "simulate", mixinStandardHelpOptions = true, description = "DMTCP images: what `mtcp_restart --simulate` prints, line for line.")
     static final class Simulate implements Callable<Integer> {
         @Spec
         CommandSpec spec;
+
+        @Option(names = "--json", description = "Machine-readable output: the lines as a JSON array.")
+        boolean json;
 
         @Parameters(index = "0", paramLabel = "IMAGE")
         Path image;
@@ -972,7 +1037,7 @@ public final class ManaInspect implements Callable<Integer> {
         @Override
         public Integer call() throws Exception {
             try (CheckpointImage img = open(image)) {
-                return simulate(img, spec.commandLine().getOut());
+                return simulate(img, json, spec.commandLine().getOut());
             } catch (ImageException e) {
                 throw withPath(image, e);
             }

@@ -41,6 +41,11 @@ public final class DirectoryScanner {
         return out;
     }
 
+    /** An image being written: ours ({@code *.tmp}) or DMTCP's ({@code *.dmtcp.temp}). */
+    static boolean isTemp(String name) {
+        return name.endsWith(".tmp") || name.endsWith(".dmtcp.temp");
+    }
+
     public static CheckpointDirectory scan(Path dir) throws ImageException {
         if (!Files.isDirectory(dir)) {
             throw new ImageException(ErrorKind.IO, dir + ": not a directory");
@@ -51,7 +56,7 @@ public final class DirectoryScanner {
         for (Path p : list(dir)) {
             Matcher m = RANK_DIR.matcher(p.getFileName().toString());
             if (!m.matches() || !Files.isDirectory(p)) {
-                if (p.getFileName().toString().endsWith(".tmp")) {
+                if (isTemp(p.getFileName().toString())) {
                     tmps.add(p);
                 }
                 continue;
@@ -60,7 +65,7 @@ public final class DirectoryScanner {
             List<ImageFile> images = new ArrayList<>();
             for (Path f : list(p)) {
                 String n = f.getFileName().toString();
-                if (n.endsWith(".tmp")) {
+                if (isTemp(n)) {
                     tmps.add(f);
                 } else if (n.endsWith(".mana") && !n.equals("header.mana") || n.endsWith(".dmtcp")) {
                     images.add(read(f));
@@ -124,9 +129,11 @@ public final class DirectoryScanner {
         if (newest < 0 && missing.isEmpty()) {
             problems.add("no generation that every rank has");
         }
-        if (!tmps.isEmpty()) {
-            problems.add(tmps.size() + " *.tmp file" + (tmps.size() > 1 ? "s" : "")
-                    + " left (a checkpoint still being written, or a writer that died): " + tmps.get(0).getFileName()
+        if (!tmps.isEmpty() && newest < 0) {
+            // restart goes ahead past a dead writer's *.tmp (it moves it aside) when a complete generation
+            // exists; with none, the *.tmp is the likely reason
+            problems.add(tmps.size() + " unfinished image" + (tmps.size() > 1 ? "s" : "")
+                    + " (a checkpoint still being written, or a writer that died): " + tmps.get(0).getFileName()
                     + (tmps.size() > 1 ? ", ..." : ""));
         }
         return new CheckpointDirectory(dir, nranks, new ArrayList<>(ranks.values()), missing, tmps, newest, problems);

@@ -369,7 +369,11 @@ public final class DmtcpImageReader implements DmtcpImage {
         }
         areas = Collections.unmodifiableList(out);
         problems = found;
+        endOfImage = in.pos;
     }
+
+    /** Where the end marker ends (uncompressed stream); what follows it is not part of the image. */
+    private long endOfImage = -1;
 
     private static Half halfOfName(String name) {
         return name.equals("[vdso]") || name.startsWith("[vvar") || name.equals("[vsyscall]") ? Half.KERNEL : Half.UPPER;
@@ -563,29 +567,22 @@ public final class DmtcpImageReader implements DmtcpImage {
             if (r == null) {
                 throw Fail.notFound("address %s is not in any region of the image", Fail.hex(addr));
             }
-            DmtcpArea holder = null;
-            for (DmtcpArea a : regionAreas.get(r.index())) {
-                if (!a.parent() && Long.compareUnsigned(addr, a.addr()) >= 0
-                        && Long.compareUnsigned(addr, a.addr() + a.size()) < 0) {
-                    holder = a;
-                    break;
-                }
-            }
+            DmtcpArea holder = holderOf(regionAreas.get(r.index()), addr);
             if (holder == null) {
                 throw Fail.notFound("address %s: no region header of the image covers it", Fail.hex(addr));
             }
             long areaLeft = holder.addr() + holder.size() - addr;
             long n = Math.min(areaLeft, dst.remaining());
-            if (holder.zeroPage()) {
-                for (long i = 0; i < n; i++) {
-                    dst.put(dst.position() + (int) i, (byte) 0);
+            long off = addr - holder.addr();
+            if (holder.zeroPage() || off >= holder.dataLength()) {
+                // a zero page, or past the data a file-backed header stores (DMTCP stores a mapping of a
+                // file up to the file's end only, e.g. a locale archive): restore gives zeros there
+                for (long i = 0; i < n; ) {
+                    int k = (int) Math.min(ZEROS.length, n - i);
+                    dst.put(dst.position() + (int) i, ZEROS, 0, k);
+                    i += k;
                 }
             } else {
-                long off = addr - holder.addr();
-                if (off >= holder.dataLength()) {
-                    throw Fail.notFound("address %s: beyond the %d bytes the image stores for %s", Fail.hex(addr),
-                            holder.dataLength(), r);
-                }
                 n = Math.min(Math.min(n, holder.dataLength() - off), 1 << 20);
                 byte[] buf = new byte[(int) n];
                 readData(holder.dataOffset() + off, buf);
@@ -594,6 +591,30 @@ public final class DmtcpImageReader implements DmtcpImage {
             dst.position(dst.position() + (int) n);
             addr += n;
         }
+    }
+
+    /**
+     * The header of {@code mine} (a region's headers: the parent first when there are children, which
+     * are in address order) whose range holds {@code addr}; binary search, so reading a region with
+     * many child headers stays linear.
+     */
+    private static final byte[] ZEROS = new byte[1 << 16];
+
+    static DmtcpArea holderOf(List<DmtcpArea> mine, long addr) {
+        int lo = mine.get(0).parent() ? 1 : 0;
+        int hi = mine.size() - 1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            DmtcpArea a = mine.get(mid);
+            if (Long.compareUnsigned(addr, a.addr()) < 0) {
+                hi = mid - 1;
+            } else if (Long.compareUnsigned(addr, a.addr() + a.size()) >= 0) {
+                lo = mid + 1;
+            } else {
+                return a;
+            }
+        }
+        return null;
     }
 
     /** A gzip stream kept open at the end of the last read: reads in increasing order do not start over. */
@@ -617,18 +638,126 @@ public final class DmtcpImageReader implements DmtcpImage {
     @Override
     public synchronized VerifyReport verify(LongConsumer progress) throws ImageException {
         long read;
+        long after;
         try (In in = in(path, ch, gzip, size)) {
             if (areas == null) {
                 scan(in, progress);
+            } else {
+                in.skip(endOfImage, "the image");
             }
+            long end = in.pos;
             in.drain();
+            after = in.pos - end;
             read = gzip ? size : in.pos;
         }
         List<MemoryRegion> rs = regions();
+        List<Problem> found = new ArrayList<>(problems);
+        if (gzip) {
+            found.addAll(gzipMembers(path, size));
+        }
+        if (after > 0) {
+            found.add(new Problem(ErrorKind.MALFORMED, String.format(
+                    "%d byte%s after the end marker (offset %d%s): not part of any region", after, after == 1 ? "" : "s",
+                    endOfImage, gzip ? " of the uncompressed stream" : "")));
+        }
         if (progress != null) {
             progress.accept(size);
         }
-        return new VerifyReport(problems, read, rs.size(), 0, false, List.of());
+        return new VerifyReport(found, read, rs.size(), 0, false, List.of());
+    }
+
+    /**
+     * The gzip members of the file: DMTCP writes exactly one. A second member (two images concatenated,
+     * which GZIPInputStream would read on as one stream) or bytes after the member that are not a
+     * member at all (GZIPInputStream ignores them) are problems.
+     */
+    static List<Problem> gzipMembers(Path path, long size) throws ImageException {
+        List<Problem> out = new ArrayList<>();
+        java.util.zip.Inflater inf = new java.util.zip.Inflater(true);
+        byte[] in = new byte[1 << 16];
+        byte[] sink = new byte[1 << 16];
+        try (java.io.PushbackInputStream raw = new java.io.PushbackInputStream(
+                new BufferedInputStream(Files.newInputStream(path), 1 << 16), in.length)) {
+            long[] off = {0};
+            for (int member = 0;; member++) {
+                long start = off[0];
+                int b0 = next(raw, off);
+                if (b0 < 0) {
+                    return out;                                   // a clean end after the last member
+                }
+                int b1 = next(raw, off);
+                if (member > 0) {
+                    out.add(b0 == 0x1f && b1 == 0x8b
+                            ? new Problem(ErrorKind.MALFORMED, String.format(
+                                    "a second gzip member at file offset %d (DMTCP writes one: two files concatenated?)", start))
+                            : new Problem(ErrorKind.MALFORMED, String.format(
+                                    "%d byte%s of garbage after the gzip stream (file offset %d)", size - start,
+                                    size - start == 1 ? "" : "s", start)));
+                    return out;
+                }
+                // the header (RFC 1952): ID1 ID2 CM FLG MTIME(4) XFL OS, then the fields FLG names; a
+                // damaged or truncated one is the stream reader's to report
+                if (b0 != 0x1f || b1 != 0x8b || next(raw, off) != 8) {
+                    return out;
+                }
+                int flg = next(raw, off);
+                skip(raw, off, 6);
+                if ((flg & 4) != 0) {
+                    int xlen = next(raw, off) | next(raw, off) << 8;
+                    skip(raw, off, xlen);
+                }
+                for (int f = 8; f <= 16; f += 8) {
+                    if ((flg & f) != 0) {
+                        int c;
+                        do {
+                            c = next(raw, off);
+                        } while (c > 0);
+                    }
+                }
+                if ((flg & 2) != 0) {
+                    skip(raw, off, 2);
+                }
+                inf.reset();
+                int n = 0;
+                while (!inf.finished()) {
+                    if (inf.needsInput()) {
+                        n = raw.read(in);
+                        if (n <= 0) {
+                            return out;
+                        }
+                        off[0] += n;
+                        inf.setInput(in, 0, n);
+                    }
+                    try {
+                        inf.inflate(sink);
+                    } catch (java.util.zip.DataFormatException e) {
+                        return out;
+                    }
+                }
+                int rem = inf.getRemaining();
+                raw.unread(in, n - rem, rem);
+                off[0] -= rem;
+                skip(raw, off, 8);                                // CRC-32 and size: the stream reader checks them
+            }
+        } catch (IOException e) {
+            throw Fail.io(path.toString(), e);
+        } finally {
+            inf.end();
+        }
+    }
+
+    private static int next(InputStream in, long[] off) throws IOException {
+        int c = in.read();
+        if (c >= 0) {
+            off[0]++;
+        }
+        return c;
+    }
+
+    private static void skip(InputStream in, long[] off, long n) throws IOException {
+        for (long i = 0; i < n && next(in, off) >= 0; i++) {
+            // byte by byte: at most a few hundred bytes of header fields
+        }
     }
 
     @Override

@@ -107,6 +107,41 @@ class ManaInspectCliTest {
     }
 
     @Test
+    void allAsOneJsonObject() {
+        JsonObject j = json(run("all", "--json", img.toString()));
+        assertEquals("hello", j.getAsJsonObject("summary").get("program").getAsString());
+        for (String v : new String[] {"map", "threads", "files", "signals"}) {
+            assertTrue(j.has(v) && j.get(v).isJsonObject(), v + " in " + j);
+        }
+    }
+
+    @Test
+    void helpForEveryCommand() {
+        for (String c : new String[] {"summary", "map", "threads", "files", "signals", "mpi", "sections", "verify",
+            "extract", "hexdump", "diff", "dir", "all", "simulate"}) {
+            Result r = run(c, "--help");
+            assertEquals(0, r.rc(), c + ": " + r.err());
+            assertTrue(r.out().startsWith("Usage: mana_inspect " + c), c + ": " + r.out());
+        }
+        Result h = run("help", "diff");
+        assertEquals(0, h.rc(), h.err());
+        assertTrue(h.out().startsWith("Usage: mana_inspect diff"), h.out());
+        assertTrue(run("help").out().contains("Commands:"));
+    }
+
+    @Test
+    void failedExtractLeavesTheOutputAlone() throws Exception {
+        Path out = tmp.resolve("keep.bin");
+        Files.write(out, "precious".getBytes());
+        Result x = run("extract", img.toString(), "--range", "0x7f0000000000-0x7f0000001000", "-o", out.toString());
+        assertEquals(10, x.rc(), x.out());
+        assertEquals("precious", Files.readString(out));
+        try (var left = Files.list(tmp)) {
+            assertEquals(0, left.filter(f -> f.getFileName().toString().endsWith(".part")).count(), "no .part left");
+        }
+    }
+
+    @Test
     void hexdumpAndExtract() throws Exception {
         Result h = run("hexdump", img.toString(), "0x555555600000", "32");
         assertEquals(0, h.rc(), h.err());
@@ -191,6 +226,11 @@ class ManaInspectCliTest {
         Result s = run("--simulate", d.toString());
         assertEquals(0, s.rc(), s.err());
         assertEquals(TestDmtcpImage.SAMPLE_SIMULATE, s.out());
+        JsonObject sj = json(run("simulate", "--json", d.toString()));
+        assertEquals(TestDmtcpImage.SAMPLE_SIMULATE, sj.get("text").getAsString());
+        assertEquals(TestDmtcpImage.SAMPLE_SIMULATE.split("\n", -1).length, sj.getAsJsonArray("lines").size());
+        // a DMTCP image diffed against itself is identical (file-backed regions stored short included)
+        assertEquals(0, run("diff", d.toString(), d.toString()).rc());
         assertEquals(s.out(), run("simulate", d.toString()).out());
         Result sum = run(d.toString());
         assertTrue(sum.out().contains("DMTCP v4.0 image (gzip'd)"), sum.out());
