@@ -23,8 +23,11 @@ public record ImageDiff(List<String> headerChanges, List<RegionDiff> regions, lo
      * One region's fate. {@code a} is null for ADDED, {@code b} null for REMOVED.
      *
      * @param changes       metadata that differs ("end 0x... -> 0x...", "perms r--p -> rw-p", ...)
-     * @param bytesChanged  bytes whose value differs over the address range both map, plus the bytes
-     *                      only one of them maps (all of them for ADDED/REMOVED saved regions)
+     * @param bytesChanged  this region's share of {@link ImageDiff#bytesChanged()}: every address counts once,
+     *                      for A's region holding it if A saved it (compared with whatever B holds
+     *                      there, another region of B included, or counted when B holds nothing), else for
+     *                      B's region (counted: only B holds it). A boundary that moved counts only
+     *                      the bytes that changed, not once as removed and again as added.
      * @param bytesCompared bytes compared over the common range (0 when either side is not saved)
      */
     public record RegionDiff(Kind kind, MemoryRegion a, MemoryRegion b, List<String> changes, long bytesChanged,

@@ -157,6 +157,34 @@ class DmtcpImageReaderTest {
     }
 
     @Test
+    void aMovedBoundaryIsNotCountedTwice() throws Exception {
+        java.util.Random r = new java.util.Random(12);
+        byte[] one = TestDmtcpImage.bytes(r, 2 * 4096);
+        byte[] two = TestDmtcpImage.bytes(r, 2 * 4096);
+        TestDmtcpImage ta = new TestDmtcpImage();
+        ta.file(0x400000L, 1, false, "/data/x", one);
+        ta.file(0x402000L, 1, false, "/data/x", two);
+        // B: the same bytes, the boundary between the two regions one page higher, one byte changed
+        TestDmtcpImage tb = new TestDmtcpImage();
+        byte[] grown = Arrays.copyOf(one, 3 * 4096);
+        System.arraycopy(two, 0, grown, 2 * 4096, 4096);
+        tb.file(0x400000L, 1, false, "/data/x", grown);
+        byte[] shrunk = Arrays.copyOfRange(two, 4096, 2 * 4096);
+        shrunk[7] ^= 1;
+        tb.file(0x403000L, 1, false, "/data/x", shrunk);
+        Path pa = ta.write(tmp.resolve("ma.dmtcp"), false);
+        Path pb = tb.write(tmp.resolve("mb.dmtcp"), false);
+        try (CheckpointImage a = Images.open(pa); CheckpointImage b = Images.open(pb)) {
+            ImageDiff d = ImageDiff.compare(a, b, null);
+            assertEquals(1, d.bytesChanged(), d.regions().toString());
+            assertEquals(1, d.count(ImageDiff.Kind.CHANGED));
+            assertEquals(1, d.count(ImageDiff.Kind.REMOVED));
+            assertEquals(1, d.count(ImageDiff.Kind.ADDED));
+            assertFalse(d.identical());
+        }
+    }
+
+    @Test
     void verifyFindsBytesAfterTheImageAndASecondGzipMember() throws Exception {
         byte[] plain = TestDmtcpImage.sample(5).bytes();
         assertTrue(verifyProblems(plain).isEmpty());

@@ -38,23 +38,24 @@ public final class Differ {
         List<MemoryRegion> ra = a.regions();
         List<MemoryRegion> rb = b.regions();
         List<RegionDiff> out = new ArrayList<>();
-        byte[] ba = new byte[CHUNK];
-        byte[] bb = new byte[CHUNK];
+        Sweep sw = new Sweep(a, b, ra, rb, progress);
         long total = 0;
-        long[] done = {0};
         int i = 0;
         int j = 0;
+        // Every address counts once: an address A holds (saved) belongs to A's region, compared with
+        // whatever B holds there (another region of B included: a boundary that moved is not counted
+        // again as a removed and an added region); an address only B holds belongs to B's region.
         while (i < ra.size() || j < rb.size()) {
             MemoryRegion x = i < ra.size() ? ra.get(i) : null;
             MemoryRegion y = j < rb.size() ? rb.get(j) : null;
             int cmp = x == null ? 1 : y == null ? -1 : Long.compareUnsigned(x.start(), y.start());
             if (cmp < 0) {
-                long n = x.saved() ? x.mappedBytes() : 0;
+                long n = x.saved() ? sw.aAgainstB(x.start(), x.end()) : 0;
                 out.add(new RegionDiff(Kind.REMOVED, x, null, List.of(), n, 0));
                 total += n;
                 i++;
             } else if (cmp > 0) {
-                long n = y.saved() ? y.mappedBytes() : 0;
+                long n = y.saved() ? sw.onlyInB(y.start(), y.end()) : 0;
                 out.add(new RegionDiff(Kind.ADDED, null, y, List.of(), n, 0));
                 total += n;
                 j++;
@@ -69,39 +70,114 @@ public final class Differ {
                 field(ch, "flags", x.flagNames(), y.flagNames());
                 field(ch, "file offset", x.fileOffset(), y.fileOffset());
                 field(ch, "stored bytes", x.storedBytes(), y.storedBytes());
+                long before = sw.compared;
                 long changed = 0;
-                long compared = 0;
-                if (x.saved() && y.saved()) {
-                    long end = Long.compareUnsigned(x.end(), y.end()) < 0 ? x.end() : y.end();
-                    long extra = Math.abs(x.mappedBytes() - y.mappedBytes());
-                    for (long p = x.start(); Long.compareUnsigned(p, end) < 0; ) {
-                        int n = (int) Math.min(CHUNK, end - p);
-                        a.readMemory(p, ByteBuffer.wrap(ba, 0, n));
-                        b.readMemory(p, ByteBuffer.wrap(bb, 0, n));
-                        changed += countDiffering(ba, bb, n);
-                        compared += n;
-                        p += n;
-                        done[0] += n;
-                        if (progress != null) {
-                            progress.accept(done[0]);
-                        }
-                    }
-                    changed += extra;
-                } else if (x.saved() != y.saved()) {
+                if (x.saved()) {
+                    changed += sw.aAgainstB(x.start(), x.end());
+                }
+                if (y.saved()) {
+                    changed += sw.onlyInB(y.start(), y.end());
+                }
+                if (x.saved() != y.saved()) {
                     ch.add(x.saved() ? "no longer saved" : "now saved");
-                    changed = Math.max(x.mappedBytes(), y.mappedBytes());
                 }
                 if (changed > 0 && ch.isEmpty()) {
                     ch.add("contents");
                 }
                 out.add(new RegionDiff(ch.isEmpty() && changed == 0 ? Kind.UNCHANGED : Kind.CHANGED, x, y, ch, changed,
-                        compared));
+                        sw.compared - before));
                 total += changed;
                 i++;
                 j++;
             }
         }
         return new ImageDiff(header, out, total);
+    }
+
+    /** Reads both images over address ranges; counts differing bytes. */
+    private static final class Sweep {
+        final CheckpointImage a;
+        final CheckpointImage b;
+        final List<MemoryRegion> ra;
+        final List<MemoryRegion> rb;
+        final LongConsumer progress;
+        final byte[] ba = new byte[CHUNK];
+        final byte[] bb = new byte[CHUNK];
+        long compared;
+        long done;
+
+        Sweep(CheckpointImage a, CheckpointImage b, List<MemoryRegion> ra, List<MemoryRegion> rb, LongConsumer progress) {
+            this.a = a;
+            this.b = b;
+            this.ra = ra;
+            this.rb = rb;
+            this.progress = progress;
+        }
+
+        /** Bytes of [lo, hi) (A's, saved) that differ in B: compared where B holds saved memory, all elsewhere. */
+        long aAgainstB(long lo, long hi) throws ImageException {
+            long changed = 0;
+            for (long p = lo; Long.compareUnsigned(p, hi) < 0; ) {
+                MemoryRegion r = b.regionAt(p);
+                long q;
+                if (r == null || !r.saved()) {
+                    q = r != null ? r.end() : nextStart(rb, p);
+                    q = Long.compareUnsigned(q, hi) < 0 ? q : hi;
+                    changed += q - p;
+                } else {
+                    q = Long.compareUnsigned(r.end(), hi) < 0 ? r.end() : hi;
+                    for (long c = p; Long.compareUnsigned(c, q) < 0; ) {
+                        int n = (int) Math.min(CHUNK, q - c);
+                        a.readMemory(c, ByteBuffer.wrap(ba, 0, n));
+                        b.readMemory(c, ByteBuffer.wrap(bb, 0, n));
+                        changed += countDiffering(ba, bb, n);
+                        compared += n;
+                        c += n;
+                        done += n;
+                        if (progress != null) {
+                            progress.accept(done);
+                        }
+                    }
+                }
+                p = q;
+            }
+            return changed;
+        }
+
+        /** Bytes of [lo, hi) (B's, saved) where A holds no saved memory (the rest is A's regions' to count). */
+        long onlyInB(long lo, long hi) throws ImageException {
+            long only = 0;
+            for (long p = lo; Long.compareUnsigned(p, hi) < 0; ) {
+                MemoryRegion r = a.regionAt(p);
+                long q;
+                if (r == null || !r.saved()) {
+                    q = r != null ? r.end() : nextStart(ra, p);
+                    q = Long.compareUnsigned(q, hi) < 0 ? q : hi;
+                    only += q - p;
+                } else {
+                    q = Long.compareUnsigned(r.end(), hi) < 0 ? r.end() : hi;
+                }
+                p = q;
+            }
+            return only;
+        }
+
+        /** Start of the first region after {@code p} (regions in address order), or the top of the address space. */
+        static long nextStart(List<MemoryRegion> rs, long p) {
+            int lo = 0;
+            int hi = rs.size() - 1;
+            long best = -1L;
+            while (lo <= hi) {
+                int mid = (lo + hi) >>> 1;
+                if (Long.compareUnsigned(rs.get(mid).start(), p) > 0) {
+                    best = rs.get(mid).start();
+                    hi = mid - 1;
+                } else {
+                    lo = mid + 1;
+                }
+            }
+            return best;
+        }
     }
 
     static long countDiffering(byte[] a, byte[] b, int n) {
