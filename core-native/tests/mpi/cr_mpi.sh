@@ -3,16 +3,19 @@
 # an uninterrupted native run of the same number of iterations (see mpitest.h).
 #
 #   cr_mpi.sh [--mode kill|continue|cycles] [--cycles N] [--seed S] [--extra E] [--native REF]
-#             MPI NP PROGRAM [ARGS]
+#             [--script FILE] MPI NP PROGRAM [ARGS]
 #
 #   kill      launch; at a random moment after "ready": checkpoint-and-kill; restart; stop; compare
 #   continue  launch; checkpoint (the job goes on); stop; compare
 #   cycles    launch, then N times: checkpoint-and-kill and restart; then stop; compare
 # MPI is openmpi or mpich.  --native: the reference run uses REF (the same source built with the MPI's
-# own mpicc) instead of PROGRAM, for programs that only run under the runtime (mpicc_mana builds).  Every wait is bounded; a hang fails the test.  Exit 0 = PASS.
+# own mpicc) instead of PROGRAM, for programs that only run under the runtime (mpicc_mana builds).
+# --script: PROGRAM is an interpreter and FILE its script (before the protocol's arguments); the MPI
+# comes from MPI (MANA_MPI), since the interpreter's own libraries do not name one.
+# Every wait is bounded; a hang fails the test.  Exit 0 = PASS.
 set -u
 ROOT=${MANA_ROOT:-$(cd "$(dirname -- "$(readlink -f -- "$0")")/../../.." && pwd -P)}
-mode=kill cycles=3 seed=${MANA_TEST_SEED:-$$} extra=50 native=
+mode=kill cycles=3 seed=${MANA_TEST_SEED:-$$} extra=50 native='' script=
 while [ $# -gt 0 ]; do
     case $1 in
         --mode) mode=$2; shift 2;;
@@ -20,6 +23,7 @@ while [ $# -gt 0 ]; do
         --seed) seed=$2; shift 2;;
         --extra) extra=$2; shift 2;;
         --native) native=$2; shift 2;;
+        --script) script=$2; shift 2;;
         *) break;;
     esac
 done
@@ -33,7 +37,10 @@ case $mpi in
     mpich) MPIRUN="mpirun.mpich -n $np";;
     *) echo "bad MPI $mpi" >&2; exit 2;;
 esac
-name=$(basename "$prog")
+name=$(basename "${script:-$prog}")
+if [ -n "$script" ]; then
+    export MANA_MPI=$mpi
+fi
 tmp=$(mktemp -d /tmp/mana_crmpi.XXXXXX) || exit 1
 say() { printf 'cr_mpi[%s %s np=%s %s seed=%s]: %s\n' "$name" "$mpi" "$np" "$mode" "$seed" "$*"; }
 fail() {
@@ -85,7 +92,11 @@ checkpoint() {   # checkpoint [--kill]
 }
 
 start_coordinator
-start_job launch mana_launch --ckptdir "$tmp/ck" "$prog" --stop-file "$tmp/stop" "$@"
+if [ -n "$script" ]; then
+    start_job launch mana_launch --ckptdir "$tmp/ck" "$prog" "$script" --stop-file "$tmp/stop" "$@"
+else
+    start_job launch mana_launch --ckptdir "$tmp/ck" "$prog" --stop-file "$tmp/stop" "$@"
+fi
 wait_for 60 has "$tmp/launch.out" '^ready' || fail "no 'ready' line from the launched program"
 wait_for 60 running || fail "not every rank registered"
 random_pause
@@ -116,7 +127,11 @@ esac
 got=$(grep "done: " "$tmp/$final.out" | tail -n 1)
 [ -n "$got" ] || fail "no 'done:' line"
 iters=$(echo "$got" | sed -n 's/.*iters=\([0-9]*\).*/\1/p')
-timeout 120 $MPIRUN "${native:-$prog}" --iters "$iters" "$@" > "$tmp/native.out" 2>&1 || fail "native run failed"
+if [ -n "$script" ]; then
+    timeout 120 $MPIRUN "$prog" "$script" --iters "$iters" "$@" > "$tmp/native.out" 2>&1 || fail "native run failed"
+else
+    timeout 120 $MPIRUN "${native:-$prog}" --iters "$iters" "$@" > "$tmp/native.out" 2>&1 || fail "native run failed"
+fi
 want=$(grep "done: " "$tmp/native.out" | tail -n 1)
 [ "$got" = "$want" ] || fail "results differ: runtime '$got', native '$want'"
 say "PASS ($got)"
