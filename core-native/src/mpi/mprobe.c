@@ -96,7 +96,7 @@ int PMPI_Mprobe(int src, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *s
         for (unsigned spin = 0; !flag && !lower_interrupted(); spin++) {
             rc = improbe_in_lower(o, src, tag, R(comm), &flag, &s);
             if (rc != MPI_SUCCESS) break;
-            if (spin > 64) mana_sys0(SYS_sched_yield);
+            if (__builtin_expect(spin_yield(spin), 0)) mana_sys0(SYS_sched_yield);
         }
         lower_leave(up);
         if (rc != MPI_SUCCESS) { vrelease(o); return rc; }

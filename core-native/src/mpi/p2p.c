@@ -249,7 +249,7 @@ static void spin_in_lower(struct vobj **rs, int n, int need_all)
             for (int i = 0; i < n && all; i++) if (rs[i] && !(rs[i]->flags & VF_DONE)) all = 0;
             if (all) break;
         }
-        if (spin > 64) mana_sys0(SYS_sched_yield);
+        if (__builtin_expect(spin_yield(spin), 0)) mana_sys0(SYS_sched_yield);
     }
 }
 
@@ -721,7 +721,7 @@ int PMPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *st)
         for (unsigned spin = 0; !flag && !lower_interrupted(); spin++) {
             rc = real.Iprobe(src, tag, R(comm), &flag, st);
             if (rc != MPI_SUCCESS) break;
-            if (spin > 64) mana_sys0(SYS_sched_yield);
+            if (__builtin_expect(spin_yield(spin), 0)) mana_sys0(SYS_sched_yield);
         }
         lower_leave(up);
         if (flag || rc != MPI_SUCCESS) return rc;
