@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #define MANA_LH_MAGIC   0x4f464e49484c414eULL   /* "NALHINFO" little-endian */
-#define MANA_LH_VERSION 2u
+#define MANA_LH_VERSION 3u
 
 #define MANA_LH_F_RESTART 0x1u        /* this lower half restored an image */
 #define MANA_MAX_INHERITED 128
@@ -110,6 +110,27 @@ struct lh_info {
         uint64_t dev;
         uint64_t ino;
     } inherited[MANA_MAX_INHERITED];
+
+    /* Version 3.  Who may use this block: MANA_LH_INFO_ADDR is "0xADDR:PID:TOKEN"; the plugin trusts
+     * ADDR only in process PID (a child has another pid) and only when the block it reads there (with
+     * a read that cannot fault) has the magic and this token (a program that exec'd another one
+     * natively keeps its pid, not its memory).  Everything else stays out, silently. */
+    int32_t  owner_pid;
+    int32_t  exec_followed;           /* 1: started by following an exec of the previous program */
+    uint64_t token;                   /* random, per lower half */
+    uint32_t exec_generation;         /* exec_followed: the last generation of the program before */
+    int32_t  had_glibc_tunables;      /* the user's GLIBC_TUNABLES before the runtime added rseq=0 */
+    char     orig_glibc_tunables[4096];
+};
+
+/* What an exec'ing upper half hands to the lower half that follows it (plugin/execwrap.c ->
+ * lower-half/main.c), in a memfd named by MANA_LH_EXEC_FD. */
+#define MANA_EXEC_SETTINGS_MAGIC 0x5845434558414e4dULL   /* "MNAXECEX" */
+struct mana_exec_settings {
+    uint64_t magic;
+    uint32_t size;                    /* sizeof of the writer's struct */
+    uint32_t generation;              /* last committed generation of the program before */
+    struct mana_settings settings;
 };
 
 #endif

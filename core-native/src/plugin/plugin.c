@@ -275,8 +275,11 @@ static const char *program_name(void)
     return s ? s + 1 : mana_pl.app_path;
 }
 
-/* Remove images of other generations than `keep` in the rank directory. */
-static void remove_other_generations(const char *rankdir, uint32_t keep)
+/* Remove every image of the rank directory but `keep` (the one just committed): older generations,
+ * and images of another program or of an earlier run whose generation numbers may even be higher
+ * (a program that exec'd another one, a job launched again into the same directory): the newest
+ * state is the committed one, and restart takes the highest generation it finds. */
+static void remove_other_images(const char *rankdir, const char *keep)
 {
     long fd = mana_sys4(SYS_openat, AT_FDCWD, (long)rankdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
     if (fd < 0) return;
@@ -287,8 +290,7 @@ static void remove_other_generations(const char *rankdir, uint32_t keep)
         for (long off = 0; off < r;) {
             struct { uint64_t ino; int64_t off; unsigned short reclen; unsigned char type; char name[]; } *d =
                 (void *)(buf + off);
-            uint32_t g = mana_image_generation(d->name);
-            if (g && g < keep) {
+            if (mana_image_generation(d->name) && strcmp(d->name, keep) != 0) {
                 mana_sys3(SYS_unlinkat, fd, (long)d->name, 0);
                 mana_dbg("removed %s/%s", rankdir, d->name);
             }
@@ -325,6 +327,13 @@ static int coord_connect(int restarting, uint32_t generation)
     static struct mana_coord_welcome w;
     int rc = 0;
     mana_coord_t *c = mana_coord_connect(&addr, &h, &w, 10000, &rc, err, sizeof err);
+    /* After following an exec, the coordinator may not have seen the BYE of the program before
+     * yet (another connection): the same rank is "already registered" for a moment. */
+    for (int tries = 0; !c && lh && lh->exec_followed && strstr(err, "already registered") && tries < 100; tries++) {
+        struct timespec ts = { 0, 20000000 };
+        nanosleep(&ts, NULL);
+        c = mana_coord_connect(&addr, &h, &w, 10000, &rc, err, sizeof err);
+    }
     if (!c) {
         mana_err("cannot reach coordinator at %s:%u: %s", addr.host, addr.port, err);
         return -1;
@@ -461,7 +470,7 @@ static void do_checkpoint(uint32_t g, int flags, const char *reqdir)
     if (rc != MANA_COORD_OK) { unlink(final); goto coord_failed; }
     int64_t t_commit = mana_now_ns();
     last_generation = g;
-    remove_other_generations(rankdir, g);
+    remove_other_images(rankdir, strrchr(final, '/') + 1);
     if (flags & MANA_COORD_CKPT_EXIT) {
         /* checkpoint-and-kill: the threads stay stopped, so nothing runs past the image */
         mana_timing("checkpoint: total", mana_now_ns() - ck_t0);
@@ -664,16 +673,10 @@ static void at_exit_bye(void)
 
 __attribute__((constructor)) static void mana_plugin_init(void)
 {
-    const char *s = getenv("MANA_LH_INFO_ADDR");
-    if (!s || !*s) {
-        /* Not started by bin/lower-half (e.g. a child process that inherited LD_PRELOAD). */
-        return;
-    }
-    struct lh_info *lh = (struct lh_info *)strtoul(s, NULL, 16);
-    if (!lh || lh->magic != MANA_LH_MAGIC) {
-        fprintf(stderr, "mana: bad MANA_LH_INFO_ADDR=%s; checkpointing disabled\n", s);
-        return;
-    }
+    /* Only the launched program itself gets the runtime; the environment is put back for its
+     * children either way (env.c). */
+    struct lh_info *lh = mana_env_claim_lh_info();
+    if (!lh) return;
     mana_lh_info = lh;
     mana_pl.cfg = lh->settings;
     mana_log_setup("mana", mana_pl.cfg.debug, mana_pl.cfg.timing, mana_pl.cfg.quiet);
@@ -683,21 +686,10 @@ __attribute__((constructor)) static void mana_plugin_init(void)
     mana_pl.uh_stack = lh->uh_stack;
     mana_pl.uh_entry = lh->uh_entry;
     note_inherited(lh);
-    /* Children must not inherit the plugin nor the (now meaningless) info address. */
-    unsetenv("MANA_LH_INFO_ADDR");
-    if (lh->had_ld_preload) setenv("LD_PRELOAD", lh->orig_ld_preload, 1);
-    else unsetenv("LD_PRELOAD");
-    /* ... nor our MPI library in place of the real one (the lower half put its folder first). */
-    const char *shadow = getenv("MANA_MPI_SHADOW"), *llp = getenv("LD_LIBRARY_PATH");
-    if (shadow && *shadow && llp) {
-        size_t sl = strlen(shadow);
-        if (strncmp(llp, shadow, sl) == 0 && llp[sl] == ':') setenv("LD_LIBRARY_PATH", llp + sl + 1, 1);
-        else if (strcmp(llp, shadow) == 0) unsetenv("LD_LIBRARY_PATH");
-    }
     note_lower_tids(lh);
 
     extern int mana_direct_io;
-    const char *dio = getenv("MANA_DIRECT_IO");
+    const char *dio = mana_env_get("MANA_DIRECT_IO");
     mana_direct_io = dio && *dio && strcmp(dio, "0") != 0;
     find_tid_offset();
     (void)mana_crc32c_update(0, "", 0);     /* initialise its tables now, not while writing */
@@ -746,7 +738,34 @@ __attribute__((constructor)) static void mana_plugin_init(void)
              mana_pl.cfg.ckpt_dir, mana_pl.cfg.ckpt_signal, mana_pl.tid_offset);
 }
 
-int mana_plugin_active(void) { return active; }
+/* Active, and this is the launched process itself: not a vfork child sharing its memory (atfork
+ * handlers do not run there, so `active` alone cannot tell). */
+int mana_plugin_active(void)
+{
+    struct lh_info *lh = mana_lh_info;     /* a restart puts the new block (new pid) here first */
+    return active && lh && mana_getpid() == lh->owner_pid;
+}
+
+/* exec: the program is replaced (execwrap.c).  Leave the coordinator cleanly, so that the program
+ * that follows registers as this rank; the checkpoint thread cannot start a checkpoint meanwhile
+ * (the lock stays held: on success exec ends every thread).  Returns the last committed generation. */
+uint32_t mana_plugin_exec_begin(void)
+{
+    pthread_mutex_lock(&coord_lock);
+    if (coord) {
+        mana_coord_bye(coord, MANA_COORD_BYE_EXIT, 0, NULL, 0);
+        mana_coord_close(coord);
+        coord = NULL;
+    }
+    return last_generation;
+}
+
+/* The exec failed: register again and go on. */
+void mana_plugin_exec_failed(void)
+{
+    if (!mana_pl.cfg.no_coord && coord_connect(0, 0) != 0) mana_err("checkpointing disabled for this run");
+    pthread_mutex_unlock(&coord_lock);
+}
 
 /* Internal descriptors the writer must not save. */
 int mana_plugin_is_internal_fd(int fd)

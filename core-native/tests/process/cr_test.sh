@@ -346,6 +346,48 @@ pause)     # restart pause levels: print pid and level, wait for gdb to set mana
     done
     ;;
 
+children)  # children of a program under the runtime run as if it had been launched natively
+    start_coordinator
+    cmd='/bin/sleep 0.1; echo rc=$?; /bin/true; echo rc=$?; env | grep -c "^MANA_LH_INFO_ADDR=\|libmana" ; cat /proc/self/personality; echo "tunables=$GLIBC_TUNABLES"'
+    want=$(/bin/bash -c "$cmd" 2>&1)
+    "$B/mana_launch" --ckptdir "$W/ck" /bin/bash -c "$cmd" > "$W/a.out" 2> "$W/a.err" || fail "bash under the runtime exited with $?"
+    [ "$(cat "$W/a.out")" = "$want" ] || fail "children under the runtime printed '$(cat "$W/a.out")', natively '$want'"
+    [ -s "$W/a.err" ] && fail "stderr is not empty: $(cat "$W/a.err")"
+    # python3 (its own environment copy, vfork+exec in subprocess) and a stale address handed on by hand
+    if command -v python3 >/dev/null; then
+        py='import subprocess,sys; r=subprocess.run(["/bin/sh","-c","echo rc=0; cat /proc/self/personality"]); sys.exit(r.returncode)'
+        "$B/mana_launch" --ckptdir "$W/ck" python3 -c "$py" > "$W/p.out" 2> "$W/p.err" || fail "python3: exit $?"
+        [ "$(cat "$W/p.out")" = "$(python3 -c "$py")" ] || fail "python3's child printed '$(cat "$W/p.out")'"
+        [ -s "$W/p.err" ] && fail "python3: stderr is not empty: $(cat "$W/p.err")"
+    fi
+    out=$(MANA_LH_INFO_ADDR=0x555555563240:$$:1234 LD_PRELOAD=$ROOT/lib/libmana.so /bin/true 2>&1); rc=$?
+    [ $rc = 0 ] && [ -z "$out" ] || fail "a forged MANA_LH_INFO_ADDR: exit $rc, '$out'"
+    ;;
+
+exec)      # a wrapper that execs the real program: the program runs under the runtime as the same rank
+    start_coordinator
+    want=$(plain_final counter 40 0)
+    "$B/mana_launch" --ckptdir "$W/ck" /bin/bash -c "echo wrapper; exec $PROGDIR/counter 40 50" > "$W/a.out" 2> "$W/a.err" &
+    LAST_PID=$!; PIDS+=("$LAST_PID")
+    wait_registered 2                      # the wrapper, then the program it exec'd
+    wait_lines "$W/a.out" 4
+    timeout 10 "$B/mana_status" --list > "$W/list.txt" 2>&1
+    grep -q 'RUNNING' "$W/list.txt" || fail "the exec'd program is not a running rank: $(cat "$W/list.txt")"
+    checkpoint
+    ls "$W/ck/ckpt_rank_0/" | grep -q '^ckpt_counter_gen[0-9]*\.mana$' || fail "no image of the exec'd program: $(ls "$W/ck/ckpt_rank_0/")"
+    kill -9 "$LAST_PID"; wait "$LAST_PID" 2>/dev/null
+    restart b
+    wait_exit "$LAST_PID" 30
+    [ "$RC" = 0 ] || fail "restarted run exited with $RC"
+    [ "$(final_line "$W/b.out")" = "$want" ] || fail "final line '$(final_line "$W/b.out")', want '$want'"
+    msg=$(check_counter_sequence "$W/a.out" "$W/b.out" 40) || fail "$msg"
+    # an exec that fails natively fails the same way under the runtime, and the program goes on
+    "$B/mana_launch" --ckptdir "$W/ck2" /bin/bash -c "exec $W/missing 2>/dev/null; echo after" > "$W/c.out" 2>&1
+    grep -q '^after$' "$W/c.out" && fail "bash went on after a failed exec (it should exit 127)"
+    "$B/mana_launch" --ckptdir "$W/ck2" /bin/bash -c 'shopt -s execfail; exec /nonexistent/x 2>/dev/null; echo after=$?' > "$W/d.out" 2>&1
+    [ "$(cat "$W/d.out")" = "after=127" ] || fail "failed exec under the runtime: '$(cat "$W/d.out")'"
+    ;;
+
 *) echo "unknown scenario $SCENARIO"; exit 2 ;;
 esac
 echo "PASS: $SCENARIO"
