@@ -186,11 +186,31 @@ static void resume_threads(void)
     mana_futex_wake(&park_gen, 0x7fffffff);
 }
 
+/* A thread that blocks the checkpoint signal can never be stopped: a helper thread that a library
+ * started with every signal blocked (glibc's AIO and mq_notify helpers, for one).  1 if tid does. */
+static int blocks_ckpt_signal(int tid, char *name, size_t namelen)
+{
+    char path[64], buf[2048];
+    snprintf(path, sizeof path, "/proc/self/task/%d/status", tid);
+    if (mana_read_file(path, buf, sizeof buf) <= 0) return 0;
+    const char *n = strstr(buf, "Name:");
+    if (n) {
+        n += 5;
+        while (*n == ' ' || *n == '\t') n++;
+        size_t l = strcspn(n, "\n");
+        snprintf(name, namelen, "%.*s", (int)(l < namelen ? l : namelen - 1), n);
+    }
+    const char *b = strstr(buf, "SigBlk:");
+    if (!b) return 0;
+    uint64_t mask = strtoull(b + 7, NULL, 16);
+    return (mask >> (mana_pl.cfg.ckpt_signal - 1)) & 1;
+}
+
 /* Signal every thread but this one and wait until each is parked.  0, or -1 with err. */
 static int suspend_threads(char *err, size_t errlen)
 {
-    static int tids[MANA_MAX_THREADS], signalled[MANA_MAX_THREADS];
-    int nsig = 0;
+    static int tids[MANA_MAX_THREADS], signalled[MANA_MAX_THREADS], skipped[MANA_MAX_THREADS];
+    int nsig = 0, nskip = 0;
     int self = mana_gettid(), pid = mana_getpid();
     n_slots = 0;
     n_parked = 0;
@@ -214,13 +234,25 @@ static int suspend_threads(char *err, size_t errlen)
         /* wait for everyone signalled so far: parked, or gone */
         for (;;) {
             int missing = 0;
+            int64_t waited = mana_now_ns() - t0;
             for (int k = 0; k < nsig; k++) {
                 if (slot_has(signalled[k]) || is_lower_tid(signalled[k])) continue;
                 if (mana_sys3(SYS_tgkill, pid, signalled[k], 0) != 0) continue;   /* exited */
+                int skip = 0;
+                for (int q = 0; q < nskip; q++) if (skipped[q] == signalled[k]) skip = 1;
+                if (skip) continue;
+                char name[32] = "?";
+                if (waited > 100000000LL && blocks_ckpt_signal(signalled[k], name, sizeof name)) {
+                    /* It never answers: do not wait for it.  It is not in the image. */
+                    skipped[nskip++] = signalled[k];
+                    mana_warn("checkpoint: thread %d (%s) blocks the checkpoint signal %d (a library's helper "
+                              "thread?): it is not saved and will be missing after a restart",
+                              signalled[k], name, mana_pl.cfg.ckpt_signal);
+                    continue;
+                }
                 missing++;
             }
             if (!missing) break;
-            int64_t waited = mana_now_ns() - t0;
             if (waited > 2000000000LL && !warned) {
                 mana_warn("checkpoint: %d thread(s) do not answer the checkpoint signal %d yet (blocked?)",
                           missing, mana_pl.cfg.ckpt_signal);
@@ -427,6 +459,7 @@ static void do_checkpoint(uint32_t g, int flags, const char *reqdir)
         return;
     }
     int64_t t_susp = mana_now_ns();
+    mana_timers_snapshot();
     mana_pl.n_thr = n_slots < MANA_MAX_THREADS ? n_slots : MANA_MAX_THREADS;
     int rc = barrier(g, MANA_PHASE_SUSPENDED, err, sizeof err);
     if (rc == MANA_COORD_OK && mpi && mpi->drain(g, err, sizeof err) != 0) {
@@ -546,6 +579,7 @@ static void after_restart(void)
     last_generation = g;
     mana_pl.ckpt_tid = mana_gettid();
     ckpt_tid_word = mana_pl.ckpt_tid;
+    mana_timers_restarted();
     /* Descriptors the plugin owned were not saved: make them again. */
     trigger_fd = trigger_fd_own = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (coord) { mana_coord_discard(coord); coord = NULL; }

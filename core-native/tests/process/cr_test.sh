@@ -388,6 +388,25 @@ exec)      # a wrapper that execs the real program: the program runs under the r
     [ "$(cat "$W/d.out")" = "after=127" ] || fail "failed exec under the runtime: '$(cat "$W/d.out")'"
     ;;
 
+timers)    # POSIX timers: SIGEV_THREAD (glibc's helper blocks every signal) and SIGEV_SIGNAL fire after restart
+    start_coordinator
+    PROGDIR_SAVED=$PROGDIR; PROGDIR=$PROJECT_BIN/tests/process
+    launch a ptimers 30 50
+    PROGDIR=$PROGDIR_SAVED
+    wait_registered
+    wait_lines "$W/a.out" 5
+    t0=$(date +%s%N)
+    checkpoint
+    t1=$(date +%s%N)
+    [ $(( (t1 - t0) / 1000000 )) -lt 5000 ] || fail "the checkpoint took $(( (t1 - t0) / 1000000 )) ms"
+    kill -9 "$LAST_PID"; wait "$LAST_PID" 2>/dev/null
+    restart b
+    wait_exit "$LAST_PID" 60
+    [ "$RC" = 0 ] || fail "restarted run exited with $RC: $(tail -n 2 "$W/b.out")"
+    [ "$(final_line "$W/b.out")" = "ptimers done: steps=30" ] || fail "final line '$(final_line "$W/b.out")'"
+    grep -q 'not saved' "$W/a.err" && fail "a thread was left out of the image: $(cat "$W/a.err")"
+    ;;
+
 *) echo "unknown scenario $SCENARIO"; exit 2 ;;
 esac
 echo "PASS: $SCENARIO"
