@@ -725,6 +725,19 @@ __attribute__((constructor)) static void mana_plugin_init(void)
     extern int mana_direct_io;
     const char *dio = mana_env_get("MANA_DIRECT_IO");
     mana_direct_io = dio && *dio && strcmp(dio, "0") != 0;
+    /* How much of the files written in place an image may carry (writer.c); K, M, G suffixes. */
+    extern uint64_t mana_save_files_max;
+    const char *sfm = mana_env_get("MANA_SAVE_FILES_MAX");
+    if (sfm && *sfm) {
+        char *end;
+        unsigned long long v = strtoull(sfm, &end, 10);
+        if (*end == 'K' || *end == 'k') { v <<= 10; end++; }
+        else if (*end == 'M' || *end == 'm') { v <<= 20; end++; }
+        else if (*end == 'G' || *end == 'g') { v <<= 30; end++; }
+        if (*end) mana_warn("bad MANA_SAVE_FILES_MAX '%s' (bytes, or with K, M, G); keeping %llu", sfm,
+                            (unsigned long long)mana_save_files_max);
+        else mana_save_files_max = v;
+    }
     find_tid_offset();
     (void)mana_crc32c_update(0, "", 0);     /* initialise its tables now, not while writing */
     mana_pl.scratch = mmap(NULL, SCRATCH_SIZE, PROT_READ | PROT_WRITE,

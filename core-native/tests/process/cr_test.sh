@@ -261,12 +261,11 @@ bad)       # bad input: one clear line on stderr, non-zero exit, no crash, no ha
         cmp -s "$img" "$W/good.mana" && { printf '\xa5' | dd of="$img" bs=1 seek=$off conv=notrunc status=none; }
         expect_refusal "flipped byte at $off" "$B/mana_restart" --restartdir "$W/ck"
     done
-    cp "$W/good.mana" "$img"
-    touch "${img%.mana}_gen2.mana.tmp"
-    cp "$W/good.mana" "$W/ck/ckpt_rank_0/ckpt_counter_gen2.mana.tmp"
-    expect_refusal "*.tmp present" "$B/mana_restart" --restartdir "$W/ck"
-    expect_refusal "*.tmp present (lower half)" "$B/lower-half" --restore "$W/ck"
+    mv "$img" "$W/ck/ckpt_rank_0/ckpt_counter_gen2.mana.tmp"
+    expect_refusal "only a *.tmp" "$B/lower-half" --restore "$W/ck"
+    [ -e "$W/ck/ckpt_rank_0/ckpt_counter_gen2.mana.tmp" ] || fail "a refused restart moved the *.tmp"
     rm -f "$W/ck/ckpt_rank_0/"*.tmp
+    cp "$W/good.mana" "$img"
     # the intact image still restarts
     restart ok
     wait_exit "$LAST_PID" 30
@@ -405,6 +404,112 @@ timers)    # POSIX timers: SIGEV_THREAD (glibc's helper blocks every signal) and
     [ "$RC" = 0 ] || fail "restarted run exited with $RC: $(tail -n 2 "$W/b.out")"
     [ "$(final_line "$W/b.out")" = "ptimers done: steps=30" ] || fail "final line '$(final_line "$W/b.out")'"
     grep -q 'not saved' "$W/a.err" && fail "a thread was left out of the image: $(cat "$W/a.err")"
+    ;;
+
+refuse)    # a refused restart changes nothing: an appended-to file is not truncated when a read-only one changed
+    start_coordinator
+    mkdir -p "$W/data"
+    launch a files "$W/data" 60 50
+    wait_registered
+    wait_lines "$W/a.out" 5
+    checkpoint
+    wait_lines "$W/a.out" 12                      # it appends more after the checkpoint
+    kill -9 "$LAST_PID"; wait "$LAST_PID" 2>/dev/null
+    printf 'x' >> "$W/data/input.dat"             # the read-only input changed: the restart must refuse
+    cp -p "$W/data/output.txt" "$W/output.before"
+    restart b
+    wait_exit "$LAST_PID" 30
+    [ "$RC" != 0 ] || fail "restart with a changed read-only file succeeded"
+    grep -q 'input.dat.*changed since the checkpoint' "$W/b.err" || fail "no refusal naming input.dat: $(cat "$W/b.err")"
+    cmp -s "$W/data/output.txt" "$W/output.before" || fail "the refused restart changed output.txt ($(stat -c %s "$W/output.before") -> $(stat -c %s "$W/data/output.txt") bytes)"
+    [ "$(stat -c %Y "$W/data/output.txt")" = "$(stat -c %Y "$W/output.before")" ] || fail "the refused restart re-dated output.txt"
+    ;;
+
+stale_tmp) # a *.tmp left by a checkpoint that died: restart from the newest complete generation, move it aside
+    start_coordinator
+    want=$(plain_final counter 60 0)
+    launch a counter 60 50
+    wait_registered
+    wait_lines "$W/a.out" 3
+    checkpoint
+    kill -9 "$LAST_PID"; wait "$LAST_PID" 2>/dev/null
+    img=$(ls "$W/ck/ckpt_rank_0/"*.mana)
+    head -c 10000 "$img" > "$W/ck/ckpt_rank_0/ckpt_counter_gen7.mana.tmp"      # a writer that died
+    mkdir -p "$W/ck/ckpt_rank_1"                                               # another rank without generation 1
+    restart b
+    wait_exit "$LAST_PID" 30
+    [ "$RC" = 0 ] || fail "restart beside a stale *.tmp exited with $RC: $(cat "$W/b.err")"
+    [ "$(final_line "$W/b.out")" = "$want" ] || fail "final line '$(final_line "$W/b.out")', want '$want'"
+    grep -q 'gen7.mana.tmp is an incomplete checkpoint.*moved aside' "$W/b.err" || fail "no word about the *.tmp: $(cat "$W/b.err")"
+    [ -e "$W/ck/ckpt_rank_0/ckpt_counter_gen7.mana.tmp.stale" ] || fail "the *.tmp was not moved aside: $(ls "$W/ck/ckpt_rank_0")"
+    ;;
+
+stdin)     # stdin from a regular file goes on from its offset; from a pipe: one warning
+    start_coordinator
+    seq 1 60 | sed 's/^/line /' > "$W/input.txt"
+    RD=$PROJECT_BIN/tests/process/readin
+    want=$("$RD" 0 < "$W/input.txt" | tail -n 1)
+    "$B/mana_launch" --ckptdir "$W/ck" "$RD" 40 < "$W/input.txt" > "$W/a.out" 2> "$W/a.err" &
+    LAST_PID=$!; PIDS+=("$LAST_PID")
+    wait_registered
+    wait_lines "$W/a.out" 10
+    checkpoint_and_kill
+    wait_exit "$LAST_PID" 20
+    cp -r "$W/ck" "$W/ck.saved"
+    "$B/mana_restart" --restartdir "$W/ck" < "$W/input.txt" > "$W/b.out" 2> "$W/b.err"
+    [ "$(tail -n 1 "$W/b.out")" = "$want" ] || fail "restart read its input again: '$(tail -n 1 "$W/b.out")', want '$want'"
+    cat "$W/a.out" "$W/b.out" | grep '^got ' | awk '{ sub(":", "", $2); if ($2 != n + 1) { print "gap/repeat at " $2; exit 1 } n = $2 }' ||
+        fail "lines lost or read twice"
+    rm -rf "$W/ck"; cp -r "$W/ck.saved" "$W/ck"
+    cat "$W/input.txt" | "$B/mana_restart" --restartdir "$W/ck" > "$W/c.out" 2> "$W/c.err"
+    [ "$(grep -c 'stdin was a pipe\|stdin was .* another file\|stdin was' "$W/c.err")" -eq 1 ] && grep -q 'stdin was' "$W/c.err" ||
+        fail "no single warning about stdin: $(cat "$W/c.err")"
+    ;;
+
+sqlite)    # sqlite3 inserting rows, checkpointed, killed after more commits, restarted: the database is intact
+    command -v sqlite3 >/dev/null || { echo "SKIP: no sqlite3"; exit 77; }
+    start_coordinator
+    {
+        echo "CREATE TABLE t(a INTEGER, b TEXT);"
+        for i in $(seq 1 150); do
+            echo "INSERT INTO t VALUES($i, 'row $i');"
+            echo "SELECT 'n', count(*), sum(a) FROM t;"
+            echo "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<60000) SELECT count(*) > 0 FROM c;"
+        done
+        echo "PRAGMA integrity_check;"
+        echo "SELECT 'done', count(*), sum(a), group_concat(b) = (SELECT group_concat(b) FROM t) FROM t;"
+    } > "$W/script.sql"
+    (cd "$W" && sqlite3 plain.db < script.sql) | tail -n 1 > "$W/want"
+    want=$(cat "$W/want")
+    (cd "$W" && exec "$B/mana_launch" --ckptdir "$W/ck" sqlite3 "$W/t.db" < "$W/script.sql" > "$W/a.out" 2> "$W/a.err") &
+    LAST_PID=$!; PIDS+=("$LAST_PID")
+    wait_registered
+    wait_lines "$W/a.out" 40
+    checkpoint
+    n=$(wc -l < "$W/a.out")
+    wait_lines "$W/a.out" $((n + 40))          # more commits after the checkpoint
+    kill -9 "$LAST_PID"; wait "$LAST_PID" 2>/dev/null
+    cp -p "$W/t.db" "$W/t.db.after"
+    "$B/mana_restart" --restartdir "$W/ck" < "$W/script.sql" > "$W/b.out" 2> "$W/b.err"
+    rc=$?
+    [ $rc = 0 ] || fail "restarted sqlite3 exited with $rc: $(tail -n 3 "$W/b.err")"
+    grep -q 'malformed\|Error' "$W/b.out" "$W/b.err" && fail "sqlite3 reported errors: $(grep -h 'malformed\|Error' "$W/b.out" "$W/b.err" | head -n 3)"
+    grep -qx 'ok' "$W/b.out" || fail "integrity_check did not say ok"
+    [ "$(tail -n 1 "$W/b.out")" = "$want" ] || fail "final line '$(tail -n 1 "$W/b.out")', want '$want'"
+    # a file larger than the saved-contents limit that changed after the checkpoint is refused by name
+    rm -rf "$W/ck" "$W/t.db"
+    (cd "$W" && MANA_SAVE_FILES_MAX=1K exec "$B/mana_launch" --ckptdir "$W/ck" sqlite3 "$W/t.db" < "$W/script.sql" > "$W/c.out" 2> "$W/c.err") &
+    LAST_PID=$!; PIDS+=("$LAST_PID")
+    wait_registered 2
+    wait_lines "$W/c.out" 40
+    checkpoint
+    n=$(wc -l < "$W/c.out")
+    wait_lines "$W/c.out" $((n + 10))
+    kill -9 "$LAST_PID"; wait "$LAST_PID" 2>/dev/null
+    cp -p "$W/t.db" "$W/t.db.before"
+    "$B/mana_restart" --restartdir "$W/ck" < "$W/script.sql" > "$W/d.out" 2> "$W/d.err" && fail "a changed, unsaved database was not refused"
+    grep -q "t.db (fd [0-9]*) was written after the checkpoint" "$W/d.err" || fail "no refusal naming t.db: $(cat "$W/d.err")"
+    cmp -s "$W/t.db" "$W/t.db.before" || fail "the refused restart changed t.db"
     ;;
 
 *) echo "unknown scenario $SCENARIO"; exit 2 ;;
