@@ -20,7 +20,8 @@
 #define MANA_LH_MAGIC   0x4f464e49484c414eULL   /* "NALHINFO" little-endian */
 #define MANA_LH_VERSION 3u
 
-#define MANA_LH_F_RESTART 0x1u        /* this lower half restored an image */
+#define MANA_LH_F_RESTART 0x1u
+#define MANA_DEFAULT_CKPT_SIGNAL 40   /* SIGRTMIN+6 on Linux/glibc */        /* this lower half restored an image */
 #define MANA_MAX_INHERITED 128
 
 /* A half-open address range [start, end). */
@@ -33,7 +34,7 @@ struct mana_range {
 struct mana_settings {
     char     coord_host[256];         /* MANA_COORD_HOST ("" = resolve) */
     int32_t  coord_port;              /* MANA_COORD_PORT (0 = resolve) */
-    int32_t  ckpt_signal;             /* MANA_CKPT_SIGNAL, default SIGUSR2 */
+    int32_t  ckpt_signal;             /* MANA_CKPT_SIGNAL, default MANA_DEFAULT_CKPT_SIGNAL */
     char     coord_secret[256];       /* MANA_COORD_SECRET */
     char     job[256];                /* MANA_JOB */
     char     ckpt_dir[4096];          /* MANA_CKPT_DIR (absolute; default: cwd) */

@@ -63,9 +63,11 @@ void lh_read_settings(void)
     if (!getcwd(cwd, sizeof cwd)) snprintf(cwd, sizeof cwd, ".");
     env_str(s->ckpt_dir, sizeof s->ckpt_dir, "MANA_CKPT_DIR", cwd);
     s->ckpt_interval = (uint32_t)env_int("MANA_CKPT_INTERVAL", 0);
-    s->ckpt_signal = env_int("MANA_CKPT_SIGNAL", SIGUSR2);
+    /* SIGRTMIN+6 (40): JVMs take SIGUSR2, MPI launchers forward SIGUSR1/2; the plugin moves on when
+     * the program claims it anyway (sigwrap.c) */
+    s->ckpt_signal = env_int("MANA_CKPT_SIGNAL", MANA_DEFAULT_CKPT_SIGNAL);
     if (s->ckpt_signal <= 0 || s->ckpt_signal >= 65 || s->ckpt_signal == SIGKILL || s->ckpt_signal == SIGSTOP)
-        s->ckpt_signal = SIGUSR2;
+        s->ckpt_signal = MANA_DEFAULT_CKPT_SIGNAL;
     s->debug = env_flag("MANA_DEBUG");
     s->timing = env_flag("MANA_TIMING");
     s->quiet = env_flag("MANA_QUIET");

@@ -728,11 +728,17 @@ static int load_regions(struct img *im, struct region *regs, uint32_t n)
         int shared = (r->flags & MANA_REG_SHARED) != 0;
         if ((r->flags & MANA_REG_FILE) && shared) {
             int ffd = open(regs[i].name, (r->prot & PROT_WRITE) ? O_RDWR : O_RDONLY);
-            if (ffd < 0) FAIL("cannot restart: shared mapping of %s: %s", regs[i].name, strerror(errno));
-            void *m = mmap((void *)r->start, len, (int)r->prot, MAP_SHARED | MAP_FIXED, ffd, (off_t)r->file_offset);
-            close(ffd);
-            if (m == MAP_FAILED) FAIL("cannot restart: cannot map %s: %s", regs[i].name, strerror(errno));
-            continue;
+            if (ffd < 0 && errno == ENOENT && r->stored_bytes) {
+                /* The file is gone (a JVM deletes a dead JVM's hsperfdata file): the image has a copy of
+                 * the data; the mapping comes back as shared memory of this process with it. */
+                mana_warn("the file of a shared mapping, %s, is gone: rebuilt from the image's copy", regs[i].name);
+            } else {
+                if (ffd < 0) FAIL("cannot restart: shared mapping of %s: %s", regs[i].name, strerror(errno));
+                void *m = mmap((void *)r->start, len, (int)r->prot, MAP_SHARED | MAP_FIXED, ffd, (off_t)r->file_offset);
+                close(ffd);
+                if (m == MAP_FAILED) FAIL("cannot restart: cannot map %s: %s", regs[i].name, strerror(errno));
+                continue;
+            }
         }
         int flags = (shared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS | MAP_FIXED;
         void *m = mmap((void *)r->start, len, PROT_READ | PROT_WRITE, flags, -1, 0);

@@ -561,6 +561,12 @@ static void after_restart(void)
         int old_sig = mana_pl.cfg.ckpt_signal;
         mana_pl.cfg = lh->settings;
         mana_log_setup("mana", mana_pl.cfg.debug, mana_pl.cfg.timing, mana_pl.cfg.quiet);
+        extern uint64_t mana_claimed_signals;
+        if (mana_pl.cfg.ckpt_signal != old_sig && ((mana_claimed_signals >> (mana_pl.cfg.ckpt_signal - 1)) & 1)) {
+            /* the program claimed that signal before the checkpoint (the runtime moved away from it) */
+            mana_dbg("checkpoint signal %d stays the program's; keeping %d", mana_pl.cfg.ckpt_signal, old_sig);
+            mana_pl.cfg.ckpt_signal = old_sig;
+        }
         if (mana_pl.cfg.ckpt_signal != old_sig) {
             /* mana_restart --ckpt-signal chose another signal: move our handler there (raw, so the
              * program-facing sigaction guard does not stop us). */

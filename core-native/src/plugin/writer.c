@@ -36,6 +36,7 @@ int mana_direct_io;
 #define PAGE 4096UL
 #define MAX_MAPS 65536
 #define WRITEBACK_STEP (32UL << 20)
+#define SHARED_COPY_MAX (1UL << 20)    /* shared file mappings up to this size carry a copy of their data */
 #define DIRECT_CHUNK   (64UL << 20)
 
 struct wctx {
@@ -135,7 +136,7 @@ static int write_region(struct wctx *w, const struct mana_map *m, uint32_t flags
         return w_fail(w, "checkpoint work area too small (regions)");
     /* mapped_bytes: the regions whose memory the image carries (docs/image-format.md) */
     if (!(flags & (MANA_REG_LOWER | MANA_REG_VDSO | MANA_REG_VVAR | MANA_REG_GUARD)) &&
-        !((flags & MANA_REG_SHARED) && (flags & MANA_REG_FILE)))
+        !((flags & MANA_REG_SHARED) && (flags & MANA_REG_FILE) && !payload))
         res->mapped_bytes += m->end - m->start;
     if (!payload) return 0;
 
@@ -410,11 +411,13 @@ int mana_write_image(const char *path, uint32_t generation, struct mana_write_re
             }
             if (m->prot == 0) {
                 flags |= MANA_REG_GUARD;
-            } else if ((flags & MANA_REG_FILE) && (flags & MANA_REG_SHARED)) {
+            } else if ((flags & MANA_REG_FILE) && (flags & MANA_REG_SHARED) && m->end - m->start > SHARED_COPY_MAX) {
                 payload = 0;                           /* the file holds the data */
             } else if (in_scratch) {
                 payload = 0;                           /* our own work area */
             } else {
+                /* a small shared file mapping is copied too: its file may be gone at restart (a JVM's
+                 * hsperfdata file, deleted by the next JVM of the user), and is then rebuilt from it */
                 payload = 1;
                 if (flags & MANA_REG_FILE) {
                     /* pages past the end of the file cannot be read (SIGBUS) and are zero */

@@ -512,6 +512,61 @@ sqlite)    # sqlite3 inserting rows, checkpointed, killed after more commits, re
     cmp -s "$W/t.db" "$W/t.db.before" || fail "the refused restart changed t.db"
     ;;
 
+java)      # JVMs with default options (hsperfdata shared mapping, SIGUSR2 handler): checkpoint, kill, restart
+    JDKS=$(ls -d /usr/lib/jvm/java-17-openjdk-amd64 /usr/lib/jvm/java-2[1-9]-openjdk-amd64 /usr/lib/jvm/temurin-2[1-9]-jdk-amd64 2>/dev/null)
+    [ -n "$JDKS" ] || { echo "SKIP: no JDK 17+ under /usr/lib/jvm"; exit 77; }
+    JAVAC=$(for j in $JDKS; do [ -x "$j/bin/javac" ] && echo "$j/bin/javac" && break; done)
+    [ -n "$JAVAC" ] || { echo "SKIP: no javac"; exit 77; }
+    "$JAVAC" --release 17 -d "$W/classes" "$(dirname "$0")/Count.java" || fail "javac failed"
+    start_coordinator
+    k=0
+    for jdk in $JDKS; do
+        k=$((k + 1))
+        rm -rf "$W/ck"
+        "$B/mana_launch" --ckptdir "$W/ck" "$jdk/bin/java" -cp "$W/classes" Count 60 > "$W/j$k.out" 2> "$W/j$k.err" &
+        LAST_PID=$!; PIDS+=("$LAST_PID")
+        wait_lines "$W/j$k.out" 8 60
+        checkpoint
+        kill -9 "$LAST_PID"; wait "$LAST_PID" 2>/dev/null
+        "$jdk/bin/java" -cp "$W/classes" Count 1 > /dev/null     # the next JVM deletes the dead one's hsperfdata file
+        restart "r$k"
+        wait_exit "$LAST_PID" 60
+        [ "$RC" = 0 ] || fail "$jdk: restarted JVM exited with $RC: $(tail -n 3 "$W/r$k.err")"
+        [ "$(final_line "$W/r$k.out")" = "java done: last=60 sum=1830" ] || fail "$jdk: final line '$(final_line "$W/r$k.out")'"
+        msg=$(check_counter_sequence "$W/j$k.out" "$W/r$k.out" 60) || fail "$jdk: $msg"
+        grep -q 'checkpoint signal' "$W/j$k.err" && fail "$jdk: $(cat "$W/j$k.err")"
+        note "$jdk restarts exactly"
+    done
+    ;;
+
+claim)     # the program claims the checkpoint signal (40 by default): the runtime moves to a free one
+    command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
+    start_coordinator
+    cat > "$W/claim.py" <<'PY'
+import os, signal, sys, time
+got = []
+signal.signal(40, lambda s, f: got.append(s))
+for i in range(1, 41):
+    os.kill(os.getpid(), 40)
+    time.sleep(0.05)
+    print("step %d got %d" % (i, len(got)), flush=True)
+    if len(got) != i:
+        print("FAIL: signal 40 did not reach the program", flush=True); sys.exit(1)
+print("claim done: %d" % len(got), flush=True)
+PY
+    "$B/mana_launch" --ckptdir "$W/ck" python3 "$W/claim.py" > "$W/a.out" 2> "$W/a.err" &
+    LAST_PID=$!; PIDS+=("$LAST_PID")
+    wait_registered
+    wait_lines "$W/a.out" 5
+    checkpoint
+    kill -9 "$LAST_PID"; wait "$LAST_PID" 2>/dev/null
+    restart b
+    wait_exit "$LAST_PID" 30
+    [ "$RC" = 0 ] || fail "restarted run exited with $RC: $(cat "$W/b.out" "$W/b.err" | tail -n 3)"
+    [ "$(final_line "$W/b.out")" = "claim done: 40" ] || fail "final line '$(final_line "$W/b.out")'"
+    [ -s "$W/a.err" ] && fail "stderr: $(cat "$W/a.err")"
+    ;;
+
 *) echo "unknown scenario $SCENARIO"; exit 2 ;;
 esac
 echo "PASS: $SCENARIO"
