@@ -427,6 +427,41 @@ static void note_inherited(const struct lh_info *lh)
     }
 }
 
+/* Child processes are not checkpointed: a rank with live children (not zombies, not an MPI
+ * launcher's helper) refuses the checkpoint, naming them.  Returns how many; `list` names them. */
+static int live_children(char *list, size_t len)
+{
+    static int tids[MANA_MAX_THREADS];
+    int nt = task_list(tids, MANA_MAX_THREADS), found = 0;
+    size_t k = 0;
+    list[0] = 0;
+    for (int i = 0; i < nt; i++) {
+        char path[64], buf[4096];
+        snprintf(path, sizeof path, "/proc/self/task/%d/children", tids[i]);
+        if (mana_read_file(path, buf, sizeof buf) <= 0) continue;
+        for (char *p = buf; *p;) {
+            while (*p == ' ' || *p == '\n') p++;
+            if (!*p) break;
+            int pid = (int)strtol(p, &p, 10);
+            char stat[512], comm[64] = "?";
+            char state = '?';
+            snprintf(path, sizeof path, "/proc/%d/stat", pid);
+            if (mana_read_file(path, stat, sizeof stat) > 0) {
+                char *o = strchr(stat, '('), *c = strrchr(stat, ')');
+                if (o && c && c > o) {
+                    snprintf(comm, sizeof comm, "%.*s", (int)(c - o - 1), o + 1);
+                    if (c[1] == ' ') state = c[2];
+                }
+            }
+            if (state == 'Z' || state == 'X') continue;
+            if (!strcmp(comm, "orted") || !strcmp(comm, "prted") || !strcmp(comm, "hydra_pmi_proxy")) continue;
+            if (k < len - 40) k += (size_t)snprintf(list + k, len - k, "%s%d '%s'", found ? ", " : "", pid, comm);
+            found++;
+        }
+    }
+    return found;
+}
+
 static void do_checkpoint(uint32_t g, int flags, const char *reqdir)
 {
     char err[512] = "";
@@ -439,6 +474,18 @@ static void do_checkpoint(uint32_t g, int flags, const char *reqdir)
     mana_image_name(tmp, sizeof tmp, dir, mana_pl.cfg.rank, program_name(), g, 1);
     mana_image_name(final, sizeof final, dir, mana_pl.cfg.rank, program_name(), g, 0);
 
+    {
+        char kids[256];
+        int nk = live_children(kids, sizeof kids);
+        if (nk) {
+            mana_fmt(err, sizeof err, "rank %d has %d live child process%s (%s): child processes are not "
+                     "checkpointed, so the checkpoint is refused; take it when they have ended", mana_pl.cfg.rank,
+                     nk, nk == 1 ? "" : "es", kids);
+            mana_err("checkpoint %u refused: %s", g, err);
+            if (coord) mana_coord_ckpt_failed(coord, g, err, NULL, 0);
+            return;
+        }
+    }
     if (mpi && mpi->finalized()) {
         mana_fmt(err, sizeof err, "rank %d has called MPI_Finalize: checkpoint skipped", mana_pl.cfg.rank);
         mana_warn("%s", err);
