@@ -23,6 +23,7 @@
 #define MANA_LH_F_RESTART 0x1u
 #define MANA_DEFAULT_CKPT_SIGNAL 40   /* SIGRTMIN+6 on Linux/glibc */        /* this lower half restored an image */
 #define MANA_MAX_INHERITED 128
+#define MANA_MAX_THREADS_LH 4096          /* as MANA_MAX_THREADS of the plugin */
 
 /* A half-open address range [start, end). */
 struct mana_range {
@@ -122,6 +123,12 @@ struct lh_info {
     uint32_t exec_generation;         /* exec_followed: the last generation of the program before */
     int32_t  had_glibc_tunables;      /* the user's GLIBC_TUNABLES before the runtime added rseq=0 */
     char     orig_glibc_tunables[4096];
+
+    /* Restart: every restored thread's tid at the checkpoint and now (the main thread's is the pid),
+     * so that mutexes that record their owner's tid keep working (plugin/mutexwrap.c). */
+    uint32_t n_tid_map;
+    uint32_t pad5;
+    struct mana_tid_pair { int32_t old_tid, new_tid; } tid_map[MANA_MAX_THREADS_LH];
 };
 
 /* What an exec'ing upper half hands to the lower half that follows it (plugin/execwrap.c ->

@@ -1031,6 +1031,11 @@ int lh_restore(const char *dir)
     if (!proc.lh_info_slot) FAIL("cannot restart: %s has no lh_info slot", path);
     *(struct lh_info *volatile *)proc.lh_info_slot = &mana_lh;
 
+    /* old tid -> new tid of every thread (the main one becomes this process) */
+    mana_lh.n_tid_map = 0;
+    mana_lh.tid_map[mana_lh.n_tid_map++] = (struct mana_tid_pair){ thr[main_idx].tid, getpid() };
+    /* test hook: restart as without the privilege to choose tids */
+    if (getenv("MANA_DEBUG_NO_SET_TID")) keep_tids = 0;
     for (uint32_t i = 0; i < nthr; i++) {
         if ((int)i == main_idx) continue;
         const struct mana_img_thread *tr = &thr[i];
@@ -1054,6 +1059,8 @@ int lh_restore(const char *dir)
         }
         if (r <= 0) r = lh_clone(flags, stk + ssz, ctid, ctid, tr->fs_base, &boots[i]);
         if (r < 0) FAIL("cannot restart: cannot create thread %d: %s", tr->tid, strerror((int)-r));
+        if (mana_lh.n_tid_map < MANA_MAX_THREADS_LH)
+            mana_lh.tid_map[mana_lh.n_tid_map++] = (struct mana_tid_pair){ tr->tid, (int32_t)r };
         mana_dbg("thread %d is now %ld", tr->tid, r);
     }
     int64_t t_thr = mana_now_ns();

@@ -632,6 +632,7 @@ static void after_restart(void)
     last_generation = g;
     mana_pl.ckpt_tid = mana_gettid();
     ckpt_tid_word = mana_pl.ckpt_tid;
+    mana_mutex_restarted();
     mana_timers_restarted();
     /* Descriptors the plugin owned were not saved: make them again. */
     trigger_fd = trigger_fd_own = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

@@ -68,6 +68,9 @@ int mana_write_image(const char *path, uint32_t generation, struct mana_write_re
 void mana_timers_snapshot(void);
 void mana_timers_restarted(void);
 
+/* mutexwrap.c: take in the old->new tid map of a restart. */
+void mana_mutex_restarted(void);
+
 /* env.c: the lh_info this process may use (validated), or NULL; puts the user's environment back. */
 struct lh_info *mana_env_claim_lh_info(void);
 const char *mana_env_get(const char *name);

@@ -287,17 +287,18 @@ vdso_moved)   # restart where [vdso]/[vvar] are elsewhere (test hook): they are 
     [ "$(final_line "$W/b.out")" = "$want" ] || fail "final line '$(final_line "$W/b.out")', want '$want'"
     ;;
 
-tids)      # a worker holding a recursive mutex across checkpoint + kill + restart can unlock it
-    [ "$(id -u)" = 0 ] || { echo "SKIP: choosing tids at restart needs root (CAP_CHECKPOINT_RESTORE)"; exit 77; }
+tids|tids_main|tids_noroot)   # a thread holding a recursive mutex across checkpoint + kill + restart
+    # tids: a worker, restarted with its old tid where allowed (root); tids_main: the main thread
+    # (its tid, the pid, always changes); tids_noroot: a worker, as without the right to choose tids
     start_coordinator
     PROGDIR_SAVED=$PROGDIR; PROGDIR=$PROJECT_BIN/tests/process
-    launch a heldlock 3000
+    case $SCENARIO in tids_main) launch a heldlock 3000 main ;; *) launch a heldlock 3000 ;; esac
     PROGDIR=$PROGDIR_SAVED
     wait_registered
     wait_lines "$W/a.out" 1
     checkpoint_and_kill
     wait_exit "$LAST_PID" 20
-    restart b
+    case $SCENARIO in tids_noroot|tids_main) MANA_DEBUG_NO_SET_TID=1 restart b ;; *) restart b ;; esac
     wait_exit "$LAST_PID" 30
     [ "$RC" = 0 ] || fail "restarted run exited with $RC"
     [ "$(final_line "$W/b.out")" = "heldlock done: unlock Success/Success" ] || fail "got '$(final_line "$W/b.out")'"
