@@ -503,6 +503,27 @@ static int is_deleted_path(const char *path)
     return plen > 10 && strcmp(path + plen - 10, " (deleted)") == 0;
 }
 
+/* A database's companion files that the run which died created after the checkpoint (sqlite's hot
+ * journal: left by a transaction killed half-way, it would be "rolled back" into the database just
+ * written back, replaying that run's state).  Those the image knows (open at the checkpoint) came back
+ * with it; any other is renamed *.mana-stale, with a warning. */
+static void set_aside_companions(struct file_rec *fr, uint32_t n, const char *path)
+{
+    static const char *suffix[] = { "-journal", "-wal" };
+    for (size_t k = 0; k < sizeof suffix / sizeof *suffix; k++) {
+        char c[4200], to[4300];
+        if ((size_t)snprintf(c, sizeof c, "%s%s", path, suffix[k]) >= sizeof c) continue;
+        int known = 0;
+        for (uint32_t i = 0; i < n; i++) if (strcmp(fr[i].path, c) == 0) known = 1;
+        struct stat st;
+        if (known || stat(c, &st) != 0) continue;
+        snprintf(to, sizeof to, "%s.mana-stale", c);
+        if (rename(c, to) == 0)
+            mana_warn("%s was created after the checkpoint by the run that died: moved aside to %s (%s is back as "
+                      "it was at the checkpoint)", c, to, path);
+    }
+}
+
 /* Check every file before anything is changed: a refused restart changes nothing. */
 static int check_files(struct file_rec *fr, uint32_t n, int force)
 {
@@ -624,6 +645,7 @@ static int restore_files(struct img *im, struct file_rec *fr, uint32_t n)
                 const struct saved_file *sf = writable ? saved_for(fd) : NULL;
                 if (sf) {
                     if (write_back(im->fd, sf, f, path) != 0) return 1;
+                    set_aside_companions(fr, n, path);
                 } else if (writable) {
                     struct stat st;
                     if (stat(path, &st) != 0)

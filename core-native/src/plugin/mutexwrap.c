@@ -55,7 +55,6 @@ void mana_mutex_restarted(void)
     __atomic_store_n(&n_acc, n, __ATOMIC_SEQ_CST);
 }
 
-
 static void fix_owner(pthread_mutex_t *m)
 {
     const struct lh_info *lh = mana_lh_info;

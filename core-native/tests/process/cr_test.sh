@@ -582,6 +582,23 @@ forked)    # a rank with a live child process: the checkpoint is refused with a 
     ls "$W/ck/ckpt_rank_0/" | grep -q 'ckpt_counter_gen' || fail "no image after the child ended"
     ;;
 
+pysqlite)  # python3's sqlite3 module in a transaction loop, restarted as without the right to choose tids
+    python3 -c 'import sqlite3' 2>/dev/null || { echo "SKIP: no python3 with sqlite3"; exit 77; }
+    start_coordinator
+    "$B/mana_launch" --ckptdir "$W/ck" python3 "$(dirname "$0")/pysqlite.py" "$W/p.db" > "$W/a.out" 2> "$W/a.err" &
+    LAST_PID=$!; PIDS+=("$LAST_PID")
+    wait_registered
+    wait_lines "$W/a.out" 20
+    checkpoint
+    n=$(wc -l < "$W/a.out")
+    wait_lines "$W/a.out" $((n + 20))            # more transactions after the checkpoint
+    kill -9 "$LAST_PID"; wait "$LAST_PID" 2>/dev/null
+    MANA_DEBUG_NO_SET_TID=1 restart b
+    wait_exit "$LAST_PID" 60
+    [ "$RC" = 0 ] || fail "restarted run exited with $RC: $(tail -n 3 "$W/b.err")"
+    [ "$(final_line "$W/b.out")" = "pysqlite done: ok (200, 20100)" ] || fail "final line '$(final_line "$W/b.out")'"
+    ;;
+
 *) echo "unknown scenario $SCENARIO"; exit 2 ;;
 esac
 echo "PASS: $SCENARIO"
