@@ -18,7 +18,7 @@ MVN := JAVA_HOME=$(BUILD_JDK) $(ROOT)/mvnw -B -ntp
 # one, wants an ssh client present even for local runs). libgtk-3-0 and fonts: the Eclipse workbench.
 DEB_PACKAGES := build-essential cmake gdb openmpi-bin libopenmpi-dev mpich libmpich-dev \
                 xvfb xauth libgtk-3-0 fonts-dejavu-core procps psmisc bsdutils util-linux \
-                neovim python3 bc
+                neovim python3 bc sqlite3
 
 .PHONY: all deps build test demo clean bench-process bench-coordinator bench-inspector bench-lint bench-gdb bench-mpi check-jdk screenshots
 

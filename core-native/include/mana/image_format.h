@@ -72,6 +72,8 @@ enum mana_section_type {
     MANA_SEC_FILES   = 4,         /* count = file descriptors */
     MANA_SEC_SIGNALS = 5,         /* count = sigaction records */
     MANA_SEC_MPI     = 6,         /* defined by the MPI runtime; opaque to the process layer */
+    MANA_SEC_FILEDATA = 7,        /* count = files whose contents are saved (optional; readers that do
+                                   * not know it skip it) */
 };
 
 /*
@@ -219,6 +221,20 @@ struct mana_img_itimer {
     int64_t  value_ns;            /* 16 time left when checkpointed */
 };                                /* 24 */
 
+/*
+ * FILEDATA (optional): the contents of the regular files the program had open for writing other
+ * than by appending (a database written in place), so that a restart can put them back exactly.
+ * count records, each a struct mana_img_filedata followed by `size` bytes of contents, padded with
+ * zeros to a multiple of 8.  fd names the FILES record it belongs to.
+ */
+struct mana_img_filedata {
+    int32_t  fd;                  /*  0 */
+    uint32_t reserved;            /*  4 0 */
+    int64_t  size;                /*  8 bytes of contents that follow */
+    uint64_t inode;               /* 16 as in the FILES record */
+    uint64_t dev;                 /* 24 */
+};                                /* 32 */
+
 #ifdef __cplusplus
 #define MANA_STATIC_ASSERT static_assert
 #else
@@ -234,5 +250,6 @@ MANA_STATIC_ASSERT(sizeof(struct mana_img_file) == 64, "file layout");
 MANA_STATIC_ASSERT(sizeof(struct mana_img_signals) == 16, "signals layout");
 MANA_STATIC_ASSERT(sizeof(struct mana_img_sigaction) == 40, "sigaction layout");
 MANA_STATIC_ASSERT(sizeof(struct mana_img_itimer) == 24, "itimer layout");
+MANA_STATIC_ASSERT(sizeof(struct mana_img_filedata) == 32, "filedata layout");
 
 #endif

@@ -18,10 +18,12 @@
 #include <stdint.h>
 
 #define MANA_LH_MAGIC   0x4f464e49484c414eULL   /* "NALHINFO" little-endian */
-#define MANA_LH_VERSION 2u
+#define MANA_LH_VERSION 3u
 
-#define MANA_LH_F_RESTART 0x1u        /* this lower half restored an image */
+#define MANA_LH_F_RESTART 0x1u
+#define MANA_DEFAULT_CKPT_SIGNAL 40   /* SIGRTMIN+6 on Linux/glibc */        /* this lower half restored an image */
 #define MANA_MAX_INHERITED 128
+#define MANA_MAX_THREADS_LH 4096          /* as MANA_MAX_THREADS of the plugin */
 
 /* A half-open address range [start, end). */
 struct mana_range {
@@ -33,7 +35,7 @@ struct mana_range {
 struct mana_settings {
     char     coord_host[256];         /* MANA_COORD_HOST ("" = resolve) */
     int32_t  coord_port;              /* MANA_COORD_PORT (0 = resolve) */
-    int32_t  ckpt_signal;             /* MANA_CKPT_SIGNAL, default SIGUSR2 */
+    int32_t  ckpt_signal;             /* MANA_CKPT_SIGNAL, default MANA_DEFAULT_CKPT_SIGNAL */
     char     coord_secret[256];       /* MANA_COORD_SECRET */
     char     job[256];                /* MANA_JOB */
     char     ckpt_dir[4096];          /* MANA_CKPT_DIR (absolute; default: cwd) */
@@ -110,6 +112,33 @@ struct lh_info {
         uint64_t dev;
         uint64_t ino;
     } inherited[MANA_MAX_INHERITED];
+
+    /* Version 3.  Who may use this block: MANA_LH_INFO_ADDR is "0xADDR:PID:TOKEN"; the plugin trusts
+     * ADDR only in process PID (a child has another pid) and only when the block it reads there (with
+     * a read that cannot fault) has the magic and this token (a program that exec'd another one
+     * natively keeps its pid, not its memory).  Everything else stays out, silently. */
+    int32_t  owner_pid;
+    int32_t  exec_followed;           /* 1: started by following an exec of the previous program */
+    uint64_t token;                   /* random, per lower half */
+    uint32_t exec_generation;         /* exec_followed: the last generation of the program before */
+    int32_t  had_glibc_tunables;      /* the user's GLIBC_TUNABLES before the runtime added rseq=0 */
+    char     orig_glibc_tunables[4096];
+
+    /* Restart: every restored thread's tid at the checkpoint and now (the main thread's is the pid),
+     * so that mutexes that record their owner's tid keep working (plugin/mutexwrap.c). */
+    uint32_t n_tid_map;
+    uint32_t pad5;
+    struct mana_tid_pair { int32_t old_tid, new_tid; } tid_map[MANA_MAX_THREADS_LH];
+};
+
+/* What an exec'ing upper half hands to the lower half that follows it (plugin/execwrap.c ->
+ * lower-half/main.c), in a memfd named by MANA_LH_EXEC_FD. */
+#define MANA_EXEC_SETTINGS_MAGIC 0x5845434558414e4dULL   /* "MNAXECEX" */
+struct mana_exec_settings {
+    uint64_t magic;
+    uint32_t size;                    /* sizeof of the writer's struct */
+    uint32_t generation;              /* last committed generation of the program before */
+    struct mana_settings settings;
 };
 
 #endif

@@ -201,6 +201,7 @@ static char **upper_env(char **envp, const char *plugin, char *preload_buf, size
         if (strncmp(envp[i], "LD_PRELOAD=", 11) == 0) { old_preload = envp[i] + 11; continue; }
         if (strncmp(envp[i], "MANA_LH_INFO_ADDR=", 18) == 0) continue;
         if (strncmp(envp[i], "MANA_LH_REEXEC=", 15) == 0) continue;
+        if (strncmp(envp[i], "MANA_LH_ORIG_TUNABLES=", 22) == 0) continue;
         if (strncmp(envp[i], "GLIBC_TUNABLES=", 15) == 0) have_tunables = 1;   /* set by main() */
         env[k++] = envp[i];
     }
@@ -218,18 +219,30 @@ static char **upper_env(char **envp, const char *plugin, char *preload_buf, size
     mana_lh.had_ld_preload = old_preload != NULL;
     snprintf(mana_lh.orig_ld_preload, sizeof mana_lh.orig_ld_preload, "%s", old_preload ? old_preload : "");
     env[k++] = preload_buf;
-    snprintf(info_buf, info_len, "MANA_LH_INFO_ADDR=%p", (void *)&mana_lh);
+    /* address, owner pid and token: see lh_info.h (a child or an exec'd program never trusts it) */
+    snprintf(info_buf, info_len, "MANA_LH_INFO_ADDR=%p:%d:%016llx", (void *)&mana_lh, (int)mana_lh.owner_pid,
+             (unsigned long long)mana_lh.token);
     env[k++] = info_buf;
     env[k] = NULL;
     return env;
 }
+
+const char *lh_exec_path;
 
 int lh_launch(int argc, char **argv, char **envp)
 {
     int64_t t0 = mana_now_ns();
     if (argc < 1) { mana_err("usage: lower-half PROGRAM [ARGS...] | lower-half --restore DIR"); return 2; }
     char app[PATH_MAX];
-    if (resolve_program(argv[0], app, sizeof app) != 0) {
+    if (lh_exec_path) {
+        /* as execve: a name without '/' is relative to the working directory */
+        char rel[PATH_MAX];
+        snprintf(rel, sizeof rel, "%s%s", strchr(lh_exec_path, '/') ? "" : "./", lh_exec_path);
+        if (resolve_program(rel, app, sizeof app) != 0) {
+            mana_err("cannot run %s: %s", lh_exec_path, strerror(errno));
+            return 127;
+        }
+    } else if (resolve_program(argv[0], app, sizeof app) != 0) {
         mana_err("cannot run %s: %s", argv[0], strerror(errno));
         return 127;
     }
@@ -325,7 +338,7 @@ int lh_launch(int argc, char **argv, char **envp)
     mana_lh.uh_ldso_base = ldso.bias;
     mana_lh.uh_app_base = appelf.bias;
 
-    static char preload_buf[8192], info_buf[64];
+    static char preload_buf[8192], info_buf[96];
     char **env = upper_env(envp, plugin, preload_buf, sizeof preload_buf, info_buf, sizeof info_buf);
     if (!env) { mana_err("out of memory"); return 1; }
 

@@ -53,6 +53,9 @@ struct lh_elf {
 /* Map an ELF file's PT_LOAD segments.  Returns 0, or -1 with a message in err. */
 int lh_map_elf(const char *path, struct lh_elf *out, char *err, size_t errlen);
 
+/* Set by `--exec PATH`: load PATH (as execve: no search) instead of resolving argv[0]. */
+extern const char *lh_exec_path;
+
 /* Launch: run PROGRAM argv through its own ld.so.  Does not return on success. */
 int lh_launch(int argc, char **argv, char **envp);
 

@@ -3,6 +3,8 @@
  *
  *   lower-half PROGRAM [ARGS...]     launch PROGRAM as the upper half (kernel loader, loader.c)
  *   lower-half --restore DIR         restore the newest image of this rank from DIR (restore.c)
+ *   lower-half --exec PATH ARGV...   follow an exec of the program (plugin/execwrap.c): PATH is loaded
+ *                                    as execve would, with the program's own argv
  *
  * Both first re-execute themselves with address-space randomization off and glibc's rseq
  * registration off (GLIBC_TUNABLES=glibc.pthread.rseq=0), so that the layout is the same at
@@ -20,6 +22,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/personality.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <dirent.h>
 #include <unistd.h>
@@ -60,9 +63,11 @@ void lh_read_settings(void)
     if (!getcwd(cwd, sizeof cwd)) snprintf(cwd, sizeof cwd, ".");
     env_str(s->ckpt_dir, sizeof s->ckpt_dir, "MANA_CKPT_DIR", cwd);
     s->ckpt_interval = (uint32_t)env_int("MANA_CKPT_INTERVAL", 0);
-    s->ckpt_signal = env_int("MANA_CKPT_SIGNAL", SIGUSR2);
+    /* SIGRTMIN+6 (40): JVMs take SIGUSR2, MPI launchers forward SIGUSR1/2; the plugin moves on when
+     * the program claims it anyway (sigwrap.c) */
+    s->ckpt_signal = env_int("MANA_CKPT_SIGNAL", MANA_DEFAULT_CKPT_SIGNAL);
     if (s->ckpt_signal <= 0 || s->ckpt_signal >= 65 || s->ckpt_signal == SIGKILL || s->ckpt_signal == SIGSTOP)
-        s->ckpt_signal = SIGUSR2;
+        s->ckpt_signal = MANA_DEFAULT_CKPT_SIGNAL;
     s->debug = env_flag("MANA_DEBUG");
     s->timing = env_flag("MANA_TIMING");
     s->quiet = env_flag("MANA_QUIET");
@@ -175,22 +180,46 @@ void lh_restart_pause(int level, const char *where)
     mana_restart_pause_wait = 1;
 }
 
-/* Re-exec with ASLR off and rseq off, once. */
+/* What the user had before the re-exec below: restored for the program's children (the personality
+ * at once, GLIBC_TUNABLES by the plugin), so that they run as if launched natively. */
+static int orig_pers = -1;
+static int orig_had_tunables;
+static char orig_tunables[4096];
+
+/* Re-exec with ASLR off and rseq off, once.  MANA_LH_REEXEC carries the original personality and
+ * MANA_LH_ORIG_TUNABLES the original GLIBC_TUNABLES across it. */
 static void reexec_if_needed(char **argv)
 {
     int pers = personality(0xffffffff);
     const char *tun = getenv("GLIBC_TUNABLES");
     int tun_ok = tun && strstr(tun, "glibc.pthread.rseq=0");
+    const char *marker = getenv("MANA_LH_REEXEC");
     if (pers != -1 && (pers & ADDR_NO_RANDOMIZE) && tun_ok) {
+        if (marker) {
+            orig_pers = atoi(marker);
+            const char *ot = getenv("MANA_LH_ORIG_TUNABLES");
+            if (ot) { orig_had_tunables = 1; snprintf(orig_tunables, sizeof orig_tunables, "%s", ot); }
+        } else {
+            orig_pers = pers;
+            orig_had_tunables = tun != NULL;
+            snprintf(orig_tunables, sizeof orig_tunables, "%s", tun ? tun : "");
+        }
         unsetenv("MANA_LH_REEXEC");
+        unsetenv("MANA_LH_ORIG_TUNABLES");
+        /* The layout is fixed at exec time: the flag has done its work; children get ASLR back. */
+        if (orig_pers != -1 && !(orig_pers & ADDR_NO_RANDOMIZE)) personality((unsigned long)orig_pers);
         return;
     }
-    if (getenv("MANA_LH_REEXEC")) {
+    if (marker) {
         /* Tried once already: go on with what we have, but say so. */
         mana_warn("could not turn off address-space randomization; restart may fail");
         unsetenv("MANA_LH_REEXEC");
+        unsetenv("MANA_LH_ORIG_TUNABLES");
         return;
     }
+    char pbuf[32];
+    snprintf(pbuf, sizeof pbuf, "%d", pers);
+    if (tun) setenv("MANA_LH_ORIG_TUNABLES", tun, 1);
     if (pers != -1) personality((unsigned long)pers | ADDR_NO_RANDOMIZE);
     if (!tun_ok) {
         char v[4096];
@@ -198,13 +227,36 @@ static void reexec_if_needed(char **argv)
         else snprintf(v, sizeof v, "glibc.pthread.rseq=0");
         setenv("GLIBC_TUNABLES", v, 1);
     }
-    setenv("MANA_LH_REEXEC", "1", 1);
+    setenv("MANA_LH_REEXEC", pbuf, 1);
     execv("/proc/self/exe", argv);
     mana_warn("cannot re-execute /proc/self/exe: %s", strerror(errno));
     unsetenv("MANA_LH_REEXEC");
+    unsetenv("MANA_LH_ORIG_TUNABLES");
 }
 
 extern char **environ;
+
+/* `--exec`: the program before exec'd (plugin/execwrap.c) and handed its settings on in a memfd. */
+static void read_exec_settings(int wanted)
+{
+    const char *v = getenv("MANA_LH_EXEC_FD");
+    if (!v) return;
+    int fd = atoi(v);
+    unsetenv("MANA_LH_EXEC_FD");
+    struct stat st;
+    if (fd <= 2 || fstat(fd, &st) != 0) return;
+    struct mana_exec_settings es;
+    ssize_t n = pread(fd, &es, sizeof es, 0);
+    close(fd);
+    if (!wanted) return;
+    if (n != (ssize_t)sizeof es || es.magic != MANA_EXEC_SETTINGS_MAGIC || es.size != sizeof es) {
+        mana_warn("the settings of the program before the exec are unreadable; using the environment's");
+        return;
+    }
+    mana_lh.settings = es.settings;
+    mana_lh.exec_followed = 1;
+    mana_lh.exec_generation = es.generation;
+}
 
 /* Descriptors the launcher left open (above 2): the program did not open them. */
 static void record_inherited_fds(void)
@@ -235,7 +287,13 @@ int main(int argc, char **argv)
     mana_lh.version = MANA_LH_VERSION;
     mana_lh.size = sizeof mana_lh;
     mana_lh.start_ns = t0;
+    mana_lh.owner_pid = getpid();
+    if (getrandom(&mana_lh.token, sizeof mana_lh.token, 0) != (ssize_t)sizeof mana_lh.token || !mana_lh.token)
+        mana_lh.token = ((uint64_t)t0 * 0x9E3779B97F4A7C15ULL) ^ (uint64_t)getpid() ^ 1;
+    mana_lh.had_glibc_tunables = orig_had_tunables;
+    snprintf(mana_lh.orig_glibc_tunables, sizeof mana_lh.orig_glibc_tunables, "%s", orig_tunables);
     lh_read_settings();
+    read_exec_settings(argc >= 2 && strcmp(argv[1], "--exec") == 0);
     record_inherited_fds();
     mana_log_setup("lower-half", mana_lh.settings.debug, mana_lh.settings.timing, mana_lh.settings.quiet);
 
@@ -247,6 +305,12 @@ int main(int argc, char **argv)
         printf("usage: lower-half PROGRAM [ARGS...]\n       lower-half --restore DIR\n"
                "Normally run by mana_launch / mana_restart; see docs/architecture.md.\n");
         return 0;
+    }
+    if (argc >= 2 && strcmp(argv[1], "--exec") == 0) {
+        /* lower-half --exec PATH ARGV0 ARGS...: PATH as execve takes it, the program's own argv */
+        if (argc < 4) { mana_err("usage: lower-half --exec PATH ARGV0 [ARGS...]"); return 2; }
+        lh_exec_path = argv[2];
+        return lh_launch(argc - 3, argv + 3, environ);
     }
     if (argc >= 2 && strcmp(argv[1], "--") == 0) { argv++; argc--; }
     if (argc < 2) { mana_err("usage: lower-half PROGRAM [ARGS...] | lower-half --restore DIR"); return 2; }

@@ -121,6 +121,7 @@ struct img {
     char *sec[7];                 /* section data by type (PROCESS..MPI) */
     uint64_t sec_len[7];
     uint32_t sec_count[7];
+    struct mana_img_section fdata;    /* FILEDATA (type 0 when absent): streamed, never loaded whole */
 };
 
 static int read_exact(int fd, void *buf, size_t len, uint64_t off)
@@ -181,6 +182,7 @@ static int open_image(struct img *im, const char *path)
         struct mana_img_section *s = &im->tab[i];
         if (s->offset < PAGE || s->offset + s->length > h->section_table_offset || s->offset + s->length < s->offset)
             FAIL("cannot restart: %s is corrupt (section %u out of bounds)", path, i);
+        if (s->type == MANA_SEC_FILEDATA && s->version == 1 && !im->fdata.type) { im->fdata = *s; continue; }
         if (s->type < 1 || s->type > 6) continue;        /* unknown: skip */
         if (s->version != 1) FAIL("cannot restart: %s is corrupt (section %u has version %u)", path, i, s->version);
         if (im->sec[s->type]) FAIL("cannot restart: %s is corrupt (section type %u twice)", path, s->type);
@@ -300,34 +302,113 @@ bad:
 
 /* ---- choosing the image ---- */
 
+#define MAX_GENS 64
+/* Complete generations in one rank directory (up to MAX_GENS, highest kept); stale *.tmp names are
+ * added to `stale` when given. */
+static int list_generations(const char *rankdir, uint32_t *gens, char (*names)[256], char (*stale)[256], int *nstale)
+{
+    DIR *d = opendir(rankdir);
+    if (!d) return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t l = strlen(e->d_name);
+        if (l > 9 && strcmp(e->d_name + l - 9, ".mana.tmp") == 0) {
+            if (stale && *nstale < 16) snprintf(stale[(*nstale)++], 256, "%s", e->d_name);
+            continue;
+        }
+        uint32_t g = mana_image_generation(e->d_name);
+        if (!g) continue;
+        int slot = n < MAX_GENS ? n++ : -1;
+        if (slot < 0) {                    /* keep the highest MAX_GENS */
+            int lo = 0;
+            for (int i = 1; i < n; i++) if (gens[i] < gens[lo]) lo = i;
+            if (gens[lo] >= g) continue;
+            slot = lo;
+        }
+        gens[slot] = g;
+        if (names) snprintf(names[slot], 256, "%s", e->d_name);
+    }
+    closedir(d);
+    return n;
+}
+
+/* Stale *.tmp files of this rank, moved aside only once the restart is sure to go ahead. */
+static char stale_tmp[16][256];
+static int n_stale_tmp;
+static char stale_dir[4200];
+
+/*
+ * The newest complete generation of this rank that every rank directory beside it also has (a
+ * checkpoint killed during its commit leaves generation N complete in some directories and only a
+ * *.tmp in others: those restart from N-1, and so must everyone).  A *.tmp is an image whose writer
+ * died: it is moved aside later (move_stale_aside), with a warning; only when no complete generation
+ * exists is the restart refused.
+ */
 static int pick_image(const char *dir, int rank, char *path, size_t len)
 {
     struct stat st;
     if (stat(dir, &st) != 0) FAIL("cannot restart: restart directory %s: %s", dir, strerror(errno));
     if (!S_ISDIR(st.st_mode)) FAIL("cannot restart: %s is not a directory", dir);
-    char rankdir[4200];
-    snprintf(rankdir, sizeof rankdir, "%s/ckpt_rank_%d", dir, rank);
-    DIR *d = opendir(rankdir);
-    if (!d) FAIL("cannot restart: no checkpoint of rank %d in %s (%s: %s)", rank, dir, rankdir, strerror(errno));
+    snprintf(stale_dir, sizeof stale_dir, "%s/ckpt_rank_%d", dir, rank);
+    static uint32_t gens[MAX_GENS], other[MAX_GENS];
+    static char names[MAX_GENS][256];
+    int n = list_generations(stale_dir, gens, names, stale_tmp, &n_stale_tmp);
+    if (n < 0) FAIL("cannot restart: no checkpoint of rank %d in %s (%s: %s)", rank, dir, stale_dir, strerror(errno));
+    if (n == 0 && n_stale_tmp)
+        FAIL("cannot restart: %s/%s is an incomplete checkpoint (its writer died) and there is no complete one",
+             stale_dir, stale_tmp[0]);
+    if (n == 0) FAIL("cannot restart: no checkpoint image (ckpt_*_gen<N>.mana) in %s", stale_dir);
+    /* generations every other visible rank directory has too */
+    int ok[MAX_GENS];
+    for (int i = 0; i < n; i++) ok[i] = 1;
+    DIR *d = opendir(dir);
     struct dirent *e;
-    uint32_t best = 0;
-    char best_name[512] = "";
-    while ((e = readdir(d)) != NULL) {
-        size_t n = strlen(e->d_name);
-        if (n > 4 && strcmp(e->d_name + n - 4, ".tmp") == 0) {
-            char name[512];
-            snprintf(name, sizeof name, "%s", e->d_name);
-            closedir(d);
-            FAIL("cannot restart: %s/%s is an incomplete checkpoint (interrupted while written); remove it to "
-                 "restart from the previous one", rankdir, name);
+    while (d && (e = readdir(d)) != NULL) {
+        int r;
+        char tail;
+        if (sscanf(e->d_name, "ckpt_rank_%d%c", &r, &tail) != 1 || r == rank) continue;
+        char od[4400];
+        snprintf(od, sizeof od, "%s/%s", dir, e->d_name);
+        int m = list_generations(od, other, NULL, NULL, NULL);
+        if (m < 0) continue;
+        for (int i = 0; i < n; i++) {
+            int found = 0;
+            for (int k = 0; k < m; k++) if (other[k] == gens[i]) found = 1;
+            if (!found) ok[i] = 0;
         }
-        uint32_t g = mana_image_generation(e->d_name);
-        if (g > best) { best = g; snprintf(best_name, sizeof best_name, "%s", e->d_name); }
     }
-    closedir(d);
-    if (!best) FAIL("cannot restart: no checkpoint image (ckpt_*_gen<N>.mana) in %s", rankdir);
-    snprintf(path, len, "%s/%s", rankdir, best_name);
+    if (d) closedir(d);
+    int best = -1, newest = 0;
+    for (int i = 0; i < n; i++) {
+        if (gens[i] > gens[newest]) newest = i;
+        if (ok[i] && (best < 0 || gens[i] > gens[best])) best = i;
+    }
+    if (best < 0) {
+        mana_warn("no generation is complete in every rank directory of %s; rank %d restarts from its newest, %u",
+                  dir, rank, gens[newest]);
+        best = newest;
+    } else if (best != newest) {
+        mana_warn("rank %d restarts from generation %u, the newest that every rank has (it also has %u)", rank,
+                  gens[best], gens[newest]);
+    }
+    snprintf(path, len, "%s/%s", stale_dir, names[best]);
     return 0;
+}
+
+static void move_stale_aside(void)
+{
+    for (int i = 0; i < n_stale_tmp; i++) {
+        char from[4500], to[4520];
+        if ((size_t)snprintf(from, sizeof from, "%.4200s/%.255s", stale_dir, stale_tmp[i]) >= sizeof from) continue;
+        if ((size_t)snprintf(to, sizeof to, "%.4500s.stale", from) >= sizeof to) continue;
+        if (rename(from, to) == 0)
+            mana_warn("%s is an incomplete checkpoint (its writer died): moved aside to %s; restarting from the "
+                      "newest complete one", from, to);
+        else
+            mana_warn("%s is an incomplete checkpoint (its writer died) and cannot be moved aside: %s", from,
+                      strerror(errno));
+    }
 }
 
 /* ---- files ---- */
@@ -339,8 +420,192 @@ static int is_placeholder(int fd)
     return fd >= 0 && fd < (int)sizeof placeholder * 8 && (placeholder[fd / 8] & (1u << (fd % 8)));
 }
 
-static int restore_files(struct file_rec *fr, uint32_t n)
+/* Saved contents of a file (FILEDATA), by descriptor. */
+struct saved_file {
+    int fd;
+    int64_t size;
+    uint64_t data_at;            /* offset of the contents in the image */
+};
+static struct saved_file *saved;
+static uint32_t n_saved;
+
+/* Read the FILEDATA section once: record heads in bounds, CRC right.  0, or -1 (message printed). */
+static int check_filedata(struct img *im)
 {
+    if (!im->fdata.type) return 0;
+    const struct mana_img_section *s = &im->fdata;
+    if (s->offset < PAGE || s->offset + s->length > im->h.section_table_offset || s->offset + s->length < s->offset)
+        FAIL("cannot restart: %s is corrupt (file contents out of bounds)", img_path_for_errors);
+    saved = calloc(s->count ? s->count : 1, sizeof *saved);
+    if (!saved) FAIL("cannot restart: out of memory");
+    static char buf[1 << 20];
+    uint32_t crc = 0;
+    uint64_t pos = s->offset, end = s->offset + s->length;
+    for (uint32_t i = 0; i < s->count; i++) {
+        struct mana_img_filedata d;
+        if (end - pos < sizeof d || read_exact(im->fd, &d, sizeof d, pos) != 0) goto bad;
+        crc = mana_crc32c_update(crc, &d, sizeof d);
+        pos += sizeof d;
+        uint64_t padded = ((uint64_t)d.size + 7) & ~7ULL;
+        if (d.size < 0 || end - pos < padded) goto bad;
+        saved[n_saved++] = (struct saved_file){ d.fd, d.size, pos };
+        for (uint64_t left = padded; left;) {
+            size_t c = left < sizeof buf ? left : sizeof buf;
+            if (read_exact(im->fd, buf, c, pos) != 0) goto bad;
+            crc = mana_crc32c_update(crc, buf, c);
+            pos += c;
+            left -= c;
+        }
+    }
+    if (pos != end || crc != s->crc) goto bad;
+    return 0;
+bad:
+    FAIL("cannot restart: %s is corrupt (saved file contents)", img_path_for_errors);
+}
+
+static const struct saved_file *saved_for(int fd)
+{
+    for (uint32_t i = 0; i < n_saved; i++) if (saved[i].fd == fd) return &saved[i];
+    return NULL;
+}
+
+/* Put saved contents back into path (created again if gone), then its size and mtime. */
+static int write_back(int imgfd, const struct saved_file *sf, const struct mana_img_file *f, const char *path)
+{
+    int out = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY, f->mode & 07777);
+    if (out < 0) FAIL("cannot restart: cannot write %s back (fd %d): %s", path, f->fd, strerror(errno));
+    static char buf[1 << 20];
+    uint64_t at = sf->data_at, pos = 0;
+    for (uint64_t left = (uint64_t)sf->size; left;) {
+        size_t c = left < sizeof buf ? left : sizeof buf;
+        if (read_exact(imgfd, buf, c, at) != 0 || pwrite(out, buf, c, (off_t)pos) != (ssize_t)c) {
+            close(out);
+            FAIL("cannot restart: cannot write %s back (fd %d): %s", path, f->fd, strerror(errno));
+        }
+        at += c;
+        pos += c;
+        left -= c;
+    }
+    if (ftruncate(out, sf->size) != 0 || fsync(out) != 0) {
+        close(out);
+        FAIL("cannot restart: cannot write %s back (fd %d): %s", path, f->fd, strerror(errno));
+    }
+    struct timespec ts[2] = { { 0, UTIME_OMIT }, { f->mtime_ns / 1000000000LL, f->mtime_ns % 1000000000LL } };
+    futimens(out, ts);
+    close(out);
+    mana_dbg("fd %d: %s written back from the image (%lld bytes)", f->fd, path, (long long)sf->size);
+    return 0;
+}
+
+static int is_deleted_path(const char *path)
+{
+    size_t plen = strlen(path);
+    return plen > 10 && strcmp(path + plen - 10, " (deleted)") == 0;
+}
+
+/* A database's companion files that the run which died created after the checkpoint (sqlite's hot
+ * journal: left by a transaction killed half-way, it would be "rolled back" into the database just
+ * written back, replaying that run's state).  Those the image knows (open at the checkpoint) came back
+ * with it; any other is renamed *.mana-stale, with a warning. */
+static void set_aside_companions(struct file_rec *fr, uint32_t n, const char *path)
+{
+    static const char *suffix[] = { "-journal", "-wal" };
+    for (size_t k = 0; k < sizeof suffix / sizeof *suffix; k++) {
+        char c[4200], to[4300];
+        if ((size_t)snprintf(c, sizeof c, "%s%s", path, suffix[k]) >= sizeof c) continue;
+        int known = 0;
+        for (uint32_t i = 0; i < n; i++) if (strcmp(fr[i].path, c) == 0) known = 1;
+        struct stat st;
+        if (known || stat(c, &st) != 0) continue;
+        snprintf(to, sizeof to, "%s.mana-stale", c);
+        if (rename(c, to) == 0)
+            mana_warn("%s was created after the checkpoint by the run that died: moved aside to %s (%s is back as "
+                      "it was at the checkpoint)", c, to, path);
+    }
+}
+
+/* Check every file before anything is changed: a refused restart changes nothing. */
+static int check_files(struct file_rec *fr, uint32_t n, int force)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        struct mana_img_file *f = &fr[i].f;
+        const char *path = fr[i].path;
+        if (f->fd <= 2 || (f->fd_flags & MANA_FD_INHERITED) || f->kind != MANA_FILE_REGULAR || is_deleted_path(path))
+            continue;
+        int acc = f->open_flags & O_ACCMODE;
+        int writable = acc == O_WRONLY || acc == O_RDWR;
+        const struct saved_file *sf = writable ? saved_for(f->fd) : NULL;
+        struct stat st;
+        if (stat(path, &st) != 0) {
+            if (sf) continue;                             /* written back from the image */
+            FAIL("cannot restart: file %s (fd %d) is gone: %s", path, f->fd, strerror(errno));
+        }
+        int64_t mtime = (int64_t)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+        int changed = st.st_size != f->size || mtime != f->mtime_ns;
+        if (!writable) {
+            if (changed)
+                FAIL("cannot restart: file %s (fd %d) changed since the checkpoint (size %lld, was %lld%s)", path,
+                     f->fd, (long long)st.st_size, (long long)f->size, mtime != f->mtime_ns ? "; modified" : "");
+            continue;
+        }
+        if (sf || !changed) continue;
+        if (st.st_size < f->size && !force)
+            FAIL("cannot restart: file %s (fd %d) is shorter than at the checkpoint (%lld < %lld bytes)", path, f->fd,
+                 (long long)st.st_size, (long long)f->size);
+        if (!(f->open_flags & O_APPEND) && !force)
+            FAIL("cannot restart: file %s (fd %d) was written after the checkpoint and its contents are not in the "
+                 "image (larger than MANA_SAVE_FILES_MAX at launch); mana_restart --force-files uses it as it is now",
+                 path, f->fd);
+    }
+    return 0;
+}
+
+/* /dev/null in place of what cannot be restored: one line at the end names them all. */
+static char lost_list[1024];
+static int n_lost;
+static void note_lost(int fd, const char *path)
+{
+    size_t k = strlen(lost_list);
+    if (k < sizeof lost_list - 80)
+        snprintf(lost_list + k, sizeof lost_list - k, "%sfd %d (%s)", n_lost ? ", " : "", fd, path);
+    n_lost++;
+}
+
+/* stdin: the new launcher's, but a regular file that is the checkpoint's own goes on from its offset. */
+static void restore_stdin(struct file_rec *fr, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        struct mana_img_file *f = &fr[i].f;
+        if (f->fd != 0) continue;
+        struct stat st;
+        if (fstat(0, &st) != 0) return;
+        if (f->kind == MANA_FILE_REGULAR) {
+            if (S_ISREG(st.st_mode) && st.st_ino == f->inode && st.st_dev == f->dev) {
+                if (lseek(0, f->offset, SEEK_SET) == f->offset)
+                    mana_dbg("stdin (%s) goes on from offset %lld", fr[i].path, (long long)f->offset);
+                else
+                    mana_warn("stdin: cannot seek %s to its checkpoint offset %lld: %s", fr[i].path,
+                              (long long)f->offset, strerror(errno));
+            } else if (f->offset) {
+                mana_warn("stdin was %s at the checkpoint, read up to offset %lld; it is another file now, read "
+                          "from where it is", fr[i].path, (long long)f->offset);
+            }
+        } else if (f->kind == MANA_FILE_PIPE || f->kind == MANA_FILE_SOCKET) {
+            mana_warn("stdin was a %s at the checkpoint (%s): what the program had not read of it then is not in "
+                      "the image; it reads the new stdin now", f->kind == MANA_FILE_PIPE ? "pipe" : "socket",
+                      fr[i].path);
+        }
+        return;
+    }
+}
+
+static int restore_files(struct img *im, struct file_rec *fr, uint32_t n)
+{
+    int force = getenv("MANA_RESTART_FORCE_FILES") && strcmp(getenv("MANA_RESTART_FORCE_FILES"), "0") != 0;
+    if (check_files(fr, n, force) != 0) return 1;
+    /* From here on the restart goes ahead. */
+    move_stale_aside();
+    restore_stdin(fr, n);
     /* Writable files first: they may truncate a file that another descriptor reads. */
     for (int pass = 0; pass < 2; pass++) {
         for (uint32_t i = 0; i < n; i++) {
@@ -372,22 +637,22 @@ static int restore_files(struct file_rec *fr, uint32_t n)
             if ((f->kind == MANA_FILE_REGULAR && writable) != (pass == 0)) continue;
             int nfd = -1;
             int oflags = (f->open_flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC | O_NOCTTY)) | O_NOCTTY;
-            size_t plen = strlen(path);
-            if (f->kind == MANA_FILE_REGULAR && plen > 10 && strcmp(path + plen - 10, " (deleted)") == 0) {
+            if (f->kind == MANA_FILE_REGULAR && is_deleted_path(path)) {
                 /* unlinked already at the checkpoint (tmpfile()): its contents are not in the image */
-                mana_warn("fd %d was an unlinked file at the checkpoint (%s); it is /dev/null now", fd, path);
+                note_lost(fd, path);
                 nfd = open("/dev/null", O_RDWR);
             } else if (f->kind == MANA_FILE_REGULAR) {
-                struct stat st;
-                if (stat(path, &st) != 0)
-                    FAIL("cannot restart: file %s (fd %d) is gone: %s", path, fd, strerror(errno));
-                int64_t mtime = (int64_t)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
-                if (writable) {
-                    if (st.st_size < f->size)
-                        FAIL("cannot restart: file %s (fd %d) is shorter than at the checkpoint (%lld < %lld bytes)",
-                             path, fd, (long long)st.st_size, (long long)f->size);
+                const struct saved_file *sf = writable ? saved_for(fd) : NULL;
+                if (sf) {
+                    if (write_back(im->fd, sf, f, path) != 0) return 1;
+                    set_aside_companions(fr, n, path);
+                } else if (writable) {
+                    struct stat st;
+                    if (stat(path, &st) != 0)
+                        FAIL("cannot restart: file %s (fd %d) is gone: %s", path, fd, strerror(errno));
+                    int64_t mtime = (int64_t)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
                     if (st.st_size > f->size || mtime != f->mtime_ns) {
-                        /* written after the checkpoint by the run that died: roll it back */
+                        /* appended to after the checkpoint by the run that died: roll it back */
                         if (st.st_size > f->size && truncate(path, f->size) != 0)
                             FAIL("cannot restart: cannot truncate %s to its checkpoint size: %s", path, strerror(errno));
                         struct timespec ts[2] = { { 0, UTIME_OMIT },
@@ -395,9 +660,6 @@ static int restore_files(struct file_rec *fr, uint32_t n)
                         utimensat(AT_FDCWD, path, ts, 0);
                         mana_dbg("fd %d: %s rolled back to %lld bytes", fd, path, (long long)f->size);
                     }
-                } else if (st.st_size != f->size || mtime != f->mtime_ns) {
-                    FAIL("cannot restart: file %s (fd %d) changed since the checkpoint (size %lld, was %lld%s)", path,
-                         fd, (long long)st.st_size, (long long)f->size, mtime != f->mtime_ns ? "; modified" : "");
                 }
                 nfd = open(path, oflags);
                 if (nfd < 0) FAIL("cannot restart: cannot open %s (fd %d): %s", path, fd, strerror(errno));
@@ -407,11 +669,11 @@ static int restore_files(struct file_rec *fr, uint32_t n)
             } else if (f->kind == MANA_FILE_CHAR && path[0] == '/') {
                 nfd = open(path, oflags);
                 if (nfd < 0) {
-                    mana_warn("fd %d (%s) cannot be reopened (%s); it is /dev/null now", fd, path, strerror(errno));
+                    note_lost(fd, path);
                     nfd = open("/dev/null", O_RDWR);
                 }
             } else {
-                mana_warn("fd %d (%s) cannot be restored; it is /dev/null now", fd, path);
+                note_lost(fd, path);
                 nfd = open("/dev/null", O_RDWR);
             }
             if (nfd < 0) FAIL("cannot restart: cannot open /dev/null: %s", strerror(errno));
@@ -428,6 +690,9 @@ static int restore_files(struct file_rec *fr, uint32_t n)
                      strerror(errno));
         }
     }
+    if (n_lost)
+        mana_warn("%d descriptor%s cannot be restored (pipes, sockets, unlinked files...) and read%s /dev/null now: %s",
+                  n_lost, n_lost == 1 ? "" : "s", n_lost == 1 ? "s" : "", lost_list);
     return 0;
 }
 
@@ -485,11 +750,17 @@ static int load_regions(struct img *im, struct region *regs, uint32_t n)
         int shared = (r->flags & MANA_REG_SHARED) != 0;
         if ((r->flags & MANA_REG_FILE) && shared) {
             int ffd = open(regs[i].name, (r->prot & PROT_WRITE) ? O_RDWR : O_RDONLY);
-            if (ffd < 0) FAIL("cannot restart: shared mapping of %s: %s", regs[i].name, strerror(errno));
-            void *m = mmap((void *)r->start, len, (int)r->prot, MAP_SHARED | MAP_FIXED, ffd, (off_t)r->file_offset);
-            close(ffd);
-            if (m == MAP_FAILED) FAIL("cannot restart: cannot map %s: %s", regs[i].name, strerror(errno));
-            continue;
+            if (ffd < 0 && errno == ENOENT && r->stored_bytes) {
+                /* The file is gone (a JVM deletes a dead JVM's hsperfdata file): the image has a copy of
+                 * the data; the mapping comes back as shared memory of this process with it. */
+                mana_warn("the file of a shared mapping, %s, is gone: rebuilt from the image's copy", regs[i].name);
+            } else {
+                if (ffd < 0) FAIL("cannot restart: shared mapping of %s: %s", regs[i].name, strerror(errno));
+                void *m = mmap((void *)r->start, len, (int)r->prot, MAP_SHARED | MAP_FIXED, ffd, (off_t)r->file_offset);
+                close(ffd);
+                if (m == MAP_FAILED) FAIL("cannot restart: cannot map %s: %s", regs[i].name, strerror(errno));
+                continue;
+            }
         }
         int flags = (shared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS | MAP_FIXED;
         void *m = mmap((void *)r->start, len, PROT_READ | PROT_WRITE, flags, -1, 0);
@@ -637,6 +908,7 @@ int lh_restore(const char *dir)
     struct file_rec *files;
     uint32_t nfiles;
     if (parse_files(&im, &files, &nfiles) != 0) return 1;
+    if (check_filedata(&im) != 0) return 1;
     uint32_t nthr = im.sec_count[MANA_SEC_THREADS];
     if (im.sec_len[MANA_SEC_THREADS] != (uint64_t)nthr * sizeof(struct mana_img_thread) || nthr == 0)
         FAIL("cannot restart: %s is corrupt (threads section)", path);
@@ -689,13 +961,13 @@ int lh_restore(const char *dir)
                  mana_lh.mpi.world_size, lh_mpi_name);
     }
     if (load_regions(&im, regs, nregs) != 0) return 1;
-    close(im.fd);
     if (getenv("MANA_DEBUG_MOVE_VDSO")) debug_move_vdso();
     if (check_vdso(&proc) != 0) return 1;
     int64_t t_files = mana_now_ns();
     mana_timing("restart: memory (reserve, read, verify)", t_files - t_mem0);
     /* Files after memory: every check of the image is done before anything is said about them. */
-    if (restore_files(files, nfiles) != 0) return 1;
+    if (restore_files(&im, files, nfiles) != 0) return 1;
+    close(im.fd);
     int64_t t_mem = mana_now_ns();
     mana_timing("restart: files", t_mem - t_files);
     mana_dbg("memory restored: %llu bytes stored of %llu mapped", (unsigned long long)im.h.stored_bytes,
@@ -781,6 +1053,11 @@ int lh_restore(const char *dir)
     if (!proc.lh_info_slot) FAIL("cannot restart: %s has no lh_info slot", path);
     *(struct lh_info *volatile *)proc.lh_info_slot = &mana_lh;
 
+    /* old tid -> new tid of every thread (the main one becomes this process) */
+    mana_lh.n_tid_map = 0;
+    mana_lh.tid_map[mana_lh.n_tid_map++] = (struct mana_tid_pair){ thr[main_idx].tid, getpid() };
+    /* test hook: restart as without the privilege to choose tids */
+    if (getenv("MANA_DEBUG_NO_SET_TID")) keep_tids = 0;
     for (uint32_t i = 0; i < nthr; i++) {
         if ((int)i == main_idx) continue;
         const struct mana_img_thread *tr = &thr[i];
@@ -804,6 +1081,8 @@ int lh_restore(const char *dir)
         }
         if (r <= 0) r = lh_clone(flags, stk + ssz, ctid, ctid, tr->fs_base, &boots[i]);
         if (r < 0) FAIL("cannot restart: cannot create thread %d: %s", tr->tid, strerror((int)-r));
+        if (mana_lh.n_tid_map < MANA_MAX_THREADS_LH)
+            mana_lh.tid_map[mana_lh.n_tid_map++] = (struct mana_tid_pair){ tr->tid, (int32_t)r };
         mana_dbg("thread %d is now %ld", tr->tid, r);
     }
     int64_t t_thr = mana_now_ns();

@@ -186,11 +186,31 @@ static void resume_threads(void)
     mana_futex_wake(&park_gen, 0x7fffffff);
 }
 
+/* A thread that blocks the checkpoint signal can never be stopped: a helper thread that a library
+ * started with every signal blocked (glibc's AIO and mq_notify helpers, for one).  1 if tid does. */
+static int blocks_ckpt_signal(int tid, char *name, size_t namelen)
+{
+    char path[64], buf[2048];
+    snprintf(path, sizeof path, "/proc/self/task/%d/status", tid);
+    if (mana_read_file(path, buf, sizeof buf) <= 0) return 0;
+    const char *n = strstr(buf, "Name:");
+    if (n) {
+        n += 5;
+        while (*n == ' ' || *n == '\t') n++;
+        size_t l = strcspn(n, "\n");
+        snprintf(name, namelen, "%.*s", (int)(l < namelen ? l : namelen - 1), n);
+    }
+    const char *b = strstr(buf, "SigBlk:");
+    if (!b) return 0;
+    uint64_t mask = strtoull(b + 7, NULL, 16);
+    return (mask >> (mana_pl.cfg.ckpt_signal - 1)) & 1;
+}
+
 /* Signal every thread but this one and wait until each is parked.  0, or -1 with err. */
 static int suspend_threads(char *err, size_t errlen)
 {
-    static int tids[MANA_MAX_THREADS], signalled[MANA_MAX_THREADS];
-    int nsig = 0;
+    static int tids[MANA_MAX_THREADS], signalled[MANA_MAX_THREADS], skipped[MANA_MAX_THREADS];
+    int nsig = 0, nskip = 0;
     int self = mana_gettid(), pid = mana_getpid();
     n_slots = 0;
     n_parked = 0;
@@ -214,13 +234,25 @@ static int suspend_threads(char *err, size_t errlen)
         /* wait for everyone signalled so far: parked, or gone */
         for (;;) {
             int missing = 0;
+            int64_t waited = mana_now_ns() - t0;
             for (int k = 0; k < nsig; k++) {
                 if (slot_has(signalled[k]) || is_lower_tid(signalled[k])) continue;
                 if (mana_sys3(SYS_tgkill, pid, signalled[k], 0) != 0) continue;   /* exited */
+                int skip = 0;
+                for (int q = 0; q < nskip; q++) if (skipped[q] == signalled[k]) skip = 1;
+                if (skip) continue;
+                char name[32] = "?";
+                if (waited > 100000000LL && blocks_ckpt_signal(signalled[k], name, sizeof name)) {
+                    /* It never answers: do not wait for it.  It is not in the image. */
+                    skipped[nskip++] = signalled[k];
+                    mana_warn("checkpoint: thread %d (%s) blocks the checkpoint signal %d (a library's helper "
+                              "thread?): it is not saved and will be missing after a restart",
+                              signalled[k], name, mana_pl.cfg.ckpt_signal);
+                    continue;
+                }
                 missing++;
             }
             if (!missing) break;
-            int64_t waited = mana_now_ns() - t0;
             if (waited > 2000000000LL && !warned) {
                 mana_warn("checkpoint: %d thread(s) do not answer the checkpoint signal %d yet (blocked?)",
                           missing, mana_pl.cfg.ckpt_signal);
@@ -275,8 +307,11 @@ static const char *program_name(void)
     return s ? s + 1 : mana_pl.app_path;
 }
 
-/* Remove images of other generations than `keep` in the rank directory. */
-static void remove_other_generations(const char *rankdir, uint32_t keep)
+/* Remove every image of the rank directory but `keep` (the one just committed): older generations,
+ * and images of another program or of an earlier run whose generation numbers may even be higher
+ * (a program that exec'd another one, a job launched again into the same directory): the newest
+ * state is the committed one, and restart takes the highest generation it finds. */
+static void remove_other_images(const char *rankdir, const char *keep)
 {
     long fd = mana_sys4(SYS_openat, AT_FDCWD, (long)rankdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
     if (fd < 0) return;
@@ -287,8 +322,7 @@ static void remove_other_generations(const char *rankdir, uint32_t keep)
         for (long off = 0; off < r;) {
             struct { uint64_t ino; int64_t off; unsigned short reclen; unsigned char type; char name[]; } *d =
                 (void *)(buf + off);
-            uint32_t g = mana_image_generation(d->name);
-            if (g && g < keep) {
+            if (mana_image_generation(d->name) && strcmp(d->name, keep) != 0) {
                 mana_sys3(SYS_unlinkat, fd, (long)d->name, 0);
                 mana_dbg("removed %s/%s", rankdir, d->name);
             }
@@ -325,6 +359,13 @@ static int coord_connect(int restarting, uint32_t generation)
     static struct mana_coord_welcome w;
     int rc = 0;
     mana_coord_t *c = mana_coord_connect(&addr, &h, &w, 10000, &rc, err, sizeof err);
+    /* After following an exec, the coordinator may not have seen the BYE of the program before
+     * yet (another connection): the same rank is "already registered" for a moment. */
+    for (int tries = 0; !c && lh && lh->exec_followed && strstr(err, "already registered") && tries < 100; tries++) {
+        struct timespec ts = { 0, 20000000 };
+        nanosleep(&ts, NULL);
+        c = mana_coord_connect(&addr, &h, &w, 10000, &rc, err, sizeof err);
+    }
     if (!c) {
         mana_err("cannot reach coordinator at %s:%u: %s", addr.host, addr.port, err);
         return -1;
@@ -386,6 +427,41 @@ static void note_inherited(const struct lh_info *lh)
     }
 }
 
+/* Child processes are not checkpointed: a rank with live children (not zombies, not an MPI
+ * launcher's helper) refuses the checkpoint, naming them.  Returns how many; `list` names them. */
+static int live_children(char *list, size_t len)
+{
+    static int tids[MANA_MAX_THREADS];
+    int nt = task_list(tids, MANA_MAX_THREADS), found = 0;
+    size_t k = 0;
+    list[0] = 0;
+    for (int i = 0; i < nt; i++) {
+        char path[64], buf[4096];
+        snprintf(path, sizeof path, "/proc/self/task/%d/children", tids[i]);
+        if (mana_read_file(path, buf, sizeof buf) <= 0) continue;
+        for (char *p = buf; *p;) {
+            while (*p == ' ' || *p == '\n') p++;
+            if (!*p) break;
+            int pid = (int)strtol(p, &p, 10);
+            char stat[512], comm[64] = "?";
+            char state = '?';
+            snprintf(path, sizeof path, "/proc/%d/stat", pid);
+            if (mana_read_file(path, stat, sizeof stat) > 0) {
+                char *o = strchr(stat, '('), *c = strrchr(stat, ')');
+                if (o && c && c > o) {
+                    snprintf(comm, sizeof comm, "%.*s", (int)(c - o - 1), o + 1);
+                    if (c[1] == ' ') state = c[2];
+                }
+            }
+            if (state == 'Z' || state == 'X') continue;
+            if (!strcmp(comm, "orted") || !strcmp(comm, "prted") || !strcmp(comm, "hydra_pmi_proxy")) continue;
+            if (k < len - 40) k += (size_t)snprintf(list + k, len - k, "%s%d '%s'", found ? ", " : "", pid, comm);
+            found++;
+        }
+    }
+    return found;
+}
+
 static void do_checkpoint(uint32_t g, int flags, const char *reqdir)
 {
     char err[512] = "";
@@ -398,6 +474,18 @@ static void do_checkpoint(uint32_t g, int flags, const char *reqdir)
     mana_image_name(tmp, sizeof tmp, dir, mana_pl.cfg.rank, program_name(), g, 1);
     mana_image_name(final, sizeof final, dir, mana_pl.cfg.rank, program_name(), g, 0);
 
+    {
+        char kids[256];
+        int nk = live_children(kids, sizeof kids);
+        if (nk) {
+            mana_fmt(err, sizeof err, "rank %d has %d live child process%s (%s): child processes are not "
+                     "checkpointed, so the checkpoint is refused; take it when they have ended", mana_pl.cfg.rank,
+                     nk, nk == 1 ? "" : "es", kids);
+            mana_err("checkpoint %u refused: %s", g, err);
+            if (coord) mana_coord_ckpt_failed(coord, g, err, NULL, 0);
+            return;
+        }
+    }
     if (mpi && mpi->finalized()) {
         mana_fmt(err, sizeof err, "rank %d has called MPI_Finalize: checkpoint skipped", mana_pl.cfg.rank);
         mana_warn("%s", err);
@@ -418,6 +506,7 @@ static void do_checkpoint(uint32_t g, int flags, const char *reqdir)
         return;
     }
     int64_t t_susp = mana_now_ns();
+    mana_timers_snapshot();
     mana_pl.n_thr = n_slots < MANA_MAX_THREADS ? n_slots : MANA_MAX_THREADS;
     int rc = barrier(g, MANA_PHASE_SUSPENDED, err, sizeof err);
     if (rc == MANA_COORD_OK && mpi && mpi->drain(g, err, sizeof err) != 0) {
@@ -461,7 +550,7 @@ static void do_checkpoint(uint32_t g, int flags, const char *reqdir)
     if (rc != MANA_COORD_OK) { unlink(final); goto coord_failed; }
     int64_t t_commit = mana_now_ns();
     last_generation = g;
-    remove_other_generations(rankdir, g);
+    remove_other_images(rankdir, strrchr(final, '/') + 1);
     if (flags & MANA_COORD_CKPT_EXIT) {
         /* checkpoint-and-kill: the threads stay stopped, so nothing runs past the image */
         mana_timing("checkpoint: total", mana_now_ns() - ck_t0);
@@ -519,6 +608,12 @@ static void after_restart(void)
         int old_sig = mana_pl.cfg.ckpt_signal;
         mana_pl.cfg = lh->settings;
         mana_log_setup("mana", mana_pl.cfg.debug, mana_pl.cfg.timing, mana_pl.cfg.quiet);
+        extern uint64_t mana_claimed_signals;
+        if (mana_pl.cfg.ckpt_signal != old_sig && ((mana_claimed_signals >> (mana_pl.cfg.ckpt_signal - 1)) & 1)) {
+            /* the program claimed that signal before the checkpoint (the runtime moved away from it) */
+            mana_dbg("checkpoint signal %d stays the program's; keeping %d", mana_pl.cfg.ckpt_signal, old_sig);
+            mana_pl.cfg.ckpt_signal = old_sig;
+        }
         if (mana_pl.cfg.ckpt_signal != old_sig) {
             /* mana_restart --ckpt-signal chose another signal: move our handler there (raw, so the
              * program-facing sigaction guard does not stop us). */
@@ -537,6 +632,8 @@ static void after_restart(void)
     last_generation = g;
     mana_pl.ckpt_tid = mana_gettid();
     ckpt_tid_word = mana_pl.ckpt_tid;
+    mana_mutex_restarted();
+    mana_timers_restarted();
     /* Descriptors the plugin owned were not saved: make them again. */
     trigger_fd = trigger_fd_own = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (coord) { mana_coord_discard(coord); coord = NULL; }
@@ -664,16 +761,10 @@ static void at_exit_bye(void)
 
 __attribute__((constructor)) static void mana_plugin_init(void)
 {
-    const char *s = getenv("MANA_LH_INFO_ADDR");
-    if (!s || !*s) {
-        /* Not started by bin/lower-half (e.g. a child process that inherited LD_PRELOAD). */
-        return;
-    }
-    struct lh_info *lh = (struct lh_info *)strtoul(s, NULL, 16);
-    if (!lh || lh->magic != MANA_LH_MAGIC) {
-        fprintf(stderr, "mana: bad MANA_LH_INFO_ADDR=%s; checkpointing disabled\n", s);
-        return;
-    }
+    /* Only the launched program itself gets the runtime; the environment is put back for its
+     * children either way (env.c). */
+    struct lh_info *lh = mana_env_claim_lh_info();
+    if (!lh) return;
     mana_lh_info = lh;
     mana_pl.cfg = lh->settings;
     mana_log_setup("mana", mana_pl.cfg.debug, mana_pl.cfg.timing, mana_pl.cfg.quiet);
@@ -683,22 +774,24 @@ __attribute__((constructor)) static void mana_plugin_init(void)
     mana_pl.uh_stack = lh->uh_stack;
     mana_pl.uh_entry = lh->uh_entry;
     note_inherited(lh);
-    /* Children must not inherit the plugin nor the (now meaningless) info address. */
-    unsetenv("MANA_LH_INFO_ADDR");
-    if (lh->had_ld_preload) setenv("LD_PRELOAD", lh->orig_ld_preload, 1);
-    else unsetenv("LD_PRELOAD");
-    /* ... nor our MPI library in place of the real one (the lower half put its folder first). */
-    const char *shadow = getenv("MANA_MPI_SHADOW"), *llp = getenv("LD_LIBRARY_PATH");
-    if (shadow && *shadow && llp) {
-        size_t sl = strlen(shadow);
-        if (strncmp(llp, shadow, sl) == 0 && llp[sl] == ':') setenv("LD_LIBRARY_PATH", llp + sl + 1, 1);
-        else if (strcmp(llp, shadow) == 0) unsetenv("LD_LIBRARY_PATH");
-    }
     note_lower_tids(lh);
 
     extern int mana_direct_io;
-    const char *dio = getenv("MANA_DIRECT_IO");
+    const char *dio = mana_env_get("MANA_DIRECT_IO");
     mana_direct_io = dio && *dio && strcmp(dio, "0") != 0;
+    /* How much of the files written in place an image may carry (writer.c); K, M, G suffixes. */
+    extern uint64_t mana_save_files_max;
+    const char *sfm = mana_env_get("MANA_SAVE_FILES_MAX");
+    if (sfm && *sfm) {
+        char *end;
+        unsigned long long v = strtoull(sfm, &end, 10);
+        if (*end == 'K' || *end == 'k') { v <<= 10; end++; }
+        else if (*end == 'M' || *end == 'm') { v <<= 20; end++; }
+        else if (*end == 'G' || *end == 'g') { v <<= 30; end++; }
+        if (*end) mana_warn("bad MANA_SAVE_FILES_MAX '%s' (bytes, or with K, M, G); keeping %llu", sfm,
+                            (unsigned long long)mana_save_files_max);
+        else mana_save_files_max = v;
+    }
     find_tid_offset();
     (void)mana_crc32c_update(0, "", 0);     /* initialise its tables now, not while writing */
     mana_pl.scratch = mmap(NULL, SCRATCH_SIZE, PROT_READ | PROT_WRITE,
@@ -746,7 +839,34 @@ __attribute__((constructor)) static void mana_plugin_init(void)
              mana_pl.cfg.ckpt_dir, mana_pl.cfg.ckpt_signal, mana_pl.tid_offset);
 }
 
-int mana_plugin_active(void) { return active; }
+/* Active, and this is the launched process itself: not a vfork child sharing its memory (atfork
+ * handlers do not run there, so `active` alone cannot tell). */
+int mana_plugin_active(void)
+{
+    struct lh_info *lh = mana_lh_info;     /* a restart puts the new block (new pid) here first */
+    return active && lh && mana_getpid() == lh->owner_pid;
+}
+
+/* exec: the program is replaced (execwrap.c).  Leave the coordinator cleanly, so that the program
+ * that follows registers as this rank; the checkpoint thread cannot start a checkpoint meanwhile
+ * (the lock stays held: on success exec ends every thread).  Returns the last committed generation. */
+uint32_t mana_plugin_exec_begin(void)
+{
+    pthread_mutex_lock(&coord_lock);
+    if (coord) {
+        mana_coord_bye(coord, MANA_COORD_BYE_EXIT, 0, NULL, 0);
+        mana_coord_close(coord);
+        coord = NULL;
+    }
+    return last_generation;
+}
+
+/* The exec failed: register again and go on. */
+void mana_plugin_exec_failed(void)
+{
+    if (!mana_pl.cfg.no_coord && coord_connect(0, 0) != 0) mana_err("checkpointing disabled for this run");
+    pthread_mutex_unlock(&coord_lock);
+}
 
 /* Internal descriptors the writer must not save. */
 int mana_plugin_is_internal_fd(int fd)

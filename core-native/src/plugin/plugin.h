@@ -64,4 +64,18 @@ struct mana_write_result {
 int mana_write_image(const char *path, uint32_t generation, struct mana_write_result *res,
                      char *err, size_t errlen);
 
+/* timers.c: POSIX timers' time left, at a checkpoint; re-created in a restarted process. */
+void mana_timers_snapshot(void);
+void mana_timers_restarted(void);
+
+/* mutexwrap.c: take in the old->new tid map of a restart. */
+void mana_mutex_restarted(void);
+
+/* env.c: the lh_info this process may use (validated), or NULL; puts the user's environment back. */
+struct lh_info *mana_env_claim_lh_info(void);
+const char *mana_env_get(const char *name);
+void mana_env_unset(const char *name);
+/* Read len bytes at addr without faulting: 0, or -1 where that memory is not readable. */
+int mana_safe_read(uint64_t addr, void *buf, size_t len);
+
 #endif

@@ -2,18 +2,23 @@
  * sigwrap.c - keep the checkpoint signal usable by the runtime.
  *
  * The checkpoint thread stops every other thread with the checkpoint signal (MANA_CKPT_SIGNAL,
- * SIGUSR2 by default).  A thread that blocks it could never be stopped, and a program that installs
- * its own handler for it would take it away from the runtime.  libmana.so is preloaded, so these
- * definitions come first: masks never block the checkpoint signal, and a handler for it is not
- * installed (a warning says so once; use --ckpt-signal to pick a signal the program leaves alone).
+ * 40 = SIGRTMIN+6 by default: JVMs (SIGUSR2), Python and the MPI launchers (SIGUSR1/2) leave it
+ * alone).  A thread that blocks it could never be stopped.  libmana.so is preloaded, so these
+ * definitions come first: masks never block the checkpoint signal, and when the program installs a
+ * handler for it, the runtime moves to a free real-time signal first (one line with MANA_DEBUG) and
+ * the program gets the signal it asked for.  Only when no signal is free is the handler refused (a
+ * warning says so once).
  */
 #define _GNU_SOURCE
 #include "plugin.h"
 #include "mana_util.h"
 
+#include "mana_sys.h"
+
 #include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
+#include <pthread.h>
 #include <string.h>
 
 int mana_plugin_active(void);
@@ -53,8 +58,39 @@ static void warn_once(int signo)
     static int warned;
     if (warned) return;
     warned = 1;
-    mana_warn("the program sets a handler for signal %d, the checkpoint signal: ignored "
-              "(choose another with mana_launch --ckpt-signal)", signo);
+    mana_warn("the program sets a handler for signal %d, the checkpoint signal, and no other signal is free: "
+              "ignored (choose another with mana_launch --ckpt-signal)", signo);
+}
+
+struct ksa { uint64_t handler, flags, restorer, mask; };
+
+/* Signals the program has claimed (bit s-1): a restart keeps the runtime off them. */
+uint64_t mana_claimed_signals;
+
+/* The program wants signal s, the checkpoint signal: move the runtime's handler to a free real-time
+ * signal (default disposition, not the timer helper's SIGRTMAX, not one the program claimed) and
+ * switch to it.  0, or -1 when none is free. */
+static int move_ckpt_signal(int s)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&lock);
+    int moved = -1;
+    if (mana_pl.cfg.ckpt_signal != s) { pthread_mutex_unlock(&lock); return 0; }   /* moved meanwhile */
+    struct ksa ours;
+    if (mana_sys4(SYS_rt_sigaction, s, 0, (long)&ours, 8) == 0) {
+        for (int c = SIGRTMIN + 6; c < SIGRTMAX - 1 && moved < 0; c++) {
+            struct ksa cur;
+            if ((mana_claimed_signals >> (c - 1)) & 1) continue;
+            if (mana_sys4(SYS_rt_sigaction, c, 0, (long)&cur, 8) != 0 || cur.handler != 0) continue;
+            if (mana_sys4(SYS_rt_sigaction, c, (long)&ours, 0, 8) != 0) continue;
+            __atomic_store_n(&mana_pl.cfg.ckpt_signal, c, __ATOMIC_SEQ_CST);
+            moved = c;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    if (moved < 0) return -1;
+    mana_dbg("the program claims signal %d: the checkpoint signal is now %d", s, moved);
+    return 0;
 }
 
 int sigaction(int signo, const struct sigaction *act, struct sigaction *old)
@@ -63,9 +99,14 @@ int sigaction(int signo, const struct sigaction *act, struct sigaction *old)
     if (!real) real = (int (*)(int, const struct sigaction *, struct sigaction *))dlsym(RTLD_NEXT, "sigaction");
     int s = ckpt_sig();
     if (s && signo == s && act) {
-        warn_once(signo);
-        return real(signo, NULL, old);
+        if (move_ckpt_signal(s) != 0) {
+            warn_once(signo);
+            return real(signo, NULL, old);
+        }
+        if (old) { memset(old, 0, sizeof *old); old->sa_handler = SIG_DFL; }   /* as the program left it */
+        old = NULL;
     }
+    if (s && act && signo >= 1 && signo <= 64) mana_claimed_signals |= 1ULL << (signo - 1);
     return real(signo, act, old);
 }
 
@@ -75,8 +116,14 @@ sighandler_t signal(int signo, sighandler_t handler)
     if (!real) real = (sighandler_t (*)(int, sighandler_t))dlsym(RTLD_NEXT, "signal");
     int s = ckpt_sig();
     if (s && signo == s) {
-        warn_once(signo);
+        if (move_ckpt_signal(s) != 0) {
+            warn_once(signo);
+            return SIG_DFL;
+        }
+        real(signo, handler);
+        if (signo >= 1 && signo <= 64) mana_claimed_signals |= 1ULL << (signo - 1);
         return SIG_DFL;
     }
+    if (s && signo >= 1 && signo <= 64) mana_claimed_signals |= 1ULL << (signo - 1);
     return real(signo, handler);
 }

@@ -36,6 +36,7 @@ int mana_direct_io;
 #define PAGE 4096UL
 #define MAX_MAPS 65536
 #define WRITEBACK_STEP (32UL << 20)
+#define SHARED_COPY_MAX (1UL << 20)    /* shared file mappings up to this size carry a copy of their data */
 #define DIRECT_CHUNK   (64UL << 20)
 
 struct wctx {
@@ -135,7 +136,7 @@ static int write_region(struct wctx *w, const struct mana_map *m, uint32_t flags
         return w_fail(w, "checkpoint work area too small (regions)");
     /* mapped_bytes: the regions whose memory the image carries (docs/image-format.md) */
     if (!(flags & (MANA_REG_LOWER | MANA_REG_VDSO | MANA_REG_VVAR | MANA_REG_GUARD)) &&
-        !((flags & MANA_REG_SHARED) && (flags & MANA_REG_FILE)))
+        !((flags & MANA_REG_SHARED) && (flags & MANA_REG_FILE) && !payload))
         res->mapped_bytes += m->end - m->start;
     if (!payload) return 0;
 
@@ -255,6 +256,78 @@ struct kernel_sigaction_raw {
     uint64_t handler, flags, restorer, mask;
 };
 
+/* MANA_SAVE_FILES_MAX (bytes, read at start-up): how much file contents one image may carry. */
+uint64_t mana_save_files_max = 64ULL << 20;
+
+/* Which FILES records get their contents saved: regular files open for writing without O_APPEND
+ * (appending files are only truncated back at restart), not the launcher's, not unlinked. */
+static int wants_contents(const struct mana_img_file *f, const char *path)
+{
+    int acc = f->open_flags & O_ACCMODE;
+    size_t pl = f->path_len;
+    return f->kind == MANA_FILE_REGULAR && f->fd > 2 && (acc == O_WRONLY || acc == O_RDWR) &&
+           !(f->open_flags & O_APPEND) && !(f->fd_flags & MANA_FD_INHERITED) && path[0] == '/' &&
+           !(pl > 10 && memcmp(path + pl - 10, " (deleted)", 10) == 0);
+}
+
+/* Stream the contents of the files written in place into the image at w->off (FILEDATA section,
+ * docs/image-format.md), up to mana_save_files_max bytes in all.  The other threads are stopped, so
+ * the contents are those the program sees. */
+static int save_file_contents(struct wctx *w, size_t files_at, size_t files_len, uint64_t *len_out,
+                              uint32_t *count_out, uint32_t *crc_out)
+{
+    uint64_t at = w->off, budget = mana_save_files_max, done_dev[64], done_ino[64];
+    uint32_t crc = 0, count = 0, ndone = 0;
+    for (size_t off = files_at; off < files_at + files_len;) {
+        struct mana_img_file f;
+        memcpy(&f, w->sec + off, sizeof f);
+        const char *path = w->sec + off + sizeof f;
+        off += sizeof f + ((f.path_len + 7) & ~7UL);
+        if (!wants_contents(&f, path) || f.size < 0 || (uint64_t)f.size > budget) continue;
+        int dup = 0;
+        for (uint32_t k = 0; k < ndone; k++) if (done_dev[k] == f.dev && done_ino[k] == f.inode) dup = 1;
+        if (dup || ndone == 64) continue;
+        char link[64];
+        snprintf(link, sizeof link, "/proc/self/fd/%d", f.fd);
+        int in = open(link, O_RDONLY | O_CLOEXEC);
+        if (in < 0) continue;
+        struct stat st;
+        if (fstat(in, &st) != 0 || st.st_ino != f.inode || st.st_size != f.size) { close(in); continue; }
+        struct mana_img_filedata d = { f.fd, 0, f.size, f.inode, f.dev };
+        if (pwrite_all(w->fd, &d, sizeof d, at) != 0) { close(in); return w_fail(w, "cannot write the image: %s", strerror(errno)); }
+        crc = mana_crc32c_update(crc, &d, sizeof d);
+        at += sizeof d;
+        uint64_t left = (uint64_t)f.size, pos = 0;
+        while (left) {
+            size_t chunk = left < w->bounce_cap ? left : w->bounce_cap;
+            ssize_t r = pread(in, w->bounce, chunk, (off_t)pos);
+            if (r <= 0) { close(in); return w_fail(w, "cannot read %s to save it: %s", path, r < 0 ? strerror(errno) : "it shrank"); }
+            crc = mana_crc32c_update(crc, w->bounce, (size_t)r);
+            if (pwrite_all(w->fd, w->bounce, (uint64_t)r, at) != 0) { close(in); return w_fail(w, "cannot write the image: %s", strerror(errno)); }
+            at += (uint64_t)r;
+            pos += (uint64_t)r;
+            left -= (uint64_t)r;
+        }
+        close(in);
+        static const char zeros[8];
+        size_t pad = (8 - (f.size & 7)) & 7;
+        if (pad) {
+            if (pwrite_all(w->fd, zeros, pad, at) != 0) return w_fail(w, "cannot write the image: %s", strerror(errno));
+            crc = mana_crc32c_update(crc, zeros, pad);
+            at += pad;
+        }
+        budget -= (uint64_t)f.size;
+        done_dev[ndone] = f.dev;
+        done_ino[ndone++] = f.inode;
+        count++;
+        mana_dbg("saved the contents of %s (fd %d, %lld bytes) with the image", path, f.fd, (long long)f.size);
+    }
+    *len_out = at - w->off;
+    *count_out = count;
+    *crc_out = crc;
+    return 0;
+}
+
 int mana_write_image(const char *path, uint32_t generation, struct mana_write_result *res,
                      char *err, size_t errlen)
 {
@@ -338,11 +411,13 @@ int mana_write_image(const char *path, uint32_t generation, struct mana_write_re
             }
             if (m->prot == 0) {
                 flags |= MANA_REG_GUARD;
-            } else if ((flags & MANA_REG_FILE) && (flags & MANA_REG_SHARED)) {
+            } else if ((flags & MANA_REG_FILE) && (flags & MANA_REG_SHARED) && m->end - m->start > SHARED_COPY_MAX) {
                 payload = 0;                           /* the file holds the data */
             } else if (in_scratch) {
                 payload = 0;                           /* our own work area */
             } else {
+                /* a small shared file mapping is copied too: its file may be gone at restart (a JVM's
+                 * hsperfdata file, deleted by the next JVM of the user), and is then rebuilt from it */
                 payload = 1;
                 if (flags & MANA_REG_FILE) {
                     /* pages past the end of the file cannot be read (SIGBUS) and are zero */
@@ -361,7 +436,6 @@ int mana_write_image(const char *path, uint32_t generation, struct mana_write_re
         nregions++;
     }
     size_t mem_len = w.sec_len - mem_at;
-    uint64_t sections_at = (w.off + 7) & ~7UL;
 
     /* ---- PROCESS ---- */
     size_t proc_at = w.sec_len;
@@ -517,6 +591,12 @@ int mana_write_image(const char *path, uint32_t generation, struct mana_write_re
     }
     size_t files_len = w.sec_len - files_at;
 
+    /* ---- FILEDATA: contents of files written in place, streamed to the image after the payloads ---- */
+    uint64_t fdata_at = w.off, fdata_len = 0;
+    uint32_t fdata_count = 0, fdata_crc = 0;
+    if (save_file_contents(&w, files_at, files_len, &fdata_len, &fdata_count, &fdata_crc) != 0) goto fail;
+    uint64_t sections_at = (fdata_at + fdata_len + 7) & ~7UL;
+
     /* ---- SIGNALS ---- */
     size_t sig_at = w.sec_len;
     uint32_t nsig = 0, ntimers = 0;
@@ -566,7 +646,7 @@ int mana_write_image(const char *path, uint32_t generation, struct mana_write_re
 
     /* ---- section table, sections, header ---- */
     {
-        struct mana_img_section *tab = sec_put(&w, NULL, (size_t)nsec * sizeof *tab);
+        struct mana_img_section *tab = sec_put(&w, NULL, (size_t)(nsec + (fdata_count ? 1 : 0)) * sizeof *tab);
         if (!tab) goto small;
         size_t tab_at = (size_t)((char *)tab - w.sec);
         struct { uint32_t type; size_t at, len; uint32_t count; } s[6] = {
@@ -581,6 +661,8 @@ int mana_write_image(const char *path, uint32_t generation, struct mana_write_re
         for (int i = 0; i < nsec; i++)
             put_le_section(&tab[i], s[i].type, sections_at + s[i].at, s[i].len,
                            mana_crc32c_update(0, w.sec + s[i].at, s[i].len), s[i].count);
+        if (fdata_count)
+            put_le_section(&tab[nsec], MANA_SEC_FILEDATA, fdata_at, fdata_len, fdata_crc, fdata_count);
         uint64_t file_size = sections_at + w.sec_len;
         if (pwrite_all(w.fd, w.sec, w.sec_len, sections_at) != 0) {
             w_fail(&w, "cannot write the image: %s", strerror(errno));
@@ -593,7 +675,7 @@ int mana_write_image(const char *path, uint32_t generation, struct mana_write_re
         h.header_size = MANA_IMG_HEADER_SIZE;
         h.file_size = file_size;
         h.section_table_offset = sections_at + tab_at;
-        h.section_count = (uint32_t)nsec;
+        h.section_count = (uint32_t)nsec + (fdata_count ? 1 : 0);
         if (mana_pl.mpi) h.flags |= MANA_IMG_F_MPI;
         h.section_entry_size = sizeof(struct mana_img_section);
         h.page_size = PAGE;

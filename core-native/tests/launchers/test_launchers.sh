@@ -62,7 +62,7 @@ expect "launch secret from file" 0 "MANA_COORD_SECRET=00ff00ff" -- clean_env "$L
 expect "launch root" 0 "MANA_ROOT=$root\$" -- clean_env "$L" ./app
 expect "launch ckptdir = cwd" 0 "MANA_CKPT_DIR=$tmp/work\$" -- clean_env "$L" ./app
 expect "launch interval 0" 0 "MANA_CKPT_INTERVAL=0" -- clean_env "$L" ./app
-expect "launch signal 12" 0 "MANA_CKPT_SIGNAL=12" -- clean_env "$L" ./app
+expect "launch signal 40" 0 "MANA_CKPT_SIGNAL=40" -- clean_env "$L" ./app
 expect "launch args kept" 0 "ARG\[b c\]" -- clean_env "$L" ./app a 'b c'
 expect "launch program first" 0 "ARGS:./app a b c" -- clean_env "$L" ./app a 'b c'
 expect "launch job empty" 0 "MANA_JOB=\$" -- clean_env "$L" ./app
@@ -113,8 +113,8 @@ mkdir -p "$tmp/work/r1/ckpt_rank_0"
 expect "restart no images" 1 "no checkpoint images" -- clean_env "$R" --restartdir r1
 : > "$tmp/work/r1/ckpt_rank_0/ckpt_app_gen2.mana"
 : > "$tmp/work/r1/ckpt_rank_0/ckpt_app_gen3.mana.tmp"
-expect "restart tmp refused" 1 "incomplete checkpoint" -- clean_env "$R" --restartdir r1
-one_line "restart tmp one line" 1 -- clean_env "$R" --restartdir r1
+# a *.tmp beside a complete image goes to the lower half (it moves the *.tmp aside)
+expect "restart beside a tmp" 0 "ARGS:--restore $tmp/work/r1\$" -- clean_env "$R" --restartdir r1
 rm "$tmp/work/r1/ckpt_rank_0/ckpt_app_gen3.mana.tmp"
 expect "restart ok" 0 "ARGS:--restore $tmp/work/r1\$" -- clean_env "$R" --restartdir r1
 expect "restart ckptdir default" 0 "MANA_CKPT_DIR=$tmp/work/r1\$" -- clean_env "$R" --restartdir r1

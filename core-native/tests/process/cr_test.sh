@@ -261,12 +261,11 @@ bad)       # bad input: one clear line on stderr, non-zero exit, no crash, no ha
         cmp -s "$img" "$W/good.mana" && { printf '\xa5' | dd of="$img" bs=1 seek=$off conv=notrunc status=none; }
         expect_refusal "flipped byte at $off" "$B/mana_restart" --restartdir "$W/ck"
     done
-    cp "$W/good.mana" "$img"
-    touch "${img%.mana}_gen2.mana.tmp"
-    cp "$W/good.mana" "$W/ck/ckpt_rank_0/ckpt_counter_gen2.mana.tmp"
-    expect_refusal "*.tmp present" "$B/mana_restart" --restartdir "$W/ck"
-    expect_refusal "*.tmp present (lower half)" "$B/lower-half" --restore "$W/ck"
+    mv "$img" "$W/ck/ckpt_rank_0/ckpt_counter_gen2.mana.tmp"
+    expect_refusal "only a *.tmp" "$B/lower-half" --restore "$W/ck"
+    [ -e "$W/ck/ckpt_rank_0/ckpt_counter_gen2.mana.tmp" ] || fail "a refused restart moved the *.tmp"
     rm -f "$W/ck/ckpt_rank_0/"*.tmp
+    cp "$W/good.mana" "$img"
     # the intact image still restarts
     restart ok
     wait_exit "$LAST_PID" 30
@@ -288,17 +287,18 @@ vdso_moved)   # restart where [vdso]/[vvar] are elsewhere (test hook): they are 
     [ "$(final_line "$W/b.out")" = "$want" ] || fail "final line '$(final_line "$W/b.out")', want '$want'"
     ;;
 
-tids)      # a worker holding a recursive mutex across checkpoint + kill + restart can unlock it
-    [ "$(id -u)" = 0 ] || { echo "SKIP: choosing tids at restart needs root (CAP_CHECKPOINT_RESTORE)"; exit 77; }
+tids|tids_main|tids_noroot)   # a thread holding a recursive mutex across checkpoint + kill + restart
+    # tids: a worker, restarted with its old tid where allowed (root); tids_main: the main thread
+    # (its tid, the pid, always changes); tids_noroot: a worker, as without the right to choose tids
     start_coordinator
     PROGDIR_SAVED=$PROGDIR; PROGDIR=$PROJECT_BIN/tests/process
-    launch a heldlock 3000
+    case $SCENARIO in tids_main) launch a heldlock 3000 main ;; *) launch a heldlock 3000 ;; esac
     PROGDIR=$PROGDIR_SAVED
     wait_registered
     wait_lines "$W/a.out" 1
     checkpoint_and_kill
     wait_exit "$LAST_PID" 20
-    restart b
+    case $SCENARIO in tids_noroot|tids_main) MANA_DEBUG_NO_SET_TID=1 restart b ;; *) restart b ;; esac
     wait_exit "$LAST_PID" 30
     [ "$RC" = 0 ] || fail "restarted run exited with $RC"
     [ "$(final_line "$W/b.out")" = "heldlock done: unlock Success/Success" ] || fail "got '$(final_line "$W/b.out")'"
@@ -344,6 +344,259 @@ pause)     # restart pause levels: print pid and level, wait for gdb to set mana
         [ -z "$msg" ] || fail "level $level: $msg"
         kill -9 "$LAST_PID"; wait "$LAST_PID" 2>/dev/null
     done
+    ;;
+
+children)  # children of a program under the runtime run as if it had been launched natively
+    start_coordinator
+    cmd='/bin/sleep 0.1; echo rc=$?; /bin/true; echo rc=$?; env | grep -c "^MANA_LH_INFO_ADDR=\|libmana" ; cat /proc/self/personality; echo "tunables=$GLIBC_TUNABLES"'
+    want=$(/bin/bash -c "$cmd" 2>&1)
+    "$B/mana_launch" --ckptdir "$W/ck" /bin/bash -c "$cmd" > "$W/a.out" 2> "$W/a.err" || fail "bash under the runtime exited with $?"
+    [ "$(cat "$W/a.out")" = "$want" ] || fail "children under the runtime printed '$(cat "$W/a.out")', natively '$want'"
+    [ -s "$W/a.err" ] && fail "stderr is not empty: $(cat "$W/a.err")"
+    # python3 (its own environment copy, vfork+exec in subprocess) and a stale address handed on by hand
+    if command -v python3 >/dev/null; then
+        py='import subprocess,sys; r=subprocess.run(["/bin/sh","-c","echo rc=0; cat /proc/self/personality"]); sys.exit(r.returncode)'
+        "$B/mana_launch" --ckptdir "$W/ck" python3 -c "$py" > "$W/p.out" 2> "$W/p.err" || fail "python3: exit $?"
+        [ "$(cat "$W/p.out")" = "$(python3 -c "$py")" ] || fail "python3's child printed '$(cat "$W/p.out")'"
+        [ -s "$W/p.err" ] && fail "python3: stderr is not empty: $(cat "$W/p.err")"
+    fi
+    out=$(MANA_LH_INFO_ADDR=0x555555563240:$$:1234 LD_PRELOAD=$ROOT/lib/libmana.so /bin/true 2>&1); rc=$?
+    [ $rc = 0 ] && [ -z "$out" ] || fail "a forged MANA_LH_INFO_ADDR: exit $rc, '$out'"
+    ;;
+
+exec)      # a wrapper that execs the real program: the program runs under the runtime as the same rank
+    start_coordinator
+    want=$(plain_final counter 40 0)
+    "$B/mana_launch" --ckptdir "$W/ck" /bin/bash -c "echo wrapper; exec $PROGDIR/counter 40 50" > "$W/a.out" 2> "$W/a.err" &
+    LAST_PID=$!; PIDS+=("$LAST_PID")
+    wait_registered 2                      # the wrapper, then the program it exec'd
+    wait_lines "$W/a.out" 4
+    timeout 10 "$B/mana_status" --list > "$W/list.txt" 2>&1
+    grep -q 'RUNNING' "$W/list.txt" || fail "the exec'd program is not a running rank: $(cat "$W/list.txt")"
+    checkpoint
+    ls "$W/ck/ckpt_rank_0/" | grep -q '^ckpt_counter_gen[0-9]*\.mana$' || fail "no image of the exec'd program: $(ls "$W/ck/ckpt_rank_0/")"
+    kill -9 "$LAST_PID"; wait "$LAST_PID" 2>/dev/null
+    restart b
+    wait_exit "$LAST_PID" 30
+    [ "$RC" = 0 ] || fail "restarted run exited with $RC"
+    [ "$(final_line "$W/b.out")" = "$want" ] || fail "final line '$(final_line "$W/b.out")', want '$want'"
+    msg=$(check_counter_sequence "$W/a.out" "$W/b.out" 40) || fail "$msg"
+    # an exec that fails natively fails the same way under the runtime, and the program goes on
+    "$B/mana_launch" --ckptdir "$W/ck2" /bin/bash -c "exec $W/missing 2>/dev/null; echo after" > "$W/c.out" 2>&1
+    grep -q '^after$' "$W/c.out" && fail "bash went on after a failed exec (it should exit 127)"
+    "$B/mana_launch" --ckptdir "$W/ck2" /bin/bash -c 'shopt -s execfail; exec /nonexistent/x 2>/dev/null; echo after=$?' > "$W/d.out" 2>&1
+    [ "$(cat "$W/d.out")" = "after=127" ] || fail "failed exec under the runtime: '$(cat "$W/d.out")'"
+    ;;
+
+timers)    # POSIX timers: SIGEV_THREAD (glibc's helper blocks every signal) and SIGEV_SIGNAL fire after restart
+    start_coordinator
+    PROGDIR_SAVED=$PROGDIR; PROGDIR=$PROJECT_BIN/tests/process
+    launch a ptimers 80 40
+    PROGDIR=$PROGDIR_SAVED
+    wait_registered
+    wait_lines "$W/a.out" 5
+    t0=$(date +%s%N)
+    checkpoint
+    t1=$(date +%s%N)
+    [ $(( (t1 - t0) / 1000000 )) -lt 10000 ] || fail "the checkpoint took $(( (t1 - t0) / 1000000 )) ms (a thread that cannot be stopped?)"
+    kill -9 "$LAST_PID"; wait "$LAST_PID" 2>/dev/null
+    restart b
+    wait_exit "$LAST_PID" 60
+    [ "$RC" = 0 ] || fail "restarted run exited with $RC: $(tail -n 2 "$W/b.out")"
+    [ "$(final_line "$W/b.out")" = "ptimers done: steps=80" ] || fail "final line '$(final_line "$W/b.out")'"
+    grep -q 'not saved' "$W/a.err" && fail "a thread was left out of the image: $(cat "$W/a.err")"
+    ;;
+
+refuse)    # a refused restart changes nothing: an appended-to file is not truncated when a read-only one changed
+    start_coordinator
+    mkdir -p "$W/data"
+    launch a files "$W/data" 60 50
+    wait_registered
+    wait_lines "$W/a.out" 5
+    checkpoint
+    wait_lines "$W/a.out" 12                      # it appends more after the checkpoint
+    kill -9 "$LAST_PID"; wait "$LAST_PID" 2>/dev/null
+    printf 'x' >> "$W/data/input.dat"             # the read-only input changed: the restart must refuse
+    cp -p "$W/data/output.txt" "$W/output.before"
+    restart b
+    wait_exit "$LAST_PID" 30
+    [ "$RC" != 0 ] || fail "restart with a changed read-only file succeeded"
+    grep -q 'input.dat.*changed since the checkpoint' "$W/b.err" || fail "no refusal naming input.dat: $(cat "$W/b.err")"
+    cmp -s "$W/data/output.txt" "$W/output.before" || fail "the refused restart changed output.txt ($(stat -c %s "$W/output.before") -> $(stat -c %s "$W/data/output.txt") bytes)"
+    [ "$(stat -c %Y "$W/data/output.txt")" = "$(stat -c %Y "$W/output.before")" ] || fail "the refused restart re-dated output.txt"
+    ;;
+
+stale_tmp) # a *.tmp left by a checkpoint that died: restart from the newest complete generation, move it aside
+    start_coordinator
+    want=$(plain_final counter 60 0)
+    launch a counter 60 50
+    wait_registered
+    wait_lines "$W/a.out" 3
+    checkpoint
+    kill -9 "$LAST_PID"; wait "$LAST_PID" 2>/dev/null
+    img=$(ls "$W/ck/ckpt_rank_0/"*.mana)
+    head -c 10000 "$img" > "$W/ck/ckpt_rank_0/ckpt_counter_gen7.mana.tmp"      # a writer that died
+    mkdir -p "$W/ck/ckpt_rank_1"                                               # another rank without generation 1
+    restart b
+    wait_exit "$LAST_PID" 30
+    [ "$RC" = 0 ] || fail "restart beside a stale *.tmp exited with $RC: $(cat "$W/b.err")"
+    [ "$(final_line "$W/b.out")" = "$want" ] || fail "final line '$(final_line "$W/b.out")', want '$want'"
+    grep -q 'gen7.mana.tmp is an incomplete checkpoint.*moved aside' "$W/b.err" || fail "no word about the *.tmp: $(cat "$W/b.err")"
+    [ -e "$W/ck/ckpt_rank_0/ckpt_counter_gen7.mana.tmp.stale" ] || fail "the *.tmp was not moved aside: $(ls "$W/ck/ckpt_rank_0")"
+    ;;
+
+stdin)     # stdin from a regular file goes on from its offset; from a pipe: one warning
+    start_coordinator
+    seq 1 60 | sed 's/^/line /' > "$W/input.txt"
+    RD=$PROJECT_BIN/tests/process/readin
+    want=$("$RD" 0 < "$W/input.txt" | tail -n 1)
+    "$B/mana_launch" --ckptdir "$W/ck" "$RD" 40 < "$W/input.txt" > "$W/a.out" 2> "$W/a.err" &
+    LAST_PID=$!; PIDS+=("$LAST_PID")
+    wait_registered
+    wait_lines "$W/a.out" 10
+    checkpoint_and_kill
+    wait_exit "$LAST_PID" 20
+    cp -r "$W/ck" "$W/ck.saved"
+    "$B/mana_restart" --restartdir "$W/ck" < "$W/input.txt" > "$W/b.out" 2> "$W/b.err"
+    [ "$(tail -n 1 "$W/b.out")" = "$want" ] || fail "restart read its input again: '$(tail -n 1 "$W/b.out")', want '$want'"
+    cat "$W/a.out" "$W/b.out" | grep '^got ' | awk '{ sub(":", "", $2); if ($2 != n + 1) { print "gap/repeat at " $2; exit 1 } n = $2 }' ||
+        fail "lines lost or read twice"
+    rm -rf "$W/ck"; cp -r "$W/ck.saved" "$W/ck"
+    cat "$W/input.txt" | "$B/mana_restart" --restartdir "$W/ck" > "$W/c.out" 2> "$W/c.err"
+    [ "$(grep -c 'stdin was a pipe\|stdin was .* another file\|stdin was' "$W/c.err")" -eq 1 ] && grep -q 'stdin was' "$W/c.err" ||
+        fail "no single warning about stdin: $(cat "$W/c.err")"
+    ;;
+
+sqlite)    # sqlite3 inserting rows, checkpointed, killed after more commits, restarted: the database is intact
+    command -v sqlite3 >/dev/null || { echo "SKIP: no sqlite3"; exit 77; }
+    start_coordinator
+    {
+        echo "CREATE TABLE t(a INTEGER, b TEXT);"
+        for i in $(seq 1 150); do
+            echo "INSERT INTO t VALUES($i, 'row $i');"
+            echo "SELECT 'n', count(*), sum(a) FROM t;"
+            echo "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<60000) SELECT count(*) > 0 FROM c;"
+        done
+        echo "PRAGMA integrity_check;"
+        echo "SELECT 'done', count(*), sum(a), group_concat(b) = (SELECT group_concat(b) FROM t) FROM t;"
+    } > "$W/script.sql"
+    (cd "$W" && sqlite3 plain.db < script.sql) | tail -n 1 > "$W/want"
+    want=$(cat "$W/want")
+    (cd "$W" && exec "$B/mana_launch" --ckptdir "$W/ck" sqlite3 "$W/t.db" < "$W/script.sql" > "$W/a.out" 2> "$W/a.err") &
+    LAST_PID=$!; PIDS+=("$LAST_PID")
+    wait_registered
+    wait_lines "$W/a.out" 40
+    checkpoint
+    n=$(wc -l < "$W/a.out")
+    wait_lines "$W/a.out" $((n + 40))          # more commits after the checkpoint
+    kill -9 "$LAST_PID"; wait "$LAST_PID" 2>/dev/null
+    cp -p "$W/t.db" "$W/t.db.after"
+    "$B/mana_restart" --restartdir "$W/ck" < "$W/script.sql" > "$W/b.out" 2> "$W/b.err"
+    rc=$?
+    [ $rc = 0 ] || fail "restarted sqlite3 exited with $rc: $(tail -n 3 "$W/b.err")"
+    grep -q 'malformed\|Error' "$W/b.out" "$W/b.err" && fail "sqlite3 reported errors: $(grep -h 'malformed\|Error' "$W/b.out" "$W/b.err" | head -n 3)"
+    grep -qx 'ok' "$W/b.out" || fail "integrity_check did not say ok"
+    [ "$(tail -n 1 "$W/b.out")" = "$want" ] || fail "final line '$(tail -n 1 "$W/b.out")', want '$want'"
+    # a file larger than the saved-contents limit that changed after the checkpoint is refused by name
+    rm -rf "$W/ck" "$W/t.db"
+    (cd "$W" && MANA_SAVE_FILES_MAX=1K exec "$B/mana_launch" --ckptdir "$W/ck" sqlite3 "$W/t.db" < "$W/script.sql" > "$W/c.out" 2> "$W/c.err") &
+    LAST_PID=$!; PIDS+=("$LAST_PID")
+    wait_registered 2
+    wait_lines "$W/c.out" 40
+    checkpoint
+    n=$(wc -l < "$W/c.out")
+    wait_lines "$W/c.out" $((n + 10))
+    kill -9 "$LAST_PID"; wait "$LAST_PID" 2>/dev/null
+    cp -p "$W/t.db" "$W/t.db.before"
+    "$B/mana_restart" --restartdir "$W/ck" < "$W/script.sql" > "$W/d.out" 2> "$W/d.err" && fail "a changed, unsaved database was not refused"
+    grep -q "t.db (fd [0-9]*) was written after the checkpoint" "$W/d.err" || fail "no refusal naming t.db: $(cat "$W/d.err")"
+    cmp -s "$W/t.db" "$W/t.db.before" || fail "the refused restart changed t.db"
+    ;;
+
+java)      # JVMs with default options (hsperfdata shared mapping, SIGUSR2 handler): checkpoint, kill, restart
+    JDKS=$(ls -d /usr/lib/jvm/java-17-openjdk-amd64 /usr/lib/jvm/java-2[1-9]-openjdk-amd64 /usr/lib/jvm/temurin-2[1-9]-jdk-amd64 2>/dev/null)
+    [ -n "$JDKS" ] || { echo "SKIP: no JDK 17+ under /usr/lib/jvm"; exit 77; }
+    JAVAC=$(for j in $JDKS; do [ -x "$j/bin/javac" ] && echo "$j/bin/javac" && break; done)
+    [ -n "$JAVAC" ] || { echo "SKIP: no javac"; exit 77; }
+    "$JAVAC" --release 17 -d "$W/classes" "$(dirname "$0")/Count.java" || fail "javac failed"
+    start_coordinator
+    k=0
+    for jdk in $JDKS; do
+        k=$((k + 1))
+        rm -rf "$W/ck"
+        "$B/mana_launch" --ckptdir "$W/ck" "$jdk/bin/java" -cp "$W/classes" Count 60 > "$W/j$k.out" 2> "$W/j$k.err" &
+        LAST_PID=$!; PIDS+=("$LAST_PID")
+        wait_lines "$W/j$k.out" 8 60
+        checkpoint
+        kill -9 "$LAST_PID"; wait "$LAST_PID" 2>/dev/null
+        "$jdk/bin/java" -cp "$W/classes" Count 1 > /dev/null     # the next JVM deletes the dead one's hsperfdata file
+        restart "r$k"
+        wait_exit "$LAST_PID" 60
+        [ "$RC" = 0 ] || fail "$jdk: restarted JVM exited with $RC: $(tail -n 3 "$W/r$k.err")"
+        [ "$(final_line "$W/r$k.out")" = "java done: last=60 sum=1830" ] || fail "$jdk: final line '$(final_line "$W/r$k.out")'"
+        msg=$(check_counter_sequence "$W/j$k.out" "$W/r$k.out" 60) || fail "$jdk: $msg"
+        grep -q 'checkpoint signal' "$W/j$k.err" && fail "$jdk: $(cat "$W/j$k.err")"
+        note "$jdk restarts exactly"
+    done
+    ;;
+
+claim)     # the program claims the checkpoint signal (40 by default): the runtime moves to a free one
+    command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
+    start_coordinator
+    cat > "$W/claim.py" <<'PY'
+import os, signal, sys, time
+got = []
+signal.signal(40, lambda s, f: got.append(s))
+for i in range(1, 41):
+    os.kill(os.getpid(), 40)
+    time.sleep(0.05)
+    print("step %d got %d" % (i, len(got)), flush=True)
+    if len(got) != i:
+        print("FAIL: signal 40 did not reach the program", flush=True); sys.exit(1)
+print("claim done: %d" % len(got), flush=True)
+PY
+    "$B/mana_launch" --ckptdir "$W/ck" python3 "$W/claim.py" > "$W/a.out" 2> "$W/a.err" &
+    LAST_PID=$!; PIDS+=("$LAST_PID")
+    wait_registered
+    wait_lines "$W/a.out" 5
+    checkpoint
+    kill -9 "$LAST_PID"; wait "$LAST_PID" 2>/dev/null
+    restart b
+    wait_exit "$LAST_PID" 30
+    [ "$RC" = 0 ] || fail "restarted run exited with $RC: $(cat "$W/b.out" "$W/b.err" | tail -n 3)"
+    [ "$(final_line "$W/b.out")" = "claim done: 40" ] || fail "final line '$(final_line "$W/b.out")'"
+    [ -s "$W/a.err" ] && fail "stderr: $(cat "$W/a.err")"
+    ;;
+
+forked)    # a rank with a live child process: the checkpoint is refused with a clear message; later it works
+    start_coordinator
+    "$B/mana_launch" --ckptdir "$W/ck" /bin/bash -c "/bin/sleep 3 & echo started; wait; exec $PROGDIR/counter 40 50" > "$W/a.out" 2> "$W/a.err" &
+    LAST_PID=$!; PIDS+=("$LAST_PID")
+    wait_registered
+    wait_lines "$W/a.out" 1
+    timeout 60 "$B/mana_status" --checkpoint > "$W/status.last" 2>&1 && fail "a checkpoint with a live child succeeded"
+    grep -q "live child process.*sleep" "$W/status.last" || fail "no clear reason: $(cat "$W/status.last")"
+    grep -q "live child process.*sleep" "$W/a.err" || fail "the rank said nothing: $(cat "$W/a.err")"
+    wait_lines "$W/a.out" 5 30                   # the child ended, bash exec'd the counter
+    checkpoint
+    ls "$W/ck/ckpt_rank_0/" | grep -q 'ckpt_counter_gen' || fail "no image after the child ended"
+    ;;
+
+pysqlite)  # python3's sqlite3 module in a transaction loop, restarted as without the right to choose tids
+    python3 -c 'import sqlite3' 2>/dev/null || { echo "SKIP: no python3 with sqlite3"; exit 77; }
+    start_coordinator
+    "$B/mana_launch" --ckptdir "$W/ck" python3 "$(dirname "$0")/pysqlite.py" "$W/p.db" > "$W/a.out" 2> "$W/a.err" &
+    LAST_PID=$!; PIDS+=("$LAST_PID")
+    wait_registered
+    wait_lines "$W/a.out" 20
+    checkpoint
+    n=$(wc -l < "$W/a.out")
+    wait_lines "$W/a.out" $((n + 20))            # more transactions after the checkpoint
+    kill -9 "$LAST_PID"; wait "$LAST_PID" 2>/dev/null
+    MANA_DEBUG_NO_SET_TID=1 restart b
+    wait_exit "$LAST_PID" 60
+    [ "$RC" = 0 ] || fail "restarted run exited with $RC: $(tail -n 3 "$W/b.err")"
+    [ "$(final_line "$W/b.out")" = "pysqlite done: ok (200, 20100)" ] || fail "final line '$(final_line "$W/b.out")'"
     ;;
 
 *) echo "unknown scenario $SCENARIO"; exit 2 ;;

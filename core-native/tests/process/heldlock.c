@@ -1,8 +1,10 @@
 /*
  * heldlock.c - a worker thread holds a recursive mutex (glibc records the owner's tid in it) across
  * a checkpoint, then unlocks it.  After a restart the unlock only succeeds if the thread got its old
- * tid back (clone3 set_tid; needs CAP_CHECKPOINT_RESTORE or CAP_SYS_ADMIN).
- *   heldlock [HOLD_MS=3000]
+ * tid back (clone3 set_tid; needs CAP_CHECKPOINT_RESTORE or CAP_SYS_ADMIN) or the plugin gives
+ * the mutex the thread's new tid (mutexwrap.c).  With "main", the main thread holds it (its tid is
+ * the pid, which always changes), and locks it once more after the hold, as sqlite would.
+ *   heldlock [HOLD_MS=3000] [main]
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -27,6 +29,8 @@ static void *worker(void *arg)
     say("heldlock: worker holds the lock\n");
     struct timespec ts = { hold_ms / 1000, (hold_ms % 1000) * 1000000L };
     while (nanosleep(&ts, &ts) != 0) { }
+    pthread_mutex_lock(&m);                  /* the owner again: counts up (never waits for itself) */
+    pthread_mutex_unlock(&m);
     int r1 = pthread_mutex_unlock(&m), r2 = pthread_mutex_unlock(&m);
     char line[128];
     snprintf(line, sizeof line, "heldlock done: unlock %s/%s\n", strerror(r1), strerror(r2));
@@ -41,6 +45,10 @@ int main(int argc, char **argv)
     pthread_mutexattr_init(&at);
     pthread_mutexattr_settype(&at, PTHREAD_MUTEX_RECURSIVE);
     pthread_mutex_init(&m, &at);
+    if (argc > 2 && strcmp(argv[2], "main") == 0) {
+        worker(NULL);
+        return 0;
+    }
     pthread_t t;
     pthread_create(&t, NULL, worker, NULL);
     pthread_join(t, NULL);

@@ -11,7 +11,7 @@
  *   - the handlers still installed (sigaction reads them back).
  * Prints "signals step I usr1=I timer=ok mask=ok", and at the end
  * "signals done: usr1=N steps=N" (tick counts depend on timing: not printed).
- * SIGUSR2 is left alone: it is the runtime's checkpoint signal.
+ * SIGUSR2 and signal 40 are left alone (40 is the runtime's default checkpoint signal).
  */
 #include <signal.h>
 #include <sys/time.h>
