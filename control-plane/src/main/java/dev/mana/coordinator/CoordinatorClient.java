@@ -2,6 +2,7 @@ package dev.mana.coordinator;
 
 import dev.mana.coordinator.protocol.ErrorCode;
 import dev.mana.coordinator.protocol.Frame;
+import dev.mana.coordinator.protocol.Handshake;
 import dev.mana.coordinator.protocol.Message;
 import dev.mana.coordinator.protocol.MessageCodec;
 import dev.mana.coordinator.protocol.Messages.*;
@@ -50,9 +51,23 @@ public final class CoordinatorClient implements AutoCloseable {
         } catch (IOException e) {
             throw lost(e);
         }
-        int id = nextId++;
-        send(id, Hello.control(address.secret(), job));
+        // protocol §2: the coordinator's CHALLENGE, then AUTH and HELLO in one go; AUTH_OK proves the
+        // coordinator knows the secret too, then WELCOME
         Frame f = receive(timeoutMs);
+        if (!(f.message() instanceof Challenge ch)) throw unexpectedReply(f, "connect");
+        byte[] key = Handshake.secretBytes(address.secret());
+        byte[] mine = Handshake.nonce();
+        int authId = nextId++;
+        int id = nextId++;
+        sendAll(encode(authId, new Auth(mine, Handshake.clientProof(key, ch.nonce(), mine))),
+                encode(id, Hello.control(job)));
+        f = receive(timeoutMs);
+        if (!(f.message() instanceof AuthOk ok)) throw unexpectedReply(f, "AUTH");
+        if (!Handshake.matches(Handshake.coordinatorProof(key, ch.nonce(), mine), ok.mac())) {
+            throw new CoordinatorException("coordinator at " + address + " does not know the secret (its AUTH_OK "
+                    + "proof is wrong)", ErrorCode.AUTH, null);
+        }
+        f = receive(timeoutMs);
         if (f.message() instanceof Welcome w) {
             this.welcome = w;
         } else {
@@ -185,6 +200,23 @@ public final class CoordinatorClient implements AutoCloseable {
             if (replyType.isInstance(f.message()) && f.requestId() == id) return replyType.cast(f.message());
             if (f.message() instanceof CkptProgress) continue; // stray progress of an earlier request
             throw unexpectedReply(f, m.type().name());
+        }
+    }
+
+    private static byte[] encode(int id, Message m) throws CoordinatorException {
+        try {
+            return MessageCodec.encodeBytes(id, m);
+        } catch (ProtocolException e) {
+            throw new CoordinatorException(e.getMessage(), e.code(), e);
+        }
+    }
+
+    private void sendAll(byte[]... frames) throws CoordinatorException {
+        try {
+            for (byte[] b : frames) out.write(b);
+            out.flush();
+        } catch (IOException e) {
+            throw lost(e);
         }
     }
 

@@ -10,6 +10,7 @@ import dev.mana.coordinator.RankState;
 import dev.mana.coordinator.protocol.ErrorCode;
 import dev.mana.coordinator.protocol.Frame;
 import dev.mana.coordinator.protocol.FrameDecoder;
+import dev.mana.coordinator.protocol.Handshake;
 import dev.mana.coordinator.protocol.Message;
 import dev.mana.coordinator.protocol.MessageCodec;
 import dev.mana.coordinator.protocol.MessageDispatcher;
@@ -27,12 +28,10 @@ import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Set;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -64,6 +63,13 @@ public final class CoordinatorServer {
         public int intervalSeconds;
         public boolean exitOnLast;
         public long helloTimeoutMillis = Protocol.HELLO_TIMEOUT_SECONDS * 1000L;
+        /**
+         * Connections that have not authenticated yet, in all and per remote address. Beyond either
+         * limit the oldest such connection (of that address) is closed: an honest client
+         * authenticates within a round trip, so only a flood's idle connections grow old.
+         */
+        public int maxUnauthenticated = 4096;
+        public int maxUnauthenticatedPerAddress = 1024;
         /** Selector threads (connections are spread over them); default: up to 2 per the CPUs. */
         public int ioThreads = Math.min(2, Runtime.getRuntime().availableProcessors());
         public CoordinatorListener listener;
@@ -73,6 +79,9 @@ public final class CoordinatorServer {
     private static final long KV_LIMIT_BYTES = 64L << 20;
     private static final long PROGRESS_EVERY_NS = 100_000_000L;
     private static final Job NO_JOB = new Job("");
+    /** Connections accepted per select round: a flood of connects cannot keep reactor 0 from its other work. */
+    private static final int ACCEPTS_PER_ROUND = 64;
+    private static final System.Logger LOG = System.getLogger("dev.mana.coordinator");
 
     private final Settings settings;
     private final byte[] secret;
@@ -90,7 +99,9 @@ public final class CoordinatorServer {
 
     // ---- coordinator state: guarded by the lock (this) ----
     private final Map<String, Job> jobs = new LinkedHashMap<>();
+    /** Connections that have not authenticated yet, oldest first, in all and by remote address. */
     private final LinkedHashSet<Conn> unauthenticated = new LinkedHashSet<>();
+    private final Map<java.net.InetAddress, LinkedHashSet<Conn>> unauthenticatedByAddress = new HashMap<>();
     private final Set<Conn> conns = new HashSet<>();
     private int nextClientId = 1;
     private int broadcastStamp;
@@ -316,7 +327,7 @@ public final class CoordinatorServer {
                 }
             } catch (Throwable e) {
                 reason = "internal error: " + e;
-                e.printStackTrace();
+                LOG.log(System.Logger.Level.ERROR, "coordinator thread " + Thread.currentThread().getName() + " failed", e);
                 stopping = true;
                 if (index != 0) reactors[0].selector.wakeup();
             }
@@ -348,7 +359,7 @@ public final class CoordinatorServer {
         }
 
         private void accept() {
-            while (true) {
+            for (int accepted = 0; accepted < ACCEPTS_PER_ROUND; accepted++) {
                 SocketChannel ch;
                 try {
                     ch = server.accept();
@@ -368,7 +379,8 @@ public final class CoordinatorServer {
                     Reactor r = reactors[nextReactor++ % reactors.length];
                     c = new Conn(ch, nextClientId++, r);
                     conns.add(c);
-                    unauthenticated.add(c);
+                    enterPreAuth(c);
+                    send(c, 0, new Challenge(c.nonce));
                 }
                 if (c.reactor == this) {
                     register(c);
@@ -383,6 +395,13 @@ public final class CoordinatorServer {
         private void read(Conn c) {
             for (int rounds = 0; rounds < 8 && !c.closed; rounds++) {
                 readBuf.clear();
+                boolean preAuth = !c.authenticated;
+                if (preAuth) {
+                    // before AUTH is handled, read no byte past the frame in progress: what follows
+                    // (a HELLO sent right behind AUTH) waits in the socket until the limit is lifted
+                    if (c.authPending) return;
+                    readBuf.limit(c.decoder.bytesToFrameEnd());
+                }
                 int n;
                 try {
                     n = c.ch.read(readBuf);
@@ -403,6 +422,10 @@ public final class CoordinatorServer {
                     while (!c.closing && (f = c.decoder.next(readBuf)) != null) {
                         batch.add(c);
                         batch.add(f);
+                        if (preAuth) {
+                            c.authPending = true; // one frame only, until it has been handled
+                            return;
+                        }
                     }
                 } catch (ProtocolException e) {
                     batch.add(c);
@@ -410,7 +433,7 @@ public final class CoordinatorServer {
                     c.closing = true;
                     return;
                 }
-                if (c.closing || n < readBuf.capacity()) return;
+                if (c.closing || n < readBuf.limit()) return;
             }
         }
 
@@ -423,6 +446,15 @@ public final class CoordinatorServer {
                 if (what instanceof Frame f) {
                     if (c.closing) continue;
                     try {
+                        if (!c.authenticated) {
+                            c.authPending = false;
+                            if (!(f.message() instanceof Auth a)) {
+                                reject(c, ErrorCode.PROTOCOL, "AUTH first (got " + f.message().type() + ")", f.requestId());
+                                continue;
+                            }
+                            c.authenticate(f.requestId(), a);
+                            continue;
+                        }
                         MessageDispatcher.dispatch(f, c);
                     } catch (ProtocolException e) {
                         reject(c, e.code(), e.getMessage(), f.requestId());
@@ -487,12 +519,11 @@ public final class CoordinatorServer {
 
     private void timers() {
         long now = System.nanoTime();
-        Iterator<Conn> it = unauthenticated.iterator();
-        while (it.hasNext()) {
-            Conn c = it.next();
+        while (!unauthenticated.isEmpty()) {
+            Conn c = unauthenticated.iterator().next();
             if (now - c.openedNs < settings.helloTimeoutMillis * 1_000_000L) break;
-            it.remove();
-            reject(c, ErrorCode.PROTOCOL, "no HELLO within " + settings.helloTimeoutMillis / 1000 + " s", 0);
+            leavePreAuth(c);
+            reject(c, ErrorCode.PROTOCOL, "no AUTH within " + settings.helloTimeoutMillis + " ms", 0);
         }
         for (Job j : jobs.values()) {
             if (j.nextIntervalNs != 0 && now - j.nextIntervalNs >= 0) {
@@ -664,7 +695,7 @@ public final class CoordinatorServer {
         if (c.closed) return;
         closeChannel(c);
         conns.remove(c);
-        unauthenticated.remove(c);
+        leavePreAuth(c);
         c.out.clear();
         Slot s = c.slot;
         if (s != null && s.conn == c) {
@@ -679,6 +710,40 @@ public final class CoordinatorServer {
             c.liveMembers = 0;
             for (Slot m : c.members) if (m.live && m.conn == c) rankGone(m, reason);
         }
+    }
+
+    // ================================================================ before authentication
+
+    /** A new connection: counted against the limits, the oldest stranger closed beyond them. */
+    private void enterPreAuth(Conn c) {
+        LinkedHashSet<Conn> same = unauthenticatedByAddress.computeIfAbsent(c.address, a -> new LinkedHashSet<>());
+        if (same.size() >= Math.max(1, settings.maxUnauthenticatedPerAddress)) {
+            evict(same.iterator().next(), "too many unauthenticated connections from " + c.address.getHostAddress());
+        }
+        if (unauthenticated.size() >= Math.max(1, settings.maxUnauthenticated)) {
+            evict(unauthenticated.iterator().next(), "too many unauthenticated connections");
+        }
+        unauthenticated.add(c);
+        same.add(c);
+    }
+
+    private void evict(Conn old, String why) {
+        leavePreAuth(old);
+        reject(old, ErrorCode.PROTOCOL, why, 0);
+    }
+
+    private void leavePreAuth(Conn c) {
+        if (!unauthenticated.remove(c)) return;
+        LinkedHashSet<Conn> same = unauthenticatedByAddress.get(c.address);
+        if (same != null) {
+            same.remove(c);
+            if (same.isEmpty()) unauthenticatedByAddress.remove(c.address);
+        }
+    }
+
+    /** For tests and diagnostics: connections that have not authenticated yet. */
+    public CompletableFuture<Integer> unauthenticatedCount() {
+        return call(unauthenticated::size);
     }
 
     // ================================================================ jobs and ranks
@@ -958,7 +1023,7 @@ public final class CoordinatorServer {
                 try {
                     r.run();
                 } catch (RuntimeException e) {
-                    e.printStackTrace();
+                    LOG.log(System.Logger.Level.WARNING, "a coordinator listener failed", e);
                 }
             });
         } catch (RuntimeException ignored) {
@@ -1132,7 +1197,11 @@ public final class CoordinatorServer {
         final int clientId;
         final Reactor reactor;
         final long openedNs = System.nanoTime();
-        final FrameDecoder decoder = new FrameDecoder();   // its reactor only
+        final FrameDecoder decoder = new FrameDecoder(Protocol.PRE_AUTH_MAX_BODY); // its reactor only
+        final java.net.InetAddress address;
+        final byte[] nonce = Handshake.nonce();  // of CHALLENGE
+        volatile boolean authenticated;
+        boolean authPending;  // its reactor only: an AUTH was read and waits to be handled
         final ConcurrentLinkedQueue<ByteBuffer> out = new ConcurrentLinkedQueue<>();
         final AtomicLong queued = new AtomicLong();
         final AtomicBoolean flushScheduled = new AtomicBoolean();
@@ -1154,6 +1223,25 @@ public final class CoordinatorServer {
             this.ch = ch;
             this.clientId = clientId;
             this.reactor = reactor;
+            java.net.InetAddress a;
+            try {
+                a = ((InetSocketAddress) ch.getRemoteAddress()).getAddress();
+            } catch (IOException | RuntimeException e) {
+                a = java.net.InetAddress.getLoopbackAddress();
+            }
+            this.address = a;
+        }
+
+        /** AUTH: the client's proof of the secret over both nonces; answered with ours, or ERROR AUTH. */
+        void authenticate(int id, Auth m) {
+            leavePreAuth(this);
+            if (!Handshake.matches(Handshake.clientProof(secret, nonce, m.nonce()), m.mac())) {
+                reject(this, ErrorCode.AUTH, "wrong secret", id);
+                return;
+            }
+            authenticated = true;
+            decoder.maxBody(Protocol.MAX_BODY);
+            send(this, id, new AuthOk(Handshake.coordinatorProof(secret, nonce, m.nonce())));
         }
 
         String remote() {
@@ -1204,6 +1292,10 @@ public final class CoordinatorServer {
             }
         }
 
+        @Override public void onAuth(int id, Auth m) throws ProtocolException {
+            throw new ProtocolException(ErrorCode.PROTOCOL, "second AUTH");
+        }
+
         @Override public void unexpected(int id, Message m) throws ProtocolException {
             throw new ProtocolException(ErrorCode.PROTOCOL, role == 0 ? "HELLO first (got " + m.type() + ")"
                     : "message " + m.type() + " not allowed from this client");
@@ -1213,11 +1305,6 @@ public final class CoordinatorServer {
 
         @Override public void onHello(int id, Hello m) throws IOException {
             if (role != 0) throw new ProtocolException(ErrorCode.PROTOCOL, "second HELLO");
-            unauthenticated.remove(this);
-            if (!MessageDigest.isEqual(secret, m.secret().getBytes(StandardCharsets.UTF_8))) {
-                reject(this, ErrorCode.AUTH, "wrong secret", id);
-                return;
-            }
             if (m.role() == Protocol.ROLE_CONTROL) {
                 role = Protocol.ROLE_CONTROL;
                 controlJob = m.job();
@@ -1300,11 +1387,6 @@ public final class CoordinatorServer {
 
         @Override public void onGroupHello(int id, GroupHello m) throws IOException {
             if (role != 0) throw new ProtocolException(ErrorCode.PROTOCOL, "second HELLO");
-            unauthenticated.remove(this);
-            if (!MessageDigest.isEqual(secret, m.secret().getBytes(StandardCharsets.UTF_8))) {
-                reject(this, ErrorCode.AUTH, "wrong secret", id);
-                return;
-            }
             int n = m.nranks();
             if (n < 1 || n > MAX_RANKS) {
                 reject(this, ErrorCode.TOO_LARGE, "nranks " + n + " outside 1.." + MAX_RANKS, id);
