@@ -28,7 +28,7 @@ static void test_header(void)
     uint8_t p[16];
     struct mncp_hdr h;
     const char *why;
-    static const uint8_t want[16] = {'M', 'N', 'C', 'P', 1, 0, 0x10, 0, 0x34, 0x12, 0, 0,
+    static const uint8_t want[16] = {'M', 'N', 'C', 'P', 2, 0, 0x10, 0, 0x34, 0x12, 0, 0,
                                      0x78, 0x56, 0x34, 0x12};
     mncp_put_hdr(p, 0x10, 0x1234, 0x12345678);
     CHECK(memcmp(p, want, 16) == 0);
@@ -38,7 +38,9 @@ static void test_header(void)
     p[0] = 'X';
     CHECK(mncp_parse_hdr(p, &h, &why) < 0);
     mncp_put_hdr(p, 0x10, 0, 0);
-    p[4] = 2;                                      /* version 2 */
+    p[4] = 1;                                      /* version 1: its HELLO carried the secret */
+    CHECK(mncp_parse_hdr(p, &h, &why) < 0);
+    p[4] = 3;
     CHECK(mncp_parse_hdr(p, &h, &why) < 0);
     mncp_put_hdr(p, 0x10, MNCP_BODY_MAX, 0);
     CHECK(mncp_parse_hdr(p, &h, &why) == 0);       /* exactly 1 MiB is allowed */
@@ -53,30 +55,30 @@ static void test_hello(void)
     struct mana_coord_hello h = {.job = "j1", .rank = 3, .nranks = 4, .mpi = "openmpi",
                                  .generation = 7, .restarting = 1, .ckptdir = "/ck",
                                  .program = "/bin/app"};
-    bs(&x, "s3cr3t"); b8(&x, 1); bs(&x, "j1"); b32(&x, 3); b32(&x, 4); bs(&x, "node1");
+    b8(&x, 1); bs(&x, "j1"); b32(&x, 3); b32(&x, 4); bs(&x, "node1");
     b32(&x, 4242); bs(&x, "openmpi"); b32(&x, 7); b8(&x, 1); bs(&x, "/ck"); bs(&x, "/bin/app");
-    long n = mncp_enc_hello(buf, sizeof buf, "s3cr3t", &h, "node1", 4242);
+    long n = mncp_enc_hello(buf, sizeof buf, &h, "node1", 4242);
     CHECK(n == (long)x.n && memcmp(buf, x.b, x.n) == 0);
 
     /* Control role: no rank fields; NULL strings are empty. */
     struct mana_coord_hello hc = {.role = MANA_COORD_ROLE_CONTROL};
     struct bb y = {{0}, 0};
-    bs(&y, ""); b8(&y, 2); bs(&y, "");
-    n = mncp_enc_hello(buf, sizeof buf, "", &hc, "x", 1);
+    b8(&y, 2); bs(&y, "");
+    n = mncp_enc_hello(buf, sizeof buf, &hc, "x", 1);
     CHECK(n == (long)y.n && memcmp(buf, y.b, y.n) == 0);
 
     /* Defaults: mpi NULL is "none". */
     struct mana_coord_hello hd = {.rank = 0, .nranks = 1};
-    n = mncp_enc_hello(buf, sizeof buf, NULL, &hd, "h", 1);
+    n = mncp_enc_hello(buf, sizeof buf, &hd, "h", 1);
     CHECK(n > 0 && memmem(buf, (size_t)n, "\x04\x00none", 6) != NULL);
 
     /* Too small a buffer, and a string over 4096 bytes, are refused. */
-    CHECK(mncp_enc_hello(buf, 10, "s3cr3t", &h, "node1", 1) < 0);
+    CHECK(mncp_enc_hello(buf, 10, &h, "node1", 1) < 0);
     static char big[5000];
     memset(big, 'a', sizeof big - 1);
     h.program = big;
     static uint8_t large[16384];
-    CHECK(mncp_enc_hello(large, sizeof large, "s", &h, "n", 1) < 0);
+    CHECK(mncp_enc_hello(large, sizeof large, &h, "n", 1) < 0);
 }
 
 static void test_collective(void)
@@ -192,8 +194,100 @@ static void test_replies(void)
     CHECK(mncp_dec_error(er.b, er.n, &code, msg, 5) < 0);   /* does not fit the buffer */
 }
 
+static int hex_is(const uint8_t *d, const char *hex)
+{
+    char got[2 * MNCP_SHA256_LEN + 1];
+    for (int i = 0; i < MNCP_SHA256_LEN; i++)
+        snprintf(got + 2 * i, 3, "%02x", d[i]);
+    if (strcmp(got, hex) != 0) {
+        fprintf(stderr, "got  %s\nwant %s\n", got, hex);
+        return 0;
+    }
+    return 1;
+}
+
+static void sha(const void *p, size_t n, uint8_t *out)
+{
+    struct mncp_sha256 s;
+    mncp_sha256_init(&s);
+    mncp_sha256_update(&s, p, n);
+    mncp_sha256_final(&s, out);
+}
+
+/* FIPS 180-4 examples and RFC 4231 test cases 1, 2, 4, 6 (a key longer than a block). */
+static void test_sha256_hmac(void)
+{
+    uint8_t d[MNCP_SHA256_LEN];
+    sha("", 0, d);
+    CHECK(hex_is(d, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"));
+    sha("abc", 3, d);
+    CHECK(hex_is(d, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"));
+    const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";   /* 56 bytes: two blocks */
+    sha(two, strlen(two), d);
+    CHECK(hex_is(d, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"));
+    static uint8_t million[1000000];
+    memset(million, 'a', sizeof million);
+    struct mncp_sha256 s;                       /* fed in uneven pieces */
+    mncp_sha256_init(&s);
+    for (size_t off = 0; off < sizeof million; off += 777)
+        mncp_sha256_update(&s, million + off, sizeof million - off < 777 ? sizeof million - off : 777);
+    mncp_sha256_final(&s, d);
+    CHECK(hex_is(d, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"));
+
+    uint8_t key[131];
+    memset(key, 0x0b, 20);
+    struct mncp_iov hi = {"Hi There", 8};
+    mncp_hmac_sha256(key, 20, &hi, 1, d);
+    CHECK(hex_is(d, "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"));
+    struct mncp_iov jefe[2] = {{"what do ya want ", 16}, {"for nothing?", 12}};   /* split input */
+    mncp_hmac_sha256("Jefe", 4, jefe, 2, d);
+    CHECK(hex_is(d, "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"));
+    for (int i = 0; i < 25; i++)
+        key[i] = (uint8_t)(i + 1);
+    uint8_t cd[50];
+    memset(cd, 0xcd, sizeof cd);
+    struct mncp_iov c4 = {cd, sizeof cd};
+    mncp_hmac_sha256(key, 25, &c4, 1, d);
+    CHECK(hex_is(d, "82558a389a443c0ea4cc819899f2083a85f0faa3e578f8077a2e3ff46729665b"));
+    memset(key, 0xaa, sizeof key);
+    struct mncp_iov c6 = {"Test Using Larger Than Block-Size Key - Hash Key First", 54};
+    mncp_hmac_sha256(key, 131, &c6, 1, d);
+    CHECK(hex_is(d, "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"));
+}
+
+/* AUTH's layout, and both proofs against values the Java side computes (the corpus checks them too). */
+static void test_auth(void)
+{
+    uint8_t buf[128], nonce[MNCP_NONCE_LEN], mac[MNCP_SHA256_LEN], back[MNCP_SHA256_LEN];
+    for (int i = 0; i < MNCP_NONCE_LEN; i++)
+        nonce[i] = (uint8_t)i;
+    memset(mac, 0xee, sizeof mac);
+    long n = mncp_enc_auth(buf, sizeof buf, nonce, mac);
+    CHECK(n == 64 && memcmp(buf, nonce, 32) == 0 && memcmp(buf + 32, mac, 32) == 0);
+    CHECK(mncp_enc_auth(buf, 63, nonce, mac) < 0);
+    CHECK(mncp_dec_challenge(buf, 64, back) == 0 && memcmp(back, nonce, 32) == 0);
+    CHECK(mncp_dec_challenge(buf, 31, back) < 0);
+    CHECK(mncp_dec_auth_ok(buf + 32, 32, back) == 0 && memcmp(back, mac, 32) == 0);
+    CHECK(mncp_dec_auth_ok(buf, 5, back) < 0);
+
+    /* The proof is the HMAC of label || coordinator nonce || client nonce. */
+    uint8_t sn[MNCP_NONCE_LEN], cn[MNCP_NONCE_LEN], p1[MNCP_SHA256_LEN], p2[MNCP_SHA256_LEN];
+    memset(sn, 1, sizeof sn);
+    memset(cn, 2, sizeof cn);
+    mncp_auth_proof("s3cr3t", 0, sn, cn, p1);
+    struct mncp_iov parts[3] = {{"MNCP2 client", 12}, {sn, 32}, {cn, 32}};
+    mncp_hmac_sha256("s3cr3t", 6, parts, 3, p2);
+    CHECK(memcmp(p1, p2, 32) == 0);
+    mncp_auth_proof("s3cr3t", 1, sn, cn, p2);
+    CHECK(memcmp(p1, p2, 32) != 0);               /* the two sides' proofs differ */
+    mncp_auth_proof("s3cr3u", 0, sn, cn, p2);
+    CHECK(memcmp(p1, p2, 32) != 0);
+}
+
 int main(void)
 {
+    test_sha256_hmac();
+    test_auth();
     test_header();
     test_hello();
     test_collective();

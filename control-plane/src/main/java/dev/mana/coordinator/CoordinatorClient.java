@@ -51,22 +51,23 @@ public final class CoordinatorClient implements AutoCloseable {
         } catch (IOException e) {
             throw lost(e);
         }
-        // protocol §2: the coordinator's CHALLENGE, then AUTH and HELLO in one go; AUTH_OK proves the
-        // coordinator knows the secret too, then WELCOME
+        // protocol §2: the coordinator's CHALLENGE, our AUTH, its AUTH_OK (it knows the secret too),
+        // then HELLO and WELCOME. HELLO waits for AUTH_OK: behind a refused AUTH it would be unread
+        // at the close, and the reset that makes can destroy the ERROR before we read it.
         Frame f = receive(timeoutMs);
         if (!(f.message() instanceof Challenge ch)) throw unexpectedReply(f, "connect");
         byte[] key = Handshake.secretBytes(address.secret());
         byte[] mine = Handshake.nonce();
         int authId = nextId++;
-        int id = nextId++;
-        sendAll(encode(authId, new Auth(mine, Handshake.clientProof(key, ch.nonce(), mine))),
-                encode(id, Hello.control(job)));
+        sendAll(encode(authId, new Auth(mine, Handshake.clientProof(key, ch.nonce(), mine))));
         f = receive(timeoutMs);
         if (!(f.message() instanceof AuthOk ok)) throw unexpectedReply(f, "AUTH");
         if (!Handshake.matches(Handshake.coordinatorProof(key, ch.nonce(), mine), ok.mac())) {
             throw new CoordinatorException("coordinator at " + address + " does not know the secret (its AUTH_OK "
                     + "proof is wrong)", ErrorCode.AUTH, null);
         }
+        int id = nextId++;
+        sendAll(encode(id, Hello.control(job)));
         f = receive(timeoutMs);
         if (f.message() instanceof Welcome w) {
             this.welcome = w;

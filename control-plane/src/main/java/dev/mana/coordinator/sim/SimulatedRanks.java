@@ -619,7 +619,6 @@ public final class SimulatedRanks implements AutoCloseable {
             myNonce = Handshake.nonce();
             coordinatorNonce = m.nonce();
             send(0, new Auth(myNonce, Handshake.clientProof(key, coordinatorNonce, myNonce)));
-            send(0, hello());
         }
 
         @Override public void onAuthOk(int id, AuthOk m) {
@@ -627,7 +626,9 @@ public final class SimulatedRanks implements AutoCloseable {
             if (myNonce == null || !Handshake.matches(Handshake.coordinatorProof(key, coordinatorNonce, myNonce), m.mac())) {
                 lastError = "coordinator at " + cfg.address + " does not know the secret (its AUTH_OK proof is wrong)";
                 close(lastError);
+                return;
             }
+            send(0, hello()); // only now: see CoordinatorClient
         }
 
         @Override public void onWelcome(int id, Welcome m) {
