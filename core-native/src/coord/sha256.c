@@ -34,6 +34,11 @@ void mncp_wipe(void *p, size_t n)
         *v++ = 0;
 }
 
+void mana_coord_wipe(void *p, size_t n)
+{
+    mncp_wipe(p, n);
+}
+
 static uint32_t ror(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
 
 static void block(struct mncp_sha256 *s, const uint8_t *p)
