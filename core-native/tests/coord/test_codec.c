@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "corpus.h"
 #include "mncp.h"
 
 /* A little-endian byte builder for the expected frames. */
@@ -284,8 +285,243 @@ static void test_auth(void)
     CHECK(memcmp(p1, p2, 32) != 0);
 }
 
-int main(void)
+/* ---- the golden corpus (docs/wire-corpus), shared with the Java tests ---- */
+
+/* Each frame is its fields in order, written by mncp_w (the C field writer). */
+static void corpus_fields_in_order(const struct corpus_frame *fr)
 {
+    static uint8_t buf[2048];
+    struct mncp_w w;
+    mncp_w_init(&w, buf + MNCP_HDR_LEN, sizeof buf - MNCP_HDR_LEN);
+    for (int i = 0; i < fr->nfields; i++) {
+        const struct corpus_field *f = &fr->f[i];
+        if (!strcmp(f->kind, "u8") || !strcmp(f->kind, "bool"))
+            mncp_w_u8(&w, (uint8_t)strtol(f->value, NULL, 10));
+        else if (!strcmp(f->kind, "u16"))
+            mncp_w_u16(&w, (uint16_t)strtol(f->value, NULL, 10));
+        else if (!strcmp(f->kind, "u32") || !strcmp(f->kind, "count") || !strcmp(f->kind, "i32"))
+            mncp_w_u32(&w, (uint32_t)strtoll(f->value, NULL, 10));
+        else if (!strcmp(f->kind, "u64"))
+            mncp_w_u64(&w, strtoull(f->value, NULL, 10));
+        else if (!strcmp(f->kind, "i64"))
+            mncp_w_u64(&w, (uint64_t)strtoll(f->value, NULL, 10));
+        else if (!strcmp(f->kind, "str"))
+            mncp_w_str(&w, f->value);
+        else if (!strcmp(f->kind, "bytes") || !strcmp(f->kind, "blob")) {
+            unsigned char b[128];
+            size_t n;
+            CHECK(corpus_hex(f->value, b, sizeof b, &n) == 0);
+            if (!strcmp(f->kind, "blob"))
+                mncp_w_blob(&w, b, n);
+            else
+                mncp_w_bytes(&w, b, n);
+        } else if (!strcmp(f->kind, "i64s")) {
+            int64_t v[16];
+            uint32_t n = 0;
+            for (char *p = (char *)f->value; *p && n < 16; n++) {
+                v[n] = strtoll(p, &p, 10);
+                if (*p == ',')
+                    p++;
+            }
+            mncp_w_u32(&w, n);
+            for (uint32_t i = 0; i < n; i++)
+                mncp_w_u64(&w, (uint64_t)v[i]);
+        } else {
+            fprintf(stderr, "%s: unknown field kind %s\n", fr->name, f->kind);
+            CHECK(0);
+        }
+    }
+    CHECK(!w.bad);
+    mncp_put_hdr(buf, (uint16_t)fr->code, (uint32_t)w.len, fr->reqid);
+    if (MNCP_HDR_LEN + w.len != fr->len || memcmp(buf, fr->bytes, fr->len) != 0) {
+        fprintf(stderr, "corpus %s: bytes differ from its fields\n", fr->name);
+        CHECK(0);
+    }
+}
+
+/* Encoders of what a rank sends: same bytes as the corpus. */
+static void corpus_encode(const struct corpus_frame *fr, int *checked)
+{
+    uint8_t buf[2048];
+    long n = -2;
+    const uint8_t *body = fr->bytes + MNCP_HDR_LEN;
+    size_t blen = fr->len - MNCP_HDR_LEN;
+    if (fr->code == MNCP_HELLO && corpus_int(fr, "role") != 3) {
+        struct mana_coord_hello h = {
+            .role = (uint8_t)corpus_int(fr, "role"), .job = corpus_get(fr, "job"),
+            .rank = (int32_t)corpus_int(fr, "rank"), .nranks = (int32_t)corpus_int(fr, "nranks"),
+            .mpi = corpus_get(fr, "mpi"), .generation = (uint32_t)corpus_int(fr, "generation"),
+            .restarting = (uint8_t)corpus_int(fr, "restarting"), .ckptdir = corpus_get(fr, "ckptdir"),
+            .program = corpus_get(fr, "program")};
+        n = mncp_enc_hello(buf, sizeof buf, &h, corpus_get(fr, "host"), (int32_t)corpus_int(fr, "pid"));
+    } else if (fr->code == MNCP_AUTH) {
+        uint8_t nonce[32], mac[32];
+        size_t k;
+        corpus_hex(corpus_get(fr, "nonce"), nonce, 32, &k);
+        corpus_hex(corpus_get(fr, "mac"), mac, 32, &k);
+        n = mncp_enc_auth(buf, sizeof buf, nonce, mac);
+    } else if (fr->code == MNCP_COLLECTIVE) {
+        int64_t v[16];
+        uint32_t cnt = 0;
+        for (char *p = (char *)corpus_get(fr, "values"); *p && cnt < 16; cnt++) {
+            v[cnt] = strtoll(p, &p, 10);
+            if (*p == ',')
+                p++;
+        }
+        n = mncp_enc_collective(buf, sizeof buf, (uint32_t)corpus_int(fr, "generation"),
+                                (uint16_t)corpus_int(fr, "phase"), (uint8_t)corpus_int(fr, "op"), v, cnt);
+    } else if (fr->code == MNCP_CKPT_WRITTEN) {
+        n = mncp_enc_ckpt_written(buf, sizeof buf, (uint32_t)corpus_int(fr, "generation"),
+                                  strtoull(corpus_get(fr, "image_bytes"), NULL, 10),
+                                  strtoull(corpus_get(fr, "write_ns"), NULL, 10), corpus_get(fr, "path"));
+    } else if (fr->code == MNCP_CKPT_FAILED) {
+        n = mncp_enc_ckpt_failed(buf, sizeof buf, (uint32_t)corpus_int(fr, "generation"), corpus_get(fr, "reason"));
+    } else if (fr->code == MNCP_KV_PUT) {
+        uint8_t v[64];
+        size_t k;
+        corpus_hex(corpus_get(fr, "value"), v, sizeof v, &k);
+        n = mncp_enc_kv_put(buf, sizeof buf, corpus_get(fr, "key"), v, k);
+    } else if (fr->code == MNCP_KV_GET) {
+        n = mncp_enc_kv_get(buf, sizeof buf, corpus_get(fr, "key"), (uint8_t)corpus_int(fr, "wait"));
+    } else if (fr->code == MNCP_BYE) {
+        n = mncp_enc_bye(buf, sizeof buf, (uint8_t)corpus_int(fr, "reason"), (int32_t)corpus_int(fr, "status"));
+    }
+    if (n == -2)
+        return;
+    (*checked)++;
+    if (n != (long)blen || memcmp(buf, body, blen) != 0) {
+        fprintf(stderr, "corpus %s: the C encoder writes other bytes\n", fr->name);
+        CHECK(0);
+    }
+}
+
+/* Decoders of what the coordinator sends: the corpus's fields. */
+static void corpus_decode(const struct corpus_frame *fr, int *checked)
+{
+    const uint8_t *body = fr->bytes + MNCP_HDR_LEN;
+    size_t blen = fr->len - MNCP_HDR_LEN;
+    struct mncp_hdr h;
+    const char *why;
+    CHECK(mncp_parse_hdr(fr->bytes, &h, &why) == 0 && h.type == fr->code && h.len == blen && h.reqid == fr->reqid);
+    int ok = 1;
+    switch (fr->code) {
+    case MNCP_CHALLENGE: case MNCP_AUTH_OK: {
+        uint8_t got[32], want[32];
+        size_t k;
+        int rc = fr->code == MNCP_CHALLENGE ? mncp_dec_challenge(body, blen, got) : mncp_dec_auth_ok(body, blen, got);
+        corpus_hex(corpus_get(fr, fr->code == MNCP_CHALLENGE ? "nonce" : "mac"), want, 32, &k);
+        ok = rc == 0 && memcmp(got, want, 32) == 0;
+        break;
+    }
+    case MNCP_WELCOME: {
+        struct mana_coord_welcome w;
+        ok = mncp_dec_welcome(body, blen, &w) == 0 && w.client_id == corpus_int(fr, "client_id") &&
+             w.generation == corpus_int(fr, "generation") && w.interval == corpus_int(fr, "interval") &&
+             !strcmp(w.job, corpus_get(fr, "job"));
+        break;
+    }
+    case MNCP_COLLECTIVE_DONE: {
+        int64_t out[16];
+        const char *res = corpus_get(fr, "result");
+        uint32_t cnt = 0;
+        int64_t want[16];
+        for (char *p = (char *)res; *p && cnt < 16; cnt++) {
+            want[cnt] = strtoll(p, &p, 10);
+            if (*p == ',')
+                p++;
+        }
+        ok = mncp_dec_collective_done(body, blen, (uint32_t)corpus_int(fr, "generation"),
+                                      (uint16_t)corpus_int(fr, "phase"), (uint8_t)corpus_int(fr, "op"), cnt, out,
+                                      &why) == 0 && memcmp(out, want, cnt * sizeof *out) == 0;
+        break;
+    }
+    case MNCP_KV_VALUE: {
+        int found;
+        const uint8_t *v;
+        uint32_t vl;
+        uint8_t want[64];
+        size_t k;
+        corpus_hex(corpus_get(fr, "value"), want, sizeof want, &k);
+        ok = mncp_dec_kv_value(body, blen, &found, &v, &vl) == 0 && found == corpus_int(fr, "found") &&
+             vl == k && memcmp(v, want, k) == 0;
+        break;
+    }
+    case MNCP_CKPT_REQUEST: case MNCP_CKPT_ABORT: case MNCP_KILL: {
+        static struct mana_coord_event ev;
+        ok = mncp_dec_event((uint16_t)fr->code, body, blen, &ev) == 0;
+        if (fr->code != MNCP_KILL)
+            ok = ok && ev.generation == corpus_int(fr, "generation") &&
+                 !strcmp(ev.text, corpus_get(fr, fr->code == MNCP_CKPT_REQUEST ? "ckptdir" : "reason"));
+        if (fr->code == MNCP_CKPT_REQUEST)
+            ok = ok && ev.flags == corpus_int(fr, "flags");
+        break;
+    }
+    case MNCP_CKPT_RESULT: {
+        static struct mana_coord_ckpt_result r;
+        ok = mncp_dec_ckpt_result(body, blen, &r) == 0 && r.ok == corpus_int(fr, "ok") &&
+             r.generation == corpus_int(fr, "generation") && r.elapsed_ns == (uint64_t)corpus_int(fr, "elapsed_ns") &&
+             r.total_bytes == (uint64_t)corpus_int(fr, "total_bytes") && r.ranks == corpus_int(fr, "ranks") &&
+             !strcmp(r.dir, corpus_get(fr, "dir")) && !strcmp(r.message, corpus_get(fr, "message"));
+        break;
+    }
+    case MNCP_ERROR: {
+        uint16_t code;
+        char msg[256];
+        ok = mncp_dec_error(body, blen, &code, msg, sizeof msg) == 0 && code == corpus_int(fr, "code") &&
+             !strcmp(msg, corpus_get(fr, "message"));
+        break;
+    }
+    default:
+        return;
+    }
+    (*checked)++;
+    if (!ok) {
+        fprintf(stderr, "corpus %s: the C decoder disagrees with the fields\n", fr->name);
+        CHECK(0);
+    }
+}
+
+static void test_corpus(const char *path)
+{
+    static struct corpus c;
+    CHECK(corpus_read(path, &c) == 0);
+    CHECK(c.n >= 35);
+    int enc = 0, dec = 0;
+    for (int i = 0; i < c.n; i++) {
+        corpus_fields_in_order(&c.fr[i]);
+        corpus_encode(&c.fr[i], &enc);
+        corpus_decode(&c.fr[i], &dec);
+    }
+    /* every message the C client writes (HELLO x2, AUTH, COLLECTIVE x2, CKPT_WRITTEN, CKPT_FAILED,
+     * KV_PUT, KV_GET, BYE) and reads (CHALLENGE, AUTH_OK, WELCOME, COLLECTIVE_DONE, KV_VALUE,
+     * CKPT_REQUEST, CKPT_ABORT, KILL, CKPT_RESULT, ERROR) */
+    CHECK(enc == 10);
+    CHECK(dec == 10);
+    /* the handshake in the corpus is a real one: our HMAC gives its proofs */
+    const struct corpus_frame *ch = corpus_find(&c, "challenge"), *au = corpus_find(&c, "auth"),
+                              *ao = corpus_find(&c, "auth_ok");
+    CHECK(ch && au && ao && c.secret[0]);
+    if (ch && au && ao) {
+        uint8_t sn[32], cn[32], mac[32], want[32];
+        size_t k;
+        corpus_hex(corpus_get(ch, "nonce"), sn, 32, &k);
+        corpus_hex(corpus_get(au, "nonce"), cn, 32, &k);
+        mncp_auth_proof(c.secret, 0, sn, cn, mac);
+        corpus_hex(corpus_get(au, "mac"), want, 32, &k);
+        CHECK(memcmp(mac, want, 32) == 0);
+        mncp_auth_proof(c.secret, 1, sn, cn, mac);
+        corpus_hex(corpus_get(ao, "mac"), want, 32, &k);
+        CHECK(memcmp(mac, want, 32) == 0);
+    }
+    printf("test_codec: corpus: %d frames, %d encoded and %d decoded by the C codec\n", c.n, enc, dec);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1)
+        test_corpus(argv[1]);
+    else
+        fprintf(stderr, "test_codec: no corpus given (docs/wire-corpus/frames.txt)\n");
     test_sha256_hmac();
     test_auth();
     test_header();
