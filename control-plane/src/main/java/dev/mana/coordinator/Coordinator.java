@@ -220,6 +220,18 @@ public final class Coordinator implements AutoCloseable {
     /** Interval checkpoints for every job (0 = off). */
     public CompletableFuture<Void> setInterval(int seconds) { return server.setInterval(seconds); }
 
+    /**
+     * Sets the interval of one job (what a control client's SET_INTERVAL does); the others keep
+     * theirs. Empty name: the only job, or "default" while no job exists.
+     */
+    public CompletableFuture<Void> setInterval(String job, int seconds) { return server.setInterval(job, seconds); }
+
+    /** For tests: API futures not completed yet. */
+    int pendingCalls() { return server.pendingCalls(); }
+
+    /** For tests: what waits on the server's termination (must not grow with the calls made). */
+    int terminationDependents() { return server.termination().getNumberOfDependents(); }
+
     /** Sends KILL to every rank of the job. */
     public CompletableFuture<Void> killJob(String job) { return server.killJob(job); }
 

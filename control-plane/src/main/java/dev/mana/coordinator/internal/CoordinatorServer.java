@@ -90,6 +90,8 @@ public final class CoordinatorServer {
     /** API calls, run by reactor 0 under the state lock. */
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     private final CompletableFuture<String> terminated = new CompletableFuture<>();
+    /** API futures not completed yet: failed at stop (one entry per call, gone when it completes). */
+    private final Set<CompletableFuture<?>> pending = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     private Reactor[] reactors;
     private ServerSocketChannel server;
@@ -106,7 +108,9 @@ public final class CoordinatorServer {
     private int nextClientId = 1;
     private int broadcastStamp;
     private int nextReactor;
-    private int intervalSeconds;
+    private int intervalSeconds;  // the default of every job (-i, Builder.interval, setInterval(int))
+    /** SET_INTERVAL of a job (by name, so it outlives a run of the job and may precede its ranks). */
+    private final Map<String, Integer> jobIntervals = new HashMap<>();
     private boolean everHadRank;
     private String stopReason;
 
@@ -188,22 +192,39 @@ public final class CoordinatorServer {
         if (rs != null) rs[0].selector.wakeup();
     }
 
+    /**
+     * Runs {@code task} on reactor 0 under the lock and completes the future with its result on the
+     * event thread, after the listener events the task emitted (docs/control-plane.md).
+     */
     private <T> CompletableFuture<T> call(Supplier<T> task) {
-        CompletableFuture<T> f = new CompletableFuture<>();
-        if (terminated.isDone()) {
-            f.completeExceptionally(new CoordinatorException("coordinator is not running"));
-            return f;
-        }
+        CompletableFuture<T> f = track(new CompletableFuture<>());
         submit(() -> {
+            T value;
             try {
-                f.complete(task.get());
+                value = task.get();
             } catch (RuntimeException e) {
-                f.completeExceptionally(e.getCause() instanceof CoordinatorException ? e.getCause() : e);
+                Throwable t = e.getCause() instanceof CoordinatorException ? e.getCause() : e;
+                post(() -> f.completeExceptionally(t));
+                return;
             }
+            post(() -> f.complete(value));
         });
-        terminated.thenRun(() -> f.completeExceptionally(new CoordinatorException("coordinator stopped")));
         return f;
     }
+
+    /**
+     * Keeps an API future until it completes, so that a stop can fail it; nothing stays behind per
+     * call (an IDE polling every second for hours must not grow the coordinator).
+     */
+    private <T> CompletableFuture<T> track(CompletableFuture<T> f) {
+        pending.add(f);
+        f.whenComplete((r, e) -> pending.remove(f));
+        if (terminated.isDone()) f.completeExceptionally(new CoordinatorException("coordinator is not running"));
+        return f;
+    }
+
+    /** For tests: API futures still pending. */
+    public int pendingCalls() { return pending.size(); }
 
     // ================================================================ embedding API (any thread)
 
@@ -226,24 +247,35 @@ public final class CoordinatorServer {
 
     public CompletableFuture<CheckpointResult> checkpoint(String job, boolean exitAfter,
                                                           Consumer<CheckpointProgress> progress) {
-        CompletableFuture<CheckpointResult> f = new CompletableFuture<>();
+        CompletableFuture<CheckpointResult> f = track(new CompletableFuture<>());
         submit(() -> {
             Job j;
             try {
                 j = resolveOrThrow(job);
             } catch (RuntimeException e) {
-                f.completeExceptionally(e.getCause());
+                Throwable t = e.getCause();
+                post(() -> f.completeExceptionally(t));
                 return;
             }
             startCheckpoint(j, job, exitAfter, new FutureWaiter(f, progress), true);
         });
-        terminated.thenRun(() -> f.completeExceptionally(new CoordinatorException("coordinator stopped")));
         return f;
     }
 
+    /** Sets the interval of every job (the default, and the jobs that set their own). */
     public CompletableFuture<Void> setInterval(int seconds) {
         return call(() -> {
             applyInterval(seconds);
+            return null;
+        });
+    }
+
+    /** Sets the interval of one job (empty name: the only job, or "default" while there is none). */
+    public CompletableFuture<Void> setInterval(String job, int seconds) {
+        return call(() -> {
+            String name = intervalJobName(job);
+            if (name == null) resolveOrThrow(job); // throws: several jobs, none named
+            applyJobInterval(name, seconds);
             return null;
         });
     }
@@ -280,7 +312,8 @@ public final class CoordinatorServer {
         final ConcurrentLinkedQueue<Conn> toRegister = new ConcurrentLinkedQueue<>();
         final ConcurrentLinkedQueue<Conn> toFlush = new ConcurrentLinkedQueue<>();
         final AtomicBoolean wakePending = new AtomicBoolean();
-        final ArrayList<Object> batch = new ArrayList<>();
+        /** What the connections of this reactor sent in one round, handled in order under the lock. */
+        final ArrayList<Received> batch = new ArrayList<>();
 
         Reactor(int index) throws IOException {
             this.index = index;
@@ -406,13 +439,11 @@ public final class CoordinatorServer {
                 try {
                     n = c.ch.read(readBuf);
                 } catch (IOException e) {
-                    batch.add(c);
-                    batch.add("connection reset");
+                    batch.add(new Received(c, null, null, "connection reset"));
                     return;
                 }
                 if (n < 0) {
-                    batch.add(c);
-                    batch.add(c.byeSeen ? "said BYE" : "connection closed");
+                    batch.add(new Received(c, null, null, c.byeSeen ? "said BYE" : "connection closed"));
                     return;
                 }
                 if (n == 0) return;
@@ -420,16 +451,14 @@ public final class CoordinatorServer {
                 try {
                     Frame f;
                     while (!c.closing && (f = c.decoder.next(readBuf)) != null) {
-                        batch.add(c);
-                        batch.add(f);
+                        batch.add(new Received(c, f, null, null));
                         if (preAuth) {
                             c.authPending = true; // one frame only, until it has been handled
                             return;
                         }
                     }
                 } catch (ProtocolException e) {
-                    batch.add(c);
-                    batch.add(e);
+                    batch.add(new Received(c, null, e, null));
                     c.closing = true;
                     return;
                 }
@@ -439,11 +468,11 @@ public final class CoordinatorServer {
 
         /** Handles the decoded frames of this round, in order (under the lock). */
         private void handleBatch() {
-            for (int i = 0; i < batch.size(); i += 2) {
-                Conn c = (Conn) batch.get(i);
-                Object what = batch.get(i + 1);
+            for (Received r : batch) {
+                Conn c = r.conn();
                 if (c.closed) continue;
-                if (what instanceof Frame f) {
+                if (r.frame() != null) {
+                    Frame f = r.frame();
                     if (c.closing) continue;
                     try {
                         if (!c.authenticated) {
@@ -461,10 +490,10 @@ public final class CoordinatorServer {
                     } catch (IOException e) {
                         disconnect(c, e.getMessage());
                     }
-                } else if (what instanceof ProtocolException e) {
-                    reject(c, e.code(), e.getMessage(), 0);
+                } else if (r.error() != null) {
+                    reject(c, r.error().code(), r.error().getMessage(), 0);
                 } else {
-                    disconnect(c, (String) what);
+                    disconnect(c, r.closed());
                 }
             }
             batch.clear();
@@ -499,6 +528,9 @@ public final class CoordinatorServer {
         }
     }
 
+    /** One item of a reactor's round: a frame, a malformed input, or the end of the connection. */
+    private record Received(Conn conn, Frame frame, ProtocolException error, String closed) {}
+
     private static void closeQuietly(SocketChannel ch) {
         try {
             ch.close();
@@ -528,7 +560,7 @@ public final class CoordinatorServer {
         for (Job j : jobs.values()) {
             if (j.nextIntervalNs != 0 && now - j.nextIntervalNs >= 0) {
                 j.nextIntervalNs = 0;
-                if (intervalSeconds > 0 && j.ckpt == null) startCheckpoint(j, j.name, false, null, false);
+                if (intervalOf(j.name) > 0 && j.ckpt == null) startCheckpoint(j, j.name, false, null, false);
                 if (j.ckpt == null) scheduleInterval(j);
             }
         }
@@ -587,6 +619,7 @@ public final class CoordinatorServer {
             }
         }
         terminated.complete(reason);
+        for (CompletableFuture<?> f : pending) f.completeExceptionally(new CoordinatorException("coordinator stopped"));
     }
 
     // ================================================================ output (under the lock)
@@ -776,10 +809,11 @@ public final class CoordinatorServer {
 
     private JobStatus jobStatus(Job j, String name) {
         if (j == null) {
-            return new JobStatus(name == null ? "" : name, 0, 0, 0, false, 0, 0, 0, "", intervalSeconds);
+            return new JobStatus(name == null ? "" : name, 0, 0, 0, false, 0, 0, 0, "",
+                    intervalOf(name == null || name.isEmpty() ? "default" : name));
         }
         return new JobStatus(j.name, j.nranks, j.live, j.generation, j.ckpt != null, j.lastCkptUnixMs, j.lastCkptNs,
-                j.lastCkptBytes, j.lastCkptDir, intervalSeconds);
+                j.lastCkptBytes, j.lastCkptDir, intervalOf(j.name));
     }
 
     private void rankGone(Slot s, String reason) {
@@ -840,15 +874,38 @@ public final class CoordinatorServer {
 
     private void applyInterval(int seconds) {
         intervalSeconds = Math.max(0, seconds);
+        jobIntervals.clear();
         for (Job j : jobs.values()) {
             j.nextIntervalNs = 0;
             if (j.ckpt == null) scheduleInterval(j);
         }
     }
 
+    private int intervalOf(String job) {
+        return jobIntervals.getOrDefault(job, intervalSeconds);
+    }
+
+    /** The job a SET_INTERVAL means: the named one, the only one, "default" while none exists; null = ambiguous. */
+    private String intervalJobName(String name) {
+        if (name != null && !name.isEmpty()) return name;
+        Job j = resolve("");
+        if (j != null) return j.name;
+        return jobs.isEmpty() ? "default" : null;
+    }
+
+    private void applyJobInterval(String name, int seconds) {
+        jobIntervals.put(name, Math.max(0, seconds));
+        Job j = jobs.get(name);
+        if (j != null) {
+            j.nextIntervalNs = 0;
+            if (j.ckpt == null) scheduleInterval(j);
+        }
+    }
+
     private void scheduleInterval(Job j) {
-        if (intervalSeconds > 0 && j.nranks > 0 && j.live == j.nranks) {
-            j.nextIntervalNs = System.nanoTime() + intervalSeconds * 1_000_000_000L;
+        int interval = intervalOf(j.name);
+        if (interval > 0 && j.nranks > 0 && j.live == j.nranks) {
+            j.nextIntervalNs = System.nanoTime() + interval * 1_000_000_000L;
         } else {
             j.nextIntervalNs = 0;
         }
@@ -1043,7 +1100,7 @@ public final class CoordinatorServer {
         CheckpointRun ckpt;
         final Map<Long, PendingCollective> collectives = new HashMap<>();
         final Map<String, byte[]> kv = new HashMap<>();
-        final Map<String, List<Object[]>> kvWaiters = new HashMap<>();
+        final Map<String, List<KvWaiter>> kvWaiters = new HashMap<>();
         long kvBytes;
         long lastCkptUnixMs, lastCkptNs, lastCkptBytes;
         String lastCkptDir = "";
@@ -1067,6 +1124,9 @@ public final class CoordinatorServer {
             nextIntervalNs = 0;
         }
     }
+
+    /** A KV_GET with wait, answered by the PUT of its key. */
+    private record KvWaiter(Conn conn, int requestId) {}
 
     private static final class Slot {
         final Job job;
@@ -1309,7 +1369,8 @@ public final class CoordinatorServer {
                 role = Protocol.ROLE_CONTROL;
                 controlJob = m.job();
                 Job j = resolve(controlJob);
-                send(this, id, new Welcome(clientId, j == null ? 0 : j.generation, intervalSeconds,
+                send(this, id, new Welcome(clientId, j == null ? 0 : j.generation,
+                        intervalOf(j != null ? j.name : controlJob.isEmpty() ? "default" : controlJob),
                         j == null ? controlJob : j.name));
                 return;
             }
@@ -1354,7 +1415,7 @@ public final class CoordinatorServer {
             self = new Slot[] {s};
             job = j;
             everHadRank = true;
-            send(this, id, new Welcome(clientId, j.generation, intervalSeconds, name));
+            send(this, id, new Welcome(clientId, j.generation, intervalOf(name), name));
             if (listener != null) {
                 int n = j.nranks;
                 RankInfo info = s.info();
@@ -1449,7 +1510,7 @@ public final class CoordinatorServer {
             liveMembers = slots.length;
             job = j;
             everHadRank = true;
-            send(this, id, new Welcome(clientId, j.generation, intervalSeconds, name));
+            send(this, id, new Welcome(clientId, j.generation, intervalOf(name), name));
             if (listener != null) {
                 boolean started = fresh;
                 emit(l -> {
@@ -1614,9 +1675,9 @@ public final class CoordinatorServer {
             j.kvBytes += grow;
             j.kv.put(m.key(), m.value());
             send(this, id, new Ok());
-            List<Object[]> waiting = j.kvWaiters.remove(m.key());
+            List<KvWaiter> waiting = j.kvWaiters.remove(m.key());
             if (waiting != null) {
-                for (Object[] w : waiting) send((Conn) w[0], (Integer) w[1], new KvValue(true, m.value()));
+                for (KvWaiter w : waiting) send(w.conn(), w.requestId(), new KvValue(true, m.value()));
             }
         }
 
@@ -1626,7 +1687,7 @@ public final class CoordinatorServer {
             if (v != null || !m.waitForIt()) {
                 send(this, id, new KvValue(v != null, v));
             } else {
-                job.kvWaiters.computeIfAbsent(m.key(), k -> new ArrayList<>()).add(new Object[] {this, id});
+                job.kvWaiters.computeIfAbsent(m.key(), k -> new ArrayList<>()).add(new KvWaiter(this, id));
             }
         }
 
@@ -1688,9 +1749,16 @@ public final class CoordinatorServer {
                     (m.flags() & Protocol.FLAG_WAIT) != 0);
         }
 
+        /** The interval of this client's job only: an IDE joining a shared coordinator changes no one else's. */
         @Override public void onSetInterval(int id, SetInterval m) throws IOException {
             requireControl();
-            applyInterval(m.seconds());
+            String name = intervalJobName(controlJob);
+            if (name == null) {
+                send(this, id, new ErrorMessage(ErrorCode.UNKNOWN_JOB, "several jobs (" + String.join(", ", jobs.keySet())
+                        + "): name one"));
+                return;
+            }
+            applyJobInterval(name, m.seconds());
             send(this, id, new Ok());
         }
 
