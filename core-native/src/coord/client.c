@@ -30,6 +30,12 @@ static int read_frame(struct mana_coord *c, int64_t deadline, char *err, size_t 
             coord_err(err, errlen, "malformed frame from the coordinator: %s", why);
             return MANA_COORD_EPROTO;
         }
+        if (c->max_body && c->hdr.len > c->max_body) {
+            /* before AUTH_OK the peer is a stranger: allocate nothing on its word */
+            coord_err(err, errlen, "a %u-byte frame before the coordinator proved the secret (limit %u)",
+                      (unsigned)c->hdr.len, (unsigned)c->max_body);
+            return MANA_COORD_EPROTO;
+        }
         c->body = c->rx + MNCP_HDR_LEN;
         if (c->hdr.len > COORD_BUF) {
             /* Only large KV values get here; allocate once, keep it. */
@@ -193,6 +199,7 @@ static int authenticate(struct mana_coord *c, const char *secret, uint8_t *hello
                         int64_t deadline, char *err, size_t errlen)
 {
     uint8_t snonce[MNCP_NONCE_LEN], cnonce[MNCP_NONCE_LEN], mac[MNCP_SHA256_LEN];
+    c->max_body = MNCP_PRE_AUTH_MAX;
     int rc = read_frame(c, deadline, err, errlen);
     if (rc != MANA_COORD_OK)
         return rc;
@@ -227,6 +234,8 @@ static int authenticate(struct mana_coord *c, const char *secret, uint8_t *hello
         mncp_wipe(want, sizeof want);
         mncp_wipe(mac, sizeof mac);
     }
+    if (rc == MANA_COORD_OK)
+        c->max_body = 0;       /* the coordinator proved the secret: the protocol's own limit */
     if (rc != MANA_COORD_OK)
         return rc;
     uint32_t hello_req = new_reqid(c);

@@ -15,6 +15,7 @@
 #define MNCP_VERSION    2
 #define MNCP_BODY_MAX   1048576u
 #define MNCP_NONCE_LEN  32
+#define MNCP_PRE_AUTH_MAX 256u     /* largest body before authentication (§2) */
 #define MNCP_SHA256_LEN 32
 
 /* Message types (protocol §4). */

@@ -398,6 +398,16 @@ static int s_impostor(void)
     return 0;
 }
 
+/* A "coordinator" that announces a 1 MiB CHALLENGE: refused before anything is allocated for it. */
+static int s_bigchallenge(void)
+{
+    uint8_t hb[16];
+    mncp_put_hdr(hb, MNCP_CHALLENGE, MNCP_BODY_MAX, 0);
+    srv_send_raw(hb, 16);
+    usleep(200000);
+    return 0;
+}
+
 static void t_auth(void)
 {
     start(s_auth);
@@ -410,6 +420,11 @@ static void t_auth(void)
     start(s_impostor);
     c = mana_coord_connect(&addr, &hello, NULL, 5000, &rc, err, sizeof err);
     CHECK(c == NULL && rc == MANA_COORD_EPROTO && strstr(err, "does not know the secret"));
+    CHECK(finish() == 0);
+
+    start(s_bigchallenge);
+    c = mana_coord_connect(&addr, &hello, NULL, 5000, &rc, err, sizeof err);
+    CHECK(c == NULL && rc == MANA_COORD_EPROTO && strstr(err, "before the coordinator proved the secret"));
     CHECK(finish() == 0);
 }
 

@@ -54,13 +54,13 @@ public final class CoordinatorClient implements AutoCloseable {
         // protocol §2: the coordinator's CHALLENGE, our AUTH, its AUTH_OK (it knows the secret too),
         // then HELLO and WELCOME. HELLO waits for AUTH_OK: behind a refused AUTH it would be unread
         // at the close, and the reset that makes can destroy the ERROR before we read it.
-        Frame f = receive(timeoutMs);
+        Frame f = receive(timeoutMs, Protocol.PRE_AUTH_MAX_BODY); // a stranger until AUTH_OK
         if (!(f.message() instanceof Challenge ch)) throw unexpectedReply(f, "connect");
         byte[] key = Handshake.secretBytes(address.secret());
         byte[] mine = Handshake.nonce();
         int authId = nextId++;
         sendAll(encode(authId, new Auth(mine, Handshake.clientProof(key, ch.nonce(), mine))));
-        f = receive(timeoutMs);
+        f = receive(timeoutMs, Protocol.PRE_AUTH_MAX_BODY);
         if (!(f.message() instanceof AuthOk ok)) throw unexpectedReply(f, "AUTH");
         if (!Handshake.matches(Handshake.coordinatorProof(key, ch.nonce(), mine), ok.mac())) {
             throw new CoordinatorException("coordinator at " + address + " does not know the secret (its AUTH_OK "
@@ -234,10 +234,14 @@ public final class CoordinatorClient implements AutoCloseable {
     }
 
     private Frame receive(int timeoutMillis) throws CoordinatorException {
+        return receive(timeoutMillis, Protocol.MAX_BODY);
+    }
+
+    private Frame receive(int timeoutMillis, int maxBody) throws CoordinatorException {
         try {
             socket.setSoTimeout(timeoutMillis);
             byte[] header = readFully(Protocol.HEADER_SIZE);
-            MessageCodec.Header h = MessageCodec.readHeader(ByteBuffer.wrap(header));
+            MessageCodec.Header h = MessageCodec.readHeader(ByteBuffer.wrap(header), maxBody);
             byte[] body = readFully(h.length());
             return new Frame(h.requestId(), MessageCodec.decodeBody(h.type(), ByteBuffer.wrap(body)));
         } catch (SocketTimeoutException e) {

@@ -228,6 +228,34 @@ class FaultTest {
         }
     }
 
+    /** A "coordinator" that announces a 1 MiB CHALLENGE: clients refuse it before allocating for it. */
+    @Test
+    void clientsAllocateNothingOnAStrangersWord() throws Exception {
+        try (java.net.ServerSocket fake = new java.net.ServerSocket(0, 4, java.net.InetAddress.getLoopbackAddress())) {
+            Thread t = new Thread(() -> {
+                for (int i = 0; i < 2; i++) {
+                    try (Socket s = fake.accept()) {
+                        ByteBuffer h = ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN);
+                        h.put(new byte[] {'M', 'N', 'C', 'P'}).putShort((short) Protocol.VERSION).putShort((short) 0x03)
+                                .putInt(1 << 20).putInt(0);
+                        s.getOutputStream().write(h.array());
+                        s.getInputStream().read();
+                    } catch (IOException e) {
+                        return;
+                    }
+                }
+            });
+            t.setDaemon(true);
+            t.start();
+            CoordinatorAddress addr = new CoordinatorAddress("127.0.0.1", fake.getLocalPort(), "s", "test");
+            CoordinatorException e = assertThrows(CoordinatorException.class, () -> CoordinatorClient.connect(addr, ""));
+            assertTrue(e.getMessage().contains("before authentication"), e.getMessage());
+            CoordinatorException e2 = assertThrows(CoordinatorException.class,
+                    () -> SimulatedRanks.builder(addr).ranks(0, 1).connectTimeout(Duration.ofSeconds(5)).build().start());
+            assertTrue(e2.getMessage().contains("before authentication"), e2.getMessage());
+        }
+    }
+
     @Test
     void duplicateRankAndNranksMismatchAreRefused() throws Exception {
         Coordinator c = coordinator();

@@ -379,7 +379,7 @@ public final class CoordinatorState {
                 Session c = pc.waiters[r];
                 if (c != null) send(c, pc.requestIds[r], e);
             }
-            for (int i = 0; i < pc.groupWaiters.size(); i++) send(pc.groupWaiters.get(i), pc.groupRequestIds.get(i), e);
+            for (GroupWaiter g : pc.groupWaiters) send(g.session(), g.requestId(), e);
             return;
         }
         CheckpointRun ck = j.ckpt;
@@ -391,9 +391,7 @@ public final class CoordinatorState {
             Session c = pc.waiters[r];
             if (c != null) sendTemplate(c, done, pc.requestIds[r]);
         }
-        for (int i = 0; i < pc.groupWaiters.size(); i++) {
-            sendTemplate(pc.groupWaiters.get(i), done, pc.groupRequestIds.get(i));
-        }
+        for (GroupWaiter g : pc.groupWaiters) sendTemplate(g.session(), done, g.requestId());
         if (ours) {
             progress(j, ck, stateOfPhase(pc.phase), j.nranks, true);
             if (pc.phase == Protocol.PHASE_COMMITTED) commit(j, ck);
@@ -565,6 +563,9 @@ public final class CoordinatorState {
         }
     }
 
+    /** A group connection waiting for a collective: one COLLECTIVE_DONE for all its members. */
+    private record GroupWaiter(Session session, int requestId) {}
+
     /** A KV_GET with wait, answered by the PUT of its key. */
     private record KvWaiter(Session conn, int requestId) {}
 
@@ -596,8 +597,7 @@ public final class CoordinatorState {
         final Session[] waiters;          // per-rank connections, by rank
         final int[] requestIds;
         final boolean[] participated;  // covered by a contribution (of its own or of its group)
-        final List<Session> groupWaiters = new ArrayList<>(0);
-        final List<Integer> groupRequestIds = new ArrayList<>(0);
+        final List<GroupWaiter> groupWaiters = new ArrayList<>(0);
         int contributions, done;       // both counted in ranks
         boolean mismatch;
 
@@ -1005,8 +1005,7 @@ public final class CoordinatorState {
                 if (setStates) setState(s, st);
             }
             if (role == Protocol.ROLE_GROUP) {
-                pc.groupWaiters.add(this);
-                pc.groupRequestIds.add(id);
+                pc.groupWaiters.add(new GroupWaiter(this, id));
             } else {
                 pc.waiters[first.rank] = this;
                 pc.requestIds[first.rank] = id;

@@ -478,7 +478,7 @@ public final class SimulatedRanks implements AutoCloseable {
         final int[] members;
         final boolean group;
         final SocketChannel ch;
-        final FrameDecoder decoder = new FrameDecoder();
+        final FrameDecoder decoder = new FrameDecoder(Protocol.PRE_AUTH_MAX_BODY); // lifted at AUTH_OK
         final ArrayDeque<ByteBuffer> out = new ArrayDeque<>(2);
         SelectionKey key;
         volatile boolean closed;
@@ -628,6 +628,7 @@ public final class SimulatedRanks implements AutoCloseable {
                 close(lastError);
                 return;
             }
+            decoder.maxBody(Protocol.MAX_BODY); // the coordinator proved the secret
             send(0, hello()); // only now: see CoordinatorClient
         }
 
