@@ -39,7 +39,9 @@ tr '\0' '\n' < "/proc/$pid/environ" > "$W/environ"
 grep -q "MANA_COORD_SECRET=" "$W/environ" && fail "MANA_COORD_SECRET in the rank's environment"
 grep -qF "$secret" "$W/environ" && fail "the secret is in /proc/$pid/environ"
 grep -qF "$secret" "/proc/$pid/cmdline" && fail "the secret is on the command line"
-[ -e "/proc/$pid/fd/9" ] && fail "the secret's descriptor 9 is still open in the program"
+for fd in /proc/$pid/fd/*; do   # the secret's descriptor is closed: no open file holds the secret
+    [ -f "$fd" ] && grep -qaF "$secret" "$fd" 2>/dev/null && fail "descriptor ${fd##*/} of the program holds the secret"
+done
 echo "ok: not in /proc/PID/environ, cmdline or an open descriptor"
 
 timeout 60 "$B/mana_status" --checkpoint > "$W/status.out" 2>&1 || fail "checkpoint: $(cat "$W/status.out")"

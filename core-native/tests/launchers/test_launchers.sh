@@ -14,12 +14,16 @@ cp "$src/mana_launch" "$src/mana_restart" "$root/bin/"
 cat > "$root/bin/lower-half" <<'FAKE'
 #!/bin/sh
 echo "ARGS:$*"
-for v in MANA_ROOT MANA_COORD_HOST MANA_COORD_PORT MANA_COORD_SECRET MANA_COORD_SECRET_FD MANA_JOB \
+for v in MANA_ROOT MANA_COORD_HOST MANA_COORD_PORT MANA_COORD_SECRET MANA_COORD_SECRET_FD MANA_COORD_SECRET_FILE MANA_JOB \
          MANA_CKPT_DIR MANA_CKPT_INTERVAL MANA_CKPT_SIGNAL MANA_DEBUG MANA_TIMING MANA_QUIET MANA_RESTART_PAUSE; do
     eval "echo $v=\${$v-UNSET}"
 done
 # the secret arrives on a descriptor, as the real lower half reads it
 [ -z "${MANA_COORD_SECRET_FD:-}" ] || eval "echo SECRET_ON_FD=\$(cat <&$MANA_COORD_SECRET_FD)"
+if [ -n "${MANA_COORD_SECRET_FILE:-}" ]; then
+    echo "SECRET_IN_FILE=$(cat "$MANA_COORD_SECRET_FILE") MODE=$(stat -c %a "$MANA_COORD_SECRET_FILE")"
+    rm -f "$MANA_COORD_SECRET_FILE"      # as the lower half does
+fi
 for a in "$@"; do echo "ARG[$a]"; done
 FAKE
 chmod +x "$root/bin/lower-half"
@@ -67,6 +71,15 @@ expect "launch secret from the environment, moved to a descriptor" 0 "SECRET_ON_
 expect "launch secret from the environment, removed from it" 0 "MANA_COORD_SECRET=UNSET" -- \
     clean_env MANA_COORD_SECRET=envsecret "$L" ./app
 [ -z "$(ls -A "$tmp/t")" ] && echo "ok: no secret file left behind" || fail "secret files left: $(ls "$tmp/t")"
+# MPICH's launcher hands each rank its PMI connection as a descriptor (PMI_FD, often 9): untouched
+expect "secret on a free descriptor, not a launcher's" 0 "SECRET_ON_FD=00ff00ff\$" -- \
+    sh -c "exec 9</dev/null 8</dev/null; env -i PATH=/usr/bin:/bin HOME=$tmp/home TMPDIR=$tmp/t $L ./app"
+expect "the launcher's descriptor 9 stays" 0 "MANA_COORD_SECRET_FD=7" -- \
+    sh -c "exec 9</dev/null 8</dev/null; env -i PATH=/usr/bin:/bin HOME=$tmp/home TMPDIR=$tmp/t $L ./app"
+# MPICH's launcher leaves 3..9 all open: then a 0600 file the lower half deletes
+expect "no free descriptor: a 0600 file" 0 "SECRET_IN_FILE=00ff00ff MODE=600\$" -- \
+    sh -c "exec 3</dev/null 4</dev/null 5</dev/null 6</dev/null 7</dev/null 8</dev/null 9</dev/null; env -i PATH=/usr/bin:/bin HOME=$tmp/home TMPDIR=$tmp/t $L ./app"
+[ -z "$(ls -A "$tmp/t")" ] && echo "ok: the file went with the lower half" || fail "secret files left: $(ls "$tmp/t")"
 expect "launch root" 0 "MANA_ROOT=$root\$" -- clean_env "$L" ./app
 expect "launch ckptdir = cwd" 0 "MANA_CKPT_DIR=$tmp/work\$" -- clean_env "$L" ./app
 expect "launch interval 0" 0 "MANA_CKPT_INTERVAL=0" -- clean_env "$L" ./app
