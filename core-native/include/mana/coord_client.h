@@ -107,7 +107,8 @@ struct mana_coord_addr {
 /*
  * Resolve host, port and secret, each field from the first source that has
  * it: the arguments (host NULL, port <= 0, secret NULL mean "not given");
- * MANA_COORD_HOST / MANA_COORD_PORT / MANA_COORD_SECRET (DMTCP_COORD_HOST /
+ * MANA_COORD_HOST / MANA_COORD_PORT / the secret on MANA_COORD_SECRET_FD
+ * (what the launchers pass) or MANA_COORD_SECRET (DMTCP_COORD_HOST /
  * DMTCP_COORD_PORT as aliases); the status file ($MANA_RC, else
  * ~/.mana-slurm-$SLURM_JOB_ID.rc when SLURM_JOB_ID is set, else ~/.mana.rc);
  * then localhost:7779 with no secret.  The status file's Secret is only used
@@ -119,6 +120,11 @@ struct mana_coord_addr {
  */
 int mana_coord_resolve(struct mana_coord_addr *out, const char *host, int port,
                        const char *secret, char *err, size_t errlen);
+
+/* Zero memory that held the secret (a store the compiler cannot drop): a
+ * caller wipes its mana_coord_addr once connected, so no checkpoint image
+ * holds the secret. */
+void mana_coord_wipe(void *p, size_t n);
 
 /* ---- Connection --------------------------------------------------------- */
 

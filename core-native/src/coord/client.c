@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/random.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -27,6 +28,12 @@ static int read_frame(struct mana_coord *c, int64_t deadline, char *err, size_t 
         const char *why;
         if (mncp_parse_hdr(c->rx, &c->hdr, &why) < 0) {
             coord_err(err, errlen, "malformed frame from the coordinator: %s", why);
+            return MANA_COORD_EPROTO;
+        }
+        if (c->max_body && c->hdr.len > c->max_body) {
+            /* before AUTH_OK the peer is a stranger: allocate nothing on its word */
+            coord_err(err, errlen, "a %u-byte frame before the coordinator proved the secret (limit %u)",
+                      (unsigned)c->hdr.len, (unsigned)c->max_body);
             return MANA_COORD_EPROTO;
         }
         c->body = c->rx + MNCP_HDR_LEN;
@@ -154,6 +161,91 @@ static int send_tx(struct mana_coord *c, uint16_t type, long len, uint32_t reqid
 
 #define TXB(c) ((c)->tx + MNCP_HDR_LEN), COORD_BUF
 
+/* ---- authentication (protocol §2) --------------------------------------- */
+
+static int random_bytes(uint8_t *p, size_t n)
+{
+    while (n) {
+        ssize_t r = getrandom(p, n, 0);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        p += r;
+        n -= (size_t)r;
+    }
+    return 0;
+}
+
+/* Constant time: how long it takes says nothing about where a proof differs. */
+static int same_mac(const uint8_t *a, const uint8_t *b)
+{
+    uint8_t d = 0;
+    for (int i = 0; i < MNCP_SHA256_LEN; i++)
+        d |= a[i] ^ b[i];
+    return d == 0;
+}
+
+/*
+ * CHALLENGE in; AUTH (our nonce, our proof) out; AUTH_OK in (the
+ * coordinator's proof, checked); then the HELLO already encoded at hello_at
+ * out and WELCOME in, left in c->body.  HELLO waits for AUTH_OK: sent right
+ * behind a refused AUTH it would sit unread when the coordinator closes, and
+ * the reset that makes could destroy the ERROR frame before we read it.  Nothing derived from the secret stays on
+ * the stack or in the handle: the image of a checkpoint must not hold it.
+ */
+static int authenticate(struct mana_coord *c, const char *secret, uint8_t *hello_at, long hello_len,
+                        int64_t deadline, char *err, size_t errlen)
+{
+    uint8_t snonce[MNCP_NONCE_LEN], cnonce[MNCP_NONCE_LEN], mac[MNCP_SHA256_LEN];
+    c->max_body = MNCP_PRE_AUTH_MAX;
+    int rc = read_frame(c, deadline, err, errlen);
+    if (rc != MANA_COORD_OK)
+        return rc;
+    if (c->hdr.type == MNCP_ERROR)
+        return remote_error(c, err, errlen);
+    if (c->hdr.type != MNCP_CHALLENGE || mncp_dec_challenge(c->body, c->hdr.len, snonce) < 0) {
+        coord_err(err, errlen, "coordinator sent message 0x%02x instead of CHALLENGE (an MNCP v1 coordinator?)",
+                  c->hdr.type);
+        return MANA_COORD_EPROTO;
+    }
+    if (random_bytes(cnonce, sizeof cnonce) < 0) {
+        coord_err(err, errlen, "getrandom: %s", strerror(errno));
+        return MANA_COORD_EIO;
+    }
+    mncp_auth_proof(secret, 0, snonce, cnonce, mac);
+    uint32_t auth_req = new_reqid(c);
+    long alen = mncp_enc_auth(c->tx + MNCP_HDR_LEN, MNCP_NONCE_LEN + MNCP_SHA256_LEN, cnonce, mac);
+    mncp_put_hdr(c->tx, MNCP_AUTH, (uint32_t)alen, auth_req);
+    coord_log(c, "send AUTH req %u", (unsigned)auth_req);
+    rc = coord_send_all(c->fd, c->tx, MNCP_HDR_LEN + (size_t)alen, deadline, err, errlen);
+    mncp_wipe(mac, sizeof mac);
+    mncp_wipe(c->tx, MNCP_HDR_LEN + (size_t)alen);
+    if (rc == MANA_COORD_OK)
+        rc = wait_reply(c, MNCP_AUTH_OK, auth_req, -1, deadline, err, errlen);
+    if (rc == MANA_COORD_OK) {
+        uint8_t want[MNCP_SHA256_LEN];
+        mncp_auth_proof(secret, 1, snonce, cnonce, want);
+        if (mncp_dec_auth_ok(c->body, c->hdr.len, mac) < 0 || !same_mac(mac, want)) {
+            coord_err(err, errlen, "the coordinator does not know the secret (its AUTH_OK proof is wrong)");
+            rc = MANA_COORD_EPROTO;
+        }
+        mncp_wipe(want, sizeof want);
+        mncp_wipe(mac, sizeof mac);
+    }
+    if (rc == MANA_COORD_OK)
+        c->max_body = 0;       /* the coordinator proved the secret: the protocol's own limit */
+    if (rc != MANA_COORD_OK)
+        return rc;
+    uint32_t hello_req = new_reqid(c);
+    mncp_put_hdr(hello_at - MNCP_HDR_LEN, MNCP_HELLO, (uint32_t)hello_len, hello_req);
+    rc = coord_send_all(c->fd, hello_at - MNCP_HDR_LEN, MNCP_HDR_LEN + (size_t)hello_len, deadline, err, errlen);
+    if (rc == MANA_COORD_OK)
+        rc = wait_reply(c, MNCP_WELCOME, hello_req, -1, deadline, err, errlen);
+    return rc;
+}
+
 /* ---- API ---------------------------------------------------------------- */
 
 mana_coord_t *mana_coord_connect(const struct mana_coord_addr *addr,
@@ -190,7 +282,9 @@ mana_coord_t *mana_coord_connect(const struct mana_coord_addr *addr,
         h = host;
     }
     int32_t pid = hello->pid ? hello->pid : (int32_t)getpid();
-    long len = mncp_enc_hello(TXB(c), addr->secret, hello, h, pid);
+    /* tx holds AUTH (header + 64 bytes) then HELLO (protocol §2). */
+    uint8_t *hello_at = c->tx + 2 * MNCP_HDR_LEN + MNCP_NONCE_LEN + MNCP_SHA256_LEN;
+    long len = mncp_enc_hello(hello_at, sizeof c->tx - (size_t)(hello_at - c->tx), hello, h, pid);
     if (len < 0) {
         coord_err(err, errlen, "HELLO field over the protocol's 4096-byte limit");
         rc = MANA_COORD_EARG;
@@ -203,10 +297,7 @@ mana_coord_t *mana_coord_connect(const struct mana_coord_addr *addr,
     coord_log(c, "connected to %s:%u as rank %d of %d (fd %d)", addr->host, (unsigned)addr->port,
               (int)hello->rank, (int)hello->nranks, c->fd);
 
-    uint32_t req = new_reqid(c);
-    rc = send_tx(c, MNCP_HELLO, len, req, deadline, err, errlen);
-    if (rc == MANA_COORD_OK)
-        rc = wait_reply(c, MNCP_WELCOME, req, -1, deadline, err, errlen);
+    rc = authenticate(c, addr->secret, hello_at, len, deadline, err, errlen);
     if (rc == MANA_COORD_TIMEOUT) {
         coord_err(err, errlen, "coordinator at %s:%u did not answer HELLO in time", addr->host,
                   (unsigned)addr->port);

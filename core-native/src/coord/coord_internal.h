@@ -25,6 +25,7 @@ struct mana_coord {
     int       debug;           /* MANA_DEBUG was set at connect */
     int       remote_code;     /* last ERROR code */
     uint32_t  next_reqid;
+    uint32_t  max_body;        /* largest body accepted: 256 until AUTH_OK proved the peer */
 
     /* Unsolicited events that arrived while a call waited for its reply. */
     struct mana_coord_event q[COORD_QLEN];

@@ -1,5 +1,5 @@
 /*
- * mncp.h - MNCP v1 wire codec (internal to the coordinator client; the unit
+ * mncp.h - MNCP v2 wire codec (internal to the coordinator client; the unit
  * tests use it directly).  Pure functions over byte buffers: no I/O, no
  * allocation, so they can be tested against hand-built frames.
  */
@@ -12,12 +12,16 @@
 #include "mana/coord_client.h"
 
 #define MNCP_HDR_LEN    16
-#define MNCP_VERSION    1
+#define MNCP_VERSION    2
 #define MNCP_BODY_MAX   1048576u
+#define MNCP_NONCE_LEN  32
+#define MNCP_PRE_AUTH_MAX 256u     /* largest body before authentication (§2) */
+#define MNCP_SHA256_LEN 32
 
 /* Message types (protocol §4). */
 enum {
     MNCP_HELLO = 0x01, MNCP_WELCOME = 0x02,
+    MNCP_CHALLENGE = 0x03, MNCP_AUTH = 0x04, MNCP_AUTH_OK = 0x05,
     MNCP_COLLECTIVE = 0x10, MNCP_COLLECTIVE_DONE = 0x11,
     MNCP_CKPT_WRITTEN = 0x13, MNCP_CKPT_FAILED = 0x14,
     MNCP_KV_PUT = 0x20, MNCP_OK = 0x21, MNCP_KV_GET = 0x22, MNCP_KV_VALUE = 0x23,
@@ -70,11 +74,36 @@ void     mncp_r_str(struct mncp_r *r, char *dst, size_t cap);
 /* A blob in place: returns a pointer into the body and its length. */
 const uint8_t *mncp_r_blob(struct mncp_r *r, uint32_t *n);
 
+/* ---- SHA-256 and HMAC-SHA256 (sha256.c), for the handshake of §2 ---- */
+struct mncp_sha256 {
+    uint32_t h[8];
+    uint64_t bytes;
+    uint8_t  buf[64];
+    size_t   fill;
+};
+struct mncp_iov {
+    const void *p;
+    size_t      n;
+};
+void mncp_sha256_init(struct mncp_sha256 *s);
+void mncp_sha256_update(struct mncp_sha256 *s, const void *data, size_t n);
+void mncp_sha256_final(struct mncp_sha256 *s, uint8_t out[MNCP_SHA256_LEN]);
+void mncp_hmac_sha256(const void *key, size_t keylen, const struct mncp_iov *parts, int nparts,
+                      uint8_t out[MNCP_SHA256_LEN]);
+/* HMAC-SHA256(secret, "MNCP2 client" or "MNCP2 coordinator" || snonce || cnonce). */
+void mncp_auth_proof(const char *secret, int coordinator_side, const uint8_t snonce[MNCP_NONCE_LEN],
+                     const uint8_t cnonce[MNCP_NONCE_LEN], uint8_t out[MNCP_SHA256_LEN]);
+/* Zero memory in a way the compiler keeps. */
+void mncp_wipe(void *p, size_t n);
+
 /* ---- Messages: each encoder returns the body length, or -1 if it does not
  *      fit cap / breaks a protocol limit.  Decoders return 0 or -1. ---- */
 
-long mncp_enc_hello(uint8_t *buf, size_t cap, const char *secret,
-                    const struct mana_coord_hello *h, const char *host, int32_t pid);
+/* HELLO (v2: no secret; AUTH before it proved the secret). */
+long mncp_enc_hello(uint8_t *buf, size_t cap, const struct mana_coord_hello *h, const char *host,
+                    int32_t pid);
+long mncp_enc_auth(uint8_t *buf, size_t cap, const uint8_t nonce[MNCP_NONCE_LEN],
+                   const uint8_t mac[MNCP_SHA256_LEN]);
 long mncp_enc_collective(uint8_t *buf, size_t cap, uint32_t gen, uint16_t phase, uint8_t op,
                          const int64_t *v, uint32_t count);
 long mncp_enc_ckpt_written(uint8_t *buf, size_t cap, uint32_t gen, uint64_t bytes,
@@ -84,6 +113,9 @@ long mncp_enc_kv_put(uint8_t *buf, size_t cap, const char *key, const void *v, s
 long mncp_enc_kv_get(uint8_t *buf, size_t cap, const char *key, uint8_t wait);
 long mncp_enc_bye(uint8_t *buf, size_t cap, uint8_t reason, int32_t status);
 
+/* CHALLENGE: the coordinator's nonce; AUTH_OK: its proof. */
+int mncp_dec_challenge(const uint8_t *b, size_t n, uint8_t nonce[MNCP_NONCE_LEN]);
+int mncp_dec_auth_ok(const uint8_t *b, size_t n, uint8_t mac[MNCP_SHA256_LEN]);
 int mncp_dec_welcome(const uint8_t *b, size_t n, struct mana_coord_welcome *w);
 /* COLLECTIVE_DONE: checks gen/phase/op/count against what was sent and
  * copies count results into out (NULL allowed when count is 0). */

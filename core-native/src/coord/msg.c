@@ -14,14 +14,13 @@ static long w_done(const struct mncp_w *w)
     return w->bad ? -1 : (long)w->len;
 }
 
-long mncp_enc_hello(uint8_t *buf, size_t cap, const char *secret,
-                    const struct mana_coord_hello *h, const char *host, int32_t pid)
+long mncp_enc_hello(uint8_t *buf, size_t cap, const struct mana_coord_hello *h, const char *host,
+                    int32_t pid)
 {
     struct mncp_w w;
     uint8_t role = h->role ? h->role : MANA_COORD_ROLE_RANK;
 
     mncp_w_init(&w, buf, cap);
-    mncp_w_str(&w, secret);
     mncp_w_u8(&w, role);
     mncp_w_str(&w, h->job);
     if (role == MANA_COORD_ROLE_RANK) {
@@ -35,6 +34,17 @@ long mncp_enc_hello(uint8_t *buf, size_t cap, const char *secret,
         mncp_w_str(&w, h->ckptdir);
         mncp_w_str(&w, h->program);
     }
+    return w_done(&w);
+}
+
+long mncp_enc_auth(uint8_t *buf, size_t cap, const uint8_t nonce[MNCP_NONCE_LEN],
+                   const uint8_t mac[MNCP_SHA256_LEN])
+{
+    struct mncp_w w;
+
+    mncp_w_init(&w, buf, cap);
+    mncp_w_bytes(&w, nonce, MNCP_NONCE_LEN);
+    mncp_w_bytes(&w, mac, MNCP_SHA256_LEN);
     return w_done(&w);
 }
 
@@ -107,6 +117,24 @@ long mncp_enc_bye(uint8_t *buf, size_t cap, uint8_t reason, int32_t status)
     mncp_w_u8(&w, reason);
     mncp_w_u32(&w, (uint32_t)status);
     return w_done(&w);
+}
+
+static int dec_fixed(const uint8_t *b, size_t n, uint8_t *out, size_t len)
+{
+    if (n < len)              /* trailing bytes are allowed (§1), missing ones are not */
+        return -1;
+    memcpy(out, b, len);
+    return 0;
+}
+
+int mncp_dec_challenge(const uint8_t *b, size_t n, uint8_t nonce[MNCP_NONCE_LEN])
+{
+    return dec_fixed(b, n, nonce, MNCP_NONCE_LEN);
+}
+
+int mncp_dec_auth_ok(const uint8_t *b, size_t n, uint8_t mac[MNCP_SHA256_LEN])
+{
+    return dec_fixed(b, n, mac, MNCP_SHA256_LEN);
 }
 
 int mncp_dec_welcome(const uint8_t *b, size_t n, struct mana_coord_welcome *wl)

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "coord_internal.h"
+#include "secret_fd.h"
 
 static int parse_port(const char *s, uint16_t *port)
 {
@@ -77,8 +78,10 @@ static int read_rc(const char *path, struct rc_fields *f, char *err, size_t errl
         coord_err(err, errlen, "cannot read status file %s: %s", path, strerror(errno));
         return -1;
     }
-    char line[1024];
+    char line[1024], iobuf[4096];
     int rc = 0;
+    /* stdio's buffer on our stack, wiped below: the file holds the secret */
+    setvbuf(fp, iobuf, _IOFBF, sizeof iobuf);
     while (fgets(line, sizeof line, fp)) {
         line[strcspn(line, "\r\n")] = 0;
         char *colon = strchr(line, ':');
@@ -110,6 +113,8 @@ static int read_rc(const char *path, struct rc_fields *f, char *err, size_t errl
         rc = -1;
     }
     fclose(fp);
+    mncp_wipe(iobuf, sizeof iobuf);
+    mncp_wipe(line, sizeof line);
     return rc;
 }
 
@@ -157,11 +162,22 @@ int mana_coord_resolve(struct mana_coord_addr *out, const char *host, int port,
     }
     out->port = p;
 
-    const char *es = getenv("MANA_COORD_SECRET");
-    const char *s = secret ? secret : es ? es : (f.port == p ? f.secret : "");
-    if (copy_field(out->secret, sizeof out->secret, s) < 0) {
-        coord_err(err, errlen, "coordinator secret too long");
-        return MANA_COORD_EARG;
+    /* The launchers pass the secret on a descriptor (secret_fd.h); the
+     * plain variable is still honoured for tools run by hand. */
+    char given[sizeof out->secret];
+    int rc = MANA_COORD_OK;
+    if (mana_secret_from_launcher(given, sizeof given, 0) < 0) {
+        coord_err(err, errlen, "cannot read the coordinator secret from MANA_COORD_SECRET_FD (or it is too long)");
+        rc = MANA_COORD_EARG;
+    } else {
+        const char *s = secret ? secret : given[0] || getenv("MANA_COORD_SECRET") ? given
+                        : (f.port == p ? f.secret : "");
+        if (copy_field(out->secret, sizeof out->secret, s) < 0) {
+            coord_err(err, errlen, "coordinator secret too long");
+            rc = MANA_COORD_EARG;
+        }
     }
-    return MANA_COORD_OK;
+    mncp_wipe(given, sizeof given);
+    mncp_wipe(&f, sizeof f);
+    return rc;
 }

@@ -14,6 +14,7 @@
 #define _GNU_SOURCE
 #include "lower_half.h"
 #include "mana_util.h"
+#include "../coord/secret_fd.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -57,7 +58,9 @@ void lh_read_settings(void)
     struct mana_settings *s = &mana_lh.settings;
     env_str(s->coord_host, sizeof s->coord_host, "MANA_COORD_HOST", "");
     s->coord_port = env_int("MANA_COORD_PORT", 0);
-    env_str(s->coord_secret, sizeof s->coord_secret, "MANA_COORD_SECRET", "");
+    /* on a descriptor from the launcher, never in the program's environment (coord/secret_fd.h) */
+    if (mana_secret_from_launcher(s->coord_secret, sizeof s->coord_secret, 1) < 0)
+        mana_warn("cannot read the coordinator secret from MANA_COORD_SECRET_FD");
     env_str(s->job, sizeof s->job, "MANA_JOB", "");
     char cwd[4096];
     if (!getcwd(cwd, sizeof cwd)) snprintf(cwd, sizeof cwd, ".");

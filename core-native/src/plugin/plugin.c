@@ -339,8 +339,10 @@ static int coord_connect(int restarting, uint32_t generation)
     char err[512];
     struct mana_coord_addr addr;
     struct mana_settings *s = &mana_pl.cfg;
+    /* the secret stays in lower-half memory, which no image holds (cfg's copy is wiped) */
+    const char *secret = mana_lh_info ? mana_lh_info->settings.coord_secret : "";
     if (mana_coord_resolve(&addr, s->coord_host[0] ? s->coord_host : NULL, s->coord_port,
-                           s->coord_secret[0] ? s->coord_secret : NULL, err, sizeof err) != MANA_COORD_OK) {
+                           secret[0] ? secret : NULL, err, sizeof err) != MANA_COORD_OK) {
         mana_err("%s", err);
         return -1;
     }
@@ -366,6 +368,7 @@ static int coord_connect(int restarting, uint32_t generation)
         nanosleep(&ts, NULL);
         c = mana_coord_connect(&addr, &h, &w, 10000, &rc, err, sizeof err);
     }
+    mana_coord_wipe(addr.secret, sizeof addr.secret);
     if (!c) {
         mana_err("cannot reach coordinator at %s:%u: %s", addr.host, addr.port, err);
         return -1;
@@ -607,6 +610,7 @@ static void after_restart(void)
         note_lower_tids(lh);
         int old_sig = mana_pl.cfg.ckpt_signal;
         mana_pl.cfg = lh->settings;
+        mana_coord_wipe(mana_pl.cfg.coord_secret, sizeof mana_pl.cfg.coord_secret);
         mana_log_setup("mana", mana_pl.cfg.debug, mana_pl.cfg.timing, mana_pl.cfg.quiet);
         extern uint64_t mana_claimed_signals;
         if (mana_pl.cfg.ckpt_signal != old_sig && ((mana_claimed_signals >> (mana_pl.cfg.ckpt_signal - 1)) & 1)) {
@@ -767,6 +771,7 @@ __attribute__((constructor)) static void mana_plugin_init(void)
     if (!lh) return;
     mana_lh_info = lh;
     mana_pl.cfg = lh->settings;
+    mana_coord_wipe(mana_pl.cfg.coord_secret, sizeof mana_pl.cfg.coord_secret);
     mana_log_setup("mana", mana_pl.cfg.debug, mana_pl.cfg.timing, mana_pl.cfg.quiet);
     snprintf(mana_pl.app_path, sizeof mana_pl.app_path, "%s", lh->app_path);
     mana_pl.argc = lh->uh_argc;

@@ -4,6 +4,7 @@
  * script, and exits 0 if what it received was right; the parent drives the
  * client and checks return codes.
  */
+#define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -69,16 +70,53 @@ static void srv_welcome(uint32_t reqid)
     srv_send(MNCP_WELCOME, reqid, &w);
 }
 
-/* Expect HELLO with the test's fields; answer WELCOME. */
+static const uint8_t srv_nonce[MNCP_NONCE_LEN] = "the fake coordinator's nonce...";
+
+/*
+ * The handshake of protocol §2 as a coordinator plays it: CHALLENGE, then
+ * AUTH checked against "sekrit".  how: 0 = answer AUTH_OK with the right
+ * proof, 1 = refuse with ERROR AUTH, 2 = answer with a wrong proof (a
+ * coordinator that does not know the secret).  Returns the AUTH's check:
+ * 0 when the client's proof was right.
+ */
+static int srv_auth(int how)
+{
+    struct mncp_hdr h;
+    struct mncp_w w;
+    mncp_w_init(&w, wb, sizeof wb);
+    mncp_w_bytes(&w, srv_nonce, sizeof srv_nonce);
+    srv_send(MNCP_CHALLENGE, 0, &w);
+    if (srv_read(&h) != MNCP_AUTH || h.len != 64)
+        return -1;
+    uint8_t want[32], cnonce[32];
+    memcpy(cnonce, body, 32);
+    mncp_auth_proof("sekrit", 0, srv_nonce, cnonce, want);
+    int ok = memcmp(want, body + 32, 32) == 0 ? 0 : -1;
+    mncp_w_init(&w, wb, sizeof wb);
+    if (how == 1) {
+        mncp_w_u16(&w, 3);
+        mncp_w_str(&w, "authentication failed");
+        srv_send(MNCP_ERROR, h.reqid, &w);
+        return ok;
+    }
+    mncp_auth_proof(how == 2 ? "other" : "sekrit", 1, srv_nonce, cnonce, want);
+    mncp_w_bytes(&w, want, 32);
+    srv_send(MNCP_AUTH_OK, h.reqid, &w);
+    return ok;
+}
+
+/* Expect AUTH, then HELLO with the test's fields; answer WELCOME. */
 static int srv_hello(void)
 {
     struct mncp_hdr h;
-    if (srv_read(&h) != MNCP_HELLO)
+    if (srv_auth(0) < 0 || srv_read(&h) != MNCP_HELLO)
+        return -1;
+    /* the secret is nowhere in what the client sent */
+    if (memmem(body, h.len, "sekrit", 6))
         return -1;
     struct mncp_r r;
-    char s[64], job[64], host[64], mpi[64], dir[64], prog[64];
+    char job[64], host[64], mpi[64], dir[64], prog[64];
     mncp_r_init(&r, body, h.len);
-    mncp_r_str(&r, s, sizeof s);
     uint8_t role = mncp_r_u8(&r);
     mncp_r_str(&r, job, sizeof job);
     int32_t rank = (int32_t)mncp_r_u32(&r), nranks = (int32_t)mncp_r_u32(&r);
@@ -89,7 +127,7 @@ static int srv_hello(void)
     uint8_t rs = mncp_r_u8(&r);
     mncp_r_str(&r, dir, sizeof dir);
     mncp_r_str(&r, prog, sizeof prog);
-    if (r.bad || r.off != h.len || strcmp(s, "sekrit") || role != 1 || strcmp(job, "jobA") ||
+    if (r.bad || r.off != h.len || role != 1 || strcmp(job, "jobA") ||
         rank != 1 || nranks != 2 || strcmp(host, "hostX") || pid != (int32_t)getppid() ||
         strcmp(mpi, "none") || gen != 0 || rs != 0 || strcmp(dir, "/tmp/ck") || strcmp(prog, "/bin/true"))
         return -1;
@@ -344,26 +382,49 @@ static void t_bad(void)
     }
 }
 
-/* 4. HELLO refused (AUTH): connect fails with the coordinator's message. */
+/* 4. AUTH refused: connect fails with the coordinator's message; a
+ *    coordinator whose proof is wrong is not trusted. */
 static int s_auth(void)
 {
-    struct mncp_hdr h;
-    if (srv_read(&h) != MNCP_HELLO)
+    /* the client's proof was made with another secret: refuse it */
+    return srv_auth(1) == 0 ? -1 : 0;
+}
+
+static int s_impostor(void)
+{
+    if (srv_auth(2) < 0)
         return -1;
-    struct mncp_w w;
-    mncp_w_init(&w, wb, sizeof wb);
-    mncp_w_u16(&w, 3);
-    mncp_w_str(&w, "authentication failed");
-    srv_send(MNCP_ERROR, h.reqid, &w);
+    usleep(200000);
+    return 0;
+}
+
+/* A "coordinator" that announces a 1 MiB CHALLENGE: refused before anything is allocated for it. */
+static int s_bigchallenge(void)
+{
+    uint8_t hb[16];
+    mncp_put_hdr(hb, MNCP_CHALLENGE, MNCP_BODY_MAX, 0);
+    srv_send_raw(hb, 16);
+    usleep(200000);
     return 0;
 }
 
 static void t_auth(void)
 {
     start(s_auth);
+    strcpy(addr.secret, "wrong");
     int rc;
     mana_coord_t *c = mana_coord_connect(&addr, &hello, NULL, 5000, &rc, err, sizeof err);
     CHECK(c == NULL && rc == MANA_COORD_EREMOTE && strstr(err, "authentication failed"));
+    CHECK(finish() == 0);
+
+    start(s_impostor);
+    c = mana_coord_connect(&addr, &hello, NULL, 5000, &rc, err, sizeof err);
+    CHECK(c == NULL && rc == MANA_COORD_EPROTO && strstr(err, "does not know the secret"));
+    CHECK(finish() == 0);
+
+    start(s_bigchallenge);
+    c = mana_coord_connect(&addr, &hello, NULL, 5000, &rc, err, sizeof err);
+    CHECK(c == NULL && rc == MANA_COORD_EPROTO && strstr(err, "before the coordinator proved the secret"));
     CHECK(finish() == 0);
 }
 

@@ -6,7 +6,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <errno.h>
 #include "check.h"
+#include "secret_fd.h"
 #include "mana/coord_client.h"
 
 static char err[512];
@@ -29,8 +33,45 @@ static void clear_env(void)
         unsetenv(vars[i]);
 }
 
+
+/* secret_fd.h: the lower half's reader of what the launchers pass. */
+static void test_secret_from_launcher(void)
+{
+    char buf[256], path[] = "/tmp/mana_test_secret.XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0 && write(fd, "s3cr3t\n", 7) == 7);
+
+    /* on a descriptor: read from offset 0 by every reader, closed and unset by the consumer */
+    char num[16];
+    snprintf(num, sizeof num, "%d", fd);
+    setenv("MANA_COORD_SECRET_FD", num, 1);
+    setenv("MANA_COORD_SECRET", "not-this-one", 1);
+    CHECK(mana_secret_from_launcher(buf, sizeof buf, 0) == 0 && !strcmp(buf, "s3cr3t"));
+    CHECK(mana_secret_from_launcher(buf, sizeof buf, 1) == 0 && !strcmp(buf, "s3cr3t"));
+    CHECK(fcntl(fd, F_GETFD) < 0 && errno == EBADF);
+    CHECK(!getenv("MANA_COORD_SECRET_FD") && !getenv("MANA_COORD_SECRET"));
+
+    /* in a file (no descriptor was free): 0600 and ours only, deleted by the consumer */
+    setenv("MANA_COORD_SECRET_FILE", path, 1);
+    chmod(path, 0644);
+    CHECK(mana_secret_from_launcher(buf, sizeof buf, 0) < 0 && buf[0] == 0);
+    chmod(path, 0600);
+    CHECK(mana_secret_from_launcher(buf, sizeof buf, 1) == 0 && !strcmp(buf, "s3cr3t"));
+    CHECK(access(path, F_OK) < 0 && !getenv("MANA_COORD_SECRET_FILE"));
+
+    /* the plain variable when nothing else is given; nothing at all is "" */
+    setenv("MANA_COORD_SECRET", "plain", 1);
+    CHECK(mana_secret_from_launcher(buf, sizeof buf, 1) == 0 && !strcmp(buf, "plain"));
+    CHECK(!getenv("MANA_COORD_SECRET"));
+    CHECK(mana_secret_from_launcher(buf, sizeof buf, 1) == 0 && buf[0] == 0);
+    /* a descriptor that is not open is an error, not an empty secret */
+    setenv("MANA_COORD_SECRET_FD", "999", 1);
+    CHECK(mana_secret_from_launcher(buf, sizeof buf, 1) < 0);
+}
+
 int main(void)
 {
+    test_secret_from_launcher();
     char dir[] = "/tmp/mana_resolve_XXXXXX", path[256], path2[256];
     struct mana_coord_addr a;
 

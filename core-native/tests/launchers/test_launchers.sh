@@ -9,15 +9,21 @@ tmp=$(mktemp -d /tmp/mana_launchers.XXXXXX) || exit 2
 trap 'rm -rf "$tmp"' EXIT
 
 root=$tmp/root
-mkdir -p "$root/bin" "$tmp/home" "$tmp/work"
+mkdir -p "$root/bin" "$tmp/home" "$tmp/work" "$tmp/t"
 cp "$src/mana_launch" "$src/mana_restart" "$root/bin/"
 cat > "$root/bin/lower-half" <<'FAKE'
 #!/bin/sh
 echo "ARGS:$*"
-for v in MANA_ROOT MANA_COORD_HOST MANA_COORD_PORT MANA_COORD_SECRET MANA_JOB MANA_CKPT_DIR \
-         MANA_CKPT_INTERVAL MANA_CKPT_SIGNAL MANA_DEBUG MANA_TIMING MANA_QUIET MANA_RESTART_PAUSE; do
+for v in MANA_ROOT MANA_COORD_HOST MANA_COORD_PORT MANA_COORD_SECRET MANA_COORD_SECRET_FD MANA_COORD_SECRET_FILE MANA_JOB \
+         MANA_CKPT_DIR MANA_CKPT_INTERVAL MANA_CKPT_SIGNAL MANA_DEBUG MANA_TIMING MANA_QUIET MANA_RESTART_PAUSE; do
     eval "echo $v=\${$v-UNSET}"
 done
+# the secret arrives on a descriptor, as the real lower half reads it
+[ -z "${MANA_COORD_SECRET_FD:-}" ] || eval "echo SECRET_ON_FD=\$(cat <&$MANA_COORD_SECRET_FD)"
+if [ -n "${MANA_COORD_SECRET_FILE:-}" ]; then
+    echo "SECRET_IN_FILE=$(cat "$MANA_COORD_SECRET_FILE") MODE=$(stat -c %a "$MANA_COORD_SECRET_FILE")"
+    rm -f "$MANA_COORD_SECRET_FILE"      # as the lower half does
+fi
 for a in "$@"; do echo "ARG[$a]"; done
 FAKE
 chmod +x "$root/bin/lower-half"
@@ -33,7 +39,7 @@ RC
 
 L=$root/bin/mana_launch R=$root/bin/mana_restart
 clean_env() {
-    env -i PATH=/usr/bin:/bin HOME="$tmp/home" "$@"
+    env -i PATH=/usr/bin:/bin HOME="$tmp/home" TMPDIR="$tmp/t" "$@"
 }
 
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
@@ -58,7 +64,22 @@ one_line() {
 # --- launch: environment from the status file and defaults
 expect "launch defaults" 0 "MANA_COORD_HOST=filehost" -- clean_env "$L" ./app a 'b c'
 expect "launch port from file" 0 "MANA_COORD_PORT=4321" -- clean_env "$L" ./app
-expect "launch secret from file" 0 "MANA_COORD_SECRET=00ff00ff" -- clean_env "$L" ./app
+expect "launch secret from file, on a descriptor" 0 "SECRET_ON_FD=00ff00ff\$" -- clean_env "$L" ./app
+expect "launch secret not in the environment" 0 "MANA_COORD_SECRET=UNSET" -- clean_env "$L" ./app
+expect "launch secret from the environment, moved to a descriptor" 0 "SECRET_ON_FD=envsecret\$" -- \
+    clean_env MANA_COORD_SECRET=envsecret "$L" ./app
+expect "launch secret from the environment, removed from it" 0 "MANA_COORD_SECRET=UNSET" -- \
+    clean_env MANA_COORD_SECRET=envsecret "$L" ./app
+[ -z "$(ls -A "$tmp/t")" ] && echo "ok: no secret file left behind" || fail "secret files left: $(ls "$tmp/t")"
+# MPICH's launcher hands each rank its PMI connection as a descriptor (PMI_FD, often 9): untouched
+expect "secret on a free descriptor, not a launcher's" 0 "SECRET_ON_FD=00ff00ff\$" -- \
+    sh -c "exec 9</dev/null 8</dev/null; env -i PATH=/usr/bin:/bin HOME=$tmp/home TMPDIR=$tmp/t $L ./app"
+expect "the launcher's descriptor 9 stays" 0 "MANA_COORD_SECRET_FD=7" -- \
+    sh -c "exec 9</dev/null 8</dev/null; env -i PATH=/usr/bin:/bin HOME=$tmp/home TMPDIR=$tmp/t $L ./app"
+# MPICH's launcher leaves 3..9 all open: then a 0600 file the lower half deletes
+expect "no free descriptor: a 0600 file" 0 "SECRET_IN_FILE=00ff00ff MODE=600\$" -- \
+    sh -c "exec 3</dev/null 4</dev/null 5</dev/null 6</dev/null 7</dev/null 8</dev/null 9</dev/null; env -i PATH=/usr/bin:/bin HOME=$tmp/home TMPDIR=$tmp/t $L ./app"
+[ -z "$(ls -A "$tmp/t")" ] && echo "ok: the file went with the lower half" || fail "secret files left: $(ls "$tmp/t")"
 expect "launch root" 0 "MANA_ROOT=$root\$" -- clean_env "$L" ./app
 expect "launch ckptdir = cwd" 0 "MANA_CKPT_DIR=$tmp/work\$" -- clean_env "$L" ./app
 expect "launch interval 0" 0 "MANA_CKPT_INTERVAL=0" -- clean_env "$L" ./app
@@ -70,7 +91,7 @@ expect "launch timing off" 0 "MANA_TIMING=\$" -- clean_env "$L" ./app
 # --- flags and environment override
 expect "env host" 0 "MANA_COORD_HOST=envhost" -- clean_env MANA_COORD_HOST=envhost "$L" ./app
 expect "dmtcp alias" 0 "MANA_COORD_PORT=5555" -- clean_env DMTCP_COORD_PORT=5555 "$L" ./app
-expect "no secret for other port" 0 "MANA_COORD_SECRET=\$" -- clean_env DMTCP_COORD_PORT=5555 "$L" ./app
+expect "no secret for other port" 0 "MANA_COORD_SECRET_FD=UNSET" -- clean_env DMTCP_COORD_PORT=5555 "$L" ./app
 expect "flag host" 0 "MANA_COORD_HOST=flaghost" -- clean_env MANA_COORD_HOST=envhost "$L" -h flaghost ./app
 expect "flag port" 0 "MANA_COORD_PORT=6000" -- clean_env MANA_COORD_PORT=5000 "$L" --coord-port 6000 ./app
 expect "slurm job" 0 "MANA_JOB=77" -- clean_env SLURM_JOB_ID=77 MANA_RC="$tmp/home/.mana.rc" "$L" ./app
@@ -102,6 +123,22 @@ expect "empty ckpt_rank ok" 0 "ARGS:" -- clean_env "$L" --ckptdir old ./app
 : > "$tmp/work/old/ckpt_rank_0/ckpt_app_gen1.mana"
 expect "stale ckptdir refused" 1 "already holds checkpoint images" -- clean_env "$L" --ckptdir old ./app
 one_line "stale ckptdir one line" 1 -- clean_env "$L" --ckptdir old ./app
+# --- ownership: directories and images others control are refused
+mkdir -p "$tmp/work/shared"
+chmod 0777 "$tmp/work/shared"
+expect "world-writable ckptdir refused" 1 "writable by other users (mode 777)" -- clean_env "$L" --ckptdir shared ./app
+one_line "world-writable ckptdir one line" 1 -- clean_env "$L" --ckptdir shared ./app
+chmod 0755 "$tmp/work/shared"
+mkdir -p "$tmp/work/shared/ckpt_rank_0"
+chmod 0777 "$tmp/work/shared/ckpt_rank_0"
+expect "world-writable ckpt_rank_N refused" 1 "ckpt_rank_0 is writable by other users" -- clean_env "$L" --ckptdir shared ./app
+chmod 0700 "$tmp/work/shared/ckpt_rank_0"
+expect "own ckptdir ok" 0 "ARGS:" -- clean_env "$L" --ckptdir shared ./app
+if [ "$(id -u)" = 0 ] && chown 65534 "$tmp/work/shared/ckpt_rank_0" 2>/dev/null; then
+    expect "someone else's ckpt_rank_N refused" 1 "belongs to uid 65534" -- clean_env "$L" --ckptdir shared ./app
+else
+    echo "skip: someone else's ckpt_rank_N (needs root to chown)"
+fi
 mv "$root/bin/lower-half" "$root/bin/lh"
 expect "no runtime" 1 "build the runtime first" -- clean_env "$L" ./app
 mv "$root/bin/lh" "$root/bin/lower-half"
@@ -130,6 +167,22 @@ expect "debug-rank: other ranks run" 0 "MANA_RESTART_PAUSE=UNSET" -- clean_env O
 expect "debug-level alone refused" 2 "needs --debug-rank" -- clean_env "$R" --restartdir r1 --debug-level 2
 expect "restart verbose" 0 "mana_restart: exec $root/bin/lower-half --restore" -- clean_env "$R" --verbose --restartdir r1
 expect "restart file host" 0 "MANA_COORD_HOST=filehost" -- clean_env "$R" --restartdir r1
+expect "restart secret on a descriptor" 0 "SECRET_ON_FD=00ff00ff\$" -- clean_env "$R" --restartdir r1
+expect "restart secret not in the environment" 0 "MANA_COORD_SECRET=UNSET" -- clean_env MANA_COORD_SECRET=x "$R" --restartdir r1
+chmod g+w "$tmp/work/r1/ckpt_rank_0/ckpt_app_gen2.mana"
+expect "restart group-writable image refused" 1 "ckpt_app_gen2.mana is writable by its group" -- clean_env "$R" --restartdir r1
+one_line "restart group-writable image one line" 1 -- clean_env "$R" --restartdir r1
+chmod 0600 "$tmp/work/r1/ckpt_rank_0/ckpt_app_gen2.mana"
+chmod 0777 "$tmp/work/r1/ckpt_rank_0"
+expect "restart world-writable rank directory refused" 1 "ckpt_rank_0 is writable by other users" -- clean_env "$R" --restartdir r1
+chmod 0700 "$tmp/work/r1/ckpt_rank_0"
+if [ "$(id -u)" = 0 ] && chown 65534 "$tmp/work/r1/ckpt_rank_0/ckpt_app_gen2.mana" 2>/dev/null; then
+    expect "restart someone else's image refused" 1 "ckpt_app_gen2.mana belongs to uid 65534" -- clean_env "$R" --restartdir r1
+    chown 0 "$tmp/work/r1/ckpt_rank_0/ckpt_app_gen2.mana"
+else
+    echo "skip: someone else's image (needs root to chown)"
+fi
+expect "restart own images ok" 0 "ARGS:--restore" -- clean_env "$R" --restartdir r1
 
 # --- stale status files: older than 7 days go, others stay
 touch -d '10 days ago' "$tmp/home/.mana-slurm-1.rc"

@@ -95,7 +95,22 @@ public class SumTo {
         sock.setTcpNoDelay(true);
         in = new BufferedInputStream(sock.getInputStream());
         out = new BufferedOutputStream(sock.getOutputStream());
-        send(0x01, new W().str(secret).u8(1).str(env("", "MANA_JOB")).i32(rank).i32(nranks)
+        // MNCP v2 (docs/coordinator-protocol.md §2): CHALLENGE, AUTH (HMAC over both nonces), AUTH_OK, HELLO
+        Frame ch = read();
+        if (ch.type != 0x03) fail(ch);
+        byte[] theirs = new byte[32], mine = new byte[32];
+        ch.b.get(theirs);
+        new java.security.SecureRandom().nextBytes(mine);
+        send(0x04, new W().put(ByteBuffer.wrap(mine)).put(ByteBuffer.wrap(proof(secret, "MNCP2 client", theirs, mine))));
+        Frame ok = read();
+        if (ok.type != 0x05) fail(ok);
+        byte[] mac = new byte[32];
+        ok.b.get(mac);
+        if (!java.security.MessageDigest.isEqual(mac, proof(secret, "MNCP2 coordinator", theirs, mine))) {
+            System.err.println("the coordinator does not know the secret");
+            System.exit(1);
+        }
+        send(0x01, new W().u8(1).str(env("", "MANA_JOB")).i32(rank).i32(nranks)
             .str(InetAddress.getLocalHost().getHostName()).i32((int) ProcessHandle.current().pid()).str("none")
             .u32(generation).u8(restarting ? 1 : 0).str(Path.of(ckptdir).toAbsolutePath().toString()).str(program));
         Frame f = read();
@@ -104,6 +119,20 @@ public class SumTo {
             for (int phase : new int[] {32, 33, 34}) {
                 collective(generation, phase);
             }
+        }
+    }
+
+    static byte[] proof(String secret, String label, byte[] coordinatorNonce, byte[] clientNonce) {
+        try {
+            javax.crypto.Mac m = javax.crypto.Mac.getInstance("HmacSHA256");
+            byte[] key = secret.getBytes(StandardCharsets.UTF_8);
+            m.init(new javax.crypto.spec.SecretKeySpec(key.length == 0 ? new byte[1] : key, "HmacSHA256"));
+            m.update(label.getBytes(StandardCharsets.US_ASCII));
+            m.update(coordinatorNonce);
+            m.update(clientNonce);
+            return m.doFinal();
+        } catch (java.security.GeneralSecurityException e) {
+            throw new IllegalStateException(e);
         }
     }
 
@@ -226,7 +255,7 @@ public class SumTo {
     static synchronized void send(int type, W body) throws IOException {
         byte[] b = body.bytes();
         ByteBuffer h = ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN);
-        h.put("MNCP".getBytes(StandardCharsets.US_ASCII)).putShort((short) 1).putShort((short) type)
+        h.put("MNCP".getBytes(StandardCharsets.US_ASCII)).putShort((short) 2).putShort((short) type)
             .putInt(b.length).putInt(reqId++);
         out.write(h.array());
         out.write(b);

@@ -45,6 +45,8 @@ public final class Coordinator implements AutoCloseable {
         private Duration helloTimeout = Duration.ofSeconds(Protocol.HELLO_TIMEOUT_SECONDS);
         private CoordinatorListener listener;
         private int ioThreads = Math.min(2, Runtime.getRuntime().availableProcessors());
+        private int maxUnauthenticated = 4096;
+        private int maxUnauthenticatedPerAddress = 1024;
 
         private Builder() {}
 
@@ -79,6 +81,16 @@ public final class Coordinator implements AutoCloseable {
         public Builder listener(CoordinatorListener l) { this.listener = l; return this; }
 
         /** Selector threads the connections are spread over (default: 2, or 1 on one CPU). */
+        /**
+         * Limits on connections that have not authenticated yet: in all, and per remote address
+         * (defaults 4,096 and 1,024). Beyond them the oldest such connection is closed.
+         */
+        public Builder maxUnauthenticated(int total, int perAddress) {
+            this.maxUnauthenticated = Math.max(1, total);
+            this.maxUnauthenticatedPerAddress = Math.max(1, perAddress);
+            return this;
+        }
+
         public Builder ioThreads(int n) { this.ioThreads = Math.max(1, n); return this; }
 
         public Coordinator build() { return new Coordinator(this); }
@@ -112,6 +124,8 @@ public final class Coordinator implements AutoCloseable {
         s.helloTimeoutMillis = b.helloTimeout.toMillis();
         s.listener = b.listener;
         s.ioThreads = b.ioThreads;
+        s.maxUnauthenticated = b.maxUnauthenticated;
+        s.maxUnauthenticatedPerAddress = b.maxUnauthenticatedPerAddress;
         this.server = new CoordinatorServer(s);
     }
 
@@ -206,6 +220,18 @@ public final class Coordinator implements AutoCloseable {
     /** Interval checkpoints for every job (0 = off). */
     public CompletableFuture<Void> setInterval(int seconds) { return server.setInterval(seconds); }
 
+    /**
+     * Sets the interval of one job (what a control client's SET_INTERVAL does); the others keep
+     * theirs. Empty name: the only job, or "default" while no job exists.
+     */
+    public CompletableFuture<Void> setInterval(String job, int seconds) { return server.setInterval(job, seconds); }
+
+    /** For tests: API futures not completed yet. */
+    int pendingCalls() { return server.pendingCalls(); }
+
+    /** For tests: what waits on the server's termination (must not grow with the calls made). */
+    int terminationDependents() { return server.termination().getNumberOfDependents(); }
+
     /** Sends KILL to every rank of the job. */
     public CompletableFuture<Void> killJob(String job) { return server.killJob(job); }
 
@@ -214,6 +240,9 @@ public final class Coordinator implements AutoCloseable {
 
     /** For tests: the number of open connections (ranks, rank groups, control clients, not yet HELLO). */
     CompletableFuture<Integer> connectionCount() { return server.connectionCount(); }
+
+    /** For tests: connections that have not authenticated yet. */
+    CompletableFuture<Integer> unauthenticatedCount() { return server.unauthenticatedCount(); }
 
     /**
      * Completes with the reason once stopped (quit, exit-on-last, {@link #close()}) and the status

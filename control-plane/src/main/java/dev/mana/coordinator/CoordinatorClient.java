@@ -2,6 +2,7 @@ package dev.mana.coordinator;
 
 import dev.mana.coordinator.protocol.ErrorCode;
 import dev.mana.coordinator.protocol.Frame;
+import dev.mana.coordinator.protocol.Handshake;
 import dev.mana.coordinator.protocol.Message;
 import dev.mana.coordinator.protocol.MessageCodec;
 import dev.mana.coordinator.protocol.Messages.*;
@@ -50,9 +51,24 @@ public final class CoordinatorClient implements AutoCloseable {
         } catch (IOException e) {
             throw lost(e);
         }
+        // protocol §2: the coordinator's CHALLENGE, our AUTH, its AUTH_OK (it knows the secret too),
+        // then HELLO and WELCOME. HELLO waits for AUTH_OK: behind a refused AUTH it would be unread
+        // at the close, and the reset that makes can destroy the ERROR before we read it.
+        Frame f = receive(timeoutMs, Protocol.PRE_AUTH_MAX_BODY); // a stranger until AUTH_OK
+        if (!(f.message() instanceof Challenge ch)) throw unexpectedReply(f, "connect");
+        byte[] key = Handshake.secretBytes(address.secret());
+        byte[] mine = Handshake.nonce();
+        int authId = nextId++;
+        sendAll(encode(authId, new Auth(mine, Handshake.clientProof(key, ch.nonce(), mine))));
+        f = receive(timeoutMs, Protocol.PRE_AUTH_MAX_BODY);
+        if (!(f.message() instanceof AuthOk ok)) throw unexpectedReply(f, "AUTH");
+        if (!Handshake.matches(Handshake.coordinatorProof(key, ch.nonce(), mine), ok.mac())) {
+            throw new CoordinatorException("coordinator at " + address + " does not know the secret (its AUTH_OK "
+                    + "proof is wrong)", ErrorCode.AUTH, null);
+        }
         int id = nextId++;
-        send(id, Hello.control(address.secret(), job));
-        Frame f = receive(timeoutMs);
+        sendAll(encode(id, Hello.control(job)));
+        f = receive(timeoutMs);
         if (f.message() instanceof Welcome w) {
             this.welcome = w;
         } else {
@@ -188,6 +204,23 @@ public final class CoordinatorClient implements AutoCloseable {
         }
     }
 
+    private static byte[] encode(int id, Message m) throws CoordinatorException {
+        try {
+            return MessageCodec.encodeBytes(id, m);
+        } catch (ProtocolException e) {
+            throw new CoordinatorException(e.getMessage(), e.code(), e);
+        }
+    }
+
+    private void sendAll(byte[]... frames) throws CoordinatorException {
+        try {
+            for (byte[] b : frames) out.write(b);
+            out.flush();
+        } catch (IOException e) {
+            throw lost(e);
+        }
+    }
+
     private void send(int id, Message m) throws CoordinatorException {
         try {
             ByteBuffer b = MessageCodec.encode(id, m);
@@ -201,10 +234,14 @@ public final class CoordinatorClient implements AutoCloseable {
     }
 
     private Frame receive(int timeoutMillis) throws CoordinatorException {
+        return receive(timeoutMillis, Protocol.MAX_BODY);
+    }
+
+    private Frame receive(int timeoutMillis, int maxBody) throws CoordinatorException {
         try {
             socket.setSoTimeout(timeoutMillis);
             byte[] header = readFully(Protocol.HEADER_SIZE);
-            MessageCodec.Header h = MessageCodec.readHeader(ByteBuffer.wrap(header));
+            MessageCodec.Header h = MessageCodec.readHeader(ByteBuffer.wrap(header), maxBody);
             byte[] body = readFully(h.length());
             return new Frame(h.requestId(), MessageCodec.decodeBody(h.type(), ByteBuffer.wrap(body)));
         } catch (SocketTimeoutException e) {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.*;
 import dev.mana.coordinator.protocol.ErrorCode;
 import dev.mana.coordinator.protocol.Frame;
 import dev.mana.coordinator.protocol.FrameDecoder;
+import dev.mana.coordinator.protocol.Handshake;
 import dev.mana.coordinator.protocol.Message;
 import dev.mana.coordinator.protocol.MessageCodec;
 import dev.mana.coordinator.protocol.Messages.*;
@@ -58,44 +59,6 @@ class FaultTest {
         }
     }
 
-    /** A raw protocol client: frames in, frames out. */
-    private static final class Raw implements AutoCloseable {
-        final Socket s = new Socket();
-        final InputStream in;
-
-        Raw(Coordinator c) throws IOException {
-            s.connect(new InetSocketAddress("127.0.0.1", c.port()), 5000);
-            s.setSoTimeout(10_000);
-            in = s.getInputStream();
-        }
-
-        void write(byte[] b) throws IOException { s.getOutputStream().write(b); }
-
-        void send(int id, Message m) throws IOException { write(MessageCodec.encodeBytes(id, m)); }
-
-        Message read() throws IOException {
-            byte[] h = in.readNBytes(16);
-            if (h.length < 16) return null;
-            ByteBuffer hb = ByteBuffer.wrap(h);
-            int len = hb.order(ByteOrder.LITTLE_ENDIAN).getInt(8);
-            byte[] body = in.readNBytes(len);
-            ByteBuffer all = ByteBuffer.allocate(16 + len).put(h).put(body);
-            all.flip();
-            Frame f = new FrameDecoder().next(all);
-            return f.message();
-        }
-
-        /** True when the coordinator closed the connection. */
-        boolean closedByPeer() throws IOException {
-            try {
-                return in.read() < 0;
-            } catch (java.net.SocketException e) {
-                return true;
-            }
-        }
-
-        @Override public void close() throws IOException { s.close(); }
-    }
 
     @Test
     void rankKilledMidCheckpointAbortsEverywhereAndKeepsThePreviousGeneration() throws Exception {
@@ -150,8 +113,8 @@ class FaultTest {
     void checkpointFailedReportAbortsAndTheNextOneUsesANewGeneration() throws Exception {
         Coordinator c = coordinator();
         SimulatedRanks a = track(SimulatedRanks.builder(c.loopbackAddress()).ranks(0, 1).nranks(2).build().start());
-        try (Raw r1 = new Raw(c); CoordinatorClient cl = CoordinatorClient.connect(c.loopbackAddress(), "")) {
-            r1.send(1, Hello.rank(c.secret(), "", 1, 2, "h", 1, "none", 0, false, "", ""));
+        try (RawClient r1 = RawClient.authenticated(c); CoordinatorClient cl = CoordinatorClient.connect(c.loopbackAddress(), "")) {
+            r1.send(1, Hello.rank("", 1, 2, "h", 1, "none", 0, false, "", ""));
             assertInstanceOf(Welcome.class, r1.read());
             CheckpointResult started = cl.startCheckpoint(false);
             assertTrue(started.ok());
@@ -177,30 +140,56 @@ class FaultTest {
         track(SimulatedRanks.builder(c.loopbackAddress()).ranks(0, 2).build().start());
         byte[] junk = new byte[4096];
         new Random(42).nextBytes(junk);
-        try (Raw g = new Raw(c)) {
-            g.write(junk);
+        for (boolean authenticated : new boolean[] {false, true}) {
+            try (RawClient g = authenticated ? RawClient.authenticated(c) : RawClient.stranger(c)) {
+                g.write(junk);
+                ErrorMessage e = (ErrorMessage) g.read();
+                assertEquals(ErrorCode.BAD_FRAME, e.errorCode());
+                assertTrue(g.closedByPeer());
+            }
+            // oversized frame, rejected from its header: over 1 MiB after AUTH, over 256 bytes before
+            try (RawClient g = authenticated ? RawClient.authenticated(c) : RawClient.stranger(c)) {
+                ByteBuffer h = ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN);
+                h.put(new byte[] {'M', 'N', 'C', 'P'}).putShort((short) Protocol.VERSION).putShort((short) 0x20)
+                        .putInt(authenticated ? 64 << 20 : 1024).putInt(1);
+                g.write(h.array());
+                ErrorMessage e = (ErrorMessage) g.read();
+                assertEquals(ErrorCode.TOO_LARGE, e.errorCode());
+                assertEquals(!authenticated, e.message().contains("before authentication"), e.message());
+                assertTrue(g.closedByPeer());
+            }
+        }
+        try (RawClient g = RawClient.stranger(c)) { // a v1 HELLO, as an old client sends it: the secret gets no answer
+            ByteBuffer h = ByteBuffer.allocate(16 + 8).order(ByteOrder.LITTLE_ENDIAN);
+            h.put(new byte[] {'M', 'N', 'C', 'P'}).putShort((short) 1).putShort((short) 1).putInt(8).putInt(1);
+            g.write(h.array());
             ErrorMessage e = (ErrorMessage) g.read();
             assertEquals(ErrorCode.BAD_FRAME, e.errorCode());
+            assertTrue(e.message().contains("version 1"), e.message());
+        }
+        try (RawClient g = RawClient.stranger(c)) { // HELLO before AUTH
+            g.send(1, Hello.control(""));
+            ErrorMessage e = (ErrorMessage) g.read();
+            assertEquals(ErrorCode.PROTOCOL, e.errorCode());
+            assertTrue(e.message().contains("AUTH first"), e.message());
             assertTrue(g.closedByPeer());
         }
-        try (Raw g = new Raw(c)) { // oversized frame, rejected from its header
-            ByteBuffer h = ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN);
-            h.put(new byte[] {'M', 'N', 'C', 'P'}).putShort((short) 1).putShort((short) 0x20).putInt(64 << 20).putInt(1);
-            g.write(h.array());
-            assertEquals(ErrorCode.TOO_LARGE, ((ErrorMessage) g.read()).errorCode());
-            assertTrue(g.closedByPeer());
-        }
-        try (Raw g = new Raw(c)) { // a rank message before HELLO
+        try (RawClient g = RawClient.authenticated(c)) { // a rank message before HELLO
             g.send(1, Collective.barrier(0, 70));
             assertEquals(ErrorCode.PROTOCOL, ((ErrorMessage) g.read()).errorCode());
             assertTrue(g.closedByPeer());
         }
-        try (Raw g = new Raw(c)) { // silence: no HELLO within the (test's 0.5 s) timeout
+        try (RawClient g = RawClient.authenticated(c)) { // a second AUTH
+            g.send(2, new Auth(new byte[32], new byte[32]));
             assertEquals(ErrorCode.PROTOCOL, ((ErrorMessage) g.read()).errorCode());
             assertTrue(g.closedByPeer());
         }
-        try (Raw g = new Raw(c)) { // half a frame, then nothing
-            g.write(java.util.Arrays.copyOf(MessageCodec.encodeBytes(1, Hello.control(c.secret(), "")), 10));
+        try (RawClient g = RawClient.stranger(c)) { // silence: no AUTH within the (test's 0.5 s) timeout
+            assertEquals(ErrorCode.PROTOCOL, ((ErrorMessage) g.read()).errorCode());
+            assertTrue(g.closedByPeer());
+        }
+        try (RawClient g = RawClient.stranger(c)) { // half a frame, then nothing
+            g.write(java.util.Arrays.copyOf(MessageCodec.encodeBytes(1, new Auth(new byte[32], new byte[32])), 10));
             assertEquals(ErrorCode.PROTOCOL, ((ErrorMessage) g.read()).errorCode());
         }
         try (CoordinatorClient cl = CoordinatorClient.connect(c.loopbackAddress(), "")) {
@@ -220,8 +209,50 @@ class FaultTest {
         CoordinatorException e2 = assertThrows(CoordinatorException.class,
                 () -> SimulatedRanks.builder(bad).ranks(0, 2).build().start());
         assertEquals(ErrorCode.AUTH, e2.code());
+        try (RawClient g = RawClient.stranger(c)) { // a proof over another connection's nonce is worth nothing
+            byte[] mine = Handshake.nonce();
+            byte[] stale = Handshake.clientProof(Handshake.secretBytes(c.secret()), Handshake.nonce(), mine);
+            g.send(1, new Auth(mine, stale));
+            assertEquals(ErrorCode.AUTH, ((ErrorMessage) g.read()).errorCode());
+            assertTrue(g.closedByPeer());
+        }
+        try (RawClient g = RawClient.stranger(c)) { // the coordinator proves the secret too
+            byte[] mine = Handshake.nonce();
+            byte[] key = Handshake.secretBytes(c.secret());
+            g.send(1, new Auth(mine, Handshake.clientProof(key, g.challenge.nonce(), mine)));
+            AuthOk ok = (AuthOk) g.read();
+            assertArrayEquals(Handshake.coordinatorProof(key, g.challenge.nonce(), mine), ok.mac());
+        }
         try (CoordinatorClient cl = CoordinatorClient.connect(c.loopbackAddress(), "")) {
             assertEquals(0, cl.status().nranks(), "no rank got in");
+        }
+    }
+
+    /** A "coordinator" that announces a 1 MiB CHALLENGE: clients refuse it before allocating for it. */
+    @Test
+    void clientsAllocateNothingOnAStrangersWord() throws Exception {
+        try (java.net.ServerSocket fake = new java.net.ServerSocket(0, 4, java.net.InetAddress.getLoopbackAddress())) {
+            Thread t = new Thread(() -> {
+                for (int i = 0; i < 2; i++) {
+                    try (Socket s = fake.accept()) {
+                        ByteBuffer h = ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN);
+                        h.put(new byte[] {'M', 'N', 'C', 'P'}).putShort((short) Protocol.VERSION).putShort((short) 0x03)
+                                .putInt(1 << 20).putInt(0);
+                        s.getOutputStream().write(h.array());
+                        s.getInputStream().read();
+                    } catch (IOException e) {
+                        return;
+                    }
+                }
+            });
+            t.setDaemon(true);
+            t.start();
+            CoordinatorAddress addr = new CoordinatorAddress("127.0.0.1", fake.getLocalPort(), "s", "test");
+            CoordinatorException e = assertThrows(CoordinatorException.class, () -> CoordinatorClient.connect(addr, ""));
+            assertTrue(e.getMessage().contains("before authentication"), e.getMessage());
+            CoordinatorException e2 = assertThrows(CoordinatorException.class,
+                    () -> SimulatedRanks.builder(addr).ranks(0, 1).connectTimeout(Duration.ofSeconds(5)).build().start());
+            assertTrue(e2.getMessage().contains("before authentication"), e2.getMessage());
         }
     }
 
@@ -240,9 +271,9 @@ class FaultTest {
     @Test
     void collectiveOpMismatchIsReportedToEveryParticipant() throws Exception {
         Coordinator c = coordinator();
-        try (Raw r0 = new Raw(c); Raw r1 = new Raw(c)) {
-            r0.send(1, Hello.rank(c.secret(), "", 0, 2, "h", 1, "none", 0, false, "", ""));
-            r1.send(1, Hello.rank(c.secret(), "", 1, 2, "h", 2, "none", 0, false, "", ""));
+        try (RawClient r0 = RawClient.authenticated(c); RawClient r1 = RawClient.authenticated(c)) {
+            r0.send(1, Hello.rank("", 0, 2, "h", 1, "none", 0, false, "", ""));
+            r1.send(1, Hello.rank("", 1, 2, "h", 2, "none", 0, false, "", ""));
             r0.read();
             r1.read();
             r0.send(5, new Collective(0, 100, Protocol.OP_SUM, new long[] {1}));
@@ -260,9 +291,9 @@ class FaultTest {
     @Test
     void keyValueRecordsWithWait() throws Exception {
         Coordinator c = coordinator();
-        try (Raw r0 = new Raw(c); Raw r1 = new Raw(c)) {
-            r0.send(1, Hello.rank(c.secret(), "kv", 0, 2, "h", 1, "none", 0, false, "", ""));
-            r1.send(1, Hello.rank(c.secret(), "kv", 1, 2, "h", 2, "none", 0, false, "", ""));
+        try (RawClient r0 = RawClient.authenticated(c); RawClient r1 = RawClient.authenticated(c)) {
+            r0.send(1, Hello.rank("kv", 0, 2, "h", 1, "none", 0, false, "", ""));
+            r1.send(1, Hello.rank("kv", 1, 2, "h", 2, "none", 0, false, "", ""));
             r0.read();
             r1.read();
             r1.send(2, new KvGet("addr0", false));
@@ -279,8 +310,8 @@ class FaultTest {
         Coordinator c = coordinator();
         SimulatedRanks others = track(SimulatedRanks.builder(c.loopbackAddress()).job("other").ranks(0, 2).build()
                 .start());
-        try (Raw r0 = new Raw(c)) {
-            r0.send(1, Hello.rank(c.secret(), "slow", 0, 1, "h", 1, "none", 0, false, "", ""));
+        try (RawClient r0 = RawClient.authenticated(c)) {
+            r0.send(1, Hello.rank("slow", 0, 1, "h", 1, "none", 0, false, "", ""));
             assertInstanceOf(Welcome.class, r0.read());
             r0.send(2, new KvPut("big", new byte[Protocol.MAX_BLOB]));
             assertInstanceOf(Ok.class, r0.read());

@@ -93,49 +93,9 @@ class RankGroupTest {
     private static GroupHello groupHello(Coordinator c, String job, int nranks, int... ranks) {
         List<GroupMember> ms = new ArrayList<>();
         for (int r : ranks) ms.add(member(r));
-        return new GroupHello(c.secret(), job, nranks, ms);
+        return new GroupHello(job, nranks, ms);
     }
 
-    /** A raw protocol client: frames in, frames out. */
-    private static final class Raw implements AutoCloseable {
-        final Socket s = new Socket();
-        final InputStream in;
-
-        Raw(Coordinator c) throws IOException {
-            s.connect(new InetSocketAddress("127.0.0.1", c.port()), 5000);
-            s.setSoTimeout(10_000);
-            in = s.getInputStream();
-        }
-
-        void write(byte[] b) throws IOException { s.getOutputStream().write(b); }
-
-        void send(int id, Message m) throws IOException { write(MessageCodec.encodeBytes(id, m)); }
-
-        Frame readFrame() throws IOException {
-            byte[] h = in.readNBytes(16);
-            if (h.length < 16) return null;
-            int len = ByteBuffer.wrap(h).order(ByteOrder.LITTLE_ENDIAN).getInt(8);
-            byte[] body = in.readNBytes(len);
-            ByteBuffer all = ByteBuffer.allocate(16 + len).put(h).put(body);
-            all.flip();
-            return new FrameDecoder().next(all);
-        }
-
-        Message read() throws IOException {
-            Frame f = readFrame();
-            return f == null ? null : f.message();
-        }
-
-        boolean closedByPeer() throws IOException {
-            try {
-                return in.read() < 0;
-            } catch (java.net.SocketException e) {
-                return true;
-            }
-        }
-
-        @Override public void close() throws IOException { s.close(); }
-    }
 
     @Test
     void groupOnlyJobCheckpointsAndReducesOverFewConnections() throws Exception {
@@ -284,7 +244,7 @@ class RankGroupTest {
     void groupMemberFailureAndGroupAbortReachEveryone() throws Exception {
         Coordinator c = coordinator();
         SimulatedRanks singles = sim(c, 0, 2, 4, 0, null);
-        try (Raw g = new Raw(c); CoordinatorClient cl = CoordinatorClient.connect(c.loopbackAddress(), "")) {
+        try (RawClient g = RawClient.authenticated(c); CoordinatorClient cl = CoordinatorClient.connect(c.loopbackAddress(), "")) {
             g.send(1, groupHello(c, "", 4, 3, 2));
             assertInstanceOf(Welcome.class, g.read());
             assertTrue(cl.startCheckpoint(false).ok());
@@ -311,11 +271,11 @@ class RankGroupTest {
     @Test
     void listShowsEveryMemberAndGroupMessagesFollowTheRules() throws Exception {
         Coordinator c = coordinator();
-        try (Raw g = new Raw(c); Raw single = new Raw(c);
+        try (RawClient g = RawClient.authenticated(c); RawClient single = RawClient.authenticated(c);
              CoordinatorClient cl = CoordinatorClient.connect(c.loopbackAddress(), "j")) {
             g.send(1, groupHello(c, "j", 5, 4, 0, 2));
             Welcome w = (Welcome) g.read();
-            single.send(1, Hello.rank(c.secret(), "j", 1, 5, "solo", 77, "none", 0, false, "", ""));
+            single.send(1, Hello.rank("j", 1, 5, "solo", 77, "none", 0, false, "", ""));
             assertInstanceOf(Welcome.class, single.read());
             List<RankInfo> list = cl.list();
             assertEquals(List.of(0, 1, 2, 4), list.stream().map(RankInfo::rank).toList());
@@ -338,8 +298,8 @@ class RankGroupTest {
             Frame again = g.readFrame();
             assertEquals(3, again.requestId());
             assertEquals(ErrorCode.PROTOCOL, ((ErrorMessage) again.message()).errorCode(), "a group contributes once");
-            try (Raw late = new Raw(c)) {
-                late.send(1, Hello.rank(c.secret(), "j", 3, 5, "h", 1, "none", 0, false, "", ""));
+            try (RawClient late = RawClient.authenticated(c)) {
+                late.send(1, Hello.rank("j", 3, 5, "h", 1, "none", 0, false, "", ""));
                 assertInstanceOf(Welcome.class, late.read());
                 late.send(2, Collective.barrier(0, 100));
                 assertInstanceOf(CollectiveDone.class, late.read());
@@ -410,17 +370,20 @@ class RankGroupTest {
                 new Case(groupHello(c, "", 4, -1), ErrorCode.PROTOCOL),
                 new Case(groupHello(c, "", 0, 0), ErrorCode.TOO_LARGE),              // nranks 0
                 new Case(groupHello(c, "", 5, 1, 2), ErrorCode.MISMATCH),            // the job has 4
-                new Case(groupHello(c, "", 4, 2, 0, 3), ErrorCode.DUPLICATE_RANK),   // rank 0 is live: none get in
-                new Case(new GroupHello("wrong", "", 4, List.of(member(1))), ErrorCode.AUTH));
+                new Case(groupHello(c, "", 4, 2, 0, 3), ErrorCode.DUPLICATE_RANK));  // rank 0 is live: none get in
         for (Case k : cases) {
-            try (Raw g = new Raw(c)) {
+            try (RawClient g = RawClient.authenticated(c)) {
                 g.send(1, k.hello());
                 ErrorMessage e = (ErrorMessage) g.read();
                 assertEquals(k.expected(), e.errorCode(), k.hello() + ": " + e.message());
                 assertTrue(g.closedByPeer(), "closed after " + k.hello());
             }
         }
-        try (Raw g = new Raw(c)) { // a body that ends inside the member list
+        try (RawClient g = RawClient.stranger(c)) { // a wrong secret: no group HELLO is ever read
+            assertEquals(ErrorCode.AUTH, ((ErrorMessage) g.authenticate("wrong")).errorCode());
+            assertTrue(g.closedByPeer());
+        }
+        try (RawClient g = RawClient.authenticated(c)) { // a body that ends inside the member list
             byte[] f = MessageCodec.encodeBytes(1, groupHello(c, "", 4, 1, 2));
             byte[] cut = java.util.Arrays.copyOf(f, f.length - 5);
             ByteBuffer.wrap(cut).order(ByteOrder.LITTLE_ENDIAN).putInt(8, cut.length - 16);
@@ -428,7 +391,7 @@ class RankGroupTest {
             assertEquals(ErrorCode.BAD_FRAME, ((ErrorMessage) g.read()).errorCode());
             assertTrue(g.closedByPeer());
         }
-        try (Raw g = new Raw(c)) { // a second HELLO on a group connection
+        try (RawClient g = RawClient.authenticated(c)) { // a second HELLO on a group connection
             g.send(1, groupHello(c, "", 4, 3));
             assertInstanceOf(Welcome.class, g.read());
             g.send(2, groupHello(c, "", 4, 2));

@@ -40,6 +40,15 @@ public final class MessageCodec {
 
     /** Reads and checks the 16 header bytes at the buffer's position (advancing it). */
     public static Header readHeader(ByteBuffer buf) throws ProtocolException {
+        return readHeader(buf, Protocol.MAX_BODY);
+    }
+
+    /**
+     * As {@link #readHeader(ByteBuffer)}, with a smaller body limit: before authentication the
+     * coordinator passes {@link Protocol#PRE_AUTH_MAX_BODY}, so a stranger's announced length is
+     * refused before anything is allocated for it.
+     */
+    public static Header readHeader(ByteBuffer buf, int maxBody) throws ProtocolException {
         ByteBuffer b = buf.slice().order(ByteOrder.LITTLE_ENDIAN);
         if (b.remaining() < Protocol.HEADER_SIZE) throw new ProtocolException(ErrorCode.BAD_FRAME, "short header");
         int magic = b.getInt(0);
@@ -48,14 +57,15 @@ public final class MessageCodec {
         }
         int version = b.getShort(4) & 0xffff;
         if (version != Protocol.VERSION) {
-            throw new ProtocolException(ErrorCode.BAD_FRAME, "unsupported protocol version " + version);
+            throw new ProtocolException(ErrorCode.BAD_FRAME, "unsupported protocol version " + version + " (this end speaks "
+                    + Protocol.VERSION + ")");
         }
         int typeCode = b.getShort(6) & 0xffff;
         long length = b.getInt(8) & 0xffffffffL;
         int requestId = b.getInt(12);
-        if (length > Protocol.MAX_BODY) {
-            throw new ProtocolException(ErrorCode.TOO_LARGE, "frame body of " + length + " bytes (limit "
-                    + Protocol.MAX_BODY + ")");
+        if (length > maxBody) {
+            throw new ProtocolException(ErrorCode.TOO_LARGE, "frame body of " + length + " bytes (limit " + maxBody
+                    + (maxBody < Protocol.MAX_BODY ? " before authentication" : "") + ")");
         }
         MessageType type = MessageType.of(typeCode);
         if (type == null) {
@@ -69,12 +79,17 @@ public final class MessageCodec {
     public static Message decodeBody(MessageType type, ByteBuffer body) throws ProtocolException {
         WireReader r = new WireReader(body);
         switch (type) {
+            case CHALLENGE:
+                return new Challenge(r.fixed(Protocol.NONCE_SIZE));
+            case AUTH:
+                return new Auth(r.fixed(Protocol.NONCE_SIZE), r.fixed(Protocol.MAC_SIZE));
+            case AUTH_OK:
+                return new AuthOk(r.fixed(Protocol.MAC_SIZE));
             case HELLO: {
-                String secret = r.str();
                 int role = r.u8();
                 String job = r.str();
                 if (role == Protocol.ROLE_RANK) {
-                    return new Hello(secret, role, job, r.i32(), r.i32(), r.str(), r.i32(), r.str(), r.u32(),
+                    return new Hello(role, job, r.i32(), r.i32(), r.str(), r.i32(), r.str(), r.u32(),
                             r.bool(), r.str(), r.str());
                 }
                 if (role == Protocol.ROLE_GROUP) {
@@ -86,9 +101,9 @@ public final class MessageCodec {
                         members.add(new GroupMember(r.i32(), r.str(), r.i32(), r.str(), r.u32(), r.bool(), r.str(),
                                 r.str()));
                     }
-                    return new GroupHello(secret, job, nranks, members);
+                    return new GroupHello(job, nranks, members);
                 }
-                return new Hello(secret, role, job, 0, 0, "", 0, "", 0, false, "", "");
+                return new Hello(role, job, 0, 0, "", 0, "", 0, false, "", "");
             }
             case WELCOME:
                 return new Welcome(r.u32(), r.u32(), r.u32(), r.str());
@@ -174,13 +189,24 @@ public final class MessageCodec {
 
     static void writeBody(Message msg, WireWriter w) throws ProtocolException {
         switch (msg.type()) {
+            case CHALLENGE:
+                w.fixed(((Challenge) msg).nonce(), Protocol.NONCE_SIZE);
+                break;
+            case AUTH: {
+                Auth m = (Auth) msg;
+                w.fixed(m.nonce(), Protocol.NONCE_SIZE).fixed(m.mac(), Protocol.MAC_SIZE);
+                break;
+            }
+            case AUTH_OK:
+                w.fixed(((AuthOk) msg).mac(), Protocol.MAC_SIZE);
+                break;
             case HELLO: {
                 if (msg instanceof GroupHello g) {
                     if (g.members().size() > Protocol.MAX_GROUP_MEMBERS) {
                         throw new ProtocolException(ErrorCode.TOO_LARGE, g.members().size() + " members (limit "
                                 + Protocol.MAX_GROUP_MEMBERS + ")");
                     }
-                    w.str(g.secret()).u8(Protocol.ROLE_GROUP).str(g.job()).i32(g.nranks()).u32(g.members().size());
+                    w.u8(Protocol.ROLE_GROUP).str(g.job()).i32(g.nranks()).u32(g.members().size());
                     for (GroupMember e : g.members()) {
                         w.i32(e.rank()).str(e.host()).i32(e.pid()).str(e.mpi()).u32(e.generation())
                                 .bool(e.restarting()).str(e.ckptdir()).str(e.program());
@@ -188,7 +214,7 @@ public final class MessageCodec {
                     break;
                 }
                 Hello m = (Hello) msg;
-                w.str(m.secret()).u8(m.role()).str(m.job());
+                w.u8(m.role()).str(m.job());
                 if (m.role() == Protocol.ROLE_RANK) {
                     w.i32(m.rank()).i32(m.nranks()).str(m.host()).i32(m.pid()).str(m.mpi()).u32(m.generation())
                             .bool(m.restarting()).str(m.ckptdir()).str(m.program());

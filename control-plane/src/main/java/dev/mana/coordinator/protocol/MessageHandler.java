@@ -9,6 +9,9 @@ import java.io.IOException;
  * the messages it accepts.
  */
 public interface MessageHandler {
+    default void onChallenge(int id, Challenge m) throws IOException { unexpected(id, m); }
+    default void onAuth(int id, Auth m) throws IOException { unexpected(id, m); }
+    default void onAuthOk(int id, AuthOk m) throws IOException { unexpected(id, m); }
     default void onHello(int id, Hello m) throws IOException { unexpected(id, m); }
     default void onGroupHello(int id, GroupHello m) throws IOException { unexpected(id, m); }
     default void onWelcome(int id, Welcome m) throws IOException { unexpected(id, m); }

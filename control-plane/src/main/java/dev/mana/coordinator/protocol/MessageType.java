@@ -2,7 +2,7 @@ package dev.mana.coordinator.protocol;
 
 /** Message types (the {@code type} field of the frame header). */
 public enum MessageType {
-    HELLO(0x01), WELCOME(0x02),
+    HELLO(0x01), WELCOME(0x02), CHALLENGE(0x03), AUTH(0x04), AUTH_OK(0x05),
     COLLECTIVE(0x10), COLLECTIVE_DONE(0x11), GROUP_COLLECTIVE(0x12),
     CKPT_WRITTEN(0x13), CKPT_FAILED(0x14), GROUP_CKPT_WRITTEN(0x15), GROUP_CKPT_FAILED(0x16),
     KV_PUT(0x20), OK(0x21), KV_GET(0x22), KV_VALUE(0x23),

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * The message classes of MNCP v1, one per message type (§4 of docs/coordinator-protocol.md).
+ * The message classes of MNCP v2, one per message type (§4 of docs/coordinator-protocol.md).
  * Unsigned wire integers ({@code u32}) are carried in {@code int} and {@code u64} in {@code long};
  * {@code u8} flags are booleans where the protocol gives them a yes/no meaning.
  */
@@ -15,20 +15,61 @@ public final class Messages {
 
     private static String nz(String s) { return s == null ? "" : s; }
 
-    /** 0x01 HELLO: the first frame of every connection. Rank fields are meaningful for role = rank only. */
-    public record Hello(String secret, int role, String job, int rank, int nranks, String host, int pid,
+    /** 0x03 CHALLENGE (coordinator to client, at connect): the coordinator's nonce. */
+    public record Challenge(byte[] nonce) implements Message {
+        public Challenge { nonce = nonce.clone(); }
+        @Override public MessageType type() { return MessageType.CHALLENGE; }
+        @Override public void dispatch(MessageHandler h, int id) throws IOException { h.onChallenge(id, this); }
+        @Override public boolean equals(Object o) { return o instanceof Challenge c && Arrays.equals(nonce, c.nonce); }
+        @Override public int hashCode() { return Arrays.hashCode(nonce); }
+        @Override public String toString() { return "Challenge[" + Auth.hex(nonce) + "]"; }
+    }
+
+    /** 0x04 AUTH (client to coordinator): the client's nonce and its proof of the secret. */
+    public record Auth(byte[] nonce, byte[] mac) implements Message {
+        public Auth { nonce = nonce.clone(); mac = mac.clone(); }
+        @Override public MessageType type() { return MessageType.AUTH; }
+        @Override public void dispatch(MessageHandler h, int id) throws IOException { h.onAuth(id, this); }
+        @Override public boolean equals(Object o) {
+            return o instanceof Auth a && Arrays.equals(nonce, a.nonce) && Arrays.equals(mac, a.mac);
+        }
+        @Override public int hashCode() { return 31 * Arrays.hashCode(nonce) + Arrays.hashCode(mac); }
+        @Override public String toString() { return "Auth[nonce=" + Auth.hex(nonce) + "]"; }
+
+        static String hex(byte[] b) {
+            StringBuilder sb = new StringBuilder(b.length * 2);
+            for (byte x : b) sb.append(String.format("%02x", x & 0xff));
+            return sb.toString();
+        }
+    }
+
+    /** 0x05 AUTH_OK (coordinator to client): the coordinator's proof of the secret. */
+    public record AuthOk(byte[] mac) implements Message {
+        public AuthOk { mac = mac.clone(); }
+        @Override public MessageType type() { return MessageType.AUTH_OK; }
+        @Override public void dispatch(MessageHandler h, int id) throws IOException { h.onAuthOk(id, this); }
+        @Override public boolean equals(Object o) { return o instanceof AuthOk a && Arrays.equals(mac, a.mac); }
+        @Override public int hashCode() { return Arrays.hashCode(mac); }
+        @Override public String toString() { return "AuthOk"; }
+    }
+
+    /**
+     * 0x01 HELLO: the first frame after authentication (§2). Rank fields are meaningful for role =
+     * rank only. It carries no secret: the AUTH exchange before it proved the secret.
+     */
+    public record Hello(int role, String job, int rank, int nranks, String host, int pid,
                         String mpi, int generation, boolean restarting, String ckptdir, String program)
             implements Message {
         public Hello {
-            secret = nz(secret); job = nz(job); host = nz(host); mpi = nz(mpi); ckptdir = nz(ckptdir);
+            job = nz(job); host = nz(host); mpi = nz(mpi); ckptdir = nz(ckptdir);
             program = nz(program);
         }
-        public static Hello control(String secret, String job) {
-            return new Hello(secret, Protocol.ROLE_CONTROL, job, 0, 0, "", 0, "", 0, false, "", "");
+        public static Hello control(String job) {
+            return new Hello(Protocol.ROLE_CONTROL, job, 0, 0, "", 0, "", 0, false, "", "");
         }
-        public static Hello rank(String secret, String job, int rank, int nranks, String host, int pid, String mpi,
+        public static Hello rank(String job, int rank, int nranks, String host, int pid, String mpi,
                                  int generation, boolean restarting, String ckptdir, String program) {
-            return new Hello(secret, Protocol.ROLE_RANK, job, rank, nranks, host, pid, mpi, generation, restarting,
+            return new Hello(Protocol.ROLE_RANK, job, rank, nranks, host, pid, mpi, generation, restarting,
                     ckptdir, program);
         }
         public boolean isRank() { return role == Protocol.ROLE_RANK; }
@@ -52,9 +93,9 @@ public final class Messages {
      * 0x01 HELLO with role 3 (group): one connection registers several ranks of one job. Decoded from
      * the same message type as {@link Hello}; the role byte selects the layout.
      */
-    public record GroupHello(String secret, String job, int nranks, List<GroupMember> members) implements Message {
+    public record GroupHello(String job, int nranks, List<GroupMember> members) implements Message {
         public GroupHello {
-            secret = nz(secret); job = nz(job); members = List.copyOf(members);
+            job = nz(job); members = List.copyOf(members);
         }
         @Override public MessageType type() { return MessageType.HELLO; }
         @Override public void dispatch(MessageHandler h, int id) throws IOException { h.onGroupHello(id, this); }

@@ -1,15 +1,23 @@
 package dev.mana.coordinator.protocol;
 
-/** Constants of the MNCP wire protocol, version 1 (docs/coordinator-protocol.md). */
+/** Constants of the MNCP wire protocol, version 2 (docs/coordinator-protocol.md). */
 public final class Protocol {
     private Protocol() {}
 
     /** The bytes {@code M N C P} read as a little-endian u32. */
     public static final int MAGIC = 'M' | ('N' << 8) | ('C' << 16) | ('P' << 24);
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
     public static final int HEADER_SIZE = 16;
     /** Largest body a frame may carry. */
     public static final int MAX_BODY = 1 << 20;
+    /**
+     * Largest body a frame may carry before the peer has authenticated (AUTH is 64 bytes): a
+     * stranger never makes the coordinator hold more than this per connection.
+     */
+    public static final int PRE_AUTH_MAX_BODY = 256;
+    /** Bytes of each side's nonce and of an HMAC-SHA256 proof. */
+    public static final int NONCE_SIZE = 32;
+    public static final int MAC_SIZE = 32;
     /** Largest UTF-8 byte count of a {@code str}. */
     public static final int MAX_STRING = 4096;
     /** Largest byte count of a {@code blob}. */

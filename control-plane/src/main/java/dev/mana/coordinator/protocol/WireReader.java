@@ -76,4 +76,12 @@ final class WireReader {
         for (int i = 0; i < n; i++) v[i] = buf.getLong();
         return v;
     }
+
+    /** A fixed-size byte array ({@code u8[n]}). */
+    byte[] fixed(int n) throws ProtocolException {
+        need(n, "u8[" + n + "]");
+        byte[] v = new byte[n];
+        buf.get(v);
+        return v;
+    }
 }

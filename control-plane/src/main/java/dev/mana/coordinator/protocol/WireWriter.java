@@ -53,6 +53,14 @@ final class WireWriter {
         return this;
     }
 
+    /** A fixed-size byte array ({@code u8[n]}): exactly {@code n} bytes, no length prefix. */
+    WireWriter fixed(byte[] v, int n) {
+        if (v.length != n) throw new IllegalArgumentException("expected " + n + " bytes, got " + v.length);
+        ensure(n);
+        buf.put(v);
+        return this;
+    }
+
     int position() { return buf.position(); }
 
     void putU32At(int pos, int v) { buf.putInt(pos, v); }

@@ -4,6 +4,7 @@ import dev.mana.coordinator.CoordinatorAddress;
 import dev.mana.coordinator.CoordinatorException;
 import dev.mana.coordinator.protocol.ErrorCode;
 import dev.mana.coordinator.protocol.Frame;
+import dev.mana.coordinator.protocol.Handshake;
 import dev.mana.coordinator.protocol.FrameDecoder;
 import dev.mana.coordinator.protocol.Message;
 import dev.mana.coordinator.protocol.MessageCodec;
@@ -119,7 +120,7 @@ public final class SimulatedRanks implements AutoCloseable {
     private final Map<Integer, Integer> stalls;
     private final int nranks;
     private final Selector selector;
-    private final List<Rank> ranks = new ArrayList<>();
+    private final List<Rank> ranks = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     private final Thread thread;
     private volatile boolean running = true;
@@ -135,6 +136,7 @@ public final class SimulatedRanks implements AutoCloseable {
     private final CompletableFuture<Void> allWelcomed = new CompletableFuture<>();
     private final CompletableFuture<Void> allClosed = new CompletableFuture<>();
     private int welcomed;
+    private int expected;     // connections start() makes
     private Bench bench;
 
     private SimulatedRanks(Builder b) {
@@ -156,6 +158,11 @@ public final class SimulatedRanks implements AutoCloseable {
      */
     public SimulatedRanks start() throws CoordinatorException {
         int per = cfg.groupSize > 0 ? cfg.groupSize : 1;
+        expected = (cfg.count + per - 1) / per;
+        open = expected;
+        // the I/O thread runs while the others connect: each connection answers the coordinator's
+        // CHALLENGE at once, as a real rank would (the coordinator closes strangers that wait)
+        thread.start();
         for (int i = 0; i < cfg.count; i += per) {
             int[] members = new int[Math.min(per, cfg.count - i)];
             for (int k = 0; k < members.length; k++) members[k] = cfg.first + i + k;
@@ -167,35 +174,23 @@ public final class SimulatedRanks implements AutoCloseable {
                         (int) Math.min(cfg.connectTimeout.toMillis(), 10_000));
                 ch.configureBlocking(false);
                 Rank rank = new Rank(members, cfg.groupSize > 0, ch);
-                ranks.add(rank);
-                rank.key = ch.register(selector, SelectionKey.OP_READ, rank);
+                SocketChannel c = ch;
+                post(() -> {
+                    ranks.add(rank);
+                    try {
+                        rank.key = c.register(selector, SelectionKey.OP_READ, rank);
+                    } catch (IOException e) {
+                        rank.close("cannot register: " + e.getMessage());
+                    }
+                });
             } catch (IOException e) {
                 closeQuietly(ch);
-                closeAll();
-                throw new CoordinatorException("cannot reach coordinator at " + cfg.address + ": " + e.getMessage(),
-                        null, e);
+                post(this::closeAll);
+                allWelcomed.completeExceptionally(new CoordinatorException("cannot reach coordinator at " + cfg.address
+                        + ": " + e.getMessage(), null, e));
+                break;
             }
         }
-        open = ranks.size();
-        thread.start();
-        post(() -> {
-            boolean restarting = cfg.restartGeneration >= 0;
-            int pid = (int) ProcessHandle.current().pid();
-            int generation = restarting ? cfg.restartGeneration : 0;
-            String dir = cfg.ckptDir == null ? "" : cfg.ckptDir.toAbsolutePath().toString();
-            for (Rank r : ranks) {
-                if (r.group) {
-                    List<GroupMember> ms = new ArrayList<>(r.members.length);
-                    for (int m : r.members) {
-                        ms.add(new GroupMember(m, cfg.host, pid, cfg.mpi, generation, restarting, dir, "mana_simrank"));
-                    }
-                    r.send(0, new GroupHello(cfg.address.secret(), cfg.job, nranks, ms));
-                } else {
-                    r.send(0, Hello.rank(cfg.address.secret(), cfg.job, r.rank, nranks, cfg.host, pid, cfg.mpi,
-                            generation, restarting, dir, "mana_simrank"));
-                }
-            }
-        });
         try {
             allWelcomed.get(cfg.connectTimeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
@@ -483,11 +478,12 @@ public final class SimulatedRanks implements AutoCloseable {
         final int[] members;
         final boolean group;
         final SocketChannel ch;
-        final FrameDecoder decoder = new FrameDecoder();
+        final FrameDecoder decoder = new FrameDecoder(Protocol.PRE_AUTH_MAX_BODY); // lifted at AUTH_OK
         final ArrayDeque<ByteBuffer> out = new ArrayDeque<>(2);
         SelectionKey key;
         volatile boolean closed;
         boolean gotWelcome, saidBye;
+        byte[] myNonce, coordinatorNonce;
         volatile int aborts;  // aborted checkpoints this connection handled (written by the I/O thread)
         int nextId = 1;
         int ckpt;            // generation in progress, 0 = none
@@ -601,9 +597,44 @@ public final class SimulatedRanks implements AutoCloseable {
             return group ? "ranks " + members[0] + ".." + members[members.length - 1] : "rank " + rank;
         }
 
+        /** The HELLO of this connection (sent right behind AUTH, protocol §2). */
+        private Message hello() {
+            boolean restarting = cfg.restartGeneration >= 0;
+            int pid = (int) ProcessHandle.current().pid();
+            int generation = restarting ? cfg.restartGeneration : 0;
+            String dir = cfg.ckptDir == null ? "" : cfg.ckptDir.toAbsolutePath().toString();
+            if (group) {
+                List<GroupMember> ms = new ArrayList<>(members.length);
+                for (int m : members) {
+                    ms.add(new GroupMember(m, cfg.host, pid, cfg.mpi, generation, restarting, dir, "mana_simrank"));
+                }
+                return new GroupHello(cfg.job, nranks, ms);
+            }
+            return Hello.rank(cfg.job, rank, nranks, cfg.host, pid, cfg.mpi, generation, restarting, dir,
+                    "mana_simrank");
+        }
+
+        @Override public void onChallenge(int id, Challenge m) {
+            byte[] key = Handshake.secretBytes(cfg.address.secret());
+            myNonce = Handshake.nonce();
+            coordinatorNonce = m.nonce();
+            send(0, new Auth(myNonce, Handshake.clientProof(key, coordinatorNonce, myNonce)));
+        }
+
+        @Override public void onAuthOk(int id, AuthOk m) {
+            byte[] key = Handshake.secretBytes(cfg.address.secret());
+            if (myNonce == null || !Handshake.matches(Handshake.coordinatorProof(key, coordinatorNonce, myNonce), m.mac())) {
+                lastError = "coordinator at " + cfg.address + " does not know the secret (its AUTH_OK proof is wrong)";
+                close(lastError);
+                return;
+            }
+            decoder.maxBody(Protocol.MAX_BODY); // the coordinator proved the secret
+            send(0, hello()); // only now: see CoordinatorClient
+        }
+
         @Override public void onWelcome(int id, Welcome m) {
             gotWelcome = true;
-            if (++SimulatedRanks.this.welcomed == ranks.size()) allWelcomed.complete(null);
+            if (++SimulatedRanks.this.welcomed == expected) allWelcomed.complete(null);
         }
 
         @Override public void onError(int id, ErrorMessage m) {

@@ -17,9 +17,12 @@ class MessageCodecTest {
 
     static List<Message> samples() {
         return List.of(
-                Hello.rank("s3cret", "job1", 3, 4, "node17", 4242, "mpich", 7, true, "/ckpt", "/bin/app"),
-                Hello.control("s3cret", ""),
-                new GroupHello("s3cret", "job1", 8, List.of(
+                new Challenge(seq(32, 1)),
+                new Auth(seq(32, 2), seq(32, 3)),
+                new AuthOk(seq(32, 4)),
+                Hello.rank("job1", 3, 4, "node17", 4242, "mpich", 7, true, "/ckpt", "/bin/app"),
+                Hello.control(""),
+                new GroupHello("job1", 8, List.of(
                         new GroupMember(4, "node2", 10, "mpich", 0, false, "/ckpt", "/bin/app"),
                         new GroupMember(6, "node2", 11, "mpich", 3, true, "", ""))),
                 new Welcome(9, 2, 30, "default"),
@@ -54,6 +57,12 @@ class MessageCodecTest {
                 new ErrorMessage(ErrorCode.AUTH, "wrong secret"));
     }
 
+    static byte[] seq(int n, int start) {
+        byte[] b = new byte[n];
+        for (int i = 0; i < n; i++) b[i] = (byte) (start + i);
+        return b;
+    }
+
     @Test
     void everyMessageTypeRoundTrips() throws Exception {
         List<Message> all = samples();
@@ -75,24 +84,29 @@ class MessageCodecTest {
     @Test
     void headerLayoutIsLittleEndianAsSpecified() throws Exception {
         byte[] b = MessageCodec.encodeBytes(0x01020304, new SetInterval(0x0A0B0C0D));
-        assertArrayEquals(new byte[] {'M', 'N', 'C', 'P', 1, 0, 0x57, 0, 4, 0, 0, 0, 4, 3, 2, 1, 0x0D, 0x0C, 0x0B, 0x0A}, b);
+        assertArrayEquals(new byte[] {'M', 'N', 'C', 'P', 2, 0, 0x57, 0, 4, 0, 0, 0, 4, 3, 2, 1, 0x0D, 0x0C, 0x0B, 0x0A}, b);
     }
 
     @Test
     void helloBodyMatchesTheSpecByteForByte() throws Exception {
-        byte[] b = MessageCodec.encodeBytes(1, Hello.control("ab", "j"));
-        // str secret (u16 2, 'a','b'), u8 role 2, str job (u16 1, 'j')
-        assertArrayEquals(new byte[] {2, 0, 'a', 'b', 2, 1, 0, 'j'}, java.util.Arrays.copyOfRange(b, 16, b.length));
+        byte[] b = MessageCodec.encodeBytes(1, Hello.control("j"));
+        // u8 role 2, str job (u16 1, 'j'): no secret (v2)
+        assertArrayEquals(new byte[] {2, 1, 0, 'j'}, java.util.Arrays.copyOfRange(b, 16, b.length));
+        b = MessageCodec.encodeBytes(1, new Auth(seq(32, 0), seq(32, 100)));
+        assertEquals(0x04, b[6]);
+        assertEquals(64, b.length - 16, "AUTH: nonce u8[32], mac u8[32]");
+        assertArrayEquals(seq(32, 0), java.util.Arrays.copyOfRange(b, 16, 48));
+        assertArrayEquals(seq(32, 100), java.util.Arrays.copyOfRange(b, 48, 80));
     }
 
     @Test
     void groupMessagesMatchTheSpecByteForByte() throws Exception {
-        byte[] b = MessageCodec.encodeBytes(1, new GroupHello("s", "j", 4, List.of(
+        byte[] b = MessageCodec.encodeBytes(1, new GroupHello("j", 4, List.of(
                 new GroupMember(2, "h", 7, "", 1, true, "", "p"))));
         assertEquals(0x01, b[6], "type HELLO");
-        // secret, role 3, job, nranks i32 4, count u32 1, then rank i32 2, host, pid i32 7, mpi, generation u32 1,
+        // role 3, job, nranks i32 4, count u32 1, then rank i32 2, host, pid i32 7, mpi, generation u32 1,
         // restarting u8 1, ckptdir, program
-        assertArrayEquals(new byte[] {1, 0, 's', 3, 1, 0, 'j', 4, 0, 0, 0, 1, 0, 0, 0,
+        assertArrayEquals(new byte[] {3, 1, 0, 'j', 4, 0, 0, 0, 1, 0, 0, 0,
                 2, 0, 0, 0, 1, 0, 'h', 7, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 1, 0, 'p'},
                 java.util.Arrays.copyOfRange(b, 16, b.length));
         b = MessageCodec.encodeBytes(1, new GroupCollective(9, 64, Protocol.OP_SUM, 5, new long[] {-1}));
@@ -103,10 +117,10 @@ class MessageCodecTest {
         b = MessageCodec.encodeBytes(1, new GroupBye(3, 1, -1));
         assertArrayEquals(new byte[] {3, 0, 0, 0, 1, -1, -1, -1, -1}, java.util.Arrays.copyOfRange(b, 16, b.length));
         // a member count beyond what the body holds is malformed, beyond the limit too large
-        ByteBuffer h = ByteBuffer.allocate(1 + 2 + 1 + 2 + 4 + 4).order(ByteOrder.LITTLE_ENDIAN);
-        h.putShort((short) 0).put((byte) 3).putShort((short) 0).putInt(4).putInt(2);
+        ByteBuffer h = ByteBuffer.allocate(1 + 2 + 4 + 4).order(ByteOrder.LITTLE_ENDIAN);
+        h.put((byte) 3).putShort((short) 0).putInt(4).putInt(2);
         assertEquals(ErrorCode.BAD_FRAME, decodeFails(frame(0x01, h.array())).code());
-        h.putInt(2 + 1 + 2 + 4, Protocol.MAX_GROUP_MEMBERS + 1);
+        h.putInt(1 + 2 + 4, Protocol.MAX_GROUP_MEMBERS + 1);
         assertEquals(ErrorCode.TOO_LARGE, decodeFails(frame(0x01, h.array())).code());
     }
 
@@ -151,7 +165,7 @@ class MessageCodecTest {
 
     private static byte[] frame(int type, byte[] body) {
         ByteBuffer b = ByteBuffer.allocate(16 + body.length).order(ByteOrder.LITTLE_ENDIAN);
-        b.put(new byte[] {'M', 'N', 'C', 'P'}).putShort((short) 1).putShort((short) type).putInt(body.length).putInt(1);
+        b.put(new byte[] {'M', 'N', 'C', 'P'}).putShort((short) Protocol.VERSION).putShort((short) type).putInt(body.length).putInt(1);
         b.put(body);
         return b.array();
     }
@@ -161,17 +175,45 @@ class MessageCodecTest {
         byte[] f = MessageCodec.encodeBytes(1, new Ok());
         f[0] = 'X';
         assertEquals(ErrorCode.BAD_FRAME, decodeFails(f).code());
-        f = MessageCodec.encodeBytes(1, new Ok());
-        f[4] = 2;
-        assertEquals(ErrorCode.BAD_FRAME, decodeFails(f).code());
+        for (byte version : new byte[] {1, 3}) { // v1 (a secret in HELLO) is refused, as is anything newer
+            f = MessageCodec.encodeBytes(1, new Ok());
+            f[4] = version;
+            assertEquals(ErrorCode.BAD_FRAME, decodeFails(f).code());
+        }
         assertEquals(ErrorCode.BAD_FRAME, decodeFails("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII)).code());
     }
 
     @Test
     void oversizedLengthIsRejectedFromTheHeaderAlone() {
         ByteBuffer h = ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN);
-        h.put(new byte[] {'M', 'N', 'C', 'P'}).putShort((short) 1).putShort((short) 0x20).putInt(Protocol.MAX_BODY + 1).putInt(0);
+        h.put(new byte[] {'M', 'N', 'C', 'P'}).putShort((short) Protocol.VERSION).putShort((short) 0x20).putInt(Protocol.MAX_BODY + 1).putInt(0);
         assertEquals(ErrorCode.TOO_LARGE, decodeFails(h.array()).code());
+    }
+
+    @Test
+    void preAuthenticationLimitRefusesTheHeaderAndCanBeLifted() throws Exception {
+        FrameDecoder d = new FrameDecoder(Protocol.PRE_AUTH_MAX_BODY);
+        byte[] big = MessageCodec.encodeBytes(1, new CkptFailed(1, "x".repeat(300)));
+        ProtocolException e = assertThrows(ProtocolException.class,
+                () -> d.next(ByteBuffer.wrap(java.util.Arrays.copyOf(big, 16))));
+        assertEquals(ErrorCode.TOO_LARGE, e.code());
+        assertTrue(e.getMessage().contains("before authentication"), e.getMessage());
+        FrameDecoder ok = new FrameDecoder(Protocol.PRE_AUTH_MAX_BODY);
+        byte[] auth = MessageCodec.encodeBytes(1, new Auth(seq(32, 0), seq(32, 0)));
+        assertEquals(16, ok.bytesToFrameEnd());
+        assertNull(ok.next(ByteBuffer.wrap(auth, 0, 16)));
+        assertEquals(64, ok.bytesToFrameEnd(), "reads stop at the end of this frame");
+        assertInstanceOf(Auth.class, ok.next(ByteBuffer.wrap(auth, 16, 64)).message());
+        ok.maxBody(Protocol.MAX_BODY);
+        ByteBuffer b = ByteBuffer.wrap(big);
+        Frame f = null;
+        while (b.hasRemaining()) { // one byte at a time: the buffer grows with what arrives
+            ByteBuffer one = ByteBuffer.wrap(big, b.position(), 1);
+            b.position(b.position() + 1);
+            f = ok.next(one);
+            if (b.hasRemaining()) assertNull(f);
+        }
+        assertEquals(new CkptFailed(1, "x".repeat(300)), f.message());
     }
 
     @Test

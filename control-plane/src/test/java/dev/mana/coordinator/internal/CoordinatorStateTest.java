@@ -1,0 +1,200 @@
+package dev.mana.coordinator.internal;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import dev.mana.coordinator.CheckpointResult;
+import dev.mana.coordinator.RankState;
+import dev.mana.coordinator.protocol.ErrorCode;
+import dev.mana.coordinator.protocol.Frame;
+import dev.mana.coordinator.protocol.FrameDecoder;
+import dev.mana.coordinator.protocol.Message;
+import dev.mana.coordinator.protocol.Messages.*;
+import dev.mana.coordinator.protocol.Protocol;
+import dev.mana.coordinator.protocol.ProtocolException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The coordinator's state machine without sockets or threads: recording peers stand for the
+ * connections, a counter for the clock, and events run at once. Each test is a protocol exchange
+ * from docs/coordinator-protocol.md checked frame by frame.
+ */
+@Timeout(value = 10, unit = TimeUnit.SECONDS)
+class CoordinatorStateTest {
+
+    /** What the state machine sent to one connection, decoded. */
+    static final class Rec implements CoordinatorState.Peer {
+        final List<Frame> got = new ArrayList<>();
+        ErrorCode rejected;
+        String closedBy;
+
+        @Override public void send(int requestId, Message m) { got.add(new Frame(requestId, m)); }
+
+        @Override public void sendFrame(byte[] frame, int requestId) {
+            ByteBuffer b = ByteBuffer.wrap(frame.clone()).order(ByteOrder.LITTLE_ENDIAN);
+            if (requestId != 0) b.putInt(12, requestId);
+            try {
+                got.add(new FrameDecoder().next(b));
+            } catch (ProtocolException e) {
+                throw new AssertionError(e);
+            }
+        }
+
+        @Override public void reject(ErrorCode code, String message, int requestId) {
+            got.add(new Frame(requestId, new ErrorMessage(code, message)));
+            rejected = code;
+        }
+
+        @Override public void close(String reason) { closedBy = reason; }
+
+        @Override public boolean isClosed() { return rejected != null || closedBy != null; }
+
+        Message last() { return got.get(got.size() - 1).message(); }
+
+        <T extends Message> T last(Class<T> type) { return type.cast(last()); }
+    }
+
+    long now = 1_000_000_000L;
+    final List<String> stops = new ArrayList<>();
+
+    CoordinatorState state(int interval, boolean exitOnLast) {
+        return new CoordinatorState(null, interval, exitOnLast, Runnable::run, stops::add, () -> now);
+    }
+
+    final List<Rec> peers = new ArrayList<>();
+    final List<CoordinatorState.Session> sessions = new ArrayList<>();
+
+    /** n ranks of job "j", registered (WELCOME checked). */
+    void ranks(CoordinatorState st, int n) {
+        for (int r = 0; r < n; r++) {
+            Rec p = new Rec();
+            CoordinatorState.Session s = st.open(p, r + 1);
+            st.received(s, new Frame(1, Hello.rank("j", r, n, "h", 100 + r, "none", 0, false, "/ck", "/bin/app")));
+            Welcome w = p.last(Welcome.class);
+            assertEquals(r + 1, w.clientId());
+            assertEquals("j", w.job());
+            peers.add(p);
+            sessions.add(s);
+        }
+    }
+
+    /** Every rank sends COLLECTIVE(g, phase); returns the replies of the last one. */
+    void everyone(CoordinatorState st, int g, int phase) {
+        for (int r = 0; r < sessions.size(); r++) {
+            st.received(sessions.get(r), new Frame(10 + phase, Collective.barrier(g, phase)));
+        }
+    }
+
+    @Test
+    void aCheckpointRunsPhaseByPhaseAndCommits() {
+        CoordinatorState st = state(0, false);
+        ranks(st, 3);
+        CompletableFuture<CheckpointResult> f = new CompletableFuture<>();
+        st.checkpoint("j", false, f, null);
+        for (Rec p : peers) assertEquals(new CkptRequest(1, 0, ""), p.last());
+        everyone(st, 1, Protocol.PHASE_SUSPENDED);
+        for (Rec p : peers) {
+            assertEquals(new CollectiveDone(1, Protocol.PHASE_SUSPENDED, 0, new long[0]), p.last());
+            assertEquals(10 + Protocol.PHASE_SUSPENDED, p.got.get(p.got.size() - 1).requestId(), "its own request id");
+        }
+        assertEquals(RankState.SUSPENDED, st.list("j").get(0).state());
+        for (int r = 0; r < 3; r++) st.received(sessions.get(r), new Frame(0, new CkptWritten(1, 1000 + r, 5, "/ck/x")));
+        everyone(st, 1, Protocol.PHASE_CHECKPOINTED);
+        assertFalse(f.isDone(), "not committed before phase 4");
+        // a rank still short of phase 4 holds the commit
+        st.received(sessions.get(0), new Frame(20, Collective.barrier(1, Protocol.PHASE_COMMITTED)));
+        st.received(sessions.get(1), new Frame(20, Collective.barrier(1, Protocol.PHASE_COMMITTED)));
+        assertFalse(f.isDone());
+        st.received(sessions.get(2), new Frame(20, Collective.barrier(1, Protocol.PHASE_COMMITTED)));
+        CheckpointResult r = f.join();
+        assertTrue(r.ok(), r.message());
+        assertEquals(1, r.generation());
+        assertEquals(3003, r.totalBytes());
+        assertEquals(1, st.status("j").generation());
+        assertTrue(st.list("j").stream().allMatch(i -> i.state() == RankState.RUNNING));
+    }
+
+    @Test
+    void aDisconnectAbortsAndTheGenerationIsNotReused() {
+        CoordinatorState st = state(0, false);
+        ranks(st, 3);
+        CompletableFuture<CheckpointResult> f = new CompletableFuture<>();
+        st.checkpoint("j", false, f, null);
+        everyone(st, 1, Protocol.PHASE_SUSPENDED);
+        st.closed(sessions.get(1), "connection reset");
+        CheckpointResult r = f.join();
+        assertFalse(r.ok());
+        assertTrue(r.message().contains("rank 1 disconnected during checkpoint 1"), r.message());
+        assertEquals(new CkptAbort(1, "rank 1 disconnected during checkpoint 1"), peers.get(0).last());
+        assertEquals(RankState.EXITED, st.list("j").get(1).state());
+        // a late phase of the aborted attempt is answered with CKPT_ABORT, changing nothing
+        st.received(sessions.get(0), new Frame(33, Collective.barrier(1, Protocol.PHASE_CHECKPOINTED)));
+        assertEquals(new Frame(33, new CkptAbort(1, "checkpoint 1 is not in progress")),
+                peers.get(0).got.get(peers.get(0).got.size() - 1));
+        // 2 of 3 registered: refused; a restarted rank 1 comes back, and the next attempt is generation 2
+        CompletableFuture<CheckpointResult> refused = new CompletableFuture<>();
+        st.checkpoint("j", false, refused, null);
+        assertEquals("2 of 3 ranks registered", refused.join().message());
+        Rec p = new Rec();
+        CoordinatorState.Session s = st.open(p, 9);
+        st.received(s, new Frame(1, Hello.rank("j", 1, 3, "h", 7, "none", 0, false, "/ck", "/bin/app")));
+        assertInstanceOf(Welcome.class, p.last());
+        st.checkpoint("j", false, new CompletableFuture<>(), null);
+        assertEquals(new CkptRequest(2, 0, ""), p.last());
+    }
+
+    @Test
+    void intervalCheckpointsFollowTheClockPerJob() {
+        CoordinatorState st = state(0, false);
+        st.setInterval("j", 10);      // before the job exists: kept for it
+        ranks(st, 2);
+        assertEquals(10, st.status("j").intervalSeconds());
+        assertEquals(now + 10_000_000_000L, st.nextTimerNs(), "counted from the last registration");
+        now += 9_999_999_999L;
+        st.timers();
+        assertInstanceOf(Welcome.class, peers.get(0).last(), "not due yet");
+        now += 1;
+        st.timers();
+        assertEquals(new CkptRequest(1, 0, ""), peers.get(0).last());
+        assertEquals(Long.MAX_VALUE, st.nextTimerNs(), "no timer while a checkpoint runs");
+        // another job's SET_INTERVAL does not touch this one
+        Rec ctl = new Rec();
+        CoordinatorState.Session c = st.open(ctl, 50);
+        st.received(c, new Frame(1, Hello.control("other")));
+        st.received(c, new Frame(2, new SetInterval(99)));
+        assertEquals(new Ok(), ctl.last());
+        assertEquals(10, st.status("j").intervalSeconds());
+    }
+
+    @Test
+    void theLastRankLeavingStopsAnExitOnLastCoordinator() {
+        CoordinatorState st = state(0, true);
+        ranks(st, 2);
+        st.received(sessions.get(0), new Frame(0, new Bye(Protocol.BYE_EXIT, 0)));
+        assertTrue(sessions.get(0).saidBye());
+        assertEquals(List.of(), stops);
+        st.closed(sessions.get(1), "connection closed");
+        assertEquals(List.of("last rank exited"), stops);
+    }
+
+    @Test
+    void messagesOutOfTurnAreRejected() {
+        CoordinatorState st = state(0, false);
+        Rec p = new Rec();
+        CoordinatorState.Session s = st.open(p, 1);
+        st.received(s, new Frame(4, Collective.barrier(0, 70)));
+        assertEquals(ErrorCode.PROTOCOL, p.rejected);
+        assertEquals(4, p.got.get(0).requestId());
+        Rec q = new Rec();
+        CoordinatorState.Session t = st.open(q, 2);
+        st.received(t, new Frame(1, Hello.rank("j", 5, 2, "h", 1, "none", 0, false, "", "")));
+        assertEquals(ErrorCode.PROTOCOL, q.rejected, "rank outside 0..nranks-1");
+        assertTrue(st.jobNames().isEmpty() || st.list("j").isEmpty(), "nothing registered");
+    }
+}
