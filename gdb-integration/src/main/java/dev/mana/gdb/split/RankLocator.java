@@ -15,7 +15,8 @@ import java.util.stream.Stream;
  * Finds the process of a restarting rank and the image it restores, from {@code /proc}: a restart is
  * {@code bin/lower-half --restore DIR} (mana_restart execs it, so the pid is the one mpirun started),
  * and the rank is the first of {@code OMPI_COMM_WORLD_RANK}, {@code PMI_RANK}, {@code PMIX_RANK},
- * {@code SLURM_PROCID} in its environment (0 when none), as the lower half reads it.
+ * {@code SLURM_PROCID} in its environment (0 when none), as the lower half reads it. An MPI rank's lower
+ * half is {@code bin/lower-half-openmpi} or {@code bin/lower-half-mpich} (linked against that MPI).
  */
 public final class RankLocator {
     private static final List<String> RANK_VARS = List.of("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID");
@@ -40,7 +41,7 @@ public final class RankLocator {
                 try {
                     List<String> argv = nulSplit(Files.readAllBytes(p.resolve("cmdline")));
                     int i = argv.indexOf("--restore");
-                    if (argv.isEmpty() || !argv.get(0).endsWith("lower-half") || i < 0 || i + 1 >= argv.size()) {
+                    if (argv.isEmpty() || !isLowerHalf(argv.get(0)) || i < 0 || i + 1 >= argv.size()) {
                         continue;
                     }
                     Path dir = Path.of(argv.get(i + 1));
@@ -57,6 +58,12 @@ public final class RankLocator {
             }
         }
         return out;
+    }
+
+    /** {@code bin/lower-half}, or an MPI's {@code bin/lower-half-MPI}. */
+    static boolean isLowerHalf(String argv0) {
+        String name = Path.of(argv0).getFileName().toString();
+        return name.equals("lower-half") || name.startsWith("lower-half-");
     }
 
     static int rankOf(List<String> environ) {

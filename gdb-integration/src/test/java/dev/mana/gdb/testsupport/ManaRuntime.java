@@ -89,6 +89,27 @@ public final class ManaRuntime implements AutoCloseable {
         return start(pb, "restart");
     }
 
+    /**
+     * {@code mpirun.openmpi -n N COMMAND...} (the whole job is one {@link Rank}: mpirun's output carries
+     * every rank's), with {@code env} added; as root with Open MPI's consent variables.
+     */
+    public Rank mpirun(int n, List<String> command, Map<String, String> env) throws IOException {
+        List<String> cmd = new ArrayList<>(List.of("mpirun.openmpi", "--oversubscribe", "-n", Integer.toString(n)));
+        cmd.addAll(command);
+        ProcessBuilder pb = pb(cmd);
+        pb.environment().put("OMPI_ALLOW_RUN_AS_ROOT", "1");
+        pb.environment().put("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+        pb.environment().putAll(env);
+        return start(pb, "mpirun");
+    }
+
+    /** Kills a job started by {@link #mpirun}: its ranks first (mpirun's descendants), then mpirun. */
+    public static void killTree(Rank r) throws InterruptedException {
+        r.process().descendants().forEach(ProcessHandle::destroyForcibly);
+        r.process().destroyForcibly();
+        r.process().waitFor();
+    }
+
     private Rank start(ProcessBuilder pb, String what) throws IOException {
         Process p = pb.start();
         synchronized (started) {
@@ -128,6 +149,7 @@ public final class ManaRuntime implements AutoCloseable {
     public void close() {
         synchronized (started) {
             for (Process p : started) {
+                p.descendants().forEach(ProcessHandle::destroyForcibly); // an mpirun's ranks
                 if (p.isAlive()) {
                     p.destroyForcibly();
                     try {
