@@ -1,5 +1,6 @@
 package dev.mana.eclipse.debug;
 
+import dev.mana.eclipse.core.DebugRanks;
 import dev.mana.eclipse.core.ManaCore;
 import dev.mana.eclipse.core.ManaJobSettings;
 import dev.mana.gdb.mi.GdbEvent;
@@ -17,7 +18,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import org.eclipse.core.runtime.CoreException;
 import org.eclipse.core.runtime.IProgressMonitor;
@@ -42,11 +42,11 @@ import org.eclipse.debug.core.model.LaunchConfigurationDelegate;
  */
 public final class ManaDebugLaunchDelegate extends LaunchConfigurationDelegate {
     /** int: the restart pause level for the debugged ranks (2-4; default 2). */
-    public static final String ATTR_PAUSE_LEVEL = ManaDebugModel.ID + ".pauseLevel";
+    public static final String ATTR_PAUSE_LEVEL = ManaCore.ATTR_DEBUG_PAUSE_LEVEL;
     /** String: the ranks to debug, e.g. "0" (default) or "0,3". */
-    public static final String ATTR_DEBUG_RANKS = ManaDebugModel.ID + ".ranks";
+    public static final String ATTR_DEBUG_RANKS = ManaCore.ATTR_DEBUG_RANKS;
     /** At most this many gdb sessions per launch: each holds ~60 MiB. */
-    public static final int MAX_DEBUGGED_RANKS = 16;
+    public static final int MAX_DEBUGGED_RANKS = DebugRanks.MAX;
 
     @Override
     public void launch(ILaunchConfiguration cfg, String mode, ILaunch launch, IProgressMonitor monitor)
@@ -86,30 +86,13 @@ public final class ManaDebugLaunchDelegate extends LaunchConfigurationDelegate {
         sm.done();
     }
 
-    /** The ranks to debug from "0", "0,3" or "1 2"; an empty spec means rank 0. */
+    /** The ranks to debug from "0", "0,3" or "1 2"; an empty spec means rank 0 ({@link DebugRanks}). */
     public static Set<Integer> parseRanks(String spec, int nranks) throws CoreException {
-        Set<Integer> out = new TreeSet<>();
-        for (String part : spec.split("[,\\s]+")) {
-            if (part.isBlank()) {
-                continue;
-            }
-            try {
-                int r = Integer.parseInt(part.trim());
-                if (r < 0 || r >= nranks) {
-                    throw ManaDebugModel.error("rank " + r + " to debug is not in the job (0-" + (nranks - 1) + ")", null);
-                }
-                out.add(r);
-            } catch (NumberFormatException e) {
-                throw ManaDebugModel.error("ranks to debug: \"" + spec + "\" is not a list of numbers", e);
-            }
+        try {
+            return DebugRanks.parse(spec, nranks);
+        } catch (IllegalArgumentException e) {
+            throw ManaDebugModel.error(e.getMessage(), e);
         }
-        if (out.isEmpty()) {
-            out.add(0);
-        }
-        if (out.size() > MAX_DEBUGGED_RANKS) {
-            throw ManaDebugModel.error(out.size() + " ranks to debug: at most " + MAX_DEBUGGED_RANKS, null);
-        }
-        return out;
     }
 
     /** Finds every rank's process, debugs the chosen ones, releases the others. */

@@ -49,6 +49,8 @@ public final class RankDebugTarget extends DebugElement implements IDebugTarget 
     /** The rank still waits in its restart pause: the next resume clears mana_restart_pause_wait first. */
     private volatile boolean pausePending;
     final List<String> varObjects = new ArrayList<>();
+    /** The rank's gdb console: a process of the launch, so the Console view gives it a console of its own. */
+    private GdbConsoleProcess console;
 
     private RankDebugTarget(ILaunch launch, int rank, RankDebugger dbg) {
         super(null);
@@ -98,7 +100,10 @@ public final class RankDebugTarget extends DebugElement implements IDebugTarget 
         if (launch.getSourceLocator() == null) {
             launch.setSourceLocator(new ManaSourceLocator());
         }
+        t.console = new GdbConsoleProcess(t);
         launch.addDebugTarget(t);
+        launch.addProcess(t.console);
+        t.console.fireCreated();
         t.fireCreationEvent();
         t.fireSuspendEvent(DebugEvent.CLIENT_REQUEST);
         return t;
@@ -125,6 +130,12 @@ public final class RankDebugTarget extends DebugElement implements IDebugTarget 
     public void releaseAndResume() throws DebugException {
         pausePending = true;
         resume();
+    }
+
+    /** Clears {@code mana_restart_pause_wait} without resuming (a {@code continue} typed into the gdb console). */
+    void releasePauseOnly() throws DebugException {
+        run("-gdb-set var mana_restart_pause_wait = 0");
+        pausePending = false;
     }
 
     /** Whether the rank still waits in its restart pause (the next resume releases it). */
@@ -184,6 +195,9 @@ public final class RankDebugTarget extends DebugElement implements IDebugTarget 
         closer.setDaemon(true);
         closer.start();
         fireTerminateEvent();
+        if (console != null) {
+            console.fireTerminated();
+        }
     }
 
     @Override
@@ -230,7 +244,12 @@ public final class RankDebugTarget extends DebugElement implements IDebugTarget 
 
     @Override
     public IProcess getProcess() {
-        return null;
+        return console;
+    }
+
+    /** The rank's gdb console (a process of the launch). */
+    public GdbConsoleProcess console() {
+        return console;
     }
 
     @Override
