@@ -66,6 +66,50 @@ public final class RankLocator {
         return name.equals("lower-half") || name.startsWith("lower-half-");
     }
 
+    /** A launched rank (not a restart) of the job that checkpoints into {@code ckptDir}, and its rank. */
+    public record Launched(long pid, int rank) {
+    }
+
+    /**
+     * Every process of this user that runs a launched lower half ({@code bin/lower-half[-MPI] PROGRAM ...},
+     * not {@code --restore}) with {@code MANA_CKPT_DIR} (as {@code mana_launch} exports it) equal to
+     * {@code ckptDir}: the ranks of one job.
+     */
+    public static List<Launched> launched(Path ckptDir) throws IOException {
+        Path want = ckptDir.toRealPath();
+        List<Launched> out = new ArrayList<>();
+        try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
+            for (Path p : (Iterable<Path>) procs::iterator) {
+                String name = p.getFileName().toString();
+                if (!name.chars().allMatch(Character::isDigit)) {
+                    continue;
+                }
+                try {
+                    List<String> argv = nulSplit(Files.readAllBytes(p.resolve("cmdline")));
+                    if (argv.size() < 2 || !isLowerHalf(argv.get(0)) || argv.contains("--restore")) {
+                        continue;
+                    }
+                    List<String> env = nulSplit(Files.readAllBytes(p.resolve("environ")));
+                    String dir = env.stream().filter(kv -> kv.startsWith("MANA_CKPT_DIR=")).map(kv -> kv.substring(14))
+                            .findFirst().orElse(null);
+                    if (dir == null) {
+                        continue;
+                    }
+                    Path d = Path.of(dir);
+                    if (!d.isAbsolute()) {
+                        d = Files.readSymbolicLink(p.resolve("cwd")).resolve(d);
+                    }
+                    if (Files.exists(d) && d.toRealPath().equals(want)) {
+                        out.add(new Launched(Long.parseLong(name), rankOf(env)));
+                    }
+                } catch (IOException | RuntimeException e) {
+                    // gone meanwhile, or not ours to read
+                }
+            }
+        }
+        return out;
+    }
+
     static int rankOf(List<String> environ) {
         for (String var : RANK_VARS) {
             for (String kv : environ) {
@@ -118,6 +162,15 @@ public final class RankLocator {
      * {@code bin/lower-half} ({@code /proc/PID/syscall}: number, six arguments, stack pointer, pc).
      */
     public static boolean inRestartPause(long pid) {
+        return inPauseLoop(pid, "lh_restart_pause");
+    }
+
+    /** Whether a launched rank waits in the lower half's launch pause ({@code MANA_LAUNCH_PAUSE}), as above. */
+    public static boolean inLaunchPause(long pid) {
+        return inPauseLoop(pid, "lh_launch_pause");
+    }
+
+    private static boolean inPauseLoop(long pid, String function) {
         try {
             String[] f = Files.readString(Path.of("/proc/" + pid + "/syscall")).trim().split("\\s+");
             if (f.length < 9 || !f[0].equals("35")) {
@@ -126,7 +179,7 @@ public final class RankLocator {
             long pc = Long.parseUnsignedLong(f[8].replace("0x", ""), 16);
             Path exe = Files.readSymbolicLink(Path.of("/proc/" + pid + "/exe"));
             ElfFile elf = ElfFile.read(exe);
-            long[] fn = elf.symbolRange("lh_restart_pause");
+            long[] fn = elf.symbolRange(function);
             if (fn == null) {
                 return false;
             }

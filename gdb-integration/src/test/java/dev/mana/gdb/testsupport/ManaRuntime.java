@@ -73,10 +73,18 @@ public final class ManaRuntime implements AutoCloseable {
     }
 
     public Rank launch(Path ckptDir, List<String> flags, List<String> program) throws IOException {
+        return launch(ckptDir, flags, program, Map.of());
+    }
+
+    /** As above, with {@code env} added (e.g. {@code MANA_LAUNCH_PAUSE=1}). */
+    public Rank launch(Path ckptDir, List<String> flags, List<String> program, Map<String, String> env)
+            throws IOException {
         List<String> cmd = new ArrayList<>(List.of(bin("mana_launch").toString(), "--ckptdir", ckptDir.toString()));
         cmd.addAll(flags);
         cmd.addAll(program);
-        return start(pb(cmd), "launch");
+        ProcessBuilder pb = pb(cmd);
+        pb.environment().putAll(env);
+        return start(pb, "launch");
     }
 
     /** {@code mana_restart --restartdir DIR} with {@code MANA_RESTART_PAUSE=level} (0: none) and the rank's variable. */
@@ -127,6 +135,13 @@ public final class ManaRuntime implements AutoCloseable {
     public static long pausedPid(Rank r, int level) throws IOException, InterruptedException {
         String line = r.err().await(l -> l.contains("restart pause level " + level) && l.contains(" waits"),
                 Duration.ofSeconds(30), "restart pause line");
+        String s = line.substring(line.indexOf(" pid ") + 5);
+        return Long.parseLong(s.substring(0, s.indexOf(' ')));
+    }
+
+    /** The pid a rank in its launch pause prints: "lower-half: launch pause: pid 4242 waits; attach with". */
+    public static long launchPausedPid(Rank r) throws IOException, InterruptedException {
+        String line = r.err().await(l -> l.contains("launch pause: pid "), Duration.ofSeconds(30), "launch pause line");
         String s = line.substring(line.indexOf(" pid ") + 5);
         return Long.parseLong(s.substring(0, s.indexOf(' ')));
     }
