@@ -92,20 +92,49 @@ public final class RankDebugTarget extends DebugElement implements IDebugTarget 
         } catch (MiException e) {
             t.pausePending = pauseLevel > 0;
         }
-        d.gdb().addListener(t::onGdbEvent);
+        t.register(launch, false);
+        return t;
+    }
+
+    /** Events, breakpoints, source lookup, the gdb console; then the target joins the launch, suspended. */
+    private void register(ILaunch launch, boolean selectTopFrame) {
+        dbg.gdb().addListener(this::onGdbEvent);
         for (IBreakpoint bp : ManaDebugModel.breakpoints()) {
-            t.breakpointAdded(bp);
+            breakpointAdded(bp);
         }
-        DebugPlugin.getDefault().getBreakpointManager().addBreakpointListener(t);
+        DebugPlugin.getDefault().getBreakpointManager().addBreakpointListener(this);
         if (launch.getSourceLocator() == null) {
             launch.setSourceLocator(new ManaSourceLocator());
         }
-        t.console = new GdbConsoleProcess(t);
-        launch.addDebugTarget(t);
-        launch.addProcess(t.console);
-        t.console.fireCreated();
-        t.fireCreationEvent();
-        t.fireSuspendEvent(DebugEvent.CLIENT_REQUEST);
+        console = new GdbConsoleProcess(this);
+        launch.addDebugTarget(this);
+        launch.addProcess(console);
+        console.fireCreated();
+        fireCreationEvent();
+        // at main: the thread reports it, so the Debug view selects its top frame and shows the source line
+        RankThread first = selectTopFrame ? thread("1") : null;
+        if (first != null) {
+            first.fireSuspendEvent(DebugEvent.CLIENT_REQUEST);
+        } else {
+            fireSuspendEvent(DebugEvent.CLIENT_REQUEST);
+        }
+    }
+
+    /**
+     * Launch-time debugging: attaches to a launched rank waiting in its launch pause ({@code MANA_LAUNCH_PAUSE=1}),
+     * runs it to its program's {@code main} with both halves' symbols, inserts the model's enabled breakpoints
+     * and adds the target, suspended at {@code main}, to {@code launch}. Long: call it from a Job.
+     */
+    public static RankDebugTarget attachAtLaunch(ILaunch launch, int rank, long pid) throws CoreException {
+        RankDebugger d;
+        try {
+            d = RankDebugger.attachAtLaunch(pid, Duration.ofSeconds(120), GdbMi.Options.defaults());
+        } catch (IOException | MiException e) {
+            throw ManaDebugModel.error("rank " + rank + " (pid " + pid + "): " + e.getMessage(), e);
+        }
+        RankDebugTarget t = new RankDebugTarget(launch, rank, d);
+        t.pausePending = false;
+        t.register(launch, true);
         return t;
     }
 

@@ -76,7 +76,8 @@ public final class RankLocator {
      * {@code ckptDir}: the ranks of one job.
      */
     public static List<Launched> launched(Path ckptDir) throws IOException {
-        Path want = ckptDir.toRealPath();
+        // the launcher may not have created the directory yet
+        Path want = Files.exists(ckptDir) ? ckptDir.toRealPath() : ckptDir.toAbsolutePath().normalize();
         List<Launched> out = new ArrayList<>();
         try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
             for (Path p : (Iterable<Path>) procs::iterator) {
@@ -99,7 +100,7 @@ public final class RankLocator {
                     if (!d.isAbsolute()) {
                         d = Files.readSymbolicLink(p.resolve("cwd")).resolve(d);
                     }
-                    if (Files.exists(d) && d.toRealPath().equals(want)) {
+                    if ((Files.exists(d) ? d.toRealPath() : d.toAbsolutePath().normalize()).equals(want)) {
                         out.add(new Launched(Long.parseLong(name), rankOf(env)));
                     }
                 } catch (IOException | RuntimeException e) {
