@@ -57,15 +57,17 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Debugging a restarted rank in the real workbench: gdb-integration's test program (real runtime) is
- * checkpointed and killed; a breakpoint is toggled on line 20 of its source in the platform's text
- * editor (through the toggle target the platform picks for that editor, as the ruler does) and a
- * function breakpoint on {@code split_step} is added as the Breakpoints view's command does; Debug from
- * Checkpoint... (the restart dialog's Debug variant: rank 0, pause level 3) restarts the job in Debug
- * mode; the rank appears as {@code rank 0 (pid P)} with both breakpoints inserted before its pause is
- * released; Resume releases it; the Debug view shows the rank suspended at that line, the editor shows
- * the line, the Variables view lists the locals (screenshot debug-restart-breakpoint.png); {@code print i}
- * typed into the rank's gdb console answers there; the next Resume stops in {@code split_step} of the
- * shared library one step later; the job then ends with the result of an uninterrupted run.
+ * checkpointed and killed; a breakpoint is toggled on line 20 ({@code after_step}) of its source in the
+ * platform's text editor (through the toggle target the platform picks for that editor, as the ruler
+ * does) and a function breakpoint on {@code split_step} is added as the Breakpoints view's command does.
+ * Debug from Checkpoint... (the restart dialog's Debug variant: rank 0, pause level 3) restarts the job in
+ * Debug mode; the rank appears as {@code rank 0 (pid P)} with both breakpoints inserted while it waits in
+ * its pause; {@code continue} typed into the rank's gdb console releases it. The step after the checkpoint
+ * stops in {@code split_step} (shared library), then, resumed, at line 20: the Debug view shows the rank
+ * suspended at that line, the editor shows the line, the Variables view lists the locals (screenshot
+ * debug-restart-breakpoint.png); {@code print i} typed into the gdb console answers there
+ * (debug-gdb-console.png); without the line breakpoint the next stop is {@code split_step} one step later;
+ * without breakpoints the job ends with the result of an uninterrupted run.
  */
 class DebugRestartUiTest {
     private final List<Process> started = new ArrayList<>();
@@ -250,7 +252,14 @@ class DebugRestartUiTest {
         assertTrue(target.isPausePending());
         // both breakpoints are in gdb before the upper half resumes
         assertEquals(java.util.Set.of(bps[0], fbp), target.installedBreakpoints().keySet());
-        target.resume(); // releases the restart pause
+        // the rank's gdb console: a console of its own, fed by gdb's console stream, taking CLI commands;
+        // `continue` typed there releases the restart pause first, as mana_gdb's does
+        IProcess gdbProcess = target.console();
+        assertEquals("gdb: " + target.getName(), gdbProcess.getLabel());
+        Ui.waitFor("the gdb console of " + target.getName(), 30_000, () -> DebugUITools.getConsole(gdbProcess) != null);
+        org.eclipse.ui.console.TextConsole console =
+                (org.eclipse.ui.console.TextConsole) Ui.sync(() -> DebugUITools.getConsole(gdbProcess));
+        type(console, "continue\n");
 
         // the step after the checkpoint: first split_step (function breakpoint, in the shared library) ...
         Ui.waitFor(() -> "split_step as the debug context (now " + DebugUITools.getDebugContext() + ")", 90_000, () ->
@@ -278,22 +287,11 @@ class DebugRestartUiTest {
         Ui.sync(() -> page.activate(variables));
         Ui.sync(() -> Ui.screenshot(window.getShell(), "debug-restart-breakpoint"));
 
-        // the rank's gdb console: a console of its own, fed by gdb's console stream, taking CLI commands
-        IProcess gdbProcess = target.console();
-        assertEquals("gdb: " + target.getName(), gdbProcess.getLabel());
-        Ui.waitFor("the gdb console of " + target.getName(), 30_000, () -> DebugUITools.getConsole(gdbProcess) != null);
-        org.eclipse.ui.console.TextConsole console =
-                (org.eclipse.ui.console.TextConsole) Ui.sync(() -> DebugUITools.getConsole(gdbProcess));
+        // a CLI command typed into the rank's gdb console answers there
+        assertTrue(!target.isPausePending(), "the console's continue released the pause");
         String i = target.debugger().evaluate("i", null);
         assertEquals(step, i);
-        Ui.sync(() -> {
-            IDocument doc = console.getDocument();
-            try {
-                doc.replace(doc.getLength(), 0, "print i\n"); // as typed into the console
-            } catch (Exception e) {
-                throw new AssertionError(e);
-            }
-        });
+        type(console, "print i\n");
         Ui.waitFor(() -> "\"$N = " + i + "\" in the gdb console: " + Ui.sync(() -> console.getDocument().get()), 30_000,
                 () -> console.getDocument().get().matches("(?s).*\\$\\d+ = " + i + "\\b.*"));
         Ui.sync(() -> {
@@ -318,6 +316,18 @@ class DebugRestartUiTest {
                 () -> ManaWorkbenchFlowTest.console(launch).contains(expect));
         Ui.waitFor("the target to terminate", 30_000, target::isTerminated);
         project.delete(false, true, null);
+    }
+
+    /** Text typed at the end of a console (the console turns a finished line into input for its process). */
+    static void type(org.eclipse.ui.console.TextConsole console, String text) {
+        Ui.sync(() -> {
+            IDocument doc = console.getDocument();
+            try {
+                doc.replace(doc.getLength(), 0, text);
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
     }
 
     /** Names in the first column of the Variables view's tree (call from any thread). */
