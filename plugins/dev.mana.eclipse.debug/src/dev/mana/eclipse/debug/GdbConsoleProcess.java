@@ -1,6 +1,7 @@
 package dev.mana.eclipse.debug;
 
 import dev.mana.gdb.mi.MiRecord;
+import dev.mana.gdb.split.SymbolLoader;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -64,6 +65,25 @@ public final class GdbConsoleProcess extends PlatformObject implements IProcess 
         attributes.put(ATTR_PROCESS_TYPE, PROCESS_TYPE);
         attributes.put(ATTR_PROCESS_LABEL, getLabel());
         target.debugger().gdb().addStreamListener(this::onStream);
+        out.append(header());
+    }
+
+    /** What the attach did (gdb's own lines about it came before this console existed). */
+    private String header() {
+        StringBuilder b = new StringBuilder("gdb on " + target.getName() + ", both halves' symbols:\n");
+        for (SymbolLoader.Outcome o : target.debugger().symbols()) {
+            String what = switch (o.action()) {
+                case ADDED -> "add-symbol-file";
+                case KNOWN_TO_GDB -> "gdb loads it";
+                case SKIPPED_MISMATCH -> "not loaded (rebuilt since)";
+                case FAILED -> "failed: " + o.message();
+            };
+            b.append(String.format("  %-5s 0x%x  %-16s %s%n", o.object().half().label(), o.object().start(), what,
+                    o.object().path()));
+        }
+        b.append(target.isPausePending() ? "The rank waits in its restart pause: `continue` releases it.\n"
+                : "Type gdb commands here.\n");
+        return b.toString();
     }
 
     private void onStream(MiRecord.Stream s) {
