@@ -183,6 +183,27 @@ void lh_restart_pause(int level, const char *where)
     mana_restart_pause_wait = 1;
 }
 
+/* Set by a debugger (gdb: `set var mana_launch_pause_wait = 0`) to leave the launch pause. */
+volatile int mana_launch_pause_wait = 1;
+
+/* MANA_LAUNCH_PAUSE=1 (alias DMTCP_LAUNCH_PAUSE): a launched rank waits here, before anything of the
+ * upper half is loaded, until a debugger clears mana_launch_pause_wait (gdb-integration then runs it to
+ * the program's main).  The loop is the restart pause's. */
+static __attribute__((noinline)) void lh_launch_pause(void)
+{
+    if (!env_flag("MANA_LAUNCH_PAUSE") && !env_flag("DMTCP_LAUNCH_PAUSE")) return;
+    char buf[256];
+    int n = snprintf(buf, sizeof buf, "lower-half: launch pause: pid %d waits; attach with\n"
+                     "  gdb -p %d -ex 'set var mana_launch_pause_wait = 0' -ex continue\n", getpid(), getpid());
+    if (n > 0) write(2, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+    while (mana_launch_pause_wait) {
+        struct timespec ts = { 0, 1000000 };
+        long r;
+        __asm__ volatile("syscall" : "=a"(r) : "a"(35L), "D"(&ts), "S"(0) : "rcx", "r11", "memory");
+        (void)r;
+    }
+}
+
 /* What the user had before the re-exec below: restored for the program's children (the personality
  * at once, GLIBC_TUNABLES by the plugin), so that they run as if launched natively. */
 static int orig_pers = -1;
@@ -317,5 +338,6 @@ int main(int argc, char **argv)
     }
     if (argc >= 2 && strcmp(argv[1], "--") == 0) { argv++; argc--; }
     if (argc < 2) { mana_err("usage: lower-half PROGRAM [ARGS...] | lower-half --restore DIR"); return 2; }
+    lh_launch_pause();
     return lh_launch(argc - 1, argv + 1, environ);
 }

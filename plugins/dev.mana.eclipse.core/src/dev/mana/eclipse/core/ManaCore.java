@@ -50,6 +50,11 @@ public final class ManaCore {
     /** boolean: pass --timing to mana_launch/mana_restart. */
     public static final String ATTR_TIMING = P + "timing";
 
+    /** int: restart pause level of the debugged ranks in Debug mode (2-4; default 2). Read by dev.mana.eclipse.debug. */
+    public static final String ATTR_DEBUG_PAUSE_LEVEL = "dev.mana.eclipse.debug.pauseLevel";
+    /** String: the ranks to debug in Debug mode, e.g. "0" (default) or "0,3" ({@link DebugRanks}). */
+    public static final String ATTR_DEBUG_RANKS = "dev.mana.eclipse.debug.ranks";
+
     public static final int DEFAULT_RANKS = 2;
     public static final int DEFAULT_COORDINATOR_PORT = 7779;
 

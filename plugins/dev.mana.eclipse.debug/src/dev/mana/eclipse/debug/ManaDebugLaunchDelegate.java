@@ -1,5 +1,6 @@
 package dev.mana.eclipse.debug;
 
+import dev.mana.eclipse.core.DebugRanks;
 import dev.mana.eclipse.core.ManaCore;
 import dev.mana.eclipse.core.ManaJobSettings;
 import dev.mana.gdb.mi.GdbEvent;
@@ -17,8 +18,13 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.eclipse.core.runtime.CoreException;
 import org.eclipse.core.runtime.IProgressMonitor;
 import org.eclipse.core.runtime.IStatus;
@@ -34,28 +40,27 @@ import org.eclipse.debug.core.ILaunchManager;
 import org.eclipse.debug.core.model.LaunchConfigurationDelegate;
 
 /**
- * Debug mode of the "MANA MPI Job" launch type, for a configuration that restarts from a checkpoint:
- * the job is restarted by the type's own run delegate with {@code MANA_RESTART_PAUSE=N}; then a Job
- * finds each rank's process ({@code lower-half --restore DIR} and its rank variable), attaches a
+ * Debug mode of the "MANA MPI Job" launch type. For a configuration that restarts from a checkpoint: the
+ * job is restarted by the type's own run delegate with {@code MANA_RESTART_PAUSE=N}; then a Job finds
+ * each rank's process ({@code lower-half --restore DIR} and its rank variable), attaches a
  * {@link RankDebugTarget} to the ranks to debug (suspended at the pause, breakpoints inserted) and
- * releases the others. Resume on a target releases its pause.
+ * releases the others. Resume on a target releases its pause. For a launch: the job starts with
+ * {@code MANA_LAUNCH_PAUSE=1}, every rank waits before its program is loaded; the ranks to debug are run
+ * to their program's {@code main} and shown suspended there, breakpoints inserted; the others are released.
  */
 public final class ManaDebugLaunchDelegate extends LaunchConfigurationDelegate {
     /** int: the restart pause level for the debugged ranks (2-4; default 2). */
-    public static final String ATTR_PAUSE_LEVEL = ManaDebugModel.ID + ".pauseLevel";
+    public static final String ATTR_PAUSE_LEVEL = ManaCore.ATTR_DEBUG_PAUSE_LEVEL;
     /** String: the ranks to debug, e.g. "0" (default) or "0,3". */
-    public static final String ATTR_DEBUG_RANKS = ManaDebugModel.ID + ".ranks";
+    public static final String ATTR_DEBUG_RANKS = ManaCore.ATTR_DEBUG_RANKS;
     /** At most this many gdb sessions per launch: each holds ~60 MiB. */
-    public static final int MAX_DEBUGGED_RANKS = 16;
+    public static final int MAX_DEBUGGED_RANKS = DebugRanks.MAX;
 
     @Override
     public void launch(ILaunchConfiguration cfg, String mode, ILaunch launch, IProgressMonitor monitor)
             throws CoreException {
         SubMonitor sm = SubMonitor.convert(monitor, "Restarting " + cfg.getName() + " for debugging", 3);
-        if (!cfg.getAttribute(ManaCore.ATTR_RESTART, false)) {
-            throw ManaDebugModel.error("Debug mode restarts a job from its checkpoint: set \"Restart from a checkpoint\""
-                    + " on the Checkpoints tab (debugging from launch is not available yet).", null);
-        }
+        boolean restart = cfg.getAttribute(ManaCore.ATTR_RESTART, false);
         int level = cfg.getAttribute(ATTR_PAUSE_LEVEL, 2);
         if (level < 2 || level > 4) {
             throw ManaDebugModel.error("Restart pause level " + level + ": breakpoints need level 2, 3 or 4", null);
@@ -66,7 +71,11 @@ public final class ManaDebugLaunchDelegate extends LaunchConfigurationDelegate {
         ILaunchConfigurationWorkingCopy wc = cfg.getWorkingCopy();
         Map<String, String> env = new LinkedHashMap<>(wc.getAttribute(ILaunchManager.ATTR_ENVIRONMENT_VARIABLES,
                 Map.<String, String>of()));
-        env.put("MANA_RESTART_PAUSE", Integer.toString(level));
+        if (restart) {
+            env.put("MANA_RESTART_PAUSE", Integer.toString(level));
+        } else {
+            env.put("MANA_LAUNCH_PAUSE", "1");
+        }
         wc.setAttribute(ILaunchManager.ATTR_ENVIRONMENT_VARIABLES, env);
         ILaunchDelegate[] run = cfg.getType().getDelegates(Set.of(ILaunchManager.RUN_MODE));
         if (run.length == 0) {
@@ -74,11 +83,12 @@ public final class ManaDebugLaunchDelegate extends LaunchConfigurationDelegate {
         }
         run[0].getDelegate().launch(wc, ILaunchManager.RUN_MODE, launch, sm.split(2));
 
-        Path dir = s.restartDirectory().toPath();
+        Path dir = restart ? s.restartDirectory().toPath() : s.checkpointDirectory().toPath();
         Job attach = new Job("Attaching gdb to " + cfg.getName()) {
             @Override
             protected IStatus run(IProgressMonitor m) {
-                return attachAll(launch, dir, s.ranks(), ranks, level, m);
+                return restart ? attachAll(launch, dir, s.ranks(), ranks, level, m)
+                        : attachAtLaunch(launch, dir, s.ranks(), ranks, m);
             }
         };
         attach.setUser(true);
@@ -86,30 +96,13 @@ public final class ManaDebugLaunchDelegate extends LaunchConfigurationDelegate {
         sm.done();
     }
 
-    /** The ranks to debug from "0", "0,3" or "1 2"; an empty spec means rank 0. */
+    /** The ranks to debug from "0", "0,3" or "1 2"; an empty spec means rank 0 ({@link DebugRanks}). */
     public static Set<Integer> parseRanks(String spec, int nranks) throws CoreException {
-        Set<Integer> out = new TreeSet<>();
-        for (String part : spec.split("[,\\s]+")) {
-            if (part.isBlank()) {
-                continue;
-            }
-            try {
-                int r = Integer.parseInt(part.trim());
-                if (r < 0 || r >= nranks) {
-                    throw ManaDebugModel.error("rank " + r + " to debug is not in the job (0-" + (nranks - 1) + ")", null);
-                }
-                out.add(r);
-            } catch (NumberFormatException e) {
-                throw ManaDebugModel.error("ranks to debug: \"" + spec + "\" is not a list of numbers", e);
-            }
+        try {
+            return DebugRanks.parse(spec, nranks);
+        } catch (IllegalArgumentException e) {
+            throw ManaDebugModel.error(e.getMessage(), e);
         }
-        if (out.isEmpty()) {
-            out.add(0);
-        }
-        if (out.size() > MAX_DEBUGGED_RANKS) {
-            throw ManaDebugModel.error(out.size() + " ranks to debug: at most " + MAX_DEBUGGED_RANKS, null);
-        }
-        return out;
     }
 
     /** Finds every rank's process, debugs the chosen ones, releases the others. */
@@ -141,9 +134,74 @@ public final class ManaDebugLaunchDelegate extends LaunchConfigurationDelegate {
                 if (debugged.contains(rank)) {
                     RankDebugTarget.attach(launch, rank, pid, RankLocator.imageOf(pid, dir, rank), level);
                 } else {
-                    release(pid);
+                    release(pid, "mana_restart_pause_wait");
                 }
                 sm.worked(1);
+            }
+            return Status.OK_STATUS;
+        } catch (CoreException e) {
+            return e.getStatus();
+        } catch (IOException | MiException e) {
+            return Status.error("attaching gdb: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Status.CANCEL_STATUS;
+        }
+    }
+
+    /** Launch-time: finds every launched rank in its launch pause, runs the chosen ones to main, releases the others. */
+    static IStatus attachAtLaunch(ILaunch launch, Path ckptDir, int nranks, Set<Integer> debugged, IProgressMonitor m) {
+        SubMonitor sm = SubMonitor.convert(m, "Attaching gdb", nranks);
+        Map<Integer, Long> pids = new HashMap<>();
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        try {
+            while (pids.size() < nranks) {
+                if (sm.isCanceled() || launch.isTerminated()) {
+                    return Status.CANCEL_STATUS;
+                }
+                for (RankLocator.Launched r : RankLocator.launched(ckptDir)) {
+                    if (r.rank() >= 0 && r.rank() < nranks && RankLocator.inLaunchPause(r.pid())) {
+                        pids.putIfAbsent(r.rank(), r.pid());
+                    }
+                }
+                if (pids.size() < nranks) {
+                    if (System.nanoTime() > deadline) {
+                        return Status.error("only " + pids.size() + " of " + nranks + " ranks checkpointing into "
+                                + ckptDir + " reached their launch pause within 60 s");
+                    }
+                    Thread.sleep(50); // processes to appear: /proc has no event to wait on
+                }
+            }
+            // The lower half initializes MPI (collective) before it maps the program: the ranks not debugged
+            // go first, then the debugged ones run to main together, each in its own thread.
+            for (int rank = 0; rank < nranks; rank++) {
+                if (!debugged.contains(rank)) {
+                    sm.subTask("releasing rank " + rank + " (pid " + pids.get(rank) + ")");
+                    release(pids.get(rank), "mana_launch_pause_wait");
+                    sm.worked(1);
+                }
+            }
+            sm.subTask("running ranks " + debugged + " to main");
+            ExecutorService pool = Executors.newFixedThreadPool(debugged.size());
+            try {
+                List<Future<RankDebugTarget>> attached = new ArrayList<>();
+                for (int rank : debugged) {
+                    long pid = pids.get(rank);
+                    attached.add(pool.submit(() -> RankDebugTarget.attachAtLaunch(launch, rank, pid)));
+                }
+                for (Future<RankDebugTarget> f : attached) {
+                    try {
+                        f.get();
+                    } catch (ExecutionException e) {
+                        if (e.getCause() instanceof CoreException ce) {
+                            throw ce;
+                        }
+                        return Status.error("attaching gdb: " + e.getCause(), e.getCause());
+                    }
+                    sm.worked(1);
+                }
+            } finally {
+                pool.shutdown();
             }
             return Status.OK_STATUS;
         } catch (CoreException e) {
@@ -168,12 +226,12 @@ public final class ManaDebugLaunchDelegate extends LaunchConfigurationDelegate {
     }
 
     /** A rank not to debug: clear its pause variable and let it go (gdb attaches for a moment). */
-    private static void release(long pid) throws IOException, MiException {
+    private static void release(long pid, String variable) throws IOException, MiException {
         try (GdbMi gdb = GdbMi.start(GdbMi.Options.defaults())) {
             CompletableFuture<GdbEvent.Stopped> stop = gdb.expect(GdbEvent.Stopped.class, x -> true);
             gdb.execute("-target-attach " + pid, Duration.ofSeconds(60));
             gdb.await(stop, Duration.ofSeconds(30), "stop after attaching to " + pid);
-            gdb.execute("-gdb-set var mana_restart_pause_wait = 0");
+            gdb.execute("-gdb-set var " + variable + " = 0");
         }
     }
 

@@ -49,6 +49,8 @@ public final class RankDebugTarget extends DebugElement implements IDebugTarget 
     /** The rank still waits in its restart pause: the next resume clears mana_restart_pause_wait first. */
     private volatile boolean pausePending;
     final List<String> varObjects = new ArrayList<>();
+    /** The rank's gdb console: a process of the launch, so the Console view gives it a console of its own. */
+    private GdbConsoleProcess console;
 
     private RankDebugTarget(ILaunch launch, int rank, RankDebugger dbg) {
         super(null);
@@ -90,17 +92,49 @@ public final class RankDebugTarget extends DebugElement implements IDebugTarget 
         } catch (MiException e) {
             t.pausePending = pauseLevel > 0;
         }
-        d.gdb().addListener(t::onGdbEvent);
+        t.register(launch, false);
+        return t;
+    }
+
+    /** Events, breakpoints, source lookup, the gdb console; then the target joins the launch, suspended. */
+    private void register(ILaunch launch, boolean selectTopFrame) {
+        dbg.gdb().addListener(this::onGdbEvent);
         for (IBreakpoint bp : ManaDebugModel.breakpoints()) {
-            t.breakpointAdded(bp);
+            breakpointAdded(bp);
         }
-        DebugPlugin.getDefault().getBreakpointManager().addBreakpointListener(t);
+        DebugPlugin.getDefault().getBreakpointManager().addBreakpointListener(this);
         if (launch.getSourceLocator() == null) {
             launch.setSourceLocator(new ManaSourceLocator());
         }
-        launch.addDebugTarget(t);
-        t.fireCreationEvent();
-        t.fireSuspendEvent(DebugEvent.CLIENT_REQUEST);
+        console = new GdbConsoleProcess(this);
+        launch.addDebugTarget(this);
+        launch.addProcess(console);
+        console.fireCreated();
+        fireCreationEvent();
+        // at main: the thread reports it, so the Debug view selects its top frame and shows the source line
+        RankThread first = selectTopFrame ? thread("1") : null;
+        if (first != null) {
+            first.fireSuspendEvent(DebugEvent.CLIENT_REQUEST);
+        } else {
+            fireSuspendEvent(DebugEvent.CLIENT_REQUEST);
+        }
+    }
+
+    /**
+     * Launch-time debugging: attaches to a launched rank waiting in its launch pause ({@code MANA_LAUNCH_PAUSE=1}),
+     * runs it to its program's {@code main} with both halves' symbols, inserts the model's enabled breakpoints
+     * and adds the target, suspended at {@code main}, to {@code launch}. Long: call it from a Job.
+     */
+    public static RankDebugTarget attachAtLaunch(ILaunch launch, int rank, long pid) throws CoreException {
+        RankDebugger d;
+        try {
+            d = RankDebugger.attachAtLaunch(pid, Duration.ofSeconds(120), GdbMi.Options.defaults());
+        } catch (IOException | MiException e) {
+            throw ManaDebugModel.error("rank " + rank + " (pid " + pid + "): " + e.getMessage(), e);
+        }
+        RankDebugTarget t = new RankDebugTarget(launch, rank, d);
+        t.pausePending = false;
+        t.register(launch, true);
         return t;
     }
 
@@ -125,6 +159,12 @@ public final class RankDebugTarget extends DebugElement implements IDebugTarget 
     public void releaseAndResume() throws DebugException {
         pausePending = true;
         resume();
+    }
+
+    /** Clears {@code mana_restart_pause_wait} without resuming (a {@code continue} typed into the gdb console). */
+    void releasePauseOnly() throws DebugException {
+        run("-gdb-set var mana_restart_pause_wait = 0");
+        pausePending = false;
     }
 
     /** Whether the rank still waits in its restart pause (the next resume releases it). */
@@ -184,6 +224,9 @@ public final class RankDebugTarget extends DebugElement implements IDebugTarget 
         closer.setDaemon(true);
         closer.start();
         fireTerminateEvent();
+        if (console != null) {
+            console.fireTerminated();
+        }
     }
 
     @Override
@@ -230,7 +273,12 @@ public final class RankDebugTarget extends DebugElement implements IDebugTarget 
 
     @Override
     public IProcess getProcess() {
-        return null;
+        return console;
+    }
+
+    /** The rank's gdb console (a process of the launch). */
+    public GdbConsoleProcess console() {
+        return console;
     }
 
     @Override

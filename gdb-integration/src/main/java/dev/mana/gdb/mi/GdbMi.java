@@ -73,6 +73,7 @@ public final class GdbMi implements AutoCloseable {
     private final AtomicLong nextToken = new AtomicLong(1);
     private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
     private final List<Consumer<GdbEvent>> listeners = new CopyOnWriteArrayList<>();
+    private final List<Consumer<MiRecord.Stream>> streamListeners = new CopyOnWriteArrayList<>();
     private final StringBuilder console = new StringBuilder();
     private final StringBuilder log = new StringBuilder();
     private final StringBuilder stderrTail = new StringBuilder();
@@ -156,6 +157,19 @@ public final class GdbMi implements AutoCloseable {
 
     public void removeListener(Consumer<GdbEvent> l) {
         listeners.remove(l);
+    }
+
+    /**
+     * Receives every stream record ({@code ~} console, {@code @} target, {@code &} log) as it arrives, on
+     * the reader thread: what a gdb console shows. The text still goes into the response of the command
+     * it belongs to as well.
+     */
+    public void addStreamListener(Consumer<MiRecord.Stream> l) {
+        streamListeners.add(l);
+    }
+
+    public void removeStreamListener(Consumer<MiRecord.Stream> l) {
+        streamListeners.remove(l);
     }
 
     /**
@@ -322,6 +336,13 @@ public final class GdbMi implements AutoCloseable {
         } else if (rec instanceof MiRecord.Stream st) {
             synchronized (console) {
                 (st.kind() == MiRecord.StreamKind.LOG ? log : console).append(st.text());
+            }
+            for (Consumer<MiRecord.Stream> l : streamListeners) {
+                try {
+                    l.accept(st);
+                } catch (RuntimeException ex) {
+                    // a listener's bug must not stop the reader
+                }
             }
         } else if (rec instanceof MiRecord.Async a) {
             GdbEvent e = GdbEvent.of(a);

@@ -83,6 +83,97 @@ public final class RankDebugger implements AutoCloseable {
         }
     }
 
+    /**
+     * Attaches to a launched rank that waits in its launch pause ({@code MANA_LAUNCH_PAUSE=1}: nothing of the
+     * upper half is loaded yet) and runs it to the program's {@code main}: the pause is released with a
+     * breakpoint on the lower half's {@code lh_record_ranges} (called once at launch, when the program and
+     * its {@code ld.so} are mapped, right before the jump to {@code ld.so}); there the program's load bias
+     * is {@code mana_lh.uh_app_base}, so a temporary breakpoint goes on its {@code main}; the upper
+     * {@code ld.so} then loads the libraries and stops there. Both halves' symbols are loaded at that stop.
+     * The rank is left stopped at {@code main}.
+     */
+    public static RankDebugger attachAtLaunch(long pid, Duration timeout, GdbMi.Options options)
+            throws IOException, MiException {
+        long t0 = System.nanoTime();
+        GdbMi gdb = GdbMi.start(options);
+        boolean ok = false;
+        try {
+            long t1 = System.nanoTime();
+            CompletableFuture<GdbEvent.Stopped> stop = gdb.expect(GdbEvent.Stopped.class, s -> true);
+            gdb.execute("-target-attach " + pid, Duration.ofSeconds(60));
+            gdb.await(stop, Duration.ofSeconds(30), "stop after attaching to " + pid);
+            if (!onStack(gdb, "lh_launch_pause")) {
+                throw new MiException(null, "pid " + pid + " does not wait in its launch pause (MANA_LAUNCH_PAUSE=1)");
+            }
+            String bp = gdb.execute("-break-insert lh_record_ranges").results().getTuple("bkpt").getString("number");
+            gdb.execute("-gdb-set var mana_launch_pause_wait = 0");
+            GdbEvent.Stopped mapped = continueTo(gdb, timeout, "the program of pid " + pid + " to be mapped");
+            gdb.execute("-break-delete " + bp);
+            String v = gdb.execute("-data-evaluate-expression " + MiEscapes.quote("(void *) mana_lh.uh_app_base"))
+                    .results().getString("value");
+            long bias = parseAddress(v.split(" ")[0]);
+            long main = mainOfProgram(pid, bias);
+            gdb.execute("-break-insert -t *0x" + Long.toHexString(main));
+            GdbEvent.Stopped atMain = continueTo(gdb, timeout, "main of pid " + pid);
+            if (parseAddress(atMain.frame().getString("addr")) != main) {
+                throw new MiException(null, "pid " + pid + " stopped at " + atMain.frame() + ", not at main ("
+                        + mapped.reason() + " before)");
+            }
+            long t2 = System.nanoTime();
+            SplitProcess sp = SplitProcess.ofProcess(pid, null);
+            long t3 = System.nanoTime();
+            List<SymbolLoader.Outcome> outcomes = SymbolLoader.load(gdb, sp);
+            long t4 = System.nanoTime();
+            ok = true;
+            return new RankDebugger(gdb, pid, sp, outcomes, new Timings(ms(t1 - t0), ms(t2 - t1), ms(t3 - t2), ms(t4 - t3)));
+        } finally {
+            if (!ok) {
+                gdb.close();
+            }
+        }
+    }
+
+    private static boolean onStack(GdbMi gdb, String function) throws MiException {
+        for (MiValue f : gdb.execute("-stack-list-frames --thread 1").results().getList("stack")) {
+            if (function.equals(f.asTuple().getString("func"))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static GdbEvent.Stopped continueTo(GdbMi gdb, Duration timeout, String what) throws MiException {
+        CompletableFuture<GdbEvent.Stopped> stop = gdb.expect(GdbEvent.Stopped.class, s -> true);
+        gdb.execute("-exec-continue");
+        GdbEvent.Stopped s = gdb.await(stop, timeout, what);
+        if (s.isExit() || !"breakpoint-hit".equals(s.reason())) {
+            throw new MiException(null, "waiting for " + what + ": stopped (" + s.reason() + ")");
+        }
+        return s;
+    }
+
+    /** The address of {@code main} of the program the lower half mapped at {@code bias} (its mapping at offset 0). */
+    static long mainOfProgram(long pid, long bias) throws IOException {
+        String exe = java.nio.file.Files.readSymbolicLink(java.nio.file.Path.of("/proc/" + pid + "/exe")).toString();
+        for (ProcMaps.Mapping m : ProcMaps.read(pid)) {
+            if (!m.isFile() || m.offset() != 0 || m.path().equals(exe)) {
+                continue;
+            }
+            ElfFile elf;
+            try {
+                elf = ElfFile.read(java.nio.file.Path.of(m.path()));
+            } catch (IOException e) {
+                continue; // shared memory of the MPI library, a data file: not the program
+            }
+            Long b = elf.biasFor(m.start(), 0);
+            Long main = b != null && b == bias ? elf.symbol("main") : null;
+            if (main != null) {
+                return bias + main;
+            }
+        }
+        throw new IOException("pid " + pid + ": no mapped program with a main at bias 0x" + Long.toHexString(bias));
+    }
+
     private static double ms(long ns) {
         return ns / 1e6;
     }

@@ -15,7 +15,8 @@ import java.util.stream.Stream;
  * Finds the process of a restarting rank and the image it restores, from {@code /proc}: a restart is
  * {@code bin/lower-half --restore DIR} (mana_restart execs it, so the pid is the one mpirun started),
  * and the rank is the first of {@code OMPI_COMM_WORLD_RANK}, {@code PMI_RANK}, {@code PMIX_RANK},
- * {@code SLURM_PROCID} in its environment (0 when none), as the lower half reads it.
+ * {@code SLURM_PROCID} in its environment (0 when none), as the lower half reads it. An MPI rank's lower
+ * half is {@code bin/lower-half-openmpi} or {@code bin/lower-half-mpich} (linked against that MPI).
  */
 public final class RankLocator {
     private static final List<String> RANK_VARS = List.of("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID");
@@ -40,7 +41,7 @@ public final class RankLocator {
                 try {
                     List<String> argv = nulSplit(Files.readAllBytes(p.resolve("cmdline")));
                     int i = argv.indexOf("--restore");
-                    if (argv.isEmpty() || !argv.get(0).endsWith("lower-half") || i < 0 || i + 1 >= argv.size()) {
+                    if (argv.isEmpty() || !isLowerHalf(argv.get(0)) || i < 0 || i + 1 >= argv.size()) {
                         continue;
                     }
                     Path dir = Path.of(argv.get(i + 1));
@@ -51,6 +52,57 @@ public final class RankLocator {
                         continue;
                     }
                     out.add(new Restarting(Long.parseLong(name), rankOf(nulSplit(Files.readAllBytes(p.resolve("environ")))), want));
+                } catch (IOException | RuntimeException e) {
+                    // gone meanwhile, or not ours to read
+                }
+            }
+        }
+        return out;
+    }
+
+    /** {@code bin/lower-half}, or an MPI's {@code bin/lower-half-MPI}. */
+    static boolean isLowerHalf(String argv0) {
+        String name = Path.of(argv0).getFileName().toString();
+        return name.equals("lower-half") || name.startsWith("lower-half-");
+    }
+
+    /** A launched rank (not a restart) of the job that checkpoints into {@code ckptDir}, and its rank. */
+    public record Launched(long pid, int rank) {
+    }
+
+    /**
+     * Every process of this user that runs a launched lower half ({@code bin/lower-half[-MPI] PROGRAM ...},
+     * not {@code --restore}) with {@code MANA_CKPT_DIR} (as {@code mana_launch} exports it) equal to
+     * {@code ckptDir}: the ranks of one job.
+     */
+    public static List<Launched> launched(Path ckptDir) throws IOException {
+        // the launcher may not have created the directory yet
+        Path want = Files.exists(ckptDir) ? ckptDir.toRealPath() : ckptDir.toAbsolutePath().normalize();
+        List<Launched> out = new ArrayList<>();
+        try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
+            for (Path p : (Iterable<Path>) procs::iterator) {
+                String name = p.getFileName().toString();
+                if (!name.chars().allMatch(Character::isDigit)) {
+                    continue;
+                }
+                try {
+                    List<String> argv = nulSplit(Files.readAllBytes(p.resolve("cmdline")));
+                    if (argv.size() < 2 || !isLowerHalf(argv.get(0)) || argv.contains("--restore")) {
+                        continue;
+                    }
+                    List<String> env = nulSplit(Files.readAllBytes(p.resolve("environ")));
+                    String dir = env.stream().filter(kv -> kv.startsWith("MANA_CKPT_DIR=")).map(kv -> kv.substring(14))
+                            .findFirst().orElse(null);
+                    if (dir == null) {
+                        continue;
+                    }
+                    Path d = Path.of(dir);
+                    if (!d.isAbsolute()) {
+                        d = Files.readSymbolicLink(p.resolve("cwd")).resolve(d);
+                    }
+                    if ((Files.exists(d) ? d.toRealPath() : d.toAbsolutePath().normalize()).equals(want)) {
+                        out.add(new Launched(Long.parseLong(name), rankOf(env)));
+                    }
                 } catch (IOException | RuntimeException e) {
                     // gone meanwhile, or not ours to read
                 }
@@ -111,6 +163,15 @@ public final class RankLocator {
      * {@code bin/lower-half} ({@code /proc/PID/syscall}: number, six arguments, stack pointer, pc).
      */
     public static boolean inRestartPause(long pid) {
+        return inPauseLoop(pid, "lh_restart_pause");
+    }
+
+    /** Whether a launched rank waits in the lower half's launch pause ({@code MANA_LAUNCH_PAUSE}), as above. */
+    public static boolean inLaunchPause(long pid) {
+        return inPauseLoop(pid, "lh_launch_pause");
+    }
+
+    private static boolean inPauseLoop(long pid, String function) {
         try {
             String[] f = Files.readString(Path.of("/proc/" + pid + "/syscall")).trim().split("\\s+");
             if (f.length < 9 || !f[0].equals("35")) {
@@ -119,7 +180,7 @@ public final class RankLocator {
             long pc = Long.parseUnsignedLong(f[8].replace("0x", ""), 16);
             Path exe = Files.readSymbolicLink(Path.of("/proc/" + pid + "/exe"));
             ElfFile elf = ElfFile.read(exe);
-            long[] fn = elf.symbolRange("lh_restart_pause");
+            long[] fn = elf.symbolRange(function);
             if (fn == null) {
                 return false;
             }

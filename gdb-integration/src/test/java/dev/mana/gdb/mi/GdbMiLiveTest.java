@@ -42,12 +42,14 @@ class GdbMiLiveTest {
     void recordedSessionParsesAndEventsArrive() throws Exception {
         List<String> transcript = Collections.synchronizedList(new ArrayList<>());
         List<GdbEvent> events = Collections.synchronizedList(new ArrayList<>());
+        StringBuffer streamed = new StringBuffer();
         GdbMi.Options opts = GdbMi.Options.defaults().withTimeout(Duration.ofSeconds(30)).withKillOnClose(true)
                 .withTranscript(transcript::add);
         long gdbPid;
         try (GdbMi gdb = GdbMi.start(opts)) {
             gdbPid = gdb.gdbPid();
             gdb.addListener(events::add);
+            gdb.addStreamListener(st -> streamed.append(st.text()));
             gdb.execute("-file-exec-and-symbols " + prog.app);
             gdb.execute("-exec-arguments 3 1000");
             MiResponse bp = gdb.execute("-break-insert after_step");
@@ -84,6 +86,8 @@ class GdbMiLiveTest {
 
             MiResponse console = gdb.execute("info sharedlibrary");
             assertTrue(console.console().contains("libsplitstep.so"), console.console());
+            // what a gdb console shows: stream records reach the stream listeners as they arrive
+            assertTrue(streamed.toString().contains(console.console()), streamed.toString());
             MiException err = assertThrows(MiException.class, () -> gdb.execute("-data-evaluate-expression no_such_symbol"));
             assertTrue(err.getMessage().contains("No symbol \"no_such_symbol\""), err.getMessage());
 

@@ -73,10 +73,18 @@ public final class ManaRuntime implements AutoCloseable {
     }
 
     public Rank launch(Path ckptDir, List<String> flags, List<String> program) throws IOException {
+        return launch(ckptDir, flags, program, Map.of());
+    }
+
+    /** As above, with {@code env} added (e.g. {@code MANA_LAUNCH_PAUSE=1}). */
+    public Rank launch(Path ckptDir, List<String> flags, List<String> program, Map<String, String> env)
+            throws IOException {
         List<String> cmd = new ArrayList<>(List.of(bin("mana_launch").toString(), "--ckptdir", ckptDir.toString()));
         cmd.addAll(flags);
         cmd.addAll(program);
-        return start(pb(cmd), "launch");
+        ProcessBuilder pb = pb(cmd);
+        pb.environment().putAll(env);
+        return start(pb, "launch");
     }
 
     /** {@code mana_restart --restartdir DIR} with {@code MANA_RESTART_PAUSE=level} (0: none) and the rank's variable. */
@@ -87,6 +95,27 @@ public final class ManaRuntime implements AutoCloseable {
         }
         pb.environment().putAll(extraEnv);
         return start(pb, "restart");
+    }
+
+    /**
+     * {@code mpirun.openmpi -n N COMMAND...} (the whole job is one {@link Rank}: mpirun's output carries
+     * every rank's), with {@code env} added; as root with Open MPI's consent variables.
+     */
+    public Rank mpirun(int n, List<String> command, Map<String, String> env) throws IOException {
+        List<String> cmd = new ArrayList<>(List.of("mpirun.openmpi", "--oversubscribe", "-n", Integer.toString(n)));
+        cmd.addAll(command);
+        ProcessBuilder pb = pb(cmd);
+        pb.environment().put("OMPI_ALLOW_RUN_AS_ROOT", "1");
+        pb.environment().put("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+        pb.environment().putAll(env);
+        return start(pb, "mpirun");
+    }
+
+    /** Kills a job started by {@link #mpirun}: its ranks first (mpirun's descendants), then mpirun. */
+    public static void killTree(Rank r) throws InterruptedException {
+        r.process().descendants().forEach(ProcessHandle::destroyForcibly);
+        r.process().destroyForcibly();
+        r.process().waitFor();
     }
 
     private Rank start(ProcessBuilder pb, String what) throws IOException {
@@ -110,6 +139,13 @@ public final class ManaRuntime implements AutoCloseable {
         return Long.parseLong(s.substring(0, s.indexOf(' ')));
     }
 
+    /** The pid a rank in its launch pause prints: "lower-half: launch pause: pid 4242 waits; attach with". */
+    public static long launchPausedPid(Rank r) throws IOException, InterruptedException {
+        String line = r.err().await(l -> l.contains("launch pause: pid "), Duration.ofSeconds(30), "launch pause line");
+        String s = line.substring(line.indexOf(" pid ") + 5);
+        return Long.parseLong(s.substring(0, s.indexOf(' ')));
+    }
+
     public String run(List<String> cmd, Duration timeout) throws IOException, InterruptedException {
         Process p = pb(cmd).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes());
@@ -128,6 +164,7 @@ public final class ManaRuntime implements AutoCloseable {
     public void close() {
         synchronized (started) {
             for (Process p : started) {
+                p.descendants().forEach(ProcessHandle::destroyForcibly); // an mpirun's ranks
                 if (p.isAlive()) {
                     p.destroyForcibly();
                     try {

@@ -16,7 +16,7 @@ import org.eclipse.swt.widgets.Text;
 
 /**
  * The Debug tab of "MANA MPI Job" configurations (shown in Debug mode): the restart pause level of the
- * debugged ranks and which ranks to debug.
+ * debugged ranks (restarts; a launch stops them at main) and which ranks to debug.
  */
 public final class ManaDebugTab extends AbstractLaunchConfigurationTab {
     Spinner level;
@@ -29,9 +29,9 @@ public final class ManaDebugTab extends AbstractLaunchConfigurationTab {
         c.setLayout(new GridLayout(2, false));
         setControl(c);
         Label intro = new Label(c, SWT.WRAP);
-        intro.setText("Debug mode restarts the job from its checkpoint (Checkpoints tab) with the ranks below paused,"
-                + " attaches gdb to them with both halves' symbols and your breakpoints, and lets the other ranks run."
-                + " Resume releases a rank's pause.");
+        intro.setText("Debug mode attaches gdb to the ranks below with both halves' symbols and your breakpoints, and"
+                + " lets the other ranks run. A launch stops each of them at its program's main; a restart (Checkpoints"
+                + " tab) pauses them at the level below, and Resume releases a rank's pause.");
         GridData span = new GridData(SWT.FILL, SWT.TOP, true, false, 2, 1);
         span.widthHint = 420;
         intro.setLayoutData(span);

@@ -14,7 +14,7 @@ import java.util.zip.CRC32C;
  * header (rank, nranks, generation, program), one saved anonymous region holding {@code content}
  * (padded to whole pages), one thread and its (zero) stack, no files, no signal handlers. Shares no code
  * with the reader (after image-inspector's test-side TestManaImage, reduced to what a checkpoint-directory
- * test needs). Used by the core tests, the UI tests and the stand-in runtime's SumTo.
+ * test needs). Used by the core tests and the UI tests.
  */
 public final class ManaImageWriter {
     private static final int PAGE = 4096;

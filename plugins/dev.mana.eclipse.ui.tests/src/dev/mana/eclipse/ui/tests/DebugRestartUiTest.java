@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mana.eclipse.core.ManaCore;
 import dev.mana.eclipse.core.ManaRuntime;
-import dev.mana.eclipse.debug.ManaDebugLaunchDelegate;
+import dev.mana.eclipse.debug.ManaFunctionBreakpoint;
+import dev.mana.eclipse.debug.ui.AddFunctionBreakpointHandler;
+import dev.mana.eclipse.internal.ui.actions.RestartDialog;
 import dev.mana.eclipse.debug.ManaDebugModel;
 import dev.mana.eclipse.debug.ManaLineBreakpoint;
 import dev.mana.eclipse.debug.RankDebugTarget;
@@ -55,18 +57,35 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Debugging a restarted rank in the real workbench: gdb-integration's test program (real runtime) is
- * checkpointed and killed; a breakpoint is toggled on line 20 of its source in the platform's text
- * editor (through the toggle target the platform picks for that editor, as the ruler does); the restart
- * configuration is launched in Debug mode with pause level 3; Resume on the rank releases the pause; the
- * Debug view shows the rank suspended at that line, the editor shows the line, the Variables view lists
- * the locals; screenshot docs/screenshots/debug-restart-breakpoint.png; the job then ends with the result
- * of an uninterrupted run.
+ * checkpointed and killed; a breakpoint is toggled on line 20 ({@code after_step}) of its source in the
+ * platform's text editor (through the toggle target the platform picks for that editor, as the ruler
+ * does) and a function breakpoint on {@code split_step} is added as the Breakpoints view's command does.
+ * Debug from Checkpoint... (the restart dialog's Debug variant: rank 0, pause level 3) restarts the job in
+ * Debug mode; the rank appears as {@code rank 0 (pid P)} with both breakpoints inserted while it waits in
+ * its pause; {@code continue} typed into the rank's gdb console releases it. The step after the checkpoint
+ * stops in {@code split_step} (shared library), then, resumed, at line 20: the Debug view shows the rank
+ * suspended at that line, the editor shows the line, the Variables view lists the locals (screenshot
+ * debug-restart-breakpoint.png); {@code print i} typed into the gdb console answers there
+ * (debug-gdb-console.png); without the line breakpoint the next stop is {@code split_step} one step later;
+ * without breakpoints the job ends with the result of an uninterrupted run.
  */
 class DebugRestartUiTest {
     private final List<Process> started = new ArrayList<>();
     private ILaunch launch;
     private Path dir;
     private org.eclipse.ui.IPerspectiveDescriptor perspectiveBefore;
+    private org.eclipse.debug.core.ILaunchConfiguration config;
+
+    /** The launch of the restart the dialog started (its configuration is a copy named "... (restart)"). */
+    private ILaunch debugLaunch() {
+        for (ILaunch l : DebugPlugin.getDefault().getLaunchManager().getLaunches()) {
+            if (l.getLaunchConfiguration() != null && config != null
+                    && l.getLaunchConfiguration().getName().equals(config.getName() + " (restart)")) {
+                return l;
+            }
+        }
+        return null;
+    }
 
     @AfterEach
     void cleanUp() throws Exception {
@@ -85,6 +104,9 @@ class DebugRestartUiTest {
                 DebugPlugin.getDefault().getBreakpointManager().getBreakpoints(ManaDebugModel.ID), true);
         if (launch != null && !launch.isTerminated()) {
             launch.terminate();
+        }
+        if (config != null) {
+            config.delete();
         }
         for (Process p : started) {
             p.destroyForcibly();
@@ -175,18 +197,21 @@ class DebugRestartUiTest {
         assertTrue(bps[0] instanceof ManaLineBreakpoint);
         assertEquals(20, ((ILineBreakpoint) bps[0]).getLineNumber());
 
-        // Debug mode of the restart configuration
+        // a function breakpoint as the Breakpoints view's "Add Function Breakpoint (MANA)..." makes it
+        assertEquals(null, AddFunctionBreakpointHandler.check("split_step"));
+        assertNotNull(AddFunctionBreakpointHandler.check("split step"));
+        ManaFunctionBreakpoint fbp = AddFunctionBreakpointHandler.add("split_step");
+
+        // the job's configuration; Debug from Checkpoint...: the restart dialog's Debug variant on its directory
         ILaunchManager lm = DebugPlugin.getDefault().getLaunchManager();
         ILaunchConfigurationWorkingCopy wc = lm.getLaunchConfigurationType(ManaCore.LAUNCH_CONFIGURATION_TYPE)
-                .newInstance(null, "splitapp (debug restart)");
+                .newInstance(null, "splitapp-debug-" + dir.getFileName());
         wc.setAttribute(ManaCore.ATTR_PROGRAM, app);
         wc.setAttribute(ManaCore.ATTR_ARGUMENTS, "150 10000");
         wc.setAttribute(ManaCore.ATTR_WORKING_DIRECTORY, dir.toString());
         wc.setAttribute(ManaCore.ATTR_RANKS, 1);
         wc.setAttribute(ManaCore.ATTR_CHECKPOINT_DIRECTORY, dir.resolve("ck").toString());
-        wc.setAttribute(ManaCore.ATTR_RESTART, true);
-        wc.setAttribute(ManaCore.ATTR_RESTART_DIRECTORY, dir.resolve("ck").toString());
-        wc.setAttribute(ManaDebugLaunchDelegate.ATTR_PAUSE_LEVEL, 3);
+        config = wc.doSave();
         Ui.sync(() -> {
             try {
                 PlatformUI.getWorkbench().showPerspective(IDebugUIConstants.ID_DEBUG_PERSPECTIVE, window);
@@ -194,13 +219,54 @@ class DebugRestartUiTest {
                 throw new AssertionError(e);
             }
         });
-        launch = wc.launch(ILaunchManager.DEBUG_MODE, null);
-        Ui.waitFor("the rank's debug target", 90_000,
-                () -> Arrays.stream(launch.getDebugTargets()).anyMatch(t -> t instanceof RankDebugTarget));
-        RankDebugTarget target = (RankDebugTarget) launch.getDebugTargets()[0];
+        Ui.sync(() -> {
+            RestartDialog d = new RestartDialog(window.getShell(), null, dir.resolve("ck").toFile(), true);
+            d.setBlockOnOpen(false);
+            d.open();
+            assertTrue(d.selectConfiguration(config.getName()));
+            assertNotNull(d.debugButton(), "the Debug group (the MANA debugger is installed)");
+            assertTrue(d.debugButton().getSelection());
+            assertEquals("0", d.debugRanksText().getText());
+            assertEquals(2, d.pauseLevelSpinner().getSelection());
+            assertTrue(d.getValidation().isValid(), d.getValidation().problems().toString());
+            // a rank the job does not have is refused; rank 0 at pause level 3 is taken
+            d.debugRanksText().setText("1");
+            assertEquals("rank 1 to debug is not in the job (0-0)", d.getErrorMessage());
+            d.debugRanksText().setText("0");
+            d.pauseLevelSpinner().setSelection(3);
+            assertEquals(null, d.getErrorMessage());
+            assertTrue(d.getMessage().contains("wait at pause level"), d.getMessage());
+            d.getShell().setBounds(80, 60, 820, 520);
+            d.getShell().layout(true, true);
+            Ui.screenshot(d.getShell(), "restart-debug-dialog");
+            assertTrue(d.pressRestart());
+            assertEquals(ILaunchManager.DEBUG_MODE, d.launchMode());
+            d.launch();
+        });
+        Ui.waitFor("the rank's debug target", 90_000, () -> (launch = debugLaunch()) != null
+                && Arrays.stream(launch.getDebugTargets()).anyMatch(t -> t instanceof RankDebugTarget));
+        RankDebugTarget target = (RankDebugTarget) Arrays.stream(launch.getDebugTargets())
+                .filter(t -> t instanceof RankDebugTarget).findFirst().orElseThrow();
+        assertEquals(3, launch.getLaunchConfiguration().getAttribute(ManaCore.ATTR_DEBUG_PAUSE_LEVEL, 0));
+        assertTrue(target.getName().matches("rank 0 \\(pid \\d+\\)"), target.getName());
         assertTrue(target.isPausePending());
-        target.resume(); // releases the restart pause
+        // both breakpoints are in gdb before the upper half resumes
+        assertEquals(java.util.Set.of(bps[0], fbp), target.installedBreakpoints().keySet());
+        // the rank's gdb console: a console of its own, fed by gdb's console stream, taking CLI commands;
+        // `continue` typed there releases the restart pause first, as mana_gdb's does
+        IProcess gdbProcess = target.console();
+        assertEquals("gdb: " + target.getName(), gdbProcess.getLabel());
+        Ui.waitFor("the gdb console of " + target.getName(), 30_000, () -> DebugUITools.getConsole(gdbProcess) != null);
+        org.eclipse.ui.console.TextConsole console =
+                (org.eclipse.ui.console.TextConsole) Ui.sync(() -> DebugUITools.getConsole(gdbProcess));
+        type(console, "continue\n");
 
+        // the step after the checkpoint: first split_step (function breakpoint, in the shared library) ...
+        Ui.waitFor(() -> "split_step as the debug context (now " + DebugUITools.getDebugContext() + ")", 90_000, () ->
+                DebugUITools.getDebugContext() instanceof RankStackFrame f && f.getName().startsWith("[upper] split_step"));
+        String step = target.debugger().evaluate("i", null);
+        target.resume();
+        // ... then after_step (the ruler's line breakpoint) in the same step
         // the Debug view selects the frame that hit the breakpoint; source display shows its line
         Ui.waitFor(() -> "the breakpoint's frame as the debug context (now " + DebugUITools.getDebugContext() + ")",
                 90_000, () -> {
@@ -221,8 +287,27 @@ class DebugRestartUiTest {
         Ui.sync(() -> page.activate(variables));
         Ui.sync(() -> Ui.screenshot(window.getShell(), "debug-restart-breakpoint"));
 
-        // to the end: the job's output is the uninterrupted run's
+        // a CLI command typed into the rank's gdb console answers there
+        assertTrue(!target.isPausePending(), "the console's continue released the pause");
+        String i = target.debugger().evaluate("i", null);
+        assertEquals(step, i);
+        type(console, "print i\n");
+        Ui.waitFor(() -> "\"$N = " + i + "\" in the gdb console: " + Ui.sync(() -> console.getDocument().get()), 30_000,
+                () -> console.getDocument().get().matches("(?s).*\\$\\d+ = " + i + "\\b.*"));
+        Ui.sync(() -> {
+            org.eclipse.ui.console.ConsolePlugin.getDefault().getConsoleManager().showConsoleView(console);
+            Ui.screenshot(window.getShell(), "debug-gdb-console");
+        });
+
+        // next: the function breakpoint in the shared library, the step after
         DebugPlugin.getDefault().getBreakpointManager().removeBreakpoints(bps, true);
+        target.resume();
+        Ui.waitFor(() -> "split_step as the debug context (now " + DebugUITools.getDebugContext() + ")", 60_000, () ->
+                DebugUITools.getDebugContext() instanceof RankStackFrame f && f.getName().startsWith("[upper] split_step"));
+        assertEquals(Long.toString(Long.parseLong(i) + 1), target.debugger().evaluate("i", null));
+
+        // to the end: the job's output is the uninterrupted run's
+        DebugPlugin.getDefault().getBreakpointManager().removeBreakpoint(fbp, true);
         target.resume();
         IProcess proc = launch.getProcesses()[0];
         Ui.waitFor("the job to end", 90_000, proc::isTerminated);
@@ -231,6 +316,18 @@ class DebugRestartUiTest {
                 () -> ManaWorkbenchFlowTest.console(launch).contains(expect));
         Ui.waitFor("the target to terminate", 30_000, target::isTerminated);
         project.delete(false, true, null);
+    }
+
+    /** Text typed at the end of a console (the console turns a finished line into input for its process). */
+    static void type(org.eclipse.ui.console.TextConsole console, String text) {
+        Ui.sync(() -> {
+            IDocument doc = console.getDocument();
+            try {
+                doc.replace(doc.getLength(), 0, text);
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
     }
 
     /** Names in the first column of the Variables view's tree (call from any thread). */

@@ -94,23 +94,32 @@ class ManaUiPiecesTest {
 
     @Test
     void preferencePageChecksAndStoresTheRuntime() throws Exception {
-        File standin = new File(System.getProperty("mana.standin.runtime")).getCanonicalFile();
+        // a folder with the launchers alone (not a whole runtime), and the repository's runtime
+        File partial = tmp.resolve("partial-runtime").toFile();
+        File bin = new File(partial, "bin");
+        assertTrue(bin.mkdirs());
+        for (String name : new String[] {"mana_launch", "mana_restart"}) {
+            java.nio.file.Path f = bin.toPath().resolve(name);
+            java.nio.file.Files.writeString(f, "#!/bin/sh\nexit 0\n");
+            assertTrue(f.toFile().setExecutable(true));
+        }
+        File launchersOnly = partial.getCanonicalFile();
         Ui.sync(() -> {
             Shell shell = new Shell(Ui.display());
             ManaPreferencePage page = new ManaPreferencePage();
             try {
                 page.init(PlatformUI.getWorkbench());
                 page.createControl(shell);
-                page.setRuntimeLocationForTest(standin.getPath());
+                page.setRuntimeLocationForTest(launchersOnly.getPath());
                 RuntimeCheck r = page.runCheck();
                 assertTrue(r.isOk(), r.report());
-                assertTrue(r.report().contains("MANA runtime: " + standin.getPath()), r.report());
+                assertTrue(r.report().contains("MANA runtime: " + launchersOnly.getPath()), r.report());
                 assertTrue(r.report().contains("has no bin/lower-half"), "says what is missing: " + r.report());
                 page.setRuntimeLocationForTest(tmp.toString());
                 assertFalse(page.isValid(), "a folder without bin/mana_launch is refused");
-                page.setRuntimeLocationForTest(standin.getPath());
+                page.setRuntimeLocationForTest(launchersOnly.getPath());
                 assertTrue(page.performOk());
-                assertEquals(standin.getPath(),
+                assertEquals(launchersOnly.getPath(),
                     InstanceScope.INSTANCE.getNode(ManaCore.PLUGIN_ID).get(ManaCore.PREF_RUNTIME_LOCATION, ""));
             } finally {
                 InstanceScope.INSTANCE.getNode(ManaCore.PLUGIN_ID).remove(ManaCore.PREF_RUNTIME_LOCATION);

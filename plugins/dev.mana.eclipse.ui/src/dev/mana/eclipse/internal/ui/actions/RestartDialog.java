@@ -32,6 +32,7 @@ import org.eclipse.ui.PlatformUI;
 
 import dev.mana.eclipse.core.CheckpointDirectoryValidator;
 import dev.mana.eclipse.core.CheckpointValidation;
+import dev.mana.eclipse.core.DebugRanks;
 import dev.mana.eclipse.core.IManaJob;
 import dev.mana.eclipse.core.ManaCore;
 import dev.mana.eclipse.core.ManaFormat;
@@ -42,7 +43,10 @@ import dev.mana.eclipse.internal.ui.ManaUIPlugin;
 /**
  * Restart from Checkpoint...: choose the job's launch configuration and a checkpoint directory; the
  * directory is validated as it is typed (every rank present, one generation, no partial write) and
- * the job is relaunched with mana_restart.
+ * the job is relaunched with mana_restart. Its Debug variant (when the launch type has a Debug mode, i.e.
+ * the MANA debugger is installed) restarts in Debug mode instead: the chosen ranks (default rank 0, at
+ * most {@link DebugRanks#MAX}) wait at a restart pause level while gdb attaches and inserts the
+ * breakpoints, then appear in the Debug view.
  */
 public final class RestartDialog extends TitleAreaDialog {
     private final IManaJob job;
@@ -51,6 +55,11 @@ public final class RestartDialog extends TitleAreaDialog {
     Text directory;
     Table images;
     private CheckpointValidation validation;
+    /** The Debug variant: restart in Debug mode. */
+    private boolean debugMode;
+    Button debug;
+    org.eclipse.swt.widgets.Spinner pauseLevel;
+    Text debugRanks;
 
     /** The directory to show first instead of the job's (Restart from Here... of the directory view), or null. */
     private final File initialDirectory;
@@ -60,10 +69,23 @@ public final class RestartDialog extends TitleAreaDialog {
     }
 
     public RestartDialog(Shell parent, IManaJob job, File directory) {
+        this(parent, job, directory, false);
+    }
+
+    /** {@code debug}: open as the Debug variant (Debug from Checkpoint...). */
+    public RestartDialog(Shell parent, IManaJob job, File directory, boolean debug) {
         super(parent);
         this.job = job;
         this.initialDirectory = directory;
+        this.debugMode = debug;
         setHelpAvailable(true);
+    }
+
+    /** Whether the launch type has a Debug mode (the MANA debugger bundles are installed). */
+    static boolean debuggerInstalled() {
+        ILaunchManager lm = DebugPlugin.getDefault().getLaunchManager();
+        var type = lm.getLaunchConfigurationType(ManaCore.LAUNCH_CONFIGURATION_TYPE);
+        return type != null && type.supportsMode(ILaunchManager.DEBUG_MODE);
     }
 
     @Override
@@ -167,10 +189,44 @@ public final class RestartDialog extends TitleAreaDialog {
                 setErrorMessage(ex.getMessage());
             }
         });
+        if (debuggerInstalled()) {
+            createDebugGroup(c);
+        }
         directory.setText(initialDirectory != null ? initialDirectory.getPath()
             : job != null ? job.getCheckpointDirectory().getPath() : defaultDirectory());
         directory.addModifyListener(e -> validate());
         return area;
+    }
+
+    /** Debug: restart in Debug mode with the chosen ranks paused for gdb. */
+    private void createDebugGroup(Composite c) {
+        org.eclipse.swt.widgets.Group g = new org.eclipse.swt.widgets.Group(c, SWT.NONE);
+        g.setText("Debug");
+        g.setLayout(new GridLayout(4, false));
+        GridData gd = new GridData(SWT.FILL, SWT.CENTER, true, false);
+        gd.horizontalSpan = 3;
+        g.setLayoutData(gd);
+        debug = new Button(g, SWT.CHECK);
+        debug.setText("Debug the restarted ranks with &gdb (breakpoints are inserted before the program resumes)");
+        GridData span = new GridData(SWT.FILL, SWT.CENTER, true, false);
+        span.horizontalSpan = 4;
+        debug.setLayoutData(span);
+        debug.setSelection(debugMode);
+        new Label(g, SWT.NONE).setText("&Ranks to debug:");
+        debugRanks = new Text(g, SWT.BORDER);
+        debugRanks.setText("0");
+        debugRanks.setToolTipText("e.g. 0 or 0,3 (at most " + DebugRanks.MAX + "); the others run on");
+        debugRanks.setLayoutData(new GridData(SWT.FILL, SWT.CENTER, true, false));
+        new Label(g, SWT.NONE).setText("&Pause level:");
+        pauseLevel = new org.eclipse.swt.widgets.Spinner(g, SWT.BORDER);
+        pauseLevel.setValues(2, 2, 4, 0, 1, 1);
+        pauseLevel.setToolTipText("MANA_RESTART_PAUSE: 2 after the memory restore, 3 threads back, 4 just before the program resumes");
+        debug.addListener(SWT.Selection, e -> {
+            debugMode = debug.getSelection();
+            validate();
+        });
+        debugRanks.addModifyListener(e -> validate());
+        pauseLevel.addModifyListener(e -> validate());
     }
 
     private static ILaunchConfiguration original(ILaunchConfiguration c) {
@@ -208,7 +264,7 @@ public final class RestartDialog extends TitleAreaDialog {
 
     @Override
     protected void createButtonsForButtonBar(Composite parent) {
-        createButton(parent, IDialogConstants.OK_ID, "&Restart", true);
+        createButton(parent, IDialogConstants.OK_ID, debugMode ? "&Debug" : "&Restart", true);
         createButton(parent, IDialogConstants.CANCEL_ID, IDialogConstants.CANCEL_LABEL, false);
         validate();
     }
@@ -231,15 +287,30 @@ public final class RestartDialog extends TitleAreaDialog {
             it.setText(new String[] {Integer.toString(e.getKey()), e.getValue().getName(),
                 ManaFormat.bytes(e.getValue().length()), ManaFormat.time(e.getValue().lastModified())});
         }
-        if (validation.isValid()) {
-            setErrorMessage(null);
-            setMessage("Restart " + selectedConfig().getName() + " from generation " + validation.generation() + ": "
-                + validation.summary() + ", written " + ManaFormat.time(validation.lastModified()) + ".",
-                IMessageProvider.INFORMATION);
-        } else {
-            setErrorMessage(String.join(" ", validation.problems()));
+        String debugProblem = null;
+        boolean debugging = debug != null && debug.getSelection();
+        if (debugging) {
+            try {
+                DebugRanks.parse(debugRanks.getText(), ranks());
+            } catch (IllegalArgumentException e) {
+                debugProblem = e.getMessage();
+            }
         }
-        getButton(IDialogConstants.OK_ID).setEnabled(validation.isValid());
+        getButton(IDialogConstants.OK_ID).setText(debugging ? "&Debug" : "&Restart");
+        if (validation.isValid() && debugProblem == null) {
+            setErrorMessage(null);
+            setMessage((debugging ? "Debug " : "Restart ") + selectedConfig().getName() + " from generation "
+                + validation.generation() + ": " + validation.summary() + ", written "
+                + ManaFormat.time(validation.lastModified()) + "."
+                + (debugging ? " Ranks " + DebugRanks.parse(debugRanks.getText(), ranks()) + " wait at pause level "
+                    + pauseLevel.getSelection() + " for gdb." : ""),
+                IMessageProvider.INFORMATION);
+        } else if (!validation.isValid()) {
+            setErrorMessage(String.join(" ", validation.problems()));
+        } else {
+            setErrorMessage(debugProblem);
+        }
+        getButton(IDialogConstants.OK_ID).setEnabled(validation.isValid() && debugProblem == null);
     }
 
     /** Opens the image of a row of the images table in the image editor (the double-click); false if none. */
@@ -257,6 +328,18 @@ public final class RestartDialog extends TitleAreaDialog {
         }
     }
 
+    /** Selects a configuration as the combo does (tests and callers); false when the dialog does not list it. */
+    public boolean selectConfiguration(String name) {
+        for (int i = 0; i < configs.size(); i++) {
+            if (configs.get(i).getName().equals(name)) {
+                config.select(i);
+                config.notifyListeners(SWT.Selection, new org.eclipse.swt.widgets.Event());
+                return true;
+            }
+        }
+        return false;
+    }
+
     public CheckpointValidation getValidation() {
         return validation;
     }
@@ -266,6 +349,7 @@ public final class RestartDialog extends TitleAreaDialog {
     }
 
     private ILaunchConfigurationWorkingCopy restartCopy;
+    private String launchMode = ILaunchManager.RUN_MODE;
 
     @Override
     protected void okPressed() {
@@ -274,6 +358,12 @@ public final class RestartDialog extends TitleAreaDialog {
             restartCopy = c.getWorkingCopy().copy(c.getName() + " (restart)");
             restartCopy.setAttribute(ManaCore.ATTR_RESTART, true);
             restartCopy.setAttribute(ManaCore.ATTR_RESTART_DIRECTORY, validation.directory().getPath());
+            launchMode = ILaunchManager.RUN_MODE;
+            if (debug != null && debug.getSelection()) {
+                restartCopy.setAttribute(ManaCore.ATTR_DEBUG_RANKS, debugRanks.getText().trim());
+                restartCopy.setAttribute(ManaCore.ATTR_DEBUG_PAUSE_LEVEL, pauseLevel.getSelection());
+                launchMode = ILaunchManager.DEBUG_MODE;
+            }
         } catch (CoreException e) {
             setErrorMessage(e.getMessage());
             return;
@@ -290,10 +380,32 @@ public final class RestartDialog extends TitleAreaDialog {
         return getReturnCode() == OK;
     }
 
-    /** Launches the restart chosen (after OK). */
+    /** Launches the restart chosen (after OK), in Debug mode for the Debug variant. */
     public void launch() {
         if (restartCopy != null) {
-            DebugUITools.launch(restartCopy, ILaunchManager.RUN_MODE);
+            DebugUITools.launch(restartCopy, launchMode);
         }
+    }
+
+    /** The restart configuration made by OK (null before), and the mode {@link #launch()} uses. */
+    public ILaunchConfigurationWorkingCopy restartConfiguration() {
+        return restartCopy;
+    }
+
+    public String launchMode() {
+        return launchMode;
+    }
+
+    /** The Debug group's widgets (null without the MANA debugger), for tests: check box, ranks, pause level. */
+    public Button debugButton() {
+        return debug;
+    }
+
+    public Text debugRanksText() {
+        return debugRanks;
+    }
+
+    public org.eclipse.swt.widgets.Spinner pauseLevelSpinner() {
+        return pauseLevel;
     }
 }
