@@ -188,7 +188,7 @@ static char **upper_env(char **envp, const char *plugin, char *preload_buf, size
 {
     size_t n = 0;
     while (envp[n]) n++;
-    char **env = calloc(n + 5, sizeof(char *));
+    char **env = calloc(n + 6, sizeof(char *));
     if (!env) return NULL;
     size_t k = 0;
     const char *old_preload = NULL;
@@ -196,8 +196,12 @@ static char **upper_env(char **envp, const char *plugin, char *preload_buf, size
     /* An MPI program's upper half finds our MPI library of the same soname first (src/mpi/). */
     const char *shadow = getenv("MANA_MPI_SHADOW");
     const char *old_llp = NULL;
+    /* ... also where a DT_RPATH or an absolute-path dlopen names the real one (src/mpi/audit.c) */
+    const char *audit = shadow && *shadow ? getenv("MANA_MPI_AUDIT") : NULL;
+    const char *old_audit = NULL;
     for (size_t i = 0; i < n; i++) {
         if (shadow && *shadow && strncmp(envp[i], "LD_LIBRARY_PATH=", 16) == 0) { old_llp = envp[i] + 16; continue; }
+        if (audit && *audit && strncmp(envp[i], "LD_AUDIT=", 9) == 0) { old_audit = envp[i] + 9; continue; }
         if (strncmp(envp[i], "LD_PRELOAD=", 11) == 0) { old_preload = envp[i] + 11; continue; }
         if (strncmp(envp[i], "MANA_LH_INFO_ADDR=", 18) == 0) continue;
         if (strncmp(envp[i], "MANA_LH_REEXEC=", 15) == 0) continue;
@@ -211,6 +215,12 @@ static char **upper_env(char **envp, const char *plugin, char *preload_buf, size
         if (old_llp && *old_llp) snprintf(llp, sizeof llp, "LD_LIBRARY_PATH=%s:%s", shadow, old_llp);
         else snprintf(llp, sizeof llp, "LD_LIBRARY_PATH=%s", shadow);
         env[k++] = llp;
+    }
+    if (audit && *audit) {
+        static char la[8192];
+        if (old_audit && *old_audit) snprintf(la, sizeof la, "LD_AUDIT=%s:%s", audit, old_audit);
+        else snprintf(la, sizeof la, "LD_AUDIT=%s", audit);
+        env[k++] = la;
     }
     if (old_preload && *old_preload)
         snprintf(preload_buf, preload_len, "LD_PRELOAD=%s:%s", plugin, old_preload);

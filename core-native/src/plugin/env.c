@@ -134,6 +134,21 @@ static void strip_shadow(void)
     }
 }
 
+/* ... and our audit module first on LD_AUDIT (src/mpi/audit.c): out again, so children do not load it. */
+static void strip_audit(void)
+{
+    static char la_buf[8192];
+    const char *audit = mana_env_get("MANA_MPI_AUDIT"), *la = mana_env_get("LD_AUDIT");
+    if (!audit || !*audit || !la) return;
+    size_t al = strlen(audit);
+    if (strncmp(la, audit, al) == 0 && la[al] == ':') {
+        snprintf(la_buf, sizeof la_buf, "LD_AUDIT=%s", la + al + 1);
+        env_replace("LD_AUDIT", la_buf);
+    } else if (strcmp(la, audit) == 0) {
+        mana_env_unset("LD_AUDIT");
+    }
+}
+
 struct lh_info *mana_env_claim_lh_info(void)
 {
     const char *s = mana_env_get("MANA_LH_INFO_ADDR");
@@ -156,6 +171,7 @@ struct lh_info *mana_env_claim_lh_info(void)
         /* A child, or a program exec'd without the runtime: it runs as if launched natively. */
         strip_stale();
         strip_shadow();
+        strip_audit();
         return NULL;
     }
     /* The launched program: its children get the user's environment back. */
@@ -174,5 +190,6 @@ struct lh_info *mana_env_claim_lh_info(void)
         mana_env_unset("GLIBC_TUNABLES");
     }
     strip_shadow();
+    strip_audit();
     return lh;
 }
