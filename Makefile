@@ -1,5 +1,6 @@
 # One entry point for people and CI.
 #   make test   install missing Debian packages (when root), build everything, run every test
+#   make test-fast   unit tests only (Java libraries without the @Tag("slow") ones, ctest -L unit): under a minute
 #   make build  build everything, run nothing (lays out bin/ and lib/ as in MANA's manual)
 #   make demo   build if needed, then checkpoint / kill / restart the bundled example
 #   make bench-process | bench-coordinator | bench-inspector | bench-lint | bench-gdb | bench-mpi   benchmarks (table, then one JSON line)
@@ -20,7 +21,7 @@ DEB_PACKAGES := build-essential cmake gdb openmpi-bin libopenmpi-dev mpich libmp
                 xvfb xauth libgtk-3-0 fonts-dejavu-core procps psmisc bsdutils util-linux \
                 neovim python3 bc sqlite3
 
-.PHONY: all deps build test demo clean bench-process bench-coordinator bench-inspector bench-lint bench-gdb bench-mpi check-jdk screenshots
+.PHONY: all deps build test test-fast demo clean bench-process bench-coordinator bench-inspector bench-lint bench-gdb bench-mpi check-jdk screenshots
 
 all: build
 
@@ -43,6 +44,13 @@ build: deps check-jdk
 
 test: deps check-jdk
 	$(MVN) install
+
+# Unit tests of the libraries and of the C runtime's codecs and scripts; builds first when nothing is built.
+test-fast: check-jdk
+	@[ -d $(ROOT)/core-native/build ] && [ -x $(ROOT)/bin/lower-half ] || $(MAKE) build
+	$(MVN) -q -o -T 3 -pl control-plane,image-inspector,mpi-diagnostics test -DexcludedGroups=slow
+	cmake --build $(ROOT)/core-native/build -j2 > /dev/null
+	cd $(ROOT)/core-native/build && ctest -L unit --output-on-failure
 
 demo:
 	@[ -x $(ROOT)/bin/mana_launch ] && [ -x $(ROOT)/bin/mana_coordinator ] || $(MAKE) build

@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Random;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * in success or an {@link ImageException} (never another exception, an OutOfMemoryError or a hang);
  * for our format every single-byte change and every truncation must be detected.
  */
+@Tag("slow")
 class MutationFuzzTest {
     static final long SEED = 20261130L;
     static final int MANA_CASES = 3000;

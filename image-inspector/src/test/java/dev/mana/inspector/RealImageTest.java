@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.Test;
  * in the reactor it always is (image-inspector builds after core-native), and a demo that fails or writes
  * no image fails the test: this is the only check of the C writer against the Java reader.
  */
+@Tag("slow")
 class RealImageTest {
     static Path root;
     static Path kept;
