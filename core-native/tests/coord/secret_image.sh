@@ -54,4 +54,20 @@ grep -qaF "${secret:0:32}" "$img" && fail "half of the secret is in the image"
 # the program is still covered: the checkpoint went through with a coordinator that checked the rank's proof
 grep -q "written" "$W/status.out" || fail "checkpoint not written: $(cat "$W/status.out")"
 echo "ok: not in the image ($(stat -c %s "$img") bytes)"
+
+# After a restart (the secret comes anew from mana_restart), the next image holds none either.
+kill -9 "$pid"; wait "$pid" 2>/dev/null
+MANA_COORD_SECRET=$secret "$B/mana_restart" --restartdir "$W/ck" > "$W/b.out" 2> "$W/b.err" &
+pid=$!
+i=0
+until [ "$(grep -c 'registered:' "$W/coord.log")" -ge 2 ] && [ -s "$W/b.out" ]; do
+    sleep 0.05; i=$((i + 1)); [ $i -lt 400 ] || fail "the restarted rank did not register"
+done
+tr '\0' '\n' < "/proc/$pid/environ" | grep -qF "$secret" && fail "the secret is in the restarted rank's environment"
+timeout 60 "$B/mana_status" --checkpoint > "$W/status2.out" 2>&1 || fail "checkpoint after restart: $(cat "$W/status2.out")"
+img2=$(ls "$W"/ck/ckpt_rank_0/*.mana | sort | tail -n 1)
+[ "$img2" != "$img" ] || fail "no new image after the restart"
+n=$(grep -caF "$secret" "$img2")
+[ "$n" = 0 ] || fail "the secret is in the image written after the restart $n time(s)"
+echo "ok: not in the image written after a restart"
 exit 0
