@@ -164,9 +164,12 @@ class PreAuthTest {
                     assertNull(probeFailure, () -> "probe failed: " + probeFailure);
                     assertTrue(held <= perAddress, held + " strangers held");
                     assertTrue(probes.get() > 10, "the probe ran");
-                    assertTrue(worstStatusNs.get() < 2_000_000_000L, "an authenticated client waited "
+                    // Behaviour, not speed: every probe completed and none waited for good. The latency
+                    // figures (printed above) belong to docs/benchmarks.md; a bound tight enough to measure
+                    // them fails on a loaded machine (a 2 s bound failed at load average 15).
+                    assertTrue(worstStatusNs.get() < 20_000_000_000L, "an authenticated client waited "
                             + worstStatusNs.get() / 1_000_000 + " ms");
-                    assertTrue(worstConnectNs.get() < 3_000_000_000L, "a fresh client waited "
+                    assertTrue(worstConnectNs.get() < 20_000_000_000L, "a fresh client waited "
                             + worstConnectNs.get() / 1_000_000 + " ms");
                     assertEquals(0, cl.status().nranks());
                 } finally {
