@@ -1,6 +1,7 @@
 #!/bin/bash
 # The update site installs into a plain Eclipse Platform with p2's director (headless), and every bundle
-# resolves and the MANA bundles start (dev.mana.eclipse.core.check -bundles), with the bundled runtime usable.
+# resolves and the MANA bundles start (dev.mana.eclipse.core.check -bundles), with the bundled runtime usable
+# and its MPI coverage manifest (share/mana/mpi-coverage.json) installed.
 #   install-test.sh JAVA SITE_REPOSITORY PLATFORM_PRODUCT WORK_DIR
 set -euo pipefail
 java=$1 site=$2 platform=$3 work=$4
@@ -24,6 +25,9 @@ grep -q "Operation completed" "$work/director.log" || { echo "install test: the 
 ls "$eclipse"/plugins | grep '^dev\.mana' | sed 's/^/installed: /'
 ls -d "$eclipse"/plugins/dev.mana.eclipse.runtime.linux.x86_64_*/ >/dev/null 2>&1 \
   || { echo "install test: the runtime fragment was not installed as a folder" >&2; exit 1; }
+manifest=$(ls "$eclipse"/plugins/dev.mana.eclipse.runtime.linux.x86_64_*/runtime/share/mana/mpi-coverage.json 2>/dev/null | head -1)
+[ -n "$manifest" ] && grep -q '"format": *"mana-mpi-coverage"' "$manifest" \
+  || { echo "install test: the runtime fragment has no MPI coverage manifest (runtime/share/mana/mpi-coverage.json)" >&2; exit 1; }
 for f in "$eclipse"/plugins/dev.mana.eclipse.runtime.linux.x86_64_*/runtime/bin/*; do
   [ -x "$f" ] || { echo "install test: $f is not executable after the install (p2.inf chmod)" >&2; exit 1; }
 done
