@@ -112,7 +112,7 @@ final class EmbeddedCoordinators {
 
         @Override
         public void setInterval(int seconds) throws IOException {
-            get(coordinator.setInterval(seconds), 10);
+            get(coordinator.setInterval(job, seconds), 10);     // this job only (SET_INTERVAL is per job)
         }
 
         @Override
