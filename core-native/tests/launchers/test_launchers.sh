@@ -102,6 +102,8 @@ expect "quiet" 0 "MANA_QUIET=1" -- clean_env "$L" -q ./app
 expect "signal name" 0 "MANA_CKPT_SIGNAL=10" -- clean_env "$L" --ckpt-signal SIGUSR1 ./app
 expect "signal number" 0 "MANA_CKPT_SIGNAL=34" -- clean_env "$L" --ckpt-signal 34 ./app
 expect "interval" 0 "MANA_CKPT_INTERVAL=30" -- clean_env "$L" -i 30 ./app
+# the fake root has no bin/mana_coord_probe: -i says the interval cannot be set (it did nothing, silently)
+expect "interval without the probe" 0 "no checkpoints every 30 s: .*mana_coord_probe.* is missing" -- clean_env "$L" -i 30 ./app
 expect "ckptdir created" 0 "MANA_CKPT_DIR=$tmp/work/ck1\$" -- clean_env "$L" --ckptdir ck1 ./app
 expect "verbose" 0 "mana_launch: exec $root/bin/lower-half ./app x" -- clean_env "$L" --verbose ./app x
 expect "program on PATH" 0 "ARGS:/usr/bin/true" -- clean_env "$L" true

@@ -3,8 +3,9 @@ package dev.mana.eclipse.core;
 import java.util.List;
 
 /**
- * The environment variables MANA reads, with their meaning, as the manual describes them. The launch
- * configuration's Environment tab offers them.
+ * The environment variables the runtime reads (docs/commands.md), with their meaning; the launch
+ * configuration's Environment tab offers them. Only variables something reads: a test checks each name
+ * against the runtime's sources.
  *
  * @param name the variable
  * @param defaultValue a value that switches it on, offered when it is added
@@ -19,20 +20,22 @@ public record ManaEnvironmentVariable(String name, String defaultValue, String d
             "Print elapsed times of launch, exit, checkpoint and restart events to stderr."),
         new ManaEnvironmentVariable("MANA_QUIET", "1",
             "Suppress most runtime output."),
-        new ManaEnvironmentVariable("MANA_RESTART_PAUSE", "1",
-            "Pause restart at a level 1-7 so gdb can attach (DMTCP_RESTART_PAUSE is an alias)."),
-        new ManaEnvironmentVariable("DMTCP_RESTART_PAUSE", "1",
+        new ManaEnvironmentVariable("MANA_RESTART_PAUSE", "2",
+            "Pause restart at a level 1-4 so gdb can attach (DMTCP_RESTART_PAUSE is an alias)."),
+        new ManaEnvironmentVariable("DMTCP_RESTART_PAUSE", "2",
             "Alias of MANA_RESTART_PAUSE, for MANA users."),
         new ManaEnvironmentVariable("MANA_LAUNCH_PAUSE", "1",
-            "Pause during launch so gdb can attach (DMTCP_LAUNCH_PAUSE is an alias)."),
-        new ManaEnvironmentVariable("MANA_SEGV_DEBUG_LOOP", "1",
-            "On SIGSEGV in the runtime, spin instead of dumping core, so gdb can attach to the live process."),
-        new ManaEnvironmentVariable("MANA_P2P_LOG", "1",
-            "Log the order of point-to-point calls for deterministic replay (set at launch)."),
-        new ManaEnvironmentVariable("MANA_P2P_REPLAY", "1",
-            "Replay a logged point-to-point order (set at launch and at restart)."),
-        new ManaEnvironmentVariable("MANA_USE_ALLREDUCE_REPRODUCIBLE", "1",
-            "Reduce MPI_Allreduce in a fixed order so results are bit-identical across launch and restart."),
+            "Pause each rank at launch, before the program is loaded, so gdb can attach (DMTCP_LAUNCH_PAUSE is an alias)."),
+        new ManaEnvironmentVariable("DMTCP_LAUNCH_PAUSE", "1",
+            "Alias of MANA_LAUNCH_PAUSE, for MANA users."),
+        new ManaEnvironmentVariable("MANA_SAVE_FILES_MAX", "64M",
+            "Bytes of the files the program writes in place (a database) each image may carry (K, M, G; 0: none)."),
+        new ManaEnvironmentVariable("MANA_RESTART_FORCE_FILES", "1",
+            "At restart: put back files that changed after the checkpoint even when they are too large to be saved."),
+        new ManaEnvironmentVariable("MANA_DIRECT_IO", "1",
+            "Write image payloads with O_DIRECT (faster for large images on some disks)."),
+        new ManaEnvironmentVariable("MANA_PREFLIGHT", "1",
+            "Before launching, refuse a program that imports MPI functions the runtime cannot checkpoint."),
         new ManaEnvironmentVariable("MANA_JOB", "",
             "Job name at the coordinator (set by the IDE to the launch configuration's name)."),
         new ManaEnvironmentVariable("MANA_COORD_HOST", "",
@@ -42,9 +45,7 @@ public record ManaEnvironmentVariable(String name, String defaultValue, String d
         new ManaEnvironmentVariable("MANA_RC", "",
             "Coordinator status file to read instead of ~/.mana.rc."),
         new ManaEnvironmentVariable("DMTCP_CHECKPOINT_DIR", "",
-            "Checkpoint directory (same as --ckptdir)."),
-        new ManaEnvironmentVariable("DMTCP_TMPDIR", "",
-            "Directory for temporary files."));
+            "Checkpoint directory (same as --ckptdir)."));
 
     /** The variable of that name, or null. */
     public static ManaEnvironmentVariable find(String name) {
