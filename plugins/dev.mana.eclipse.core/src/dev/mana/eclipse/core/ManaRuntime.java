@@ -11,6 +11,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.CompletableFuture;
 
 import org.eclipse.core.runtime.FileLocator;
 import org.eclipse.core.runtime.Platform;
@@ -162,20 +165,33 @@ public final class ManaRuntime {
         }
         try {
             Process p = new ProcessBuilder(mpirun, "--version").redirectErrorStream(true).start();
+            // The read runs beside the wait, so a launcher that hangs costs at most 5 s (the read used to
+            // come first and the time limit never applied).
+            CompletableFuture<String> read = CompletableFuture.supplyAsync(() -> {
+                try (InputStream in = p.getInputStream()) {
+                    return new String(in.readNBytes(8192), StandardCharsets.UTF_8);
+                } catch (IOException e) {
+                    return "";
+                }
+            });
             String out;
-            try (InputStream in = p.getInputStream()) {
-                out = new String(in.readNBytes(8192), StandardCharsets.UTF_8);
+            try {
+                out = read.get(5, TimeUnit.SECONDS);
+            } catch (TimeoutException | ExecutionException e) {
+                out = "";
+            } finally {
+                p.destroyForcibly();
             }
-            p.waitFor(5, TimeUnit.SECONDS);
-            p.destroy();
             if (out.contains("Open MPI") || out.contains("OpenRTE")) {
                 return MpiImplementation.OPEN_MPI;
             }
             if (out.contains("HYDRA") || out.contains("MPICH")) {
                 return MpiImplementation.MPICH;
             }
-        } catch (IOException | InterruptedException e) {
+        } catch (IOException e) {
             // cannot tell
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
         return MpiImplementation.AUTO;
     }

@@ -113,4 +113,17 @@ class RuntimeCheckTest {
         Path plain = exe("other/mpirun");
         assertEquals(MpiImplementation.OPEN_MPI, ManaRuntime.detect(plain.toString()), "from --version");
     }
+
+    @Test
+    void aHangingLauncherCostsAtMostItsTimeLimit() throws IOException {
+        // prints nothing and never exits: detect gives up after its 5 s limit instead of waiting for good
+        Path hang = dir.resolve("hang/mpirun");
+        Files.createDirectories(hang.getParent());
+        Files.writeString(hang, "#!/bin/sh\nexec sleep 600\n");
+        Files.setPosixFilePermissions(hang, PosixFilePermissions.fromString("rwxr-xr-x"));
+        long t0 = System.nanoTime();
+        assertEquals(MpiImplementation.AUTO, ManaRuntime.detect(hang.toString()));
+        long s = (System.nanoTime() - t0) / 1_000_000_000L;
+        assertTrue(s < 60, "detect waited " + s + " s for a launcher that hangs");
+    }
 }
