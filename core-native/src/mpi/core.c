@@ -132,7 +132,7 @@ struct vobj *vobj_of(uint64_t h)
     if (h >= lo && h < hi) return (struct vobj *)(uintptr_t)h;
     return NULL;
 #else
-    if ((h & 0xC0000000u) == 0x40000000u || (h & 0x03FFFFFFu) == 0) return NULL;
+    if ((h & 0xC0000000u) != 0 || (h & 0x03FFFFFFu) == 0) return NULL;
     uint32_t i = (uint32_t)(h & 0x03FFFFFFu);
     return i < MANA_MAX_VOBJ && vtab[i].kind ? &vtab[i] : NULL;
 #endif
@@ -252,7 +252,8 @@ uint64_t coll_enter(struct vobj *c)
 
 static int live_comm(const struct vobj *o)
 {
-    return o->kind == K_COMM && !(o->flags & VF_ZOMBIE);
+    /* gid 0: a constructor that is still running (vnew, then comm_init_gid) */
+    return o->kind == K_COMM && !(o->flags & VF_ZOMBIE) && o->gid;
 }
 
 static int quiesce(uint32_t g, char *err, size_t errlen)
@@ -283,6 +284,9 @@ static int quiesce(uint32_t g, char *err, size_t errlen)
         struct vobj *o = &vtab[i];
         if (!live_comm(o)) continue;
         int k = (int)(o->gid % SLOTS);
+        /* Program threads still run here (only collectives wait): a communicator whose constructor
+         * returned after every rank had counted is in no rank's count; nobody has used it yet. */
+        if (v[k] == 0 && v[SLOTS + k] == INT64_MIN) continue;
         if (v[k] != (int64_t)o->gid || -v[SLOTS + k] != (int64_t)o->gid) {
             snprintf(err, errlen, "two communicators share drain slot %d (ids %lld, %lld); checkpoint refused",
                      k, (long long)v[k], (long long)-v[SLOTS + k]);
@@ -525,6 +529,7 @@ ALIAS(Finalized)
 int PMPI_Finalize(void)
 {
     MANA_CHECK_INIT();
+    mana_attr_finalize();
     int rc;
     COLL_LOWER(world_obj, rc = real.Finalize());
     mana_finalized = 1;

@@ -3,7 +3,8 @@
  * Resolved by name ("PMPI_" + name) through lh_info's resolver at MPI_Init and again after a restart.
  * One X-macro list, so the table and its resolution cannot drift apart.
  */
-#define MANA_REAL_FNS(X) \
+#include "real_fns_ext.h"
+#define MANA_REAL_FNS(X) MANA_REAL_FNS_EXT(X) \
     X(Init_thread) X(Finalize) X(Abort) X(Comm_rank) X(Comm_size) X(Wtime) X(Wtick) \
     X(Get_processor_name) X(Get_library_version) X(Error_string) X(Error_class) \
     X(Send) X(Isend) X(Issend) X(Irsend) X(Ibsend) X(Irecv) X(Test) X(Wait) X(Cancel) X(Request_free) \
