@@ -281,3 +281,23 @@ ALIAS(Unpack_external)
 int PMPI_Pack_external_size(const char rep[], int count, MPI_Datatype t, MPI_Aint *size)
 { MANA_CHECK_INIT(); int rc; LOWER(rc = real.Pack_external_size(rep, count, R(t), size)); return rc; }
 ALIAS(Pack_external_size)
+
+/* ---- addresses and statuses ---- */
+
+#ifdef OPEN_MPI
+/* macros in Open MPI's mpi.h, functions of its library all the same */
+#undef MPI_Aint_add
+#undef PMPI_Aint_add
+#undef MPI_Aint_diff
+#undef PMPI_Aint_diff
+MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp);
+MPI_Aint PMPI_Aint_diff(MPI_Aint a, MPI_Aint b);
+#endif
+
+MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp) { return (MPI_Aint)((uintptr_t)base + (uintptr_t)disp); }
+ALIAS(Aint_add)
+MPI_Aint PMPI_Aint_diff(MPI_Aint a, MPI_Aint b) { return (MPI_Aint)((uintptr_t)a - (uintptr_t)b); }
+ALIAS(Aint_diff)
+int PMPI_Status_set_elements(MPI_Status *st, MPI_Datatype t, int count)
+{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Status_set_elements(st, R(t), count)); return rc; }
+ALIAS(Status_set_elements)

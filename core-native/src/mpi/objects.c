@@ -141,8 +141,9 @@ int PMPI_Comm_free(MPI_Comm *comm)
     MPI_Comm r = R(*comm);
     /* Collective, and made to synchronize: no member forgets the communicator (and with it the count
      * of collectives it made on it, which the drain's targets come from) while another member still
-     * has collectives on it to run. */
-    COLL_LOWER(c, rc = real.Barrier(r); if (rc == MPI_SUCCESS) rc = real.Comm_free(&r));
+     * has collectives on it to run.  real = 0 in the same excursion: a checkpoint that stops this
+     * thread right after it must not probe the freed communicator (the drain skips real == 0). */
+    COLL_LOWER(c, rc = real.Barrier(r); if (rc == MPI_SUCCESS) rc = real.Comm_free(&r); if (rc == MPI_SUCCESS) c->real = 0);
     if (rc != MPI_SUCCESS) return rc;
     if (c->flags & VF_PARENT) { c->flags |= VF_ZOMBIE; c->real = 0; }
     else vrelease(c);
