@@ -64,11 +64,12 @@ static void run_user(MPI_Comm vc, struct vobj *c, int code)
 
 void mana_errh_leave(uint64_t up)
 {
-    uint64_t rc_ = pend_comm;
+    /* The program's handle now (the real one means nothing after a restart, and lower_release may
+     * let a deferred checkpoint in). */
+    MPI_Comm vc = HMAKE(MPI_Comm, vfind(K_COMM, pend_comm));
     int code = pend_code;
     mana_errh_pending = 0;
     lower_release(up);
-    MPI_Comm vc = HMAKE(MPI_Comm, vfind(K_COMM, rc_));
     run_user(vc, comm_obj(vc), code);
 }
 

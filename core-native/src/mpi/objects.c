@@ -138,12 +138,12 @@ int PMPI_Comm_free(MPI_Comm *comm)
     if (!c || (c->flags & VF_PREDEF)) return MPI_ERR_COMM;
     int rc = mana_attr_clear(K_COMM, HBITS(*comm));
     if (rc != MPI_SUCCESS) return rc;
-    MPI_Comm r = R(*comm);
+    MPI_Comm r;
     /* Collective, and made to synchronize: no member forgets the communicator (and with it the count
      * of collectives it made on it, which the drain's targets come from) while another member still
      * has collectives on it to run.  real = 0 in the same excursion: a checkpoint that stops this
      * thread right after it must not probe the freed communicator (the drain skips real == 0). */
-    COLL_LOWER(c, rc = real.Barrier(r); if (rc == MPI_SUCCESS) rc = real.Comm_free(&r); if (rc == MPI_SUCCESS) c->real = 0);
+    COLL_LOWER(c, r = R(*comm); rc = real.Barrier(r); if (rc == MPI_SUCCESS) rc = real.Comm_free(&r); if (rc == MPI_SUCCESS) c->real = 0);
     if (rc != MPI_SUCCESS) return rc;
     if (c->flags & VF_PARENT) { c->flags |= VF_ZOMBIE; c->real = 0; }
     else vrelease(c);
@@ -231,9 +231,9 @@ int PMPI_Group_free(MPI_Group *group)
 {
     MANA_CHECK_INIT();
     struct vobj *g = vobj_of(HBITS(*group));
-    MPI_Group r = R(*group);
+    MPI_Group r;
     int rc;
-    LOWER(rc = real.Group_free(&r));
+    LOWER(r = R(*group); rc = real.Group_free(&r));
     if (rc != MPI_SUCCESS) return rc;
     if (g) vrelease(g);
     *group = MPI_GROUP_NULL;
@@ -368,9 +368,9 @@ int PMPI_Type_create_struct(int count, const int blens[], const MPI_Aint displs[
 {
     MANA_CHECK_INIT();
     MPI_Datatype *rt = malloc(((size_t)count + 1) * sizeof *rt), t;
-    for (int i = 0; i < count; i++) rt[i] = R(types[i]);
     int rc;
-    LOWER(rc = real.Type_create_struct(count, blens, displs, rt, &t));
+    LOWER(for (int i = 0; i < count; i++) rt[i] = R(types[i]);
+          rc = real.Type_create_struct(count, blens, displs, rt, &t));
     free(rt);
     struct vobj *o;
     rc = new_type(rc, t, R_TYPE_STRUCT, out, NULL, &o);
@@ -450,10 +450,11 @@ int PMPI_Type_commit(MPI_Datatype *type)
 {
     MANA_CHECK_INIT();
     struct vobj *o = vobj_of(HBITS(*type));
-    MPI_Datatype r = R(*type);
+    MPI_Datatype r;
     int rc;
-    LOWER(rc = real.Type_commit(&r));
-    if (rc == MPI_SUCCESS && o) o->flags |= VF_COMMITTED;
+    /* the handle is read, and the flag the replay commits by set, inside the excursion: a checkpoint
+     * comes before or after both */
+    LOWER(r = R(*type); rc = real.Type_commit(&r); if (rc == MPI_SUCCESS && o) o->flags |= VF_COMMITTED);
     return rc;
 }
 ALIAS(Type_commit)
@@ -465,8 +466,8 @@ int PMPI_Type_free(MPI_Datatype *type)
     if (!o) return MPI_ERR_TYPE;
     int rc = mana_attr_clear(K_TYPE, HBITS(*type));
     if (rc != MPI_SUCCESS) return rc;
-    MPI_Datatype r = R(*type);
-    LOWER(rc = real.Type_free(&r));
+    MPI_Datatype r;
+    LOWER(r = R(*type); rc = real.Type_free(&r));
     if (rc != MPI_SUCCESS) return rc;
     if (o->flags & VF_PARENT) { o->flags |= VF_ZOMBIE; o->real = 0; }
     else vrelease(o);
@@ -553,9 +554,9 @@ int PMPI_Op_free(MPI_Op *op)
     MANA_CHECK_INIT();
     struct vobj *o = vobj_of(HBITS(*op));
     if (!o) return MPI_ERR_OP;
-    MPI_Op r = R(*op);
+    MPI_Op r;
     int rc;
-    LOWER(rc = real.Op_free(&r));
+    LOWER(r = R(*op); rc = real.Op_free(&r));
     vrelease(o);
     *op = MPI_OP_NULL;
     return rc;

@@ -34,7 +34,8 @@ static int wkind(const int *w)
     return W_GIVEN;
 }
 
-/* The weights argument for the real call. */
+/* The weights argument for the real call: call inside the excursion of that call (the lower half's
+ * values are new after a restart). */
 static int *real_w(int kind, const int *w)
 {
     if (kind == W_GIVEN) return (int *)w;
@@ -42,8 +43,7 @@ static int *real_w(int kind, const int *w)
     return kind == W_UNWEIGHTED ? MPI_UNWEIGHTED : MPI_WEIGHTS_EMPTY;
 #else
     void *(*resolve)(const char *) = (void *(*)(const char *))lower.lh->mpi.resolve;
-    int *const *p;
-    LOWER(p = resolve(kind == W_UNWEIGHTED ? "MPI_UNWEIGHTED" : "MPI_WEIGHTS_EMPTY"));
+    int *const *p = resolve(kind == W_UNWEIGHTED ? "MPI_UNWEIGHTED" : "MPI_WEIGHTS_EMPTY");
     return p ? *p : NULL;
 #endif
 }
@@ -101,12 +101,11 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm old, int indeg, const int src[], co
     struct vobj *p = comm_obj(old);
     if (!p) return MPI_ERR_COMM;
     int swk = wkind(sw), dwk = wkind(dw);
-    int *rsw = real_w(swk, sw), *rdw = real_w(dwk, dw);
     MPI_Comm rc_;
     int rc;
     (void)info;                     /* hints: see info.c */
-    COLL_LOWER(p, rc = real.Dist_graph_create_adjacent(R(old), indeg, src, rsw, outdeg, dst, rdw, R(MPI_INFO_NULL),
-                                                       reorder, &rc_));
+    COLL_LOWER(p, rc = real.Dist_graph_create_adjacent(R(old), indeg, src, real_w(swk, sw), outdeg, dst, real_w(dwk, dw),
+                                                       R(MPI_INFO_NULL), reorder, &rc_));
     if (rc != MPI_SUCCESS) return rc;
     struct vobj *o = made_comm(rc_, p, R_DIST_GRAPH_ADJ, out);
     o->a[0] = indeg;
@@ -127,11 +126,10 @@ int PMPI_Dist_graph_create(MPI_Comm old, int n, const int src[], const int deg[]
     if (!p) return MPI_ERR_COMM;
     int wk = wkind(w), total = 0;
     for (int i = 0; i < n; i++) total += deg[i];
-    int *rw = real_w(wk, w);
     MPI_Comm rc_;
     int rc;
     (void)info;
-    COLL_LOWER(p, rc = real.Dist_graph_create(R(old), n, src, deg, dst, rw, R(MPI_INFO_NULL), reorder, &rc_));
+    COLL_LOWER(p, rc = real.Dist_graph_create(R(old), n, src, deg, dst, real_w(wk, w), R(MPI_INFO_NULL), reorder, &rc_));
     if (rc != MPI_SUCCESS) return rc;
     struct vobj *o = made_comm(rc_, p, R_DIST_GRAPH, out);
     o->a[0] = n;
@@ -153,14 +151,14 @@ int mana_topo_replay(struct vobj *o, MPI_Comm pc, MPI_Comm *nc)
     case R_DIST_GRAPH_ADJ: {
         int swk = (int)o->a[3], dwk = (int)o->a[4];
         const int *sw = ia + n, *dst = sw + (swk == W_GIVEN ? n : 0), *dw = dst + m;
-        int *rsw = real_w(swk, sw), *rdw = real_w(dwk, dw);
-        LOWER(rc = real.Dist_graph_create_adjacent(pc, n, ia, rsw, m, dst, rdw, R(MPI_INFO_NULL), reorder, nc));
+        LOWER(rc = real.Dist_graph_create_adjacent(pc, n, ia, real_w(swk, sw), m, dst, real_w(dwk, dw), R(MPI_INFO_NULL),
+                                                   reorder, nc));
         break;
     }
     case R_DIST_GRAPH: {
         int wk = (int)o->a[3];
-        int *rw = real_w(wk, ia + 2 * n + m);
-        LOWER(rc = real.Dist_graph_create(pc, n, ia, ia + n, ia + 2 * n, rw, R(MPI_INFO_NULL), reorder, nc));
+        LOWER(rc = real.Dist_graph_create(pc, n, ia, ia + n, ia + 2 * n, real_w(wk, ia + 2 * n + m), R(MPI_INFO_NULL),
+                                          reorder, nc));
         break;
     }
     default: break;
@@ -193,9 +191,8 @@ ALIAS(Dist_graph_neighbors_count)
 int PMPI_Dist_graph_neighbors(MPI_Comm c, int maxin, int src[], int sw[], int maxout, int dst[], int dw[])
 {
     MANA_CHECK_INIT();
-    int *rsw = real_w(wkind(sw), sw), *rdw = real_w(wkind(dw), dw);
-    int rc;
-    LOWER(rc = real.Dist_graph_neighbors(R(c), maxin, src, rsw, maxout, dst, rdw));
+    int swk = wkind(sw), dwk = wkind(dw), rc;
+    LOWER(rc = real.Dist_graph_neighbors(R(c), maxin, src, real_w(swk, sw), maxout, dst, real_w(dwk, dw)));
     return rc;
 }
 ALIAS(Dist_graph_neighbors)
