@@ -15,7 +15,22 @@
  *             8 bytes, so translation is one load.
  *   MPICH     handles are ints.  Built-in handles (kind bits 01) and the NULL handles are the same
  *             in both halves and pass through; a virtual handle is the kind's NULL value with the
- *             table index in its low 26 bits (MPICH's own handles always have kind bits 10 or 11).
+ *             table index in its low 26 bits (MPICH's own handles always have kind bits 10 or 11,
+ *             and those pass through too: its predefined pair types MPI_DOUBLE_INT... are direct).
+ *
+ * Fortran handles (convert.c)
+ *   Open MPI  MPI_X_c2f of an object of ours is MANA_F_BASE + its table index, so the Fortran value
+ *             is the same after a restart; a predefined object keeps the real library's value (small
+ *             numbers, below MANA_F_BASE), and f2c of such a value asks the real library and maps the
+ *             result back to the predefined object.
+ *   MPICH     c2f/f2c are casts in mpi.h: the virtual handle is its own Fortran handle.
+ *
+ * Keyvals (attr.c) are ints of our own (MANA_KV_BASE + slot).  Attributes, keyvals and the contents
+ * of info objects live in the upper half only: they are in the image, and the replay has nothing to
+ * do but give an info the new real MPI_INFO_NULL.  User error handlers (errh.c): every communicator
+ * with one has the same real error handler in the lower half, whose function only notes
+ * (communicator, code); lower_leave sees the note and runs the program's handler once the thread is
+ * back on its own TLS and no longer owns the lower half.
  */
 #ifndef MANA_MPI_INT_H
 #define MANA_MPI_INT_H
