@@ -4,6 +4,7 @@
  *
  * Hints given to a communicator are kept as an attribute of an internal keyval (attr.c): an info of
  * our own (info.c), freed with the communicator, not copied by a dup, in the image across a restart.
+ * Names (MPI_Comm_set_name) are kept the same way, so a restarted communicator keeps its name.
  */
 #include "mpi_int.h"
 
@@ -61,6 +62,50 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
     return hints_set(*newcomm, info);
 }
 ALIAS(Comm_dup_with_info)
+
+/* ---- names: kept like hints (an internal attribute), so a restarted communicator has its name ---- */
+
+static int name_kv = MPI_KEYVAL_INVALID;
+
+static int name_delete(MPI_Comm c, int kv, void *val, void *extra)
+{
+    (void)c; (void)kv; (void)extra;
+    free(val);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_set_name(MPI_Comm comm, const char *name)
+{
+    MANA_CHECK_INIT();
+    int rc;
+    LOWER(rc = real.Comm_set_name(R(comm), name));   /* for the MPI library's own messages */
+    if (rc != MPI_SUCCESS) return rc;
+    if (name_kv == MPI_KEYVAL_INVALID && (rc = PMPI_Comm_create_keyval(NULL, name_delete, &name_kv, NULL)) != MPI_SUCCESS)
+        return rc;
+    char *copy = strdup(name);
+    if (!copy) return MPI_ERR_NO_MEM;
+    return PMPI_Comm_set_attr(comm, name_kv, copy);
+}
+ALIAS(Comm_set_name)
+
+int PMPI_Comm_get_name(MPI_Comm comm, char *name, int *len)
+{
+    MANA_CHECK_INIT();
+    void *val = NULL;
+    int flag = 0, rc;
+    if (name_kv != MPI_KEYVAL_INVALID) PMPI_Comm_get_attr(comm, name_kv, &val, &flag);
+    if (flag) {
+        size_t n = strlen(val);
+        if (n > MPI_MAX_OBJECT_NAME - 1) n = MPI_MAX_OBJECT_NAME - 1;
+        memcpy(name, val, n);
+        name[n] = 0;
+        *len = (int)n;
+        return MPI_SUCCESS;
+    }
+    LOWER(rc = real.Comm_get_name(R(comm), name, len));
+    return rc;
+}
+ALIAS(Comm_get_name)
 
 /* A request that is already complete (the drain and the replay leave RQ_COLL requests alone). */
 static void done_request(MPI_Request *req)

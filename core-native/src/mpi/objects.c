@@ -170,26 +170,7 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 }
 ALIAS(Comm_test_inter)
 
-/* MPI_Comm_set_errhandler: errh.c; MPI_Comm_get_attr: attr.c. */
-
-int PMPI_Comm_set_name(MPI_Comm comm, const char *name)
-{
-    MANA_CHECK_INIT();
-    int rc;
-    /* Not replayed: a restarted communicator has MPI's default name. */
-    LOWER(rc = real.Comm_set_name(R(comm), name));
-    return rc;
-}
-ALIAS(Comm_set_name)
-
-int PMPI_Comm_get_name(MPI_Comm comm, char *name, int *len)
-{
-    MANA_CHECK_INIT();
-    int rc;
-    LOWER(rc = real.Comm_get_name(R(comm), name, len));
-    return rc;
-}
-ALIAS(Comm_get_name)
+/* MPI_Comm_set_errhandler: errh.c; MPI_Comm_get_attr: attr.c; MPI_Comm_set_name, MPI_Comm_get_name: comm.c. */
 
 /* ---- groups (kept as world ranks) ---- */
 

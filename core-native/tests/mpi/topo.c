@@ -64,6 +64,7 @@ int main(int argc, char **argv)
     }
     MPI_Comm graph;
     MPI_Graph_create(MPI_COMM_WORLD, n, index, edges, 0, &graph);
+    MPI_Comm_set_name(graph, "ring graph");
 
     /* dist graph, adjacent and weighted: from the left, to the right */
     int src = (me + n - 1) % n, dst = (me + 1) % n, sw = 10 + src, dw = 10 + me;
@@ -156,6 +157,10 @@ int main(int argc, char **argv)
         int topo = 0;
         MPI_Topo_test(graph, &topo);
         if (topo != MPI_GRAPH || nnodes != n || nedges != 2 * n) mt_fail("graph topology");
+        char cname[MPI_MAX_OBJECT_NAME];
+        int clen = 0;
+        MPI_Comm_get_name(graph, cname, &clen);
+        if (strcmp(cname, "ring graph") != 0 || clen != 10) mt_fail("communicator name lost: '%s'", cname);
         val = (val * 31 + acc + it) % 1000003;
 
         /* dist graphs: their neighbours and weights */
