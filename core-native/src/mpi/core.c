@@ -132,7 +132,7 @@ struct vobj *vobj_of(uint64_t h)
     if (h >= lo && h < hi) return (struct vobj *)(uintptr_t)h;
     return NULL;
 #else
-    if ((h & 0xC0000000u) == 0x40000000u || (h & 0x03FFFFFFu) == 0) return NULL;
+    if ((h & 0xC0000000u) != 0 || (h & 0x03FFFFFFu) == 0) return NULL;
     uint32_t i = (uint32_t)(h & 0x03FFFFFFu);
     return i < MANA_MAX_VOBJ && vtab[i].kind ? &vtab[i] : NULL;
 #endif
@@ -210,6 +210,19 @@ static volatile int coll_phase;       /* 0 open, 1 everyone waits, 2 wait once a
 static volatile int coll_gen;         /* futex word: changes with every phase change and entry */
 static volatile int entering;
 
+/* The communicators program threads wait at (phase 2 of the drain: see quiesce). */
+#define GATED_MAX 32
+static struct vobj *volatile gated[GATED_MAX];
+
+static int gated_add(struct vobj *c)
+{
+    for (int i = 0; i < GATED_MAX; i++) {
+        struct vobj *none = NULL;
+        if (__atomic_compare_exchange_n(&gated[i], &none, c, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) return i;
+    }
+    return -1;
+}
+
 static void coll_wake(void)
 {
     __atomic_add_fetch(&coll_gen, 1, __ATOMIC_SEQ_CST);
@@ -240,12 +253,15 @@ uint64_t coll_enter(struct vobj *c)
     }
     for (;;) {
         /* Wait without holding the lower half while the drain holds this communicator. */
+        int slot = -2;
         for (;;) {
             int g = __atomic_load_n(&coll_gen, __ATOMIC_SEQ_CST);
             int ph = __atomic_load_n(&coll_phase, __ATOMIC_SEQ_CST);
             if (!(ph == 1 || (ph == 2 && c->seq >= c->target))) break;
+            if (slot == -2) slot = gated_add(c);
             coll_sleep(g);
         }
+        if (slot >= 0) __atomic_store_n(&gated[slot], NULL, __ATOMIC_SEQ_CST);
         uint64_t up = lower_acquire();
         __atomic_add_fetch(&entering, 1, __ATOMIC_SEQ_CST);
         int ph = __atomic_load_n(&coll_phase, __ATOMIC_SEQ_CST);
@@ -266,7 +282,8 @@ uint64_t coll_enter(struct vobj *c)
 
 static int live_comm(const struct vobj *o)
 {
-    return o->kind == K_COMM && !(o->flags & VF_ZOMBIE);
+    /* gid 0: a constructor that is still running (vnew, then comm_init_gid) */
+    return o->kind == K_COMM && !(o->flags & VF_ZOMBIE) && o->gid;
 }
 
 /* Drive the lower half's progress engine once, unless a thread of the program holds the lower half
@@ -288,10 +305,10 @@ static void poke_progress(void)
  * that already left the same collective can owe it data that only the partner's progress engine
  * moves (MPICH's shared-memory collectives do this), and a stopped partner would never move it.  So
  * no rank goes on to stop its threads until no rank has a thread inside a collective; meanwhile
- * every rank keeps its progress engine turning.  Rounds of one coordinator sum each, phases 64 and
- * up (free for the runtime, docs/coordinator-protocol.md). */
-#define SETTLE_PHASE0 64
-#define SETTLE_ROUNDS 60000
+ * every rank keeps its progress engine turning.  Rounds of one coordinator sum each, phases 16,448
+ * and up (free for the runtime, docs/coordinator-protocol.md; 64-16,447 are the target rounds). */
+#define SETTLE_PHASE0 (64 + 0x4000)      /* after the target rounds' phases (64 + round & 0x3fff) */
+#define SETTLE_ROUNDS 40000
 static int settle(uint32_t g, char *err, size_t errlen)
 {
     for (int round = 0; round < SETTLE_ROUNDS; round++) {
@@ -327,7 +344,7 @@ static int quiesce(uint32_t g, char *err, size_t errlen)
 
     /* Every member's count for every communicator, through two coordinator reductions: the
      * communicator ids per slot (to catch two communicators sharing one), then the counts. */
-    static int64_t v[2 * SLOTS], s[SLOTS];
+    static int64_t v[2 * SLOTS], s[SLOTS + 1];
     for (int i = 0; i < SLOTS; i++) { v[i] = 0; v[SLOTS + i] = INT64_MIN; s[i] = 0; }
     for (uint32_t i = 1; i <= vtab_used; i++) {
         struct vobj *o = &vtab[i];
@@ -342,6 +359,9 @@ static int quiesce(uint32_t g, char *err, size_t errlen)
         struct vobj *o = &vtab[i];
         if (!live_comm(o)) continue;
         int k = (int)(o->gid % SLOTS);
+        /* Program threads still run here (only collectives wait): a communicator whose constructor
+         * returned after every rank had counted is in no rank's count; nobody has used it yet. */
+        if (v[k] == 0 && v[SLOTS + k] == INT64_MIN) continue;
         if (v[k] != (int64_t)o->gid || -v[SLOTS + k] != (int64_t)o->gid) {
             snprintf(err, errlen, "two communicators share drain slot %d (ids %lld, %lld); checkpoint refused",
                      k, (long long)v[k], (long long)-v[SLOTS + k]);
@@ -358,22 +378,56 @@ static int quiesce(uint32_t g, char *err, size_t errlen)
     }
     __atomic_store_n(&coll_phase, 2, __ATOMIC_SEQ_CST);
     coll_wake();
-    /* Run on until every communicator reached its target. */
-    for (;;) {
-        int gen = __atomic_load_n(&coll_gen, __ATOMIC_SEQ_CST);
-        int done = 1;
-        for (uint32_t i = 1; i <= vtab_used && done; i++) {
+    /* Run on until every communicator reached its target.  A target is the highest count any member
+     * has, so it can take more than one round: a thread that must pass a communicator already at
+     * its target to reach another's (a collective that only some ranks make between two of a shared
+     * communicator) may make one more call there (its target goes up by one here, and on the other
+     * members with the next round); rounds go on until no rank is behind anywhere. */
+    for (int round = 0;; round++) {
+        struct timespec r0;
+        clock_gettime(CLOCK_MONOTONIC, &r0);
+        int behind_here;
+        for (;;) {
+            int gen = __atomic_load_n(&coll_gen, __ATOMIC_SEQ_CST);
+            behind_here = 0;
+            for (uint32_t i = 1; i <= vtab_used && !behind_here; i++) {
+                struct vobj *o = &vtab[i];
+                if (live_comm(o) && o->seq < o->target) behind_here = 1;
+            }
+            if (!behind_here || mana_finalized) break;
+            int more = 0;
+            for (int i = 0; i < GATED_MAX; i++) {
+                struct vobj *c = __atomic_load_n(&gated[i], __ATOMIC_SEQ_CST);
+                if (c && live_comm(c) && c->seq >= c->target) { c->target = c->seq + 1; more++; behind++; }
+            }
+            if (more) coll_wake();
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            if (ts.tv_sec - t0 > 600) {
+                snprintf(err, errlen, "collective drain: this rank did not reach the other ranks' collective calls within 600 s");
+                return -1;
+            }
+            /* stuck (a thread in a collective that waits for ranks held elsewhere): tell the others */
+            if ((ts.tv_sec - r0.tv_sec) * 1000000000LL + (ts.tv_nsec - r0.tv_nsec) > 20000000LL) break;
+            coll_sleep(gen);
+        }
+        /* One more reduction (phases 64+: free for the runtime): the counts, and whether anyone is behind. */
+        for (int i = 0; i < SLOTS; i++) s[i] = 0;
+        for (uint32_t i = 1; i <= vtab_used; i++) {
             struct vobj *o = &vtab[i];
-            if (live_comm(o) && o->seq < o->target) done = 0;
+            if (!live_comm(o)) continue;
+            int k = (int)(o->gid % SLOTS);
+            uint64_t want = o->seq > o->target ? o->seq : o->target;
+            if ((int64_t)want > s[k]) s[k] = (int64_t)want;
         }
-        if (done) break;
-        if (mana_finalized) break;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        if (ts.tv_sec - t0 > 600) {
-            snprintf(err, errlen, "collective drain: this rank did not reach the other ranks' collective calls within 600 s");
+        s[SLOTS] = behind_here && !mana_finalized;
+        if (lower.iface->reduce(g, (uint16_t)(64 + (round & 0x3fff)), MANA_RED_MAX, s, SLOTS + 1, err, errlen) != 0)
             return -1;
+        if (!s[SLOTS]) break;
+        for (uint32_t i = 1; i <= vtab_used; i++) {
+            struct vobj *o = &vtab[i];
+            if (live_comm(o) && (uint64_t)s[o->gid % SLOTS] > o->target) o->target = (uint64_t)s[o->gid % SLOTS];
         }
-        coll_sleep(gen);
+        coll_wake();
     }
     if (mana_debug_on()) say("mana: collective drain: ran %llu collective call(s) on to the targets",
                                             (unsigned long long)behind);
@@ -584,6 +638,7 @@ ALIAS(Finalized)
 int PMPI_Finalize(void)
 {
     MANA_CHECK_INIT();
+    mana_attr_finalize();
     int rc;
     COLL_LOWER(world_obj, rc = real.Finalize());
     mana_finalized = 1;

@@ -15,7 +15,22 @@
  *             8 bytes, so translation is one load.
  *   MPICH     handles are ints.  Built-in handles (kind bits 01) and the NULL handles are the same
  *             in both halves and pass through; a virtual handle is the kind's NULL value with the
- *             table index in its low 26 bits (MPICH's own handles always have kind bits 10 or 11).
+ *             table index in its low 26 bits (MPICH's own handles always have kind bits 10 or 11,
+ *             and those pass through too: its predefined pair types MPI_DOUBLE_INT... are direct).
+ *
+ * Fortran handles (convert.c)
+ *   Open MPI  MPI_X_c2f of an object of ours is MANA_F_BASE + its table index, so the Fortran value
+ *             is the same after a restart; a predefined object keeps the real library's value (small
+ *             numbers, below MANA_F_BASE), and f2c of such a value asks the real library and maps the
+ *             result back to the predefined object.
+ *   MPICH     c2f/f2c are casts in mpi.h: the virtual handle is its own Fortran handle.
+ *
+ * Keyvals (attr.c) are ints of our own (MANA_KV_BASE + slot).  Attributes, keyvals and the contents
+ * of info objects live in the upper half only: they are in the image, and the replay has nothing to
+ * do but give an info the new real MPI_INFO_NULL.  User error handlers (errh.c): every communicator
+ * with one has the same real error handler in the lower half, whose function only notes
+ * (communicator, code); lower_leave sees the note and runs the program's handler once the thread is
+ * back on its own TLS and no longer owns the lower half.
  */
 #ifndef MANA_MPI_INT_H
 #define MANA_MPI_INT_H
@@ -36,7 +51,8 @@ struct mana_real { MANA_REAL_FNS(MANA_DECL_REAL) };
 extern struct mana_real real;
 
 /* ---- virtual objects ---- */
-enum vkind { K_FREE = 0, K_COMM, K_GROUP, K_TYPE, K_OP, K_REQ, K_ERRH, K_INFO, K_MSG };
+enum vkind { K_FREE = 0, K_COMM, K_GROUP, K_TYPE, K_OP, K_REQ, K_ERRH, K_INFO, K_MSG,
+             K_ERRCODE /* an added error class, code or string (errh.c): a recipe, no handle */ };
 
 #define VF_PREDEF   0x01u     /* predefined (MPI_COMM_WORLD...): never replayed */
 #define VF_ZOMBIE   0x02u     /* freed by the program, kept because another recipe names it */
@@ -58,6 +74,10 @@ enum recipe {
     R_TYPE_CONTIGUOUS, R_TYPE_VECTOR, R_TYPE_HVECTOR, R_TYPE_INDEXED, R_TYPE_INDEXED_BLOCK,
     R_TYPE_HINDEXED, R_TYPE_STRUCT, R_TYPE_SUBARRAY, R_TYPE_RESIZED, R_TYPE_DUP,
     R_OP_CREATE,
+    /* info.c, errh.c, topo.c, dtype.c */
+    R_INFO, R_ERRH_USER, R_ERR_CLASS, R_ERR_CODE, R_ERR_STRING,
+    R_GRAPH_CREATE, R_DIST_GRAPH, R_DIST_GRAPH_ADJ, R_COMM_CREATE_GROUP,
+    R_TYPE_DARRAY, R_TYPE_HINDEXED_BLOCK, R_TYPE_F90,
 };
 
 /* Requests: what the program asked for, so a pending one can be posted again after a restart. */
@@ -109,7 +129,8 @@ static inline uint64_t v2r(uint64_t h) { return h ? *(const uint64_t *)h : 0; }
 #define HMAKE(T, v) ((T)(int)(uint32_t)(v))
 static inline uint64_t v2r(uint64_t h)
 {
-    if ((h & 0xC0000000u) == 0x40000000u || (h & 0x03FFFFFFu) == 0) return h;
+    /* MPICH's own handles pass through: built-in (01) and its predefined pair types (MPI_DOUBLE_INT...: direct, 10) */
+    if ((h & 0xC0000000u) != 0 || (h & 0x03FFFFFFu) == 0) return h;
     return v2r_slow(h);
 }
 #endif
@@ -183,9 +204,13 @@ static inline __attribute__((always_inline)) uint64_t lower_enter(void)
     return up;
 }
 
+extern volatile int mana_errh_pending;          /* errh.c: the real MPI called a user error handler */
+void mana_errh_leave(uint64_t up);               /* lower_release, then run that handler */
+
 static inline __attribute__((always_inline)) void lower_leave(uint64_t up)
 {
     mana_sys2(SYS_arch_prctl, 0x1002 /* ARCH_SET_FS */, (long)up);
+    if (__builtin_expect(mana_errh_pending, 0)) { mana_errh_leave(up); return; }
     lower_release(up);
 }
 
@@ -241,6 +266,18 @@ int  mana_replay(char *err, size_t errlen);
 uint32_t mana_replay_count(void);
 void mana_refresh_predefined(void);
 void mana_record_parent(struct vobj *child, struct vobj *p);
+
+/* Shared by objects.c and the newer files (attr.c info.c errh.c topo.c dtype.c convert.c). */
+int new_comm(MPI_Comm realc, struct vobj *parent, int recipe, MPI_Comm *out, struct vobj **made);
+int new_group(MPI_Group realg, MPI_Group *out);
+int *world_ranks(MPI_Group realg, int *n);
+#define MANA_KV_BASE 0x10000
+#define MANA_F_BASE  0x100000
+int  mana_attr_copy(int kind, uint64_t oldh, uint64_t newh);  /* copy callbacks (dup) */
+int  mana_attr_clear(int kind, uint64_t h);                   /* delete callbacks (free) */
+void mana_attr_finalize(void);                                /* MPI_COMM_SELF's, at MPI_Finalize */
+void mana_errh_replay(void);                                  /* restart: the real handler again */
+int  mana_comm_dup_attrs(MPI_Comm old, MPI_Comm *newcomm);    /* after a dup: attributes, or free it */
 
 /* Messages to stderr (one write); MANA_DEBUG only for the second. */
 void mana_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -22,13 +22,16 @@ static void *dup_arr(const void *src, size_t len)
 
 /* ---- communicators ---- */
 
-static int new_comm(MPI_Comm realc, struct vobj *parent, int recipe, MPI_Comm *out, struct vobj **made)
+int new_comm(MPI_Comm realc, struct vobj *parent, int recipe, MPI_Comm *out, struct vobj **made)
 {
     if (HBITS(realc) == v2r(HBITS(MPI_COMM_NULL))) { *out = MPI_COMM_NULL; if (made) *made = NULL; return MPI_SUCCESS; }
     struct vobj *o = vnew(K_COMM, HBITS(realc));
     o->recipe = (uint16_t)recipe;
     mana_record_parent(o, parent);
     comm_init_gid(o, parent);
+    /* A new communicator inherits its parent's error handler: say which, so the replay sets it
+     * explicitly (the parent may have another one by then). */
+    o->errh = parent->errh ? parent->errh : HBITS(MPI_ERRORS_ARE_FATAL);
     *out = V(MPI_Comm, o);
     if (made) *made = o;
     return MPI_SUCCESS;
@@ -43,7 +46,8 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     COLL_LOWER(p, rc = real.Comm_dup(R(comm), &rc_));
     if (rc != MPI_SUCCESS) return rc;
     p->flags |= VF_PARENT;
-    return new_comm(rc_, p, R_COMM_DUP, newcomm, NULL);
+    new_comm(rc_, p, R_COMM_DUP, newcomm, NULL);
+    return mana_comm_dup_attrs(comm, newcomm);
 }
 ALIAS(Comm_dup)
 
@@ -91,7 +95,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int type, int key, MPI_Info info, MPI_Co
 ALIAS(Comm_split_type)
 
 /* World ranks of a real group (call outside LOWER). */
-static int *world_ranks(MPI_Group realg, int *n)
+int *world_ranks(MPI_Group realg, int *n)
 {
     int size = 0;
     MPI_Group wg;
@@ -132,9 +136,14 @@ int PMPI_Comm_free(MPI_Comm *comm)
     MANA_CHECK_INIT();
     struct vobj *c = comm_obj(*comm);
     if (!c || (c->flags & VF_PREDEF)) return MPI_ERR_COMM;
-    MPI_Comm r = R(*comm);
-    int rc;
-    COLL_LOWER(c, rc = real.Comm_free(&r));
+    int rc = mana_attr_clear(K_COMM, HBITS(*comm));
+    if (rc != MPI_SUCCESS) return rc;
+    MPI_Comm r;
+    /* Collective, and made to synchronize: no member forgets the communicator (and with it the count
+     * of collectives it made on it, which the drain's targets come from) while another member still
+     * has collectives on it to run.  real = 0 in the same excursion: a checkpoint that stops this
+     * thread right after it must not probe the freed communicator (the drain skips real == 0). */
+    COLL_LOWER(c, r = R(*comm); rc = real.Barrier(r); if (rc == MPI_SUCCESS) rc = real.Comm_free(&r); if (rc == MPI_SUCCESS) c->real = 0);
     if (rc != MPI_SUCCESS) return rc;
     if (c->flags & VF_PARENT) { c->flags |= VF_ZOMBIE; c->real = 0; }
     else vrelease(c);
@@ -161,50 +170,11 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 }
 ALIAS(Comm_test_inter)
 
-int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler eh)
-{
-    MANA_CHECK_INIT();
-    struct vobj *c = comm_obj(comm);
-    if (vobj_of(HBITS(eh))) mana_unsupported("MPI_Comm_set_errhandler", "only predefined error handlers can be restored");
-    int rc;
-    LOWER(rc = real.Comm_set_errhandler(R(comm), R(eh)));
-    if (rc == MPI_SUCCESS && c) c->errh = HBITS(eh);
-    return rc;
-}
-ALIAS(Comm_set_errhandler)
-
-int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *val, int *flag)
-{
-    MANA_CHECK_INIT();
-    int rc;
-    /* Predefined keyvals only (MPI_TAG_UB, MPI_WTIME_IS_GLOBAL, ...): user keyvals are not wrapped. */
-    LOWER(rc = real.Comm_get_attr(R(comm), keyval, val, flag));
-    return rc;
-}
-ALIAS(Comm_get_attr)
-
-int PMPI_Comm_set_name(MPI_Comm comm, const char *name)
-{
-    MANA_CHECK_INIT();
-    int rc;
-    /* Not replayed: a restarted communicator has MPI's default name. */
-    LOWER(rc = real.Comm_set_name(R(comm), name));
-    return rc;
-}
-ALIAS(Comm_set_name)
-
-int PMPI_Comm_get_name(MPI_Comm comm, char *name, int *len)
-{
-    MANA_CHECK_INIT();
-    int rc;
-    LOWER(rc = real.Comm_get_name(R(comm), name, len));
-    return rc;
-}
-ALIAS(Comm_get_name)
+/* MPI_Comm_set_errhandler: errh.c; MPI_Comm_get_attr: attr.c; MPI_Comm_set_name, MPI_Comm_get_name: comm.c. */
 
 /* ---- groups (kept as world ranks) ---- */
 
-static int new_group(MPI_Group realg, MPI_Group *out)
+int new_group(MPI_Group realg, MPI_Group *out)
 {
     if (HBITS(realg) == v2r(HBITS(MPI_GROUP_EMPTY))) { *out = MPI_GROUP_EMPTY; return MPI_SUCCESS; }
     struct vobj *o = vnew(K_GROUP, HBITS(realg));
@@ -242,9 +212,9 @@ int PMPI_Group_free(MPI_Group *group)
 {
     MANA_CHECK_INIT();
     struct vobj *g = vobj_of(HBITS(*group));
-    MPI_Group r = R(*group);
+    MPI_Group r;
     int rc;
-    LOWER(rc = real.Group_free(&r));
+    LOWER(r = R(*group); rc = real.Group_free(&r));
     if (rc != MPI_SUCCESS) return rc;
     if (g) vrelease(g);
     *group = MPI_GROUP_NULL;
@@ -379,9 +349,9 @@ int PMPI_Type_create_struct(int count, const int blens[], const MPI_Aint displs[
 {
     MANA_CHECK_INIT();
     MPI_Datatype *rt = malloc(((size_t)count + 1) * sizeof *rt), t;
-    for (int i = 0; i < count; i++) rt[i] = R(types[i]);
     int rc;
-    LOWER(rc = real.Type_create_struct(count, blens, displs, rt, &t));
+    LOWER(for (int i = 0; i < count; i++) rt[i] = R(types[i]);
+          rc = real.Type_create_struct(count, blens, displs, rt, &t));
     free(rt);
     struct vobj *o;
     rc = new_type(rc, t, R_TYPE_STRUCT, out, NULL, &o);
@@ -448,6 +418,11 @@ int PMPI_Type_dup(MPI_Datatype old, MPI_Datatype *out)
     LOWER(rc = real.Type_dup(R(old), &t));
     rc = new_type(rc, t, R_TYPE_DUP, out, vobj_of(HBITS(old)), &o);
     if (rc == MPI_SUCCESS) o->a[1] = (int64_t)HBITS(old);
+    if (rc == MPI_SUCCESS && (rc = mana_attr_copy(K_TYPE, HBITS(old), HBITS(*out))) != MPI_SUCCESS) {
+        MPI_Datatype d = *out;          /* a copy callback failed: the dup fails (the copies made are deleted) */
+        PMPI_Type_free(&d);
+        *out = MPI_DATATYPE_NULL;
+    }
     return rc;
 }
 ALIAS(Type_dup)
@@ -456,10 +431,11 @@ int PMPI_Type_commit(MPI_Datatype *type)
 {
     MANA_CHECK_INIT();
     struct vobj *o = vobj_of(HBITS(*type));
-    MPI_Datatype r = R(*type);
+    MPI_Datatype r;
     int rc;
-    LOWER(rc = real.Type_commit(&r));
-    if (rc == MPI_SUCCESS && o) o->flags |= VF_COMMITTED;
+    /* the handle is read, and the flag the replay commits by set, inside the excursion: a checkpoint
+     * comes before or after both */
+    LOWER(r = R(*type); rc = real.Type_commit(&r); if (rc == MPI_SUCCESS && o) o->flags |= VF_COMMITTED);
     return rc;
 }
 ALIAS(Type_commit)
@@ -469,9 +445,10 @@ int PMPI_Type_free(MPI_Datatype *type)
     MANA_CHECK_INIT();
     struct vobj *o = vobj_of(HBITS(*type));
     if (!o) return MPI_ERR_TYPE;
-    MPI_Datatype r = R(*type);
-    int rc;
-    LOWER(rc = real.Type_free(&r));
+    int rc = mana_attr_clear(K_TYPE, HBITS(*type));
+    if (rc != MPI_SUCCESS) return rc;
+    MPI_Datatype r;
+    LOWER(r = R(*type); rc = real.Type_free(&r));
     if (rc != MPI_SUCCESS) return rc;
     if (o->flags & VF_PARENT) { o->flags |= VF_ZOMBIE; o->real = 0; }
     else vrelease(o);
@@ -558,9 +535,9 @@ int PMPI_Op_free(MPI_Op *op)
     MANA_CHECK_INIT();
     struct vobj *o = vobj_of(HBITS(*op));
     if (!o) return MPI_ERR_OP;
-    MPI_Op r = R(*op);
+    MPI_Op r;
     int rc;
-    LOWER(rc = real.Op_free(&r));
+    LOWER(r = R(*op); rc = real.Op_free(&r));
     vrelease(o);
     *op = MPI_OP_NULL;
     return rc;

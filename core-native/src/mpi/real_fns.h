@@ -3,7 +3,8 @@
  * Resolved by name ("PMPI_" + name) through lh_info's resolver at MPI_Init and again after a restart.
  * One X-macro list, so the table and its resolution cannot drift apart.
  */
-#define MANA_REAL_FNS(X) \
+#include "real_fns_ext.h"
+#define MANA_REAL_FNS(X) MANA_REAL_FNS_EXT(X) \
     X(Init_thread) X(Finalize) X(Abort) X(Comm_rank) X(Comm_size) X(Wtime) X(Wtick) \
     X(Get_processor_name) X(Get_library_version) X(Error_string) X(Error_class) \
     X(Send) X(Isend) X(Issend) X(Irsend) X(Ibsend) X(Irecv) X(Test) X(Wait) X(Cancel) X(Request_free) \
@@ -18,8 +19,7 @@
     X(Neighbor_allgather) X(Neighbor_allgatherv) X(Neighbor_alltoall) X(Neighbor_alltoallv) X(Neighbor_alltoallw) \
     X(Ineighbor_allgather) X(Ineighbor_allgatherv) X(Ineighbor_alltoall) X(Ineighbor_alltoallv) \
     X(Ineighbor_alltoallw) \
-    X(Improbe) X(Imrecv) X(Mrecv) X(Graph_neighbors_count) \
-    X(Dist_graph_neighbors_count) \
+    X(Improbe) X(Imrecv) X(Mrecv) \
     X(Comm_dup) X(Comm_split) X(Comm_create) X(Comm_split_type) X(Comm_free) X(Comm_group) X(Comm_compare) \
     X(Comm_test_inter) X(Comm_set_errhandler) X(Comm_get_attr) X(Comm_set_name) X(Comm_get_name) \
     X(Group_size) X(Group_rank) X(Group_incl) X(Group_free) X(Group_translate_ranks) X(Group_compare) \

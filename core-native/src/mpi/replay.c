@@ -12,6 +12,9 @@
 
 extern uint32_t mana_vtab_used(void);
 MPI_User_function *mana_op_tramp(int slot);
+int mana_topo_replay(struct vobj *o, MPI_Comm pc, MPI_Comm *nc);     /* topo.c */
+int mana_dtype_replay(struct vobj *o, MPI_Datatype *t);             /* dtype.c */
+int mana_errcode_replay(struct vobj *o);                            /* errh.c */
 
 static int by_order(const void *a, const void *b)
 {
@@ -86,6 +89,18 @@ static int replay_one(struct vobj *o, MPI_Group wg)
         o->real = HBITS(op);
         return rc;
     }
+    case R_GRAPH_CREATE: case R_DIST_GRAPH: case R_DIST_GRAPH_ADJ: rc = mana_topo_replay(o, pc, &nc); break;
+    case R_COMM_CREATE_GROUP: {
+        MPI_Group g;
+        LOWER(rc = real.Group_incl(wg, (int)(o->arr_len / sizeof(int)), ia, &g);
+              if (rc == MPI_SUCCESS) { rc = real.Comm_create_group(pc, g, (int)o->a[0], &nc); real.Group_free(&g); });
+        break;
+    }
+    case R_TYPE_DARRAY: case R_TYPE_HINDEXED_BLOCK: case R_TYPE_F90: rc = mana_dtype_replay(o, &t); break;
+    /* info objects live in the upper half: only the real MPI_INFO_NULL they stand for is new */
+    case R_INFO: o->real = v2r(HBITS(MPI_INFO_NULL)); return MPI_SUCCESS;
+    case R_ERRH_USER: return MPI_SUCCESS;                 /* mana_errh_replay did it */
+    case R_ERR_CLASS: case R_ERR_CODE: case R_ERR_STRING: return mana_errcode_replay(o);
     default: return MPI_SUCCESS;
     }
 #undef old
@@ -113,6 +128,7 @@ int mana_replay(char *err, size_t errlen)
     qsort(list, n, sizeof *list, by_order);
     MPI_Group wg;
     LOWER(real.Comm_group(R(MPI_COMM_WORLD), &wg));
+    mana_errh_replay();                 /* before any communicator gets a user error handler again */
     for (int k = 0; k < 2; k++) {
         struct vobj *pre = k == 0 ? world_obj : self_obj;
         if (pre->errh) LOWER(real.Comm_set_errhandler(HMAKE(MPI_Comm, pre->real), HMAKE(MPI_Errhandler, v2r(pre->errh))));

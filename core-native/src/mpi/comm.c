@@ -1,0 +1,196 @@
+/*
+ * comm.c - the communicator constructors and calls objects.c does not have: dup_with_info, idup,
+ * create_group, set_info/get_info.
+ *
+ * Hints given to a communicator are kept as an attribute of an internal keyval (attr.c): an info of
+ * our own (info.c), freed with the communicator, not copied by a dup, in the image across a restart.
+ * Names (MPI_Comm_set_name) are kept the same way, so a restarted communicator keeps its name.
+ */
+#include "mpi_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define ALIAS(n) extern __typeof__(PMPI_##n) MPI_##n __attribute__((weak, alias("PMPI_" #n)));
+
+int mana_info_dup(MPI_Info src, MPI_Info *out);
+
+static int hints_kv = MPI_KEYVAL_INVALID;
+
+static int hints_delete(MPI_Comm c, int kv, void *val, void *extra)
+{
+    (void)c; (void)kv; (void)extra;
+    MPI_Info in = HMAKE(MPI_Info, (uint64_t)(uintptr_t)val);
+    return PMPI_Info_free(&in);
+}
+
+static int hints_set(MPI_Comm comm, MPI_Info info)
+{
+    if (hints_kv == MPI_KEYVAL_INVALID) {
+        int rc = PMPI_Comm_create_keyval(NULL, hints_delete, &hints_kv, NULL);
+        if (rc != MPI_SUCCESS) return rc;
+    }
+    MPI_Info copy;
+    int rc = mana_info_dup(info, &copy);
+    if (rc != MPI_SUCCESS) return rc;
+    return PMPI_Comm_set_attr(comm, hints_kv, (void *)(uintptr_t)HBITS(copy));
+}
+
+int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
+{
+    MANA_CHECK_INIT();
+    if (!comm_obj(comm)) return MPI_ERR_COMM;
+    return hints_set(comm, info);
+}
+ALIAS(Comm_set_info)
+
+int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *out)
+{
+    MANA_CHECK_INIT();
+    if (!comm_obj(comm)) return MPI_ERR_COMM;
+    void *val = NULL;
+    int flag = 0;
+    if (hints_kv != MPI_KEYVAL_INVALID) PMPI_Comm_get_attr(comm, hints_kv, &val, &flag);
+    return mana_info_dup(flag ? HMAKE(MPI_Info, (uint64_t)(uintptr_t)val) : MPI_INFO_NULL, out);
+}
+ALIAS(Comm_get_info)
+
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+    int rc = PMPI_Comm_dup(comm, newcomm);
+    if (rc != MPI_SUCCESS || info == MPI_INFO_NULL) return rc;
+    return hints_set(*newcomm, info);
+}
+ALIAS(Comm_dup_with_info)
+
+/* ---- names: kept like hints (an internal attribute), so a restarted communicator has its name ---- */
+
+static int name_kv = MPI_KEYVAL_INVALID;
+
+static int name_delete(MPI_Comm c, int kv, void *val, void *extra)
+{
+    (void)c; (void)kv; (void)extra;
+    free(val);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_set_name(MPI_Comm comm, const char *name)
+{
+    MANA_CHECK_INIT();
+    int rc;
+    LOWER(rc = real.Comm_set_name(R(comm), name));   /* for the MPI library's own messages */
+    if (rc != MPI_SUCCESS) return rc;
+    if (name_kv == MPI_KEYVAL_INVALID && (rc = PMPI_Comm_create_keyval(NULL, name_delete, &name_kv, NULL)) != MPI_SUCCESS)
+        return rc;
+    char *copy = strdup(name);
+    if (!copy) return MPI_ERR_NO_MEM;
+    return PMPI_Comm_set_attr(comm, name_kv, copy);
+}
+ALIAS(Comm_set_name)
+
+int PMPI_Comm_get_name(MPI_Comm comm, char *name, int *len)
+{
+    MANA_CHECK_INIT();
+    void *val = NULL;
+    int flag = 0, rc;
+    if (name_kv != MPI_KEYVAL_INVALID) PMPI_Comm_get_attr(comm, name_kv, &val, &flag);
+    if (flag) {
+        size_t n = strlen(val);
+        if (n > MPI_MAX_OBJECT_NAME - 1) n = MPI_MAX_OBJECT_NAME - 1;
+        memcpy(name, val, n);
+        name[n] = 0;
+        *len = (int)n;
+        return MPI_SUCCESS;
+    }
+    LOWER(rc = real.Comm_get_name(R(comm), name, len));
+    return rc;
+}
+ALIAS(Comm_get_name)
+
+/* A request that is already complete (the drain and the replay leave RQ_COLL requests alone). */
+static void done_request(MPI_Request *req)
+{
+    struct vobj *v = vnew(K_REQ, 0);
+    v->rkind = RQ_COLL;
+    v->flags |= VF_DONE | VF_POSTED;
+    v->status.MPI_SOURCE = MPI_ANY_SOURCE;
+    v->status.MPI_TAG = MPI_ANY_TAG;
+    v->status.MPI_ERROR = MPI_SUCCESS;
+    *req = V(MPI_Request, v);
+}
+
+/* Done at once, as MPI_Comm_dup: a checkpoint then never finds a dup half made. */
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req)
+{
+    int rc = PMPI_Comm_dup(comm, newcomm);
+    if (rc == MPI_SUCCESS) done_request(req);
+    return rc;
+}
+ALIAS(Comm_idup)
+
+#ifndef OPEN_MPI
+int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *req)
+{
+    int rc = PMPI_Comm_dup_with_info(comm, info, newcomm);
+    if (rc == MPI_SUCCESS) done_request(req);
+    return rc;
+}
+ALIAS(Comm_idup_with_info)
+#endif
+
+static uint64_t mix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+/* How many MPI_Comm_create_group calls with this (parent, group, tag) this rank made: the same on
+ * every member, so it tells apart communicators the same call made twice. */
+struct cg_count { uint64_t key; uint64_t n; };
+static struct cg_count *cg;
+static size_t ncg;
+
+static uint64_t cg_next(uint64_t key)
+{
+    for (size_t i = 0; i < ncg; i++) if (cg[i].key == key) return ++cg[i].n;
+    struct cg_count *n = realloc(cg, (ncg + 1) * sizeof *n);
+    if (!n) return 0;
+    cg = n;
+    cg[ncg++] = (struct cg_count){ key, 1 };
+    return 1;
+}
+
+/* Collective over the group only, so not counted as a collective of the parent (its other members
+ * never call it); see the coverage manifest for what that means for a checkpoint. */
+int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+{
+    MANA_CHECK_INIT();
+    struct vobj *p = comm_obj(comm), *g = vobj_of(HBITS(group));
+    if (!p) return MPI_ERR_COMM;
+    MPI_Comm rc_;
+    int rc;
+    LOWER(rc = real.Comm_create_group(R(comm), R(group), tag, &rc_));
+    if (rc != MPI_SUCCESS) return rc;
+    int n;
+    int *wr;
+    if (g && g->arr) { n = (int)(g->arr_len / sizeof(int)); wr = malloc(g->arr_len + 1); if (wr) memcpy(wr, g->arr, g->arr_len); }
+    else wr = world_ranks(R(group), &n);
+    if (!wr) return MPI_ERR_NO_MEM;
+    struct vobj *o;
+    new_comm(rc_, p, R_COMM_CREATE_GROUP, newcomm, &o);
+    if (!o) { free(wr); return MPI_SUCCESS; }          /* not a member: nothing was made */
+    o->a[0] = tag;
+    o->arr = wr;
+    o->arr_len = (size_t)n * sizeof(int);
+    uint64_t key = mix(p->gid ^ mix((uint64_t)(uint32_t)tag));
+    for (int i = 0; i < n; i++) key = mix(key ^ (uint64_t)(uint32_t)wr[i]);
+    o->gid = (mix(key ^ mix(p->seq) ^ cg_next(key)) & 0x3fffffffffffffffULL) | 4;
+    return MPI_SUCCESS;
+}
+ALIAS(Comm_create_group)
+
+/* The profiling interface's hook: no profiler sits between the program and this library. */
+int PMPI_Pcontrol(const int level, ...) { (void)level; return MPI_SUCCESS; }
+ALIAS(Pcontrol)
