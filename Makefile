@@ -17,9 +17,10 @@ MVN := JAVA_HOME=$(BUILD_JDK) $(ROOT)/mvnw -B -ntp
 # Debian packages the build and the tests use (real MPI, real gdb, real X server for the workbench).
 # Recommended packages come too (as on the machines the suite was developed on: Open MPI's mpirun, for
 # one, wants an ssh client present even for local runs). libgtk-3-0 and fonts: the Eclipse workbench.
+# python3-mpi4py: an interpreter that reaches MPI through dlopen, checkpointed (tests/mpi).
 DEB_PACKAGES := build-essential cmake gdb openmpi-bin libopenmpi-dev mpich libmpich-dev \
                 xvfb xauth libgtk-3-0 fonts-dejavu-core procps psmisc bsdutils util-linux \
-                neovim python3 bc sqlite3
+                neovim python3 bc sqlite3 python3-mpi4py
 
 .PHONY: all deps build test test-fast demo clean bench-process bench-coordinator bench-inspector bench-lint bench-gdb bench-mpi check-jdk screenshots
 

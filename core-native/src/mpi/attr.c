@@ -82,6 +82,16 @@ static struct attr **find(int kind, uint64_t obj, int kv)
     return NULL;
 }
 
+/* Takes (kind, obj, kv) out of the list, if it is there. */
+static void unlink_attr(int kind, uint64_t obj, int kv)
+{
+    struct attr **p = find(kind, obj, kv);
+    if (!p) return;
+    struct attr *a = *p;
+    *p = a->next;
+    free(a);
+}
+
 /* The program's delete callback for one attribute. */
 static int call_delete(int kind, uint64_t obj, int kv, void *val)
 {
@@ -108,11 +118,14 @@ static int set_attr(int kind, uint64_t obj, int kv, void *val)
     if (!k || k->freed) return MPI_ERR_KEYVAL;
     struct attr **p = find(kind, obj, kv);
     if (p) {
-        /* Replacing a value deletes the old one first. */
+        /* Replacing a value deletes the old one first.  The callback is the program's: it may add or
+         * delete attributes, so the list is searched again after it. */
         int rc = call_delete(kind, obj, kv, (*p)->val);
         if (rc != MPI_SUCCESS) return rc;
-        (*p)->val = val;
-        return MPI_SUCCESS;
+        if ((p = find(kind, obj, kv)) != NULL) {
+            (*p)->val = val;
+            return MPI_SUCCESS;
+        }
     }
     return attr_add(kind, obj, kv, val);
 }
@@ -135,9 +148,7 @@ static int delete_attr(int kind, uint64_t obj, int kv)
     if (!p) return MPI_ERR_KEYVAL;
     int rc = call_delete(kind, obj, kv, (*p)->val);
     if (rc != MPI_SUCCESS) return rc;
-    struct attr *a = *p;
-    *p = a->next;
-    free(a);
+    unlink_attr(kind, obj, kv);      /* found again: the callback may have changed the list */
     return MPI_SUCCESS;
 }
 
@@ -162,14 +173,16 @@ int mana_attr_copy(int kind, uint64_t oldh, uint64_t newh)
 
 int mana_attr_clear(int kind, uint64_t h)
 {
-    struct attr **p = &attrs;
-    while (*p) {
-        struct attr *a = *p;
-        if (a->kind != kind || a->obj != h) { p = &a->next; continue; }
-        int rc = call_delete(kind, h, a->kv, a->val);
+    /* One attribute at a time, each found from the head of the list: a delete callback is the
+     * program's and may delete or add attributes itself (mpi4py's on MPI_COMM_SELF does), which would
+     * leave a pointer into the list held across it dangling. */
+    for (int guard = 0; guard < 1 << 20; guard++) {
+        struct attr *a = attrs;
+        while (a && (a->kind != kind || a->obj != h)) a = a->next;
+        if (!a) return MPI_SUCCESS;
+        int kv = a->kv, rc = call_delete(kind, h, kv, a->val);
         if (rc != MPI_SUCCESS) return rc;
-        *p = a->next;
-        free(a);
+        unlink_attr(kind, h, kv);
     }
     return MPI_SUCCESS;
 }

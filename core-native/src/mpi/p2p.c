@@ -220,7 +220,11 @@ static int test_in_lower(struct vobj *r)
     MPI_Request rr = HMAKE(MPI_Request, r->real);
     int flag = 0;
     MPI_Status st;          /* no libc call here: this runs on the lower TLS */
-    real.Test(&rr, &flag, &st);
+    /* MPI_Test does not set MPI_ERROR (single completions never do): the status says success unless
+     * the call itself failed, and the completion calls read MPI_ERROR from here. */
+    st.MPI_ERROR = MPI_SUCCESS;
+    int rc = real.Test(&rr, &flag, &st);
+    if (rc != MPI_SUCCESS) { flag = 1; st.MPI_ERROR = rc; }
     if (flag) { r->real = HBITS(rr); req_finished(r, &st); }
     return flag;
 }
