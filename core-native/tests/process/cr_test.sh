@@ -599,6 +599,26 @@ pysqlite)  # python3's sqlite3 module in a transaction loop, restarted as withou
     [ "$(final_line "$W/b.out")" = "pysqlite done: ok (200, 20100)" ] || fail "final line '$(final_line "$W/b.out")'"
     ;;
 
+blocker)   # a helper thread that blocks every signal (raw system call) never holds up a checkpoint
+    start_coordinator
+    PROGDIR_SAVED=$PROGDIR; PROGDIR=$PROJECT_BIN/tests/process
+    launch a blocker 80 50
+    PROGDIR=$PROGDIR_SAVED
+    wait_registered
+    wait_lines "$W/a.out" 5
+    t0=$(date +%s%N)
+    checkpoint
+    t1=$(date +%s%N)
+    [ $(( (t1 - t0) / 1000000 )) -lt 10000 ] || fail "the checkpoint took $(( (t1 - t0) / 1000000 )) ms"
+    grep -q 'blocks the checkpoint signal.*not saved' "$W/a.err" || fail "no warning about the helper: $(cat "$W/a.err")"
+    kill -9 "$LAST_PID"; wait "$LAST_PID" 2>/dev/null
+    restart b
+    wait_exit "$LAST_PID" 30
+    [ "$RC" = 0 ] || fail "restarted run exited with $RC"
+    [ "$(final_line "$W/b.out")" = "blocker done: last=80" ] || fail "final line '$(final_line "$W/b.out")'"
+    msg=$(check_counter_sequence "$W/a.out" "$W/b.out" 80) || fail "$msg"
+    ;;
+
 *) echo "unknown scenario $SCENARIO"; exit 2 ;;
 esac
 echo "PASS: $SCENARIO"
