@@ -18,7 +18,8 @@ import dev.mana.inspector.ImageException;
  * Checks that a directory holds a checkpoint that a restart can use. The rules are the image
  * inspector's ({@link CheckpointDirectory#scan}, docs/inspector.md): a {@code ckpt_rank_N} folder
  * with a readable image for every rank 0..n-1 (n from the images' headers), a generation that every
- * rank has (the newest such is the one restarted from) and no {@code *.tmp} (an interrupted write).
+ * rank has (the newest such is the one restarted from); a {@code *.tmp} (an interrupted write) only
+ * counts when no generation is complete, since restart moves it aside and takes the newest complete one.
  * Headers are read, so a file that is not an image, or whose header contradicts its name or folder,
  * is a problem. This class turns the scan into sentences and adds the one rule of the launch: as
  * many ranks as the configuration runs.
@@ -106,8 +107,12 @@ public final class CheckpointDirectoryValidator {
             problems.add("The ranks' images are of different generations (" + describe(generations)
                 + "): no generation is complete.");
         }
-        for (Path t : cd.tmpFiles()) {
-            problems.add("Incomplete checkpoint: " + relative(root, t) + " is a partial write.");
+        if (common < 0) {
+            // with a complete generation, restart moves a dead writer's partial image aside and goes on
+            // (as mana_restart does); without one, the partial write is the likely reason
+            for (Path t : cd.tmpFiles()) {
+                problems.add("Incomplete checkpoint: " + relative(root, t) + " is a partial write.");
+            }
         }
         if (problems.isEmpty() && !cd.restartable()) {
             // a rule of the inspector's that has no sentence above: say it as the inspector does

@@ -89,9 +89,16 @@ class CheckpointDirectoryValidatorTest {
         image(0, 2, 2, 10);
         image(1, 2, 2, 10);
         file(1, "ckpt_ping_gen3.mana.tmp", 5);
+        // generation 2 is complete: restart moves the dead writer's generation-3 file aside and uses it
         CheckpointValidation v = CheckpointDirectoryValidator.validate(dir.toFile(), 2);
+        assertTrue(v.isValid(), v.problems().toString());
+        assertEquals(2, v.generation());
+        // with no complete generation, the partial write is named as the reason
+        Files.delete(dir.resolve("ckpt_rank_1/ckpt_ping_gen2.mana"));
+        v = CheckpointDirectoryValidator.validate(dir.toFile(), 2);
         assertFalse(v.isValid());
-        assertTrue(v.summary().contains("ckpt_rank_1/ckpt_ping_gen3.mana.tmp is a partial write"), v.summary());
+        assertTrue(String.join(" ", v.problems()).contains("ckpt_rank_1/ckpt_ping_gen3.mana.tmp is a partial write"),
+            v.problems().toString());
     }
 
     @Test

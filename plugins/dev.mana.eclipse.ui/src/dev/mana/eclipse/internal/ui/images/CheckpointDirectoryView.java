@@ -218,7 +218,7 @@ public final class CheckpointDirectoryView extends ViewPart {
             sb.append(". Not restartable: ").append(String.join(" ", scanned.problems()));
         }
         if (!scanned.tmpFiles().isEmpty()) {
-            sb.append("\nStale *.tmp (an unfinished or dead writer): ").append(String.join(", ",
+            sb.append("\nStale *.tmp (an unfinished or dead writer; a restart moves it aside): ").append(String.join(", ",
                 scanned.tmpFiles().stream().map(p -> directory.relativize(p).toString()).toList()));
         }
         summary.setText(sb.toString());
