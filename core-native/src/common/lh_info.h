@@ -66,7 +66,7 @@ struct mana_lh_mpi {
     uint32_t n_lower_tids;            /* threads the MPI library started (never stopped, never saved) */
     int32_t  lower_tids[MANA_MAX_LOWER_TIDS];
     uint32_t pad;
-    uint64_t lower_exit;              /* void (*)(int): run the lower half's exit handlers (no exit) */
+    uint64_t lower_exit;              /* void (*)(int): the lower libc's exit (its handlers run); unused yet */
     uint64_t lower_fds[8];            /* bitmap of descriptors 0..511 the MPI library opened in MPI_Init */
 };
 

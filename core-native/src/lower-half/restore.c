@@ -201,6 +201,21 @@ static int open_image(struct img *im, const char *path)
     memcpy(mpi, h->mpi, sizeof h->mpi);
     mpi[sizeof h->mpi] = 0;
     if (!mpi[0]) snprintf(mpi, sizeof mpi, "none");
+    /* The image is the program its name says: an image of another program renamed into place (or a
+     * generation renamed) is refused, not restarted silently. */
+    char prog[sizeof h->program + 1], want[256];
+    memcpy(prog, h->program, sizeof h->program);
+    prog[sizeof h->program] = 0;
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t pl = strlen(prog);
+    if (pl < sizeof h->program - 1)
+        snprintf(want, sizeof want, "ckpt_%s_gen%u.mana", prog, h->generation);
+    else    /* a name the header had to cut: compare what it kept */
+        snprintf(want, sizeof want, "ckpt_%s", prog);
+    if (pl == 0 || strncmp(base, want, strlen(want)) != 0 || (pl < sizeof h->program - 1 && strcmp(base, want) != 0))
+        FAIL("cannot restart: %s holds a checkpoint of '%s' (generation %u), not what its name says: an image "
+             "renamed into place? (expected the name %s)", path, prog, h->generation, want);
     if (strcmp(mpi, lh_mpi_name) != 0) {
         if (strcmp(lh_mpi_name, "none") == 0 && (strcmp(mpi, "openmpi") == 0 || strcmp(mpi, "mpich") == 0)) {
             /* The plain lower half hands an MPI image to the lower half built against its MPI. */

@@ -635,15 +635,6 @@ ALIAS(Initialized)
 int PMPI_Finalized(int *flag) { *flag = mana_finalized; return MPI_SUCCESS; }
 ALIAS(Finalized)
 
-/* The program exits: the lower half's exit handlers run too, as they would in a native MPI process
- * (this library's destructor runs after the program's own atexit functions and destructors). */
-__attribute__((destructor)) static void mana_lower_exit_handlers(void)
-{
-    if (!mana_initialized || !lower.lh || !lower.lh->mpi.lower_exit) return;
-    void (*run)(int) = (void (*)(int))(uintptr_t)lower.lh->mpi.lower_exit;
-    LOWER(run(0));
-}
-
 int PMPI_Finalize(void)
 {
     MANA_CHECK_INIT();

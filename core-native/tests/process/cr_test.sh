@@ -265,6 +265,13 @@ bad)       # bad input: one clear line on stderr, non-zero exit, no crash, no ha
     expect_refusal "only a *.tmp" "$B/lower-half" --restore "$W/ck"
     [ -e "$W/ck/ckpt_rank_0/ckpt_counter_gen2.mana.tmp" ] || fail "a refused restart moved the *.tmp"
     rm -f "$W/ck/ckpt_rank_0/"*.tmp
+    # an image renamed into place (another program's name, another generation) is not restarted
+    cp "$W/good.mana" "$W/ck/ckpt_rank_0/ckpt_other_gen1.mana"
+    expect_refusal "image of another program renamed into place" "$B/mana_restart" --restartdir "$W/ck"
+    grep -q "holds a checkpoint of 'counter'" "$W/bad.err" || fail "renamed image: the refusal does not say whose image it is"
+    mv "$W/ck/ckpt_rank_0/ckpt_other_gen1.mana" "$W/ck/ckpt_rank_0/ckpt_counter_gen9.mana"
+    expect_refusal "image renamed to another generation" "$B/mana_restart" --restartdir "$W/ck"
+    rm -f "$W/ck/ckpt_rank_0/ckpt_counter_gen9.mana"
     cp "$W/good.mana" "$img"
     # the intact image still restarts
     restart ok

@@ -368,7 +368,12 @@ class FaultTest {
                 return e;
             }
         });
-        Thread.sleep(200);
+        // close the coordinator once the checkpoint is really in progress (an event, not a guessed delay)
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (!c.status("").get(10, TimeUnit.SECONDS).checkpointing()) {
+            assertTrue(System.nanoTime() < deadline, "the checkpoint did not start");
+            Thread.sleep(5);
+        }
         c.close();
         Object r = waiting.get(10, TimeUnit.SECONDS);
         assertInstanceOf(CoordinatorException.class, r);
