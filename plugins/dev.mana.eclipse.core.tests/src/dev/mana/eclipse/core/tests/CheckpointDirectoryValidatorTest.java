@@ -105,8 +105,14 @@ class CheckpointDirectoryValidatorTest {
     void partialWriteAtTopLevel() throws IOException {
         image(0, 1, 2, 10);
         assertTrue(CheckpointDirectoryValidator.validate(dir.toFile(), 1).isValid());
+        // a stray *.tmp beside a complete generation does not stop a restart (it restarts from that
+        // generation, as mana_restart does); it only counts when no generation is complete
         Files.write(dir.resolve("something.tmp"), new byte[1]);
-        assertFalse(CheckpointDirectoryValidator.validate(dir.toFile(), 1).isValid());
+        assertTrue(CheckpointDirectoryValidator.validate(dir.toFile(), 1).isValid());
+        Files.delete(dir.resolve("ckpt_rank_0/ckpt_ping_gen2.mana"));
+        CheckpointValidation v = CheckpointDirectoryValidator.validate(dir.toFile(), 1);
+        assertFalse(v.isValid());
+        assertTrue(String.join(" ", v.problems()).contains("something.tmp is a partial write"), v.problems().toString());
     }
 
     @Test
