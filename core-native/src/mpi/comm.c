@@ -88,20 +88,24 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char *name)
 }
 ALIAS(Comm_set_name)
 
+/* A name kept as an internal attribute, handed out as MPI_Comm_get_name/MPI_Type_get_name do. */
+int mana_name_out(const char *val, char *name, int *len)
+{
+    size_t n = strlen(val);
+    if (n > MPI_MAX_OBJECT_NAME - 1) n = MPI_MAX_OBJECT_NAME - 1;
+    memcpy(name, val, n);
+    name[n] = 0;
+    *len = (int)n;
+    return MPI_SUCCESS;
+}
+
 int PMPI_Comm_get_name(MPI_Comm comm, char *name, int *len)
 {
     MANA_CHECK_INIT();
     void *val = NULL;
     int flag = 0, rc;
     if (name_kv != MPI_KEYVAL_INVALID) PMPI_Comm_get_attr(comm, name_kv, &val, &flag);
-    if (flag) {
-        size_t n = strlen(val);
-        if (n > MPI_MAX_OBJECT_NAME - 1) n = MPI_MAX_OBJECT_NAME - 1;
-        memcpy(name, val, n);
-        name[n] = 0;
-        *len = (int)n;
-        return MPI_SUCCESS;
-    }
+    if (flag) return mana_name_out(val, name, len);
     LOWER(rc = real.Comm_get_name(R(comm), name, len));
     return rc;
 }

@@ -223,14 +223,7 @@ int PMPI_Type_get_name(MPI_Datatype t, char *name, int *len)
     void *val = NULL;
     int flag = 0, rc;
     if (name_kv != MPI_KEYVAL_INVALID) PMPI_Type_get_attr(t, name_kv, &val, &flag);
-    if (flag) {
-        size_t n = strlen(val);
-        if (n > MPI_MAX_OBJECT_NAME - 1) n = MPI_MAX_OBJECT_NAME - 1;
-        memcpy(name, val, n);
-        name[n] = 0;
-        *len = (int)n;
-        return MPI_SUCCESS;
-    }
+    if (flag) return mana_name_out(val, name, len);
     LOWER(rc = real.Type_get_name(R(t), name, len));
     return rc;
 }

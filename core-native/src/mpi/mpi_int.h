@@ -279,6 +279,9 @@ void mana_attr_finalize(void);                                /* MPI_COMM_SELF's
 void mana_errh_replay(void);                                  /* restart: the real handler again */
 int  mana_comm_dup_attrs(MPI_Comm old, MPI_Comm *newcomm);    /* after a dup: attributes, or free it */
 
+/* comm.c: a name kept as an internal attribute, copied out for MPI_Comm/Type_get_name. */
+int mana_name_out(const char *val, char *name, int *len);
+
 /* Messages to stderr (one write); MANA_DEBUG only for the second. */
 void mana_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int mana_debug_on(void);
