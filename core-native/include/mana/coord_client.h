@@ -121,6 +121,14 @@ struct mana_coord_addr {
 int mana_coord_resolve(struct mana_coord_addr *out, const char *host, int port,
                        const char *secret, char *err, size_t errlen);
 
+/*
+ * Where the coordinator of one status file is now: Host, Port and Secret
+ * from that file only (a rank that lost its coordinator follows the file
+ * to the next one).  MANA_COORD_EARG when the file cannot be read or names
+ * no Port.
+ */
+int mana_coord_resolve_file(struct mana_coord_addr *out, const char *path, char *err, size_t errlen);
+
 /* Zero memory that held the secret (a store the compiler cannot drop): a
  * caller wipes its mana_coord_addr once connected, so no checkpoint image
  * holds the secret. */

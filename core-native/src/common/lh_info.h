@@ -47,6 +47,9 @@ struct mana_settings {
     int32_t  rank;                    /* from OMPI_COMM_WORLD_RANK / PMI_RANK / PMIX_RANK / SLURM_PROCID */
     int32_t  nranks;                  /* 1 without MPI */
     int32_t  restart_pause;           /* MANA_RESTART_PAUSE / DMTCP_RESTART_PAUSE */
+    char     coord_rc[1024];          /* MANA_COORD_RC: the status file that named the coordinator ("" =
+                                         flags or environment did): a rank that loses its coordinator
+                                         follows this file to the next one */
 };
 
 /* The MPI part, filled by a lower half built against an MPI (bin/lower-half-openmpi, -mpich) after

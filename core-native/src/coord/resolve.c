@@ -181,3 +181,24 @@ int mana_coord_resolve(struct mana_coord_addr *out, const char *host, int port,
     mncp_wipe(&f, sizeof f);
     return rc;
 }
+
+int mana_coord_resolve_file(struct mana_coord_addr *out, const char *path, char *err, size_t errlen)
+{
+    struct rc_fields f = {{0}, {0}, 0};
+    memset(out, 0, sizeof *out);
+    if (read_rc(path, &f, err, errlen) < 0)
+        return MANA_COORD_EARG;
+    int rc = MANA_COORD_OK;
+    if (!f.port) {
+        coord_err(err, errlen, "status file %s names no Port", path);
+        rc = MANA_COORD_EARG;
+    } else if (copy_field(out->host, sizeof out->host, f.host[0] ? f.host : MANA_COORD_DEFAULT_HOST) < 0 ||
+               copy_field(out->secret, sizeof out->secret, f.secret) < 0 ||
+               copy_field(out->rcfile, sizeof out->rcfile, path) < 0) {
+        coord_err(err, errlen, "status file %s: a value is too long", path);
+        rc = MANA_COORD_EARG;
+    }
+    out->port = f.port;
+    mncp_wipe(&f, sizeof f);
+    return rc;
+}

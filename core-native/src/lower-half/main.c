@@ -58,6 +58,7 @@ void lh_read_settings(void)
     struct mana_settings *s = &mana_lh.settings;
     env_str(s->coord_host, sizeof s->coord_host, "MANA_COORD_HOST", "");
     s->coord_port = env_int("MANA_COORD_PORT", 0);
+    env_str(s->coord_rc, sizeof s->coord_rc, "MANA_COORD_RC", "");
     /* on a descriptor from the launcher, never in the program's environment (coord/secret_fd.h) */
     if (mana_secret_from_launcher(s->coord_secret, sizeof s->coord_secret, 1) < 0)
         mana_warn("cannot read the coordinator secret from MANA_COORD_SECRET_FD");

@@ -334,16 +334,25 @@ static void remove_other_images(const char *rankdir, const char *keep)
 
 /* ---- coordinator ---- */
 
-static int coord_connect(int restarting, uint32_t generation)
+/* Connect and register as this rank.  `reconnect`: a later attempt after the coordinator was lost:
+ * the status file is read afresh (the next coordinator of the same file has its own port and
+ * secret), failures are quiet (the caller backs off) and the wait is short. */
+static int coord_connect_ex(int restarting, uint32_t generation, int reconnect)
 {
     char err[512];
     struct mana_coord_addr addr;
     struct mana_settings *s = &mana_pl.cfg;
     /* the secret stays in lower-half memory, which no image holds (cfg's copy is wiped) */
     const char *secret = mana_lh_info ? mana_lh_info->settings.coord_secret : "";
-    if (mana_coord_resolve(&addr, s->coord_host[0] ? s->coord_host : NULL, s->coord_port,
-                           secret[0] ? secret : NULL, err, sizeof err) != MANA_COORD_OK) {
-        mana_err("%s", err);
+    int rrc;
+    if (reconnect && s->coord_rc[0])       /* the next coordinator of the launch's status file */
+        rrc = mana_coord_resolve_file(&addr, s->coord_rc, err, sizeof err);
+    else                                   /* the one address the launcher resolved */
+        rrc = mana_coord_resolve(&addr, s->coord_host[0] ? s->coord_host : NULL, s->coord_port,
+                                 secret[0] ? secret : NULL, err, sizeof err);
+    if (rrc != MANA_COORD_OK) {
+        if (reconnect) mana_dbg("reconnect: %s", err);
+        else mana_err("%s", err);
         return -1;
     }
     struct mana_coord_hello h;
@@ -360,7 +369,7 @@ static int coord_connect(int restarting, uint32_t generation)
     h.program = mana_pl.app_path;
     static struct mana_coord_welcome w;
     int rc = 0;
-    mana_coord_t *c = mana_coord_connect(&addr, &h, &w, 10000, &rc, err, sizeof err);
+    mana_coord_t *c = mana_coord_connect(&addr, &h, &w, reconnect ? 3000 : 10000, &rc, err, sizeof err);
     /* After following an exec, the coordinator may not have seen the BYE of the program before
      * yet (another connection): the same rank is "already registered" for a moment. */
     for (int tries = 0; !c && lh && lh->exec_followed && strstr(err, "already registered") && tries < 100; tries++) {
@@ -370,14 +379,51 @@ static int coord_connect(int restarting, uint32_t generation)
     }
     mana_coord_wipe(addr.secret, sizeof addr.secret);
     if (!c) {
-        mana_err("cannot reach coordinator at %s:%u: %s", addr.host, addr.port, err);
+        if (reconnect) mana_dbg("reconnect: coordinator at %s:%u: %s", addr.host, addr.port, err);
+        else mana_err("cannot reach coordinator at %s:%u: %s", addr.host, addr.port, err);
         return -1;
     }
     coord = c;
     if (w.generation > last_generation) last_generation = w.generation;
     mana_dbg("connected to coordinator %s:%u as client %u (generation %u, interval %u)", addr.host,
              addr.port, w.client_id, w.generation, w.interval);
+    if (reconnect)
+        mana_warn("rank %d registered with the coordinator at %s:%u again: checkpoints are back", s->rank,
+                  addr.host, addr.port);
     return 0;
+}
+
+static int coord_connect(int restarting, uint32_t generation)
+{
+    return coord_connect_ex(restarting, generation, 0);
+}
+
+/* A rank that lost its coordinator keeps trying to register with the next one of the same status
+ * file, so that protection comes back without a restart: the first try after 0.25 s, then twice as
+ * long each time, at most MANA_COORD_RETRY_MAX seconds (30) apart.  Until it succeeds the coordinator
+ * shows the rank as unprotected.  Only the checkpoint thread touches these. */
+#define RECONNECT_FIRST_MS 250
+static int64_t reconnect_at_ns;          /* 0: not reconnecting */
+static int64_t reconnect_delay_ms;
+static int64_t reconnect_max_ms = 30000;
+
+static void reconnect_schedule(void)
+{
+    if (mana_pl.cfg.no_coord) return;
+    reconnect_delay_ms = RECONNECT_FIRST_MS;
+    reconnect_at_ns = mana_now_ns() + reconnect_delay_ms * 1000000LL;
+}
+
+/* Called by the checkpoint thread (coord_lock held) when reconnect_at_ns has come. */
+static void reconnect_try(void)
+{
+    if (coord_connect_ex(0, last_generation, 1) == 0) {
+        reconnect_at_ns = 0;
+        return;
+    }
+    reconnect_delay_ms *= 2;
+    if (reconnect_delay_ms > reconnect_max_ms) reconnect_delay_ms = reconnect_max_ms;
+    reconnect_at_ns = mana_now_ns() + reconnect_delay_ms * 1000000LL;
 }
 
 static int barrier(uint32_t g, uint16_t phase, char *err, size_t errlen)
@@ -392,13 +438,16 @@ static void coord_lost(int rc, const char *err)
         mana_dbg("KILL from the coordinator");
         _exit(0);
     }
+    const char *what = err && *err ? err : mana_coord_rc_name(rc);
     if (err && strstr(err, "connection lost"))
-        mana_warn("%s; the program goes on without checkpoints", err);
+        mana_warn("%s; the program goes on without checkpoints until a coordinator of the same status file "
+                  "takes it back (retrying)", err);
     else
-        mana_warn("coordinator connection lost (%s); the program goes on without checkpoints",
-                  err && *err ? err : mana_coord_rc_name(rc));
+        mana_warn("coordinator connection lost (%s); the program goes on without checkpoints until a coordinator "
+                  "of the same status file takes it back (retrying)", what);
     mana_coord_close(coord);
     coord = NULL;
+    reconnect_schedule();
 }
 
 /* ---- one checkpoint ---- */
@@ -547,8 +596,17 @@ static void do_checkpoint(uint32_t g, int flags, const char *reqdir)
         unlink(tmp);
         goto write_failed;
     }
+    /* The rename is the commit; only the folder's fsync makes it survive a crash of the node.  If
+     * that fails, this generation is not durable: take it back (the previous one is still there). */
     int dfd = open(rankdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) { fsync(dfd); close(dfd); }
+    if (dfd < 0 || fsync(dfd) != 0) {
+        mana_fmt(err, sizeof err, "cannot make the new image durable: %s %s: %s", dfd < 0 ? "open" : "fsync",
+                 rankdir, strerror(errno));
+        if (dfd >= 0) close(dfd);
+        unlink(final);
+        goto write_failed;
+    }
+    close(dfd);
     rc = barrier(g, MANA_PHASE_COMMITTED, err, sizeof err);
     if (rc != MANA_COORD_OK) { unlink(final); goto coord_failed; }
     int64_t t_commit = mana_now_ns();
@@ -655,7 +713,9 @@ static void after_restart(void)
             if (rc == MANA_COORD_OK) rc = barrier(g, MANA_PHASE_RESUMED, err, sizeof err);
             if (rc != MANA_COORD_OK) coord_lost(rc, err);
         } else {
-            mana_warn("restarted without a coordinator: no further checkpoints");
+            mana_warn("restarted without a coordinator: no checkpoints until one of the same status file takes "
+                      "the rank back (retrying)");
+            reconnect_schedule();
         }
     }
     if (mpi && (mana_pl.cfg.no_coord || !coord)) {
@@ -689,8 +749,19 @@ static void *ckpt_thread(void *arg)
             if (!next_interval) next_interval = now + (int64_t)mana_pl.cfg.ckpt_interval * 1000000000LL;
             timeout = next_interval > now ? (int)((next_interval - now) / 1000000) + 1 : 0;
         }
+        if (!coord && reconnect_at_ns) {
+            int64_t now = mana_now_ns();
+            if (now >= reconnect_at_ns) {
+                pthread_mutex_lock(&coord_lock);
+                if (!coord && reconnect_at_ns) reconnect_try();
+                pthread_mutex_unlock(&coord_lock);
+                continue;
+            }
+            timeout = (int)((reconnect_at_ns - now) / 1000000) + 1;
+        }
         int r = poll(pfd, (nfds_t)np, timeout);
         if (r < 0 && errno == EINTR) continue;
+        if (r == 0 && reconnect_at_ns) continue;
         if (r == 0 && timeout >= 0) {
             next_interval = 0;
             pthread_mutex_lock(&coord_lock);
@@ -796,6 +867,13 @@ __attribute__((constructor)) static void mana_plugin_init(void)
         if (*end) mana_warn("bad MANA_SAVE_FILES_MAX '%s' (bytes, or with K, M, G); keeping %llu", sfm,
                             (unsigned long long)mana_save_files_max);
         else mana_save_files_max = v;
+    }
+    const char *rmax = mana_env_get("MANA_COORD_RETRY_MAX");
+    if (rmax && *rmax) {
+        char *end;
+        long v = strtol(rmax, &end, 10);
+        if (*end || v < 1 || v > 86400) mana_warn("bad MANA_COORD_RETRY_MAX '%s' (seconds, 1..86400); keeping 30", rmax);
+        else reconnect_max_ms = v * 1000;
     }
     find_tid_offset();
     (void)mana_crc32c_update(0, "", 0);     /* initialise its tables now, not while writing */

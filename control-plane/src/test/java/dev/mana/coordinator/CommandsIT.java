@@ -135,6 +135,16 @@ class CommandsIT {
 
         Path ck = home.resolve("ck");
         Process a = background(home.resolve("a.log"), "mana_simrank", "-n", "3", "--nranks", "4", "--ckptdir", ck.toString());
+        waitForConnected(3);
+        // rank 3 is not connected yet: it runs unprotected, and both views say so
+        Result partial = run("mana_status", "--list");
+        assertEquals(0, partial.exit(), partial.toString());
+        List<String> rows = partial.out().lines().toList();
+        assertEquals(5, rows.size(), partial.out());
+        assertTrue(rows.get(4).trim().startsWith("3 ") && rows.get(4).contains("UNPROTECTED"), partial.out());
+        assertEquals(3, rows.stream().filter(l -> l.contains("RUNNING")).count(), partial.out());
+        Result summary = run("mana_status");
+        assertTrue(summary.out().contains("3 connected of 4 (1 unprotected: not connected, no checkpoints)"), summary.out());
         Process b = background(home.resolve("b.log"), "mana_simrank", "-n", "1", "--first", "3", "--nranks", "4",
                 "--ckptdir", ck.toString());
         waitForConnected(4);

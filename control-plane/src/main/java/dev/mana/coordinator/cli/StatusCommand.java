@@ -9,6 +9,7 @@ import dev.mana.coordinator.CoordinatorClient;
 import dev.mana.coordinator.CoordinatorException;
 import dev.mana.coordinator.JobStatus;
 import dev.mana.coordinator.RankInfo;
+import dev.mana.coordinator.RankState;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -143,7 +144,7 @@ public final class StatusCommand implements Callable<Integer> {
     }
 
     private int list(CoordinatorClient c, PrintWriter out) throws CoordinatorException {
-        List<RankInfo> ranks = c.list();
+        List<RankInfo> ranks = withUnprotected(c.list(), c.status());
         if (json) {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("job", c.job());
@@ -171,6 +172,22 @@ public final class StatusCommand implements Callable<Integer> {
         return 0;
     }
 
+    /**
+     * The registered ranks, and a row for each rank of the job that is not connected to this
+     * coordinator (state UNPROTECTED: it runs without checkpoints until it registers), in rank order.
+     */
+    static List<RankInfo> withUnprotected(List<RankInfo> ranks, JobStatus s) {
+        if (s.nranks() <= 0) return ranks;
+        boolean[] seen = new boolean[s.nranks()];
+        for (RankInfo r : ranks) if (r.rank() >= 0 && r.rank() < seen.length) seen[r.rank()] = true;
+        List<RankInfo> all = new java.util.ArrayList<>(ranks);
+        for (int r = 0; r < seen.length; r++) {
+            if (!seen[r]) all.add(new RankInfo(s.job(), r, "-", 0, RankState.UNPROTECTED, 0, "-", 0, "", ""));
+        }
+        all.sort(java.util.Comparator.comparingInt(RankInfo::rank));
+        return all;
+    }
+
     private int status(CoordinatorClient c, CoordinatorAddress addr, PrintWriter out) throws CoordinatorException {
         JobStatus s = c.status();
         if (json) {
@@ -191,7 +208,9 @@ public final class StatusCommand implements Callable<Integer> {
         }
         out.println("Coordinator:       " + addr);
         out.println("Job:               " + (s.job().isEmpty() ? "(none yet)" : s.job()));
-        out.println("Ranks:             " + s.connected() + " connected of " + s.nranks());
+        int unprotected = s.nranks() - s.connected();
+        out.println("Ranks:             " + s.connected() + " connected of " + s.nranks()
+                + (s.nranks() > 0 && unprotected > 0 ? " (" + unprotected + " unprotected: not connected, no checkpoints)" : ""));
         out.println("Checkpointing:     " + (s.checkpointing() ? "yes" : "no"));
         out.println("Latest generation: " + s.generation());
         if (s.lastCheckpointUnixMs() != 0) {

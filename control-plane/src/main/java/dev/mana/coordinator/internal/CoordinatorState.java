@@ -844,7 +844,9 @@ public final class CoordinatorState {
             s.generation = m.generation();
             s.clientId = clientId;
             s.state = m.restarting() ? RankState.RESTARTING : RankState.RUNNING;
-            if (m.restarting()) j.generation = Math.max(j.generation, m.generation());
+            // A restarted rank, and one that lost its coordinator and registers with this one, bring
+            // the generation they last committed: the next checkpoint must be newer than it.
+            j.generation = Math.max(j.generation, m.generation());
             j.slots[m.rank()] = s;
             j.live++;
             return s;

@@ -173,6 +173,27 @@ class CoordinatorStateTest {
     }
 
     @Test
+    void ranksThatLostTheirCoordinatorBringTheirGenerationAndTheRestAreUnprotected() {
+        CoordinatorState st = state(0, false);
+        // rank 0 of 2 comes back from a coordinator that died after generation 7 (not restarting)
+        Rec p = new Rec();
+        CoordinatorState.Session s = st.open(p, 1);
+        st.received(s, new Frame(1, Hello.rank("j", 0, 2, "h", 100, "none", 7, false, "/ck", "/bin/app")));
+        assertEquals(7, p.last(Welcome.class).generation(), "the job goes on from the rank's generation");
+        assertEquals(7, st.status("j").generation());
+        assertEquals(2, st.status("j").nranks());
+        assertEquals(1, st.status("j").connected(), "rank 1 is not back yet: unprotected");
+        CompletableFuture<CheckpointResult> f = new CompletableFuture<>();
+        st.checkpoint("j", false, f, null);
+        assertFalse(f.join().ok(), "no checkpoint while a rank is not connected");
+        Rec q = new Rec();
+        st.received(st.open(q, 2), new Frame(1, Hello.rank("j", 1, 2, "h", 101, "none", 7, false, "/ck", "/bin/app")));
+        CompletableFuture<CheckpointResult> g = new CompletableFuture<>();
+        st.checkpoint("j", false, g, null);
+        assertEquals(new CkptRequest(8, 0, ""), p.last(), "the next generation after the one the ranks committed");
+    }
+
+    @Test
     void theLastRankLeavingStopsAnExitOnLastCoordinator() {
         CoordinatorState st = state(0, true);
         ranks(st, 2);
