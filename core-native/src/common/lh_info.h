@@ -68,7 +68,8 @@ struct mana_lh_mpi {
     uint64_t lh_fs_base;              /* lower-half TLS of the main thread */
     uint32_t n_lower_tids;            /* threads the MPI library started (never stopped, never saved) */
     int32_t  lower_tids[MANA_MAX_LOWER_TIDS];
-    uint32_t pad;
+    uint32_t fsgsbase;                /* 1: switch FS with wrfsbase (the kernel allows it: HWCAP2_FSGSBASE;
+                                         MANA_NO_FSGSBASE=1 turns it off), 0: arch_prctl */
     uint64_t lower_exit;              /* void (*)(int): the lower libc's exit (its handlers run); unused yet */
     uint64_t lower_fds[8];            /* bitmap of descriptors 0..511 the MPI library opened in MPI_Init */
 };

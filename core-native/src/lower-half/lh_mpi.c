@@ -19,6 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <asm/prctl.h>
+#include <sys/auxv.h>
+
+#ifndef HWCAP2_FSGSBASE
+#define HWCAP2_FSGSBASE (1 << 1)
+#endif
 
 #ifdef OPEN_MPI
 const char lh_mpi_name[] = "openmpi";
@@ -106,12 +111,16 @@ int lh_mpi_init(void)
     mana_lh.mpi.world_rank = rank;
     mana_lh.mpi.lh_fs_base = fs;
     mana_lh.mpi.lower_exit = (uint64_t)lh_mpi_exit;
+    /* Asked afresh by every lower half, launch or restart: an image may restart on another CPU. */
+    const char *nofs = getenv("MANA_NO_FSGSBASE");
+    mana_lh.mpi.fsgsbase = (getauxval(AT_HWCAP2) & HWCAP2_FSGSBASE) && !(nofs && *nofs && strcmp(nofs, "0") != 0);
     record_lower_tids();
     record_lower_fds(before);
     mana_lh.settings.rank = rank;
     mana_lh.settings.nranks = size;
-    mana_dbg("MPI (%s) initialized in the lower half: rank %d of %d, thread level %d, %u MPI thread(s)",
-             lh_mpi_name, rank, size, provided, mana_lh.mpi.n_lower_tids);
+    mana_dbg("MPI (%s) initialized in the lower half: rank %d of %d, thread level %d, %u MPI thread(s), FS "
+             "switched by %s", lh_mpi_name, rank, size, provided, mana_lh.mpi.n_lower_tids,
+             mana_lh.mpi.fsgsbase ? "wrfsbase" : "arch_prctl");
     mana_timing("lower-half MPI_Init_thread", mana_now_ns() - t0);
     return 0;
 }

@@ -491,10 +491,10 @@ static void op_call(int i, void *in, void *inout, int *len, MPI_Datatype *dt)
 {
     uint64_t low;
     __asm__ volatile("mov %%fs:0x10, %0" : "=r"(low));
-    mana_sys2(SYS_arch_prctl, 0x1002, (long)mana_up_fs);
+    mana_set_fs(mana_up_fs);
     MPI_Datatype v = HMAKE(MPI_Datatype, vfind(K_TYPE, HBITS(*dt)));
     op_fn[i](in, inout, len, &v);
-    mana_sys2(SYS_arch_prctl, 0x1002, (long)low);
+    mana_set_fs(low);
 }
 
 #define T4(i) static void tramp##i(void *a, void *b, int *n, MPI_Datatype *d) { op_call(i, a, b, n, d); }

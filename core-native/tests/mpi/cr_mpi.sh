@@ -2,8 +2,8 @@
 # cr_mpi.sh - checkpoint/restart of an MPI test program under the runtime, compared bit for bit with
 # an uninterrupted native run of the same number of iterations (see mpitest.h).
 #
-#   cr_mpi.sh [--mode kill|continue|cycles] [--cycles N] [--seed S] [--extra E] [--native REF]
-#             [--script FILE] MPI NP PROGRAM [ARGS]
+#   cr_mpi.sh [--mode kill|continue|cycles|reconnect] [--cycles N] [--seed S] [--extra E] [--native REF]
+#             [--script FILE] [--restart-env VAR=VALUE] MPI NP PROGRAM [ARGS]
 #
 #   kill      launch; at a random moment after "ready": checkpoint-and-kill; restart; stop; compare
 #   continue  launch; checkpoint (the job goes on); stop; compare
@@ -16,10 +16,12 @@
 # own mpicc) instead of PROGRAM, for programs that only run under the runtime (mpicc_mana builds).
 # --script: PROGRAM is an interpreter and FILE its script (before the protocol's arguments); the MPI
 # comes from MPI (MANA_MPI), since the interpreter's own libraries do not name one.
+# --restart-env: the restarts run with VAR=VALUE in their environment (e.g. MANA_NO_FSGSBASE=1: an
+# image taken with one way of switching FS restarts with the other, as on another CPU).
 # Every wait is bounded; a hang fails the test.  Exit 0 = PASS.
 set -u
 ROOT=${MANA_ROOT:-$(cd "$(dirname -- "$(readlink -f -- "$0")")/../../.." && pwd -P)}
-mode=kill cycles=3 seed=${MANA_TEST_SEED:-$$} extra=50 native='' script=
+mode=kill cycles=3 seed=${MANA_TEST_SEED:-$$} extra=50 native='' script= restart_env=()
 while [ $# -gt 0 ]; do
     case $1 in
         --mode) mode=$2; shift 2;;
@@ -28,6 +30,7 @@ while [ $# -gt 0 ]; do
         --extra) extra=$2; shift 2;;
         --native) native=$2; shift 2;;
         --script) script=$2; shift 2;;
+        --restart-env) restart_env+=("$2"); shift 2;;
         *) break;;
     esac
 done
@@ -96,8 +99,10 @@ random_pause() { sleep "0.$(printf '%03d' $((RANDOM % 400)))"; }
 
 # One run of the job in the background: its output in $tmp/$1.out / .err.
 start_job() {
-    (cd "$tmp/run" && ulimit -c unlimited 2>/dev/null; exec timeout 300 $MPIRUN "$ROOT/bin/$2" "${@:3}") \
-        > "$tmp/$1.out" 2> "$tmp/$1.err" &
+    local envs=()
+    case $2 in mana_restart) envs=("${restart_env[@]}");; esac
+    (cd "$tmp/run" && ulimit -c unlimited 2>/dev/null
+     exec env ${envs[@]+"${envs[@]}"} timeout 300 $MPIRUN "$ROOT/bin/$2" "${@:3}") > "$tmp/$1.out" 2> "$tmp/$1.err" &
     jobs_pid=$!
 }
 finish_job() {
