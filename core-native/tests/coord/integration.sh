@@ -37,6 +37,20 @@ echo "coordinator: $(tr '\n' ' ' < "$rcf" | sed 's/Secret: [0-9a-f]*/Secret: ...
 timeout 100 "$PROBE" -q -j hold --serve-for 90 > "$tmp/hold.out" 2>&1 &
 pids="$pids $!"
 
+# wait_for_line FILE TEXT [SECONDS]: until FILE holds TEXT (an event, not a guessed delay); 1 on timeout.
+wait_for_line() {
+    n=$(( ${3:-30} * 20 ))
+    until grep -q -- "$2" "$1" 2>/dev/null; do
+        n=$((n - 1)); [ $n -gt 0 ] || return 1
+        sleep 0.05
+    done
+}
+# registered NAME: both serving probes of job NAME have their WELCOME ("connected to" on stdout)
+registered() {
+    wait_for_line "$tmp/$1.0" "connected to" && wait_for_line "$tmp/$1.1" "connected to" ||
+        { fail "$1: the serving probes did not register"; cat "$tmp/$1.0" "$tmp/$1.1"; }
+}
+
 # pair NAME ARGS...: ranks 0 and 1 of job NAME run concurrently; both exit 0.
 pair() {
     name=$1
@@ -75,7 +89,7 @@ s0=$!
 timeout 60 "$PROBE" -j ck -r 1 -n 2 --serve-for 50 --ckptdir "$tmp" > "$tmp/ck.1" 2>&1 &
 s1=$!
 pids="$pids $s0 $s1"
-sleep 1
+registered ck
 if out=$(timeout 30 "$PROBE" -j ck --checkpoint 2>&1) && echo "$out" | grep -q "checkpoint ok generation=1 .* ranks=2"; then
     ok "checkpoint: $out"
 else
@@ -95,14 +109,13 @@ b0=$!
 timeout 60 "$PROBE" -j bad -r 1 -n 2 --serve-for 50 --fail-ckpt > "$tmp/bad.1" 2>&1 &
 b1=$!
 pids="$pids $b0 $b1"
-sleep 1
+registered bad
 if out=$(timeout 30 "$PROBE" -j bad --checkpoint 2>&1); then
     fail "failing checkpoint reported ok: $out"
 else
     ok "failed checkpoint: $out"
 fi
-sleep 0.5
-grep -q "aborted" "$tmp/bad.0" && kill -0 $b0 2>/dev/null && kill -0 $b1 2>/dev/null &&
+wait_for_line "$tmp/bad.0" "aborted" && kill -0 $b0 2>/dev/null && kill -0 $b1 2>/dev/null &&
     ok "ranks saw the abort and went on" || { fail "abort not seen"; cat "$tmp/bad.0" "$tmp/bad.1"; }
 
 # Refusals: wrong secret; duplicate rank.

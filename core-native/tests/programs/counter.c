@@ -18,6 +18,7 @@ int main(int argc, char **argv)
         i++;                  /* after the write: a restart never repeats a line */
         sleep_ms(delay);
     }
+    hold_before_done();
     out("counter done: last=%ld sum=%ld\n", i - 1, sum);
     return sum == n * (n + 1) / 2 ? 0 : 1;
 }

@@ -106,6 +106,7 @@ int main(int argc, char **argv)
             fail("%s: line %ld is wrong", out_path, i);
         p += len;
     }
+    hold_before_done();
     out("files done: in_off=%lld out_size=%lld out_checksum=%016llx\n",
         (long long)lseek(fd, 0, SEEK_CUR), (long long)out_len,
         (unsigned long long)fnv(FNV_INIT, buf, (size_t)got));

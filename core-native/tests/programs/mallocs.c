@@ -59,9 +59,11 @@ int main(int argc, char **argv)
             }
         out("mallocs step %ld live=%zu bytes=%zu checksum=%016llx\n", s, live, bytes,
             (unsigned long long)h);
-        if (s == steps)
+        if (s == steps) {
+            hold_before_done();
             out("mallocs done: steps=%ld live=%zu bytes=%zu checksum=%016llx\n", s, live, bytes,
                 (unsigned long long)h);
+        }
         sleep_ms(delay);
     }
     return 0;

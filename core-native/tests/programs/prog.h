@@ -69,6 +69,21 @@ static inline double now_s(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/*
+ * Tests that must checkpoint mid-run set TEST_HOLD_FILE: the program then waits before its final
+ * line until that file exists, so however fast the machine, it is still running when the harness
+ * checkpoints it, and it ends only when told to.  A restarted program holds the same way (its
+ * environment comes back with it).  Without the variable (uninterrupted reference runs) nothing waits.
+ */
+static inline void hold_before_done(void)
+{
+    const char *f = getenv("TEST_HOLD_FILE");
+    if (!f || !*f)
+        return;
+    while (access(f, F_OK) != 0)
+        sleep_ms(10);
+}
+
 /* A non-negative integer argument, or the default when absent. */
 static inline long arg_long(int argc, char **argv, int i, long dflt)
 {

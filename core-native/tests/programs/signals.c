@@ -100,6 +100,7 @@ int main(int argc, char **argv)
             fail("step %ld: interval timer stopped (no SIGALRM in %ld ms)", i, slept);
         out("signals step %ld usr1=%d timer=ok mask=ok\n", i, (int)usr1);
     }
+    hold_before_done();
     out("signals done: usr1=%d steps=%ld\n", (int)usr1, n);
     return 0;
 }

@@ -61,6 +61,7 @@ int main(int argc, char **argv)
             fail("pthread_join");
         turns[t] = (long)(intptr_t)ret;
     }
+    hold_before_done();
     out("threads done: counter=%ld checksum=%016llx turns=%ld,%ld,%ld,%ld\n", counter,
         (unsigned long long)checksum, turns[0], turns[1], turns[2], turns[3]);
     for (int t = 0; t < NT; t++)
