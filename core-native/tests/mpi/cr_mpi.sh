@@ -111,10 +111,22 @@ finish_job() {
     jobs_pid=
     return $rc
 }
+# A checkpoint that did not complete: what each rank was doing, so a rare hang can be placed later.
+hang_report() {
+    echo "---- mana_status --list when the checkpoint failed"
+    timeout 20 "$ROOT/bin/mana_status" --list 2>&1
+    local r
+    for r in $(seq 0 $((np - 1))); do
+        echo "---- rank $r: threads (mana_gdb, both halves' symbols)"
+        timeout 90 "$ROOT/bin/mana_gdb" --rank "$r" --batch -ex 'thread apply all bt 25' 2>&1 |
+            grep -E '^(Thread|#)' | head -n 120
+    done
+}
 checkpoint() {   # checkpoint [--kill]
     local flag=--checkpoint
     [ "${1:-}" = --kill ] && flag=--checkpoint-and-kill
-    timeout 120 "$ROOT/bin/mana_status" $flag > "$tmp/status.out" 2>&1 || fail "mana_status $flag failed"
+    timeout 120 "$ROOT/bin/mana_status" $flag > "$tmp/status.out" 2>&1 ||
+        { local rc=$?; hang_report; fail "mana_status $flag failed (exit $rc)"; }
     grep -q "written" "$tmp/status.out" || fail "no checkpoint written"
 }
 
