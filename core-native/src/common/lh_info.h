@@ -47,9 +47,6 @@ struct mana_settings {
     int32_t  rank;                    /* from OMPI_COMM_WORLD_RANK / PMI_RANK / PMIX_RANK / SLURM_PROCID */
     int32_t  nranks;                  /* 1 without MPI */
     int32_t  restart_pause;           /* MANA_RESTART_PAUSE / DMTCP_RESTART_PAUSE */
-    char     coord_rc[1024];          /* MANA_COORD_RC: the status file that named the coordinator ("" =
-                                         flags or environment did): a rank that loses its coordinator
-                                         follows this file to the next one */
 };
 
 /* The MPI part, filled by a lower half built against an MPI (bin/lower-half-openmpi, -mpich) after
@@ -133,6 +130,10 @@ struct lh_info {
     uint32_t n_tid_map;
     uint32_t pad5;
     struct mana_tid_pair { int32_t old_tid, new_tid; } tid_map[MANA_MAX_THREADS_LH];
+
+    /* MANA_COORD_RC: the status file that named the coordinator ("" = a flag or a variable did): a
+     * rank that loses its coordinator follows this file to the next one (plugin.c, reconnect). */
+    char     coord_rc[1024];
 };
 
 /* What an exec'ing upper half hands to the lower half that follows it (plugin/execwrap.c ->

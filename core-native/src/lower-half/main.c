@@ -58,7 +58,6 @@ void lh_read_settings(void)
     struct mana_settings *s = &mana_lh.settings;
     env_str(s->coord_host, sizeof s->coord_host, "MANA_COORD_HOST", "");
     s->coord_port = env_int("MANA_COORD_PORT", 0);
-    env_str(s->coord_rc, sizeof s->coord_rc, "MANA_COORD_RC", "");
     /* on a descriptor from the launcher, never in the program's environment (coord/secret_fd.h) */
     if (mana_secret_from_launcher(s->coord_secret, sizeof s->coord_secret, 1) < 0)
         mana_warn("cannot read the coordinator secret from MANA_COORD_SECRET_FD");
@@ -313,6 +312,7 @@ int main(int argc, char **argv)
     mana_lh.size = sizeof mana_lh;
     mana_lh.start_ns = t0;
     mana_lh.owner_pid = getpid();
+    env_str(mana_lh.coord_rc, sizeof mana_lh.coord_rc, "MANA_COORD_RC", "");
     if (getrandom(&mana_lh.token, sizeof mana_lh.token, 0) != (ssize_t)sizeof mana_lh.token || !mana_lh.token)
         mana_lh.token = ((uint64_t)t0 * 0x9E3779B97F4A7C15ULL) ^ (uint64_t)getpid() ^ 1;
     mana_lh.had_glibc_tunables = orig_had_tunables;

@@ -345,8 +345,9 @@ static int coord_connect_ex(int restarting, uint32_t generation, int reconnect)
     /* the secret stays in lower-half memory, which no image holds (cfg's copy is wiped) */
     const char *secret = mana_lh_info ? mana_lh_info->settings.coord_secret : "";
     int rrc;
-    if (reconnect && s->coord_rc[0])       /* the next coordinator of the launch's status file */
-        rrc = mana_coord_resolve_file(&addr, s->coord_rc, err, sizeof err);
+    const char *rcfile = mana_lh_info ? mana_lh_info->coord_rc : "";
+    if (reconnect && rcfile[0])            /* the next coordinator of the launch's status file */
+        rrc = mana_coord_resolve_file(&addr, rcfile, err, sizeof err);
     else                                   /* the one address the launcher resolved */
         rrc = mana_coord_resolve(&addr, s->coord_host[0] ? s->coord_host : NULL, s->coord_port,
                                  secret[0] ? secret : NULL, err, sizeof err);
