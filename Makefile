@@ -3,7 +3,7 @@
 #   make test-fast   unit tests only (Java libraries without the @Tag("slow") ones, ctest -L unit): under a minute
 #   make build  build everything, run nothing (lays out bin/ and lib/ as in MANA's manual)
 #   make demo   build if needed, then checkpoint / kill / restart the bundled example
-#   make bench-process | bench-coordinator | bench-inspector | bench-lint | bench-gdb | bench-mpi   benchmarks (table, then one JSON line)
+#   make bench-process | bench-coordinator | bench-attack | bench-inspector | bench-lint | bench-gdb | bench-mpi   benchmarks (table, then one JSON line)
 #   make screenshots   copy the screenshots the UI tests took (under target/) into docs/screenshots/
 
 SHELL := /bin/bash
@@ -22,7 +22,7 @@ DEB_PACKAGES := build-essential cmake gdb openmpi-bin libopenmpi-dev mpich libmp
                 xvfb xauth libgtk-3-0 fonts-dejavu-core procps psmisc bsdutils util-linux \
                 neovim python3 bc sqlite3 python3-mpi4py
 
-.PHONY: all deps build test test-fast demo clean bench-process bench-coordinator bench-inspector bench-lint bench-gdb bench-mpi check-jdk screenshots
+.PHONY: all deps build test test-fast demo clean bench-process bench-coordinator bench-attack bench-inspector bench-lint bench-gdb bench-mpi check-jdk screenshots
 
 all: build
 
@@ -68,6 +68,10 @@ bench-process:
 bench-coordinator:
 	@[ -x $(ROOT)/bin/mana_coordinator ] || $(MAKE) build
 	$(ROOT)/control-plane/bench/bench_coordinator.sh
+
+bench-attack:
+	@[ -x $(ROOT)/bin/mana_coordinator ] || $(MAKE) build
+	$(ROOT)/control-plane/bench/bench_attack.sh
 
 bench-inspector:
 	@[ -x $(ROOT)/bin/mana_inspect ] || $(MAKE) build
