@@ -67,7 +67,8 @@ struct mana_lh_mpi {
     int32_t  lower_tids[MANA_MAX_LOWER_TIDS];
     uint32_t fsgsbase;                /* 1: switch FS with wrfsbase (the kernel allows it: HWCAP2_FSGSBASE;
                                          MANA_NO_FSGSBASE=1 turns it off), 0: arch_prctl */
-    uint64_t lower_exit;              /* void (*)(int): the lower libc's exit (its handlers run); unused yet */
+    uint64_t lower_exit;              /* void (*)(int): the lower libc's exit (its handlers run), called
+                                         by the upper half's last exit handler (plugin.c) */
     uint64_t lower_fds[8];            /* bitmap of descriptors 0..511 the MPI library opened in MPI_Init */
 };
 

@@ -40,10 +40,18 @@ static void *lh_mpi_resolve(const char *name)
     return dlsym(RTLD_DEFAULT, name);
 }
 
-/* Published for an exit through the lower half; not called yet (see docs/architecture.md, MPI limits). */
+/* The process's exit, called by the upper half's last exit handler (plugin.c, at_exit_final) on the
+ * lower TLS: the lower libc runs the lower half's exit handlers and destructors, then ends the process. */
 static void lh_mpi_exit(int status)
 {
     exit(status);
+}
+
+/* One of those handlers, the lower half's own: under MANA_DEBUG it says that they ran (tests check it). */
+static void lh_mpi_at_exit(int status, void *arg)
+{
+    (void)arg;
+    mana_dbg("the lower half's exit handlers run (exit status %d)", status);
 }
 
 /* Descriptors MPI_Init opened (sockets, pipes, shared memory): the lower half's, never saved. */
@@ -111,6 +119,7 @@ int lh_mpi_init(void)
     mana_lh.mpi.world_rank = rank;
     mana_lh.mpi.lh_fs_base = fs;
     mana_lh.mpi.lower_exit = (uint64_t)lh_mpi_exit;
+    on_exit(lh_mpi_at_exit, NULL);
     /* Asked afresh by every lower half, launch or restart: an image may restart on another CPU. */
     const char *nofs = getenv("MANA_NO_FSGSBASE");
     mana_lh.mpi.fsgsbase = (getauxval(AT_HWCAP2) & HWCAP2_FSGSBASE) && !(nofs && *nofs && strcmp(nofs, "0") != 0);

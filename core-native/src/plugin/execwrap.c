@@ -34,7 +34,6 @@
 #include <unistd.h>
 
 extern char **environ;
-int mana_plugin_active(void);
 uint32_t mana_plugin_exec_begin(void);
 void mana_plugin_exec_failed(void);
 

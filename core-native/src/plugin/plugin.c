@@ -835,6 +835,35 @@ static void at_exit_bye(void)
     pthread_mutex_unlock(&coord_lock);
 }
 
+/* The last exit handler of the upper half (registered before ld.so's own destructor handler, so it
+ * runs after every other handler and every upper destructor): leave the coordinator, then, in an MPI
+ * rank, finish the exit in the lower half, so the lower libc runs the lower half's handlers and
+ * destructors (the MPI library's, its dependencies', the lower half's own) as a native program's exit
+ * would.  The upper stdio is flushed first (its own clean-up would have come after this handler). */
+static void at_exit_final(int status, void *arg)
+{
+    (void)arg;
+    at_exit_bye();
+    struct lh_info *lh = mana_lh_info;
+    if (!mana_plugin_active() || !lh || !lh->mpi.lower_exit) return;
+    const char *off = mana_env_get("MANA_NO_LOWER_EXIT");
+    if (off && *off && strcmp(off, "0") != 0) return;
+    fflush(NULL);
+    /* Take the lower half for good: no other thread enters it again (the checkpoint thread cannot
+     * start a checkpoint either: it would need the coordinator, told BYE above, or the lower half). */
+    int tid = mana_gettid(), zero;
+    for (;;) {
+        zero = 0;
+        if (__atomic_compare_exchange_n(&lower_owner, &zero, tid, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) break;
+        mana_sys0(SYS_sched_yield);
+    }
+    if (mana_sys2(SYS_arch_prctl, ARCH_SET_FS, (long)lh->mpi.lh_fs_base) != 0) {
+        __atomic_store_n(&lower_owner, 0, __ATOMIC_RELEASE);
+        return;                            /* the upper exit goes on without the lower handlers */
+    }
+    ((void (*)(int))(uintptr_t)lh->mpi.lower_exit)(status);
+}
+
 __attribute__((constructor)) static void mana_plugin_init(void)
 {
     /* Only the launched program itself gets the runtime; the environment is put back for its
@@ -901,7 +930,7 @@ __attribute__((constructor)) static void mana_plugin_init(void)
     /* Connect before the program runs, so a launch without a reachable coordinator says so at once. */
     if (!mana_pl.cfg.no_coord && coord_connect(0, 0) != 0)
         mana_err("checkpointing disabled for this run");
-    atexit(at_exit_bye);
+    on_exit(at_exit_final, NULL);
     pthread_atfork(NULL, NULL, atfork_child);
 
     sigset_t all, old;

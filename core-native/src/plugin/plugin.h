@@ -78,4 +78,7 @@ void mana_env_unset(const char *name);
 /* Read len bytes at addr without faulting: 0, or -1 where that memory is not readable. */
 int mana_safe_read(uint64_t addr, void *buf, size_t len);
 
+/* Active, and this is the launched process itself (not a forked or vfork child): plugin.c. */
+int mana_plugin_active(void);
+
 #endif

@@ -21,7 +21,6 @@
 #include <pthread.h>
 #include <string.h>
 
-int mana_plugin_active(void);
 
 static int ckpt_sig(void)
 {

@@ -35,7 +35,6 @@
 #include <time.h>
 #include <unistd.h>
 
-int mana_plugin_active(void);
 
 #define MAX_TIMERS 256
 #define HANDLE_BASE 0x4d414e0000000000ULL     /* "MAN": never a kernel id nor a glibc handle */

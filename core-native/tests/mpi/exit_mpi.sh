@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# exit_mpi.sh MPI EXITER - the exit of an MPI program under the runtime, at launch and after a restart:
+# the program's exit status reaches mpirun, its own exit handler runs and its buffered output is out
+# (the upper half's exit), and the lower half's exit handlers run too (the lower libc's exit, which the
+# upper half's last handler calls; under MANA_DEBUG the lower half says so with the status).
+set -u
+ROOT=${MANA_ROOT:-$(cd "$(dirname -- "$(readlink -f -- "$0")")/../../.." && pwd -P)}
+mpi=$1 prog=$2 np=2 code=3
+case $mpi in
+    openmpi) MPIRUN="mpirun.openmpi --oversubscribe -n $np"; export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;;
+    mpich) MPIRUN="mpirun.mpich -n $np";;
+    *) echo "bad MPI $mpi" >&2; exit 2;;
+esac
+tmp=$(mktemp -d /tmp/mana_exitmpi.XXXXXX) || exit 1
+export HOME=$tmp MANA_RC=$tmp/mana.rc
+trap 'pkill -f "status-file $tmp/" 2>/dev/null; rm -rf "$tmp"' EXIT
+fails=0
+check() { if eval "$2"; then echo "ok: $1"; else echo "FAIL: $1"; fails=$((fails + 1)); fi; }
+coord() {
+    rm -f "$tmp/mana.rc"
+    "$ROOT/bin/mana_coordinator" --status-file "$tmp/mana.rc" -p 0 >> "$tmp/coord.log" 2>&1 &
+    for _ in $(seq 200); do grep -q '^Secret:' "$tmp/mana.rc" 2>/dev/null && return; sleep 0.05; done
+    echo "FAIL: coordinator did not start"; exit 1
+}
+expect() {   # expect WHAT OUT ERR RC
+    local what=$1 out=$2 err=$3 got=$4
+    check "$what: exit status $code reaches mpirun (got $got)" '[ "$got" = "$code" ]'
+    check "$what: the program's exit handler ran, its buffered line is out" 'grep -q "exiter: the program.s exit handler ran" "$out"'
+    check "$what: the final result line" 'grep -q "exiter done: " "$out"'
+    check "$what: the lower half's exit handlers ran on both ranks, with the status" \
+        '[ "$(grep -c "the lower half.s exit handlers run (exit status $code)" "$err")" = "$np" ]'
+}
+
+# 1. Launched, stopped, exits.
+coord
+echo 5 > "$tmp/stop1"
+MANA_DEBUG=1 timeout 120 $MPIRUN "$ROOT/bin/mana_launch" --ckptdir "$tmp/ck1" "$prog" --stop-file "$tmp/stop1" $code \
+    > "$tmp/a.out" 2> "$tmp/a.err"
+expect launch "$tmp/a.out" "$tmp/a.err" $?
+
+# 2. Checkpointed mid-run (it runs until told to stop), killed, restarted, stopped, exits.
+coord
+timeout 120 $MPIRUN "$ROOT/bin/mana_launch" --ckptdir "$tmp/ck" "$prog" --stop-file "$tmp/stop" $code \
+    > "$tmp/l.out" 2> "$tmp/l.err" &
+job=$!
+for _ in $(seq 600); do grep -q '^ready' "$tmp/l.out" 2>/dev/null && break; sleep 0.05; done
+for _ in $(seq 600); do [ "$("$ROOT/bin/mana_status" --list 2>/dev/null | grep -c ' RUNNING ')" = $np ] && break; sleep 0.05; done
+timeout 60 "$ROOT/bin/mana_status" --checkpoint-and-kill > "$tmp/s.out" 2>&1
+wait $job
+check "checkpoint written" 'grep -q written "$tmp/s.out"'
+coord
+echo 5 > "$tmp/stop"
+MANA_DEBUG=1 timeout 120 $MPIRUN "$ROOT/bin/mana_restart" --restartdir "$tmp/ck" > "$tmp/r.out" 2> "$tmp/r.err"
+expect restart "$tmp/r.out" "$tmp/r.err" $?
+if [ $fails -ne 0 ]; then tail -n 5 "$tmp"/*.out "$tmp"/*.err; fi
+echo "exit_mpi $mpi: $fails failure(s)"
+[ $fails -eq 0 ]
