@@ -4,7 +4,12 @@ package dev.mana.coordinator;
 public enum RankState {
     RUNNING(1), SUSPENDED(2), DRAINED(3), CHECKPOINTED(4), COMMITTED(5), RESTARTING(6), EXITED(7),
     /** Not on the wire: a code this implementation does not know. */
-    UNKNOWN(0);
+    UNKNOWN(0),
+    /**
+     * Not on the wire: a rank of the job that is not connected to this coordinator (not registered yet,
+     * or lost): it runs without checkpoints.
+     */
+    UNPROTECTED(-1);
 
     public final int code;
 

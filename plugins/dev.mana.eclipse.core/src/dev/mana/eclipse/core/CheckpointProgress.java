@@ -1,5 +1,7 @@
 package dev.mana.eclipse.core;
 
+import dev.mana.coordinator.RankState;
+
 /**
  * Progress of a running checkpoint: {@code reached} of {@code ranks} ranks are in {@code state}.
  *
@@ -8,15 +10,15 @@ package dev.mana.eclipse.core;
  * @param reached how many ranks reached it
  * @param ranks how many ranks there are
  */
-public record CheckpointProgress(long generation, String state, int reached, int ranks) {
+public record CheckpointProgress(long generation, RankState state, int reached, int ranks) {
 
     /** Position of a state in the checkpoint sequence, 1..4 (0 if unknown). */
     public int phase() {
         return switch (state) {
-            case "SUSPENDED" -> 1;
-            case "DRAINED" -> 2;
-            case "CHECKPOINTED" -> 3;
-            case "COMMITTED" -> 4;
+            case SUSPENDED -> 1;
+            case DRAINED -> 2;
+            case CHECKPOINTED -> 3;
+            case COMMITTED -> 4;
             default -> 0;
         };
     }

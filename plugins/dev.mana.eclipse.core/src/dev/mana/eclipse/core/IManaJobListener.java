@@ -11,6 +11,12 @@ public interface IManaJobListener {
     /** A job ended. */
     default void jobTerminated(IManaJob job) {}
 
+    /**
+     * Ranks of a job reached a phase of a running checkpoint (SUSPENDED, DRAINED, CHECKPOINTED,
+     * COMMITTED), as the coordinator reports them; in order, before {@link #checkpointDone}.
+     */
+    default void checkpointProgress(IManaJob job, CheckpointProgress progress) {}
+
     /** A checkpoint of a job ended (ok or not). */
     default void checkpointDone(IManaJob job, CheckpointResult result) {}
 }

@@ -38,7 +38,7 @@ class ClientCoordinatorTest {
             assertEquals(2, list.size());
             assertEquals(0, list.get(0).rank());
             assertEquals(1, list.get(1).rank());
-            assertEquals("RUNNING", list.get(0).state());
+            assertEquals(dev.mana.coordinator.RankState.RUNNING, list.get(0).state());
             assertEquals("simhost", list.get(0).host());
 
             JobStatus st = cc.status();

@@ -24,6 +24,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import dev.mana.coordinator.RankState;
 import dev.mana.eclipse.core.CheckpointDirectoryValidator;
 import dev.mana.eclipse.core.CheckpointProgress;
 import dev.mana.eclipse.core.CheckpointResult;
@@ -173,7 +174,7 @@ class MpiJobFlowTest {
         IManaJob job = ManaJobs.forLaunch(launch);
         try {
             waitFor("2 ranks RUNNING", 60_000, () -> job.getRanks().size() == 2
-                && job.getRanks().stream().allMatch(r -> r.state().equals("RUNNING")));
+                && job.getRanks().stream().allMatch(r -> r.state() == RankState.RUNNING));
             CheckpointResult first = job.checkpoint(false, null);
             assertTrue(first.ok(), first.message());
             File blocker = new File(ckpt, "ckpt_rank_1/ckpt_heat_mpi_gen2.mana.tmp");
@@ -214,7 +215,7 @@ class MpiJobFlowTest {
         assertTrue(job.getCoordinator().isHosted());
         assertEquals(ManaCore.PROCESS_TYPE, launch.getProcesses()[0].getAttribute(IProcess.ATTR_PROCESS_TYPE));
         waitFor("2 ranks RUNNING", 60_000, () -> job.getRanks().size() == 2
-            && job.getRanks().stream().allMatch(r -> r.state().equals("RUNNING")));
+            && job.getRanks().stream().allMatch(r -> r.state() == RankState.RUNNING));
         RankInfo r1 = job.getRanks().get(1);
         assertEquals(1, r1.rank());
         assertTrue(r1.pid() > 0);
@@ -226,7 +227,7 @@ class MpiJobFlowTest {
         assertEquals(1, first.generation());
         assertEquals(2, first.ranks());
         assertTrue(first.totalBytes() >= 2 * 1024 * 1024, first.summary());
-        assertTrue(progress.stream().anyMatch(p -> p.state().equals("COMMITTED") && p.reached() == 2), progress.toString());
+        assertTrue(progress.stream().anyMatch(p -> p.state() == RankState.COMMITTED && p.reached() == 2), progress.toString());
         CheckpointValidation v = CheckpointDirectoryValidator.validate(ckpt, 2);
         assertTrue(v.isValid(), v.problems().toString());
         assertEquals(1, v.generation());

@@ -13,7 +13,7 @@ final class CoordinatorTypes {
     private CoordinatorTypes() {}
 
     static RankInfo rank(dev.mana.coordinator.RankInfo r) {
-        return new RankInfo(r.rank(), r.host(), r.pid(), r.state().name(), Integer.toUnsignedLong(r.generation()),
+        return new RankInfo(r.rank(), r.host(), r.pid(), r.state(), Integer.toUnsignedLong(r.generation()),
             r.mpi());
     }
 
@@ -24,7 +24,7 @@ final class CoordinatorTypes {
     }
 
     static CheckpointProgress progress(dev.mana.coordinator.CheckpointProgress p) {
-        return new CheckpointProgress(Integer.toUnsignedLong(p.generation()), p.state().name(), p.reached(),
+        return new CheckpointProgress(Integer.toUnsignedLong(p.generation()), p.state(), p.reached(),
             p.nranks());
     }
 

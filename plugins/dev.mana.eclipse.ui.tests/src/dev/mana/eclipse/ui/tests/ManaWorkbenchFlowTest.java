@@ -31,10 +31,13 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import dev.mana.coordinator.RankState;
 import dev.mana.eclipse.core.CheckpointDirectoryValidator;
+import dev.mana.eclipse.core.CheckpointProgress;
 import dev.mana.eclipse.core.CheckpointResult;
 import dev.mana.eclipse.core.CheckpointValidation;
 import dev.mana.eclipse.core.IManaJob;
+import dev.mana.eclipse.core.IManaJobListener;
 import dev.mana.eclipse.core.ManaCore;
 import dev.mana.eclipse.core.ManaJobs;
 import dev.mana.eclipse.core.ManaRuntime;
@@ -234,7 +237,7 @@ class ManaWorkbenchFlowTest {
         ManaJobView view = Ui.sync(() -> (ManaJobView) PlatformUI.getWorkbench().getActiveWorkbenchWindow()
             .getActivePage().showView(ManaJobView.ID));
         Ui.waitFor(ranks + " ranks RUNNING in the view", 60_000, () -> view.getShownJob() == job
-            && view.getRows().size() == ranks && view.getRows().stream().allMatch(r -> r.rank().state().equals("RUNNING")));
+            && view.getRows().size() == ranks && view.getRows().stream().allMatch(r -> r.state() == RankState.RUNNING));
         Ui.waitFor("output of every rank that prints", 60_000, () -> {
             String c = console(job.getLaunch());
             for (int r = 0; r < (sc.everyRankPrints() ? ranks : 1); r++) {
@@ -267,20 +270,35 @@ class ManaWorkbenchFlowTest {
         });
         Ui.sync(() -> view.getSite().getPage().activate(view));
 
-        // 3. Checkpoint Now; the view shows the ranks in the checkpoint's phases
-        execute("dev.mana.eclipse.ui.checkpoint");
-        try {
-            Ui.waitFor("a rank in a checkpoint phase", sc.holdsCheckpoints() ? 30_000 : 5_000, () -> view.getRows().stream()
-                .anyMatch(r -> !r.rank().state().equals("RUNNING")));
-        } catch (AssertionError e) {
-            if (sc.holdsCheckpoints()) {
-                throw e; // a real checkpoint (tenths of a second) may be over before a refresh
+        // 3. Checkpoint Now; the job relays the coordinator's progress events, phase by phase, and the view
+        // gets them (a real checkpoint takes hundredths of a second: too short to catch in the rows)
+        List<CheckpointProgress> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+        IManaJobListener recorder = new IManaJobListener() {
+            @Override
+            public void checkpointProgress(IManaJob j, CheckpointProgress p) {
+                if (j == job) {
+                    events.add(p);
+                }
             }
+        };
+        ManaJobs.addListener(recorder);
+        try {
+            execute("dev.mana.eclipse.ui.checkpoint");
+            Job.getJobManager().join(CheckpointJob.FAMILY, null);
+            // the events come on the coordinator's event thread: the last may trail the result a little
+            Ui.waitFor(() -> "all ranks COMMITTED in the progress events: " + events, 10_000,
+                () -> events.stream().anyMatch(p -> p.state() == RankState.COMMITTED && p.reached() == ranks));
+        } finally {
+            ManaJobs.removeListener(recorder);
         }
+        assertCheckpointPhases(events, 1, ranks);
+        Ui.waitFor(() -> "the view to get the progress events: " + Ui.sync(view::getLastProgress), 10_000, () -> {
+            CheckpointProgress p = view.getLastProgress();
+            return p != null && p.generation() == 1 && p.state() == RankState.COMMITTED && p.reached() == ranks;
+        });
         if (sc.screenshots()) {
             screenshotMaximized(view, "job-view-checkpoint");
         }
-        Job.getJobManager().join(CheckpointJob.FAMILY, null);
         CheckpointResult first = job.getLastCheckpoint();
         assertNotNull(first, "the checkpoint committed");
         assertEquals(1, first.generation());
@@ -289,8 +307,8 @@ class ManaWorkbenchFlowTest {
         assertEquals(1, v.generation());
         Ui.waitFor(() -> "the images in the view: " + Ui.sync(() -> view.getSummaryText() + " " + view.getRows()), 10_000, () -> {
             List<RankRow> rows = view.getRows();
-            return rows.size() == ranks && rows.stream().allMatch(r -> r.image() != null && r.imageGeneration() == 1
-                && r.rank().state().equals("RUNNING"));
+            return rows.size() == ranks && rows.stream().allMatch(r -> r.image() != null && r.image().generation() == 1
+                && r.state() == RankState.RUNNING);
         });
         Ui.waitFor("the last checkpoint in the view", 10_000,
             () -> view.getSummaryText().contains("Last checkpoint: generation 1"));
@@ -299,7 +317,7 @@ class ManaWorkbenchFlowTest {
             RankRow row0 = view.getRows().get(0);
             assertTrue(view.openImage(row0));
             var ed = (dev.mana.eclipse.internal.ui.images.ImageEditor) view.getSite().getPage().getActiveEditor();
-            assertEquals(row0.image().toPath(), ed.path());
+            assertEquals(row0.image().file().toPath(), ed.path());
             assertEquals("1", ed.getOverview().get("Generation"));
             view.getSite().getPage().closeAllEditors(false);
             // and the job's checkpoint directory in the Checkpoint Directory view
@@ -347,5 +365,26 @@ class ManaWorkbenchFlowTest {
             assertTrue(out2.contains("[rank " + r + "] " + expect), out2);
         }
         assertEquals(0, restarted.getLaunch().getProcesses()[0].getExitValue(), out2);
+    }
+
+    /**
+     * The progress events of one checkpoint: every rank goes through SUSPENDED, DRAINED, CHECKPOINTED and
+     * COMMITTED in that order (phases never go back), all of generation {@code generation}, and all ranks
+     * reach COMMITTED.
+     */
+    static void assertCheckpointPhases(List<CheckpointProgress> events, long generation, int ranks) {
+        assertTrue(!events.isEmpty(), "no checkpoint progress event reached the job's listeners");
+        int phase = 0;
+        for (CheckpointProgress p : events) {
+            assertEquals(generation, p.generation(), events.toString());
+            assertEquals(ranks, p.ranks(), events.toString());
+            assertTrue(p.phase() >= phase, "phases go back: " + events);
+            phase = p.phase();
+        }
+        for (RankState s : List.of(RankState.SUSPENDED, RankState.DRAINED, RankState.CHECKPOINTED,
+                RankState.COMMITTED)) {
+            assertTrue(events.stream().anyMatch(p -> p.state() == s && p.reached() == ranks),
+                "all " + ranks + " ranks never reached " + s + ": " + events);
+        }
     }
 }

@@ -58,7 +58,7 @@ public final class CheckpointJob extends Job {
                     monitor.worked(target - done[0]);
                     done[0] = target;
                 }
-                monitor.subTask(p.reached() + " of " + p.ranks() + " ranks " + p.state().toLowerCase());
+                monitor.subTask(p.reached() + " of " + p.ranks() + " ranks " + p.state().name().toLowerCase());
             });
         } catch (CoreException e) {
             setName(getName() + ": failed");
