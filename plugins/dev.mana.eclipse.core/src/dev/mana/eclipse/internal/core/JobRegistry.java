@@ -38,7 +38,7 @@ public final class JobRegistry {
     }
 
     /** Registers a new job (the launch delegate). */
-    static void add(IManaJob job) {
+    public static void add(IManaJob job) {
         JOBS.add(job);
         fire(l -> l.jobAdded(job));
     }

@@ -45,7 +45,8 @@ public final class ManaJob implements IManaJob {
         poller.setDaemon(true);
     }
 
-    void start() {
+    /** Starts following the coordinator (the launch delegate, and tests that make a job of their own). */
+    public void start() {
         process.setJob(this);
         poller.start();
     }

@@ -74,14 +74,14 @@ class ManaUiPiecesTest {
                 d.open();
                 try {
                     d.directoryText().setText(tmp.resolve("nothing-here").toString());
-                    assertFalse(d.getValidation().isValid());
+                    assertFalse(d.awaitValidation(10_000).isValid());
                     assertFalse(d.pressRestart(), "Restart stays disabled");
                     assertNotNull(d.getErrorMessage());
                     d.directoryText().setText(partial.toString());
-                    assertFalse(d.getValidation().isValid());
+                    assertFalse(d.awaitValidation(10_000).isValid());
                     assertTrue(d.getErrorMessage().contains("partial write"), d.getErrorMessage());
                     d.directoryText().setText(good.toString());
-                    assertTrue(d.getValidation().isValid(), String.valueOf(d.getErrorMessage()));
+                    assertTrue(d.awaitValidation(10_000).isValid(), String.valueOf(d.getErrorMessage()));
                     assertNull(d.getErrorMessage());
                 } finally {
                     d.close();

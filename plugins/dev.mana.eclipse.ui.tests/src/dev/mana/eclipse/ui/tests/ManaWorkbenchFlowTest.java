@@ -346,6 +346,7 @@ class ManaWorkbenchFlowTest {
             RestartDialog d = new RestartDialog(window, job);
             d.setBlockOnOpen(false);
             d.open();
+            assertNotNull(d.awaitValidation(10_000), "the directory was checked");
             assertTrue(d.getValidation().isValid(), d.getValidation().problems().toString());
             assertEquals(2, d.getValidation().generation());
             if (sc.screenshots()) {

@@ -242,6 +242,11 @@ public final class ManaJobView extends ViewPart implements IManaJobListener {
         return l;
     }
 
+    /** The text of a cell as the table shows it (tests). */
+    public String getTableItemText(int row, int column) {
+        return viewer.getTable().getItem(row).getText(column);
+    }
+
     public String getSummaryText() {
         return summary.getText() + "\n" + lastCheckpoint.getText();
     }
