@@ -111,7 +111,10 @@ class ManaUiPiecesTest {
                 page.init(PlatformUI.getWorkbench());
                 page.createControl(shell);
                 page.setRuntimeLocationForTest(launchersOnly.getPath());
-                RuntimeCheck r = page.runCheck();
+                page.runCheck(); // in the background: mpirun --version is not run on the UI thread
+                RuntimeCheck r = page.awaitCheck(30_000);
+                assertNotNull(r, "the check ended and was shown");
+                assertEquals(r.report(), page.reportText());
                 assertTrue(r.isOk(), r.report());
                 assertTrue(r.report().contains("MANA runtime: " + launchersOnly.getPath()), r.report());
                 assertTrue(r.report().contains("has no bin/lower-half"), "says what is missing: " + r.report());

@@ -149,12 +149,57 @@ public final class ManaPreferencePage extends PreferencePage implements IWorkben
         update();
     }
 
-    /** Checks the chosen runtime and MPI, and shows what is missing. */
-    public RuntimeCheck runCheck() {
-        RuntimeCheck r = ManaRuntime.check(chosen(), MpiImplementation.values()[mpi.getSelectionIndex()],
-            MpiLauncher.MPIRUN, null);
-        report.setText(r.report());
-        return r;
+    /** The newest check; an older one still running is dropped when it ends. */
+    private org.eclipse.core.runtime.jobs.Job checkJob;
+    private RuntimeCheck lastCheck;
+
+    /**
+     * Checks the chosen runtime and MPI in a background job, and shows what is missing when it ends. The
+     * check runs {@code mpirun --version} and looks at the runtime's folders (perhaps on a slow or hung
+     * file system): never on the UI thread.
+     */
+    public void runCheck() {
+        File runtime = chosen();
+        MpiImplementation m = MpiImplementation.values()[mpi.getSelectionIndex()];
+        lastCheck = null;
+        report.setText("Checking " + runtime + " ...");
+        org.eclipse.swt.widgets.Display display = report.getDisplay();
+        org.eclipse.core.runtime.jobs.Job[] self = new org.eclipse.core.runtime.jobs.Job[1];
+        org.eclipse.core.runtime.jobs.Job job = org.eclipse.core.runtime.jobs.Job.create(
+            "Checking the MANA runtime " + runtime, monitor -> {
+                RuntimeCheck r = ManaRuntime.check(runtime, m, MpiLauncher.MPIRUN, null);
+                display.asyncExec(() -> {
+                    if (checkJob == self[0] && !report.isDisposed()) {
+                        lastCheck = r;
+                        report.setText(r.report());
+                    }
+                });
+            });
+        job.setSystem(true);
+        self[0] = job;
+        checkJob = job;
+        job.schedule();
+    }
+
+    /**
+     * Runs the event loop (call on the UI thread) until the last {@link #runCheck()} has been shown, at most
+     * {@code millis}; returns its result, or null at the time out (tests).
+     */
+    public RuntimeCheck awaitCheck(long millis) {
+        org.eclipse.swt.widgets.Display d = report.getDisplay();
+        long end = System.currentTimeMillis() + millis;
+        while (lastCheck == null && System.currentTimeMillis() < end) {
+            if (!d.readAndDispatch()) {
+                d.timerExec(50, () -> { });
+                d.sleep();
+            }
+        }
+        return lastCheck;
+    }
+
+    /** The text of the check's report as shown (tests). */
+    public String reportText() {
+        return report.getText();
     }
 
     @Override

@@ -17,11 +17,15 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
+import org.eclipse.core.commands.Command;
+import org.eclipse.core.commands.NotEnabledException;
 import org.eclipse.debug.core.ILaunchConfiguration;
 import org.eclipse.debug.core.ILaunchManager;
 import org.eclipse.debug.core.Launch;
 import org.eclipse.swt.widgets.Shell;
 import org.eclipse.ui.PlatformUI;
+import org.eclipse.ui.commands.ICommandService;
+import org.eclipse.ui.handlers.IHandlerService;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -45,12 +49,13 @@ import dev.mana.eclipse.internal.ui.views.ManaJobView;
 import dev.mana.eclipse.internal.ui.views.RankRow;
 
 /**
- * The MANA Job view and the restart dialog against a real coordinator (embedded, with simulated ranks) and
- * a checkpoint directory on a file system that hangs (hung_fs.py: a FUSE mount that never answers, as a
- * parallel file system whose server is gone): the workbench stays responsive, and ranks of the job that
- * are not connected show as unprotected.
+ * The MANA Job view, the restart dialog and the checkpoint commands against a real coordinator (embedded,
+ * with simulated ranks) and a checkpoint directory on a file system that hangs (hung_fs.py: a FUSE mount
+ * that never answers, as a parallel file system whose server is gone): the workbench stays responsive,
+ * ranks of the job that are not connected show as unprotected, and the commands are enabled only for a
+ * running job.
  */
-class JobViewAndHungFileSystemTest {
+class ManaJobViewTest {
     /** A UI thread that does not answer within this is frozen (a free one answers in milliseconds). */
     private static final long RESPONSIVE_MILLIS = 2_000;
 
@@ -164,6 +169,43 @@ class JobViewAndHungFileSystemTest {
             .ckptDir(tmp.resolve("sim")).build().start());
         Ui.waitFor(() -> "rank 1 protected: " + Ui.sync(view::getSummaryText), 30_000,
             () -> unprotected(view).equals(List.of(3)) && view.getSummaryText().contains("3 of 4 ranks protected"));
+    }
+
+    @Test
+    void checkpointCommandsAreEnabledForARunningJobOnly() throws Exception {
+        startCoordinator();
+        closing.add(SimulatedRanks.builder(coordinator.loopbackAddress()).job("cmd").ranks(0, 1).nranks(1)
+            .ckptDir(tmp.resolve("sim")).build().start());
+        ManaJobView view = showView();
+        ICommandService cs = PlatformUI.getWorkbench().getService(ICommandService.class);
+        IHandlerService hs = PlatformUI.getWorkbench().getService(IHandlerService.class);
+        Command checkpoint = cs.getCommand("dev.mana.eclipse.ui.checkpoint");
+        Command checkpointAndStop = cs.getCommand("dev.mana.eclipse.ui.checkpointAndStop");
+        IManaJob job = startJob("cmd", 1, tmp.resolve("ckpt").toFile());
+        // the view shows (and selects) the running job: both commands are enabled, by their enabledWhen
+        Ui.waitFor("the checkpoint commands enabled for the running job", 30_000, () -> view.getShownJob() == job
+            && view.getRows().size() == 1 && checkpoint.isEnabled() && checkpointAndStop.isEnabled());
+        Ui.sync(() -> view.getSite().getPage().activate(view));
+        assertTrue(Ui.sync(checkpoint::isEnabled));
+
+        // the job ends while selected in the view: disabled, with no change of part or selection by the user
+        job.getLaunch().getProcesses()[0].terminate();
+        Ui.waitFor("the job to end", 30_000, job::isTerminated);
+        Ui.waitFor("the checkpoint commands disabled for the ended job", 10_000,
+            () -> !checkpoint.isEnabled() && !checkpointAndStop.isEnabled());
+        // executing a disabled command is refused by the workbench: no handler runs, no dialog opens
+        Ui.sync(() -> {
+            try {
+                hs.executeCommand("dev.mana.eclipse.ui.checkpoint", null);
+                throw new AssertionError("the checkpoint command ran for an ended job");
+            } catch (NotEnabledException expected) {
+                // the enabledWhen said no
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+            assertEquals(1, java.util.Arrays.stream(Ui.display().getShells()).filter(Shell::isVisible).count(),
+                "a dialog opened");
+        });
     }
 
     private static List<Integer> unprotected(ManaJobView view) {
