@@ -1,5 +1,8 @@
 package dev.mana.eclipse.core;
 
+import dev.mana.coordinator.CheckpointProgress;
+import dev.mana.coordinator.CheckpointResult;
+
 /** Told when jobs come and go and when what is known of them changes. Called from any thread. */
 public interface IManaJobListener {
     /** A job was launched. */

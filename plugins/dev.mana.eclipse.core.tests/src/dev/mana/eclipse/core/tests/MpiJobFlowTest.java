@@ -24,17 +24,18 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import dev.mana.coordinator.CheckpointProgress;
+import dev.mana.coordinator.CheckpointResult;
+import dev.mana.coordinator.RankInfo;
 import dev.mana.coordinator.RankState;
 import dev.mana.eclipse.core.CheckpointDirectoryValidator;
-import dev.mana.eclipse.core.CheckpointProgress;
-import dev.mana.eclipse.core.CheckpointResult;
 import dev.mana.eclipse.core.CheckpointValidation;
 import dev.mana.eclipse.core.IManaJob;
 import dev.mana.eclipse.core.ManaCore;
+import dev.mana.eclipse.core.ManaFormat;
 import dev.mana.eclipse.core.ManaJobs;
 import dev.mana.eclipse.core.ManaRuntime;
 import dev.mana.eclipse.core.MpiImplementation;
-import dev.mana.eclipse.core.RankInfo;
 
 /**
  * The launch delegate end to end, headless: the runtime's MPI example heat_mpi on 2 ranks under the real
@@ -136,7 +137,7 @@ class MpiJobFlowTest {
         IManaJob job = ManaJobs.forLaunch(launch);
         try {
             waitFor("an automatic checkpoint", 60_000, () -> job.getStatus() != null && job.getStatus().generation() >= 1);
-            assertEquals(2, job.getStatus().interval());
+            assertEquals(2, job.getStatus().intervalSeconds());
             waitFor("its images", 10_000, () -> CheckpointDirectoryValidator.validate(ckpt, 2).isValid());
         } finally {
             launch.terminate();
@@ -181,7 +182,7 @@ class MpiJobFlowTest {
             assertTrue(blocker.mkdir());
             CheckpointResult second = job.checkpoint(false, null);
             assertFalse(second.ok());
-            assertTrue(second.summary().startsWith("Checkpoint failed: "), second.summary());
+            assertTrue(ManaFormat.summary(second).startsWith("Checkpoint failed: "), ManaFormat.summary(second));
             assertTrue(second.message().toLowerCase(java.util.Locale.ROOT).contains("directory"), second.message());
             assertTrue(blocker.delete());
             // rank 0 deletes its partial image when it gets the abort (after the result)
@@ -226,7 +227,7 @@ class MpiJobFlowTest {
         assertTrue(first.ok(), first.message());
         assertEquals(1, first.generation());
         assertEquals(2, first.ranks());
-        assertTrue(first.totalBytes() >= 2 * 1024 * 1024, first.summary());
+        assertTrue(first.totalBytes() >= 2 * 1024 * 1024, ManaFormat.summary(first));
         assertTrue(progress.stream().anyMatch(p -> p.state() == RankState.COMMITTED && p.reached() == 2), progress.toString());
         CheckpointValidation v = CheckpointDirectoryValidator.validate(ckpt, 2);
         assertTrue(v.isValid(), v.problems().toString());

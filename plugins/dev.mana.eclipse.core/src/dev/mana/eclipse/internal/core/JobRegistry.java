@@ -6,8 +6,8 @@ import java.util.function.Consumer;
 
 import org.eclipse.core.runtime.ILog;
 
-import dev.mana.eclipse.core.CheckpointProgress;
-import dev.mana.eclipse.core.CheckpointResult;
+import dev.mana.coordinator.CheckpointProgress;
+import dev.mana.coordinator.CheckpointResult;
 import dev.mana.eclipse.core.IManaJob;
 import dev.mana.eclipse.core.IManaJobListener;
 import dev.mana.eclipse.core.ManaJobs;

@@ -11,15 +11,15 @@ import org.eclipse.core.runtime.CoreException;
 import org.eclipse.core.runtime.Status;
 import org.eclipse.debug.core.ILaunch;
 
+import dev.mana.coordinator.CheckpointProgress;
+import dev.mana.coordinator.CheckpointResult;
+import dev.mana.coordinator.JobStatus;
+import dev.mana.coordinator.RankInfo;
 import dev.mana.coordinator.RankState;
-import dev.mana.eclipse.core.CheckpointProgress;
-import dev.mana.eclipse.core.CheckpointResult;
 import dev.mana.eclipse.core.IManaCoordinator;
 import dev.mana.eclipse.core.IManaJob;
-import dev.mana.eclipse.core.JobStatus;
 import dev.mana.eclipse.core.ManaFormat;
 import dev.mana.eclipse.core.ManaJobSettings;
-import dev.mana.eclipse.core.RankInfo;
 
 /** A running MANA job: polls its coordinator, runs checkpoints, stops the hosted coordinator at the end. */
 public final class ManaJob implements IManaJob {
@@ -95,7 +95,8 @@ public final class ManaJob implements IManaJob {
         terminated = true;
         // what the coordinator last said stays visible; ranks of a finished job are EXITED
         ranks = ranks.stream()
-            .map(r -> new RankInfo(r.rank(), r.host(), r.pid(), RankState.EXITED, r.generation(), r.mpi()))
+            .map(r -> new RankInfo(r.job(), r.rank(), r.host(), r.pid(), RankState.EXITED, r.generation(), r.mpi(),
+                r.clientId(), r.program(), r.ckptdir()))
             .toList();
         coordinator.close();
         JobRegistry.fireTerminated(this);
@@ -139,7 +140,7 @@ public final class ManaJob implements IManaJob {
         if (r.ok()) {
             lastCheckpoint = r;
         }
-        log(r.summary());
+        log(ManaFormat.summary(r));
         JobRegistry.fireCheckpointDone(this, r);
         JobRegistry.fireChanged(this);
         return r;

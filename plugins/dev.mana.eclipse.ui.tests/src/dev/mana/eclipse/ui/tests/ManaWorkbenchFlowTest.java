@@ -31,10 +31,10 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import dev.mana.coordinator.CheckpointProgress;
+import dev.mana.coordinator.CheckpointResult;
 import dev.mana.coordinator.RankState;
 import dev.mana.eclipse.core.CheckpointDirectoryValidator;
-import dev.mana.eclipse.core.CheckpointProgress;
-import dev.mana.eclipse.core.CheckpointResult;
 import dev.mana.eclipse.core.CheckpointValidation;
 import dev.mana.eclipse.core.IManaJob;
 import dev.mana.eclipse.core.IManaJobListener;
@@ -377,7 +377,7 @@ class ManaWorkbenchFlowTest {
         assertTrue(!events.isEmpty(), "no checkpoint progress event reached the job's listeners");
         for (CheckpointProgress p : events) {
             assertEquals(generation, p.generation(), events.toString());
-            assertEquals(ranks, p.ranks(), events.toString());
+            assertEquals(ranks, p.nranks(), events.toString());
         }
         int suspended = firstComplete(events, RankState.SUSPENDED, ranks);
         int drained = firstComplete(events, RankState.DRAINED, ranks);

@@ -7,8 +7,8 @@ import org.eclipse.core.runtime.Status;
 import org.eclipse.core.runtime.jobs.Job;
 import org.eclipse.ui.progress.IProgressConstants;
 
-import dev.mana.eclipse.core.CheckpointProgress;
-import dev.mana.eclipse.core.CheckpointResult;
+import dev.mana.coordinator.CheckpointProgress;
+import dev.mana.coordinator.CheckpointResult;
 import dev.mana.eclipse.core.IManaJob;
 import dev.mana.eclipse.core.ManaFormat;
 import dev.mana.eclipse.internal.ui.ManaUIPlugin;
@@ -52,13 +52,13 @@ public final class CheckpointJob extends Job {
         int[] done = {0};
         try {
             result = job.checkpoint(stop, (CheckpointProgress p) -> {
-                int total = (p.phase() - 1) * p.ranks() + p.reached();
+                int total = (ManaFormat.phase(p.state()) - 1) * p.nranks() + p.reached();
                 int target = Math.min(total, 4 * ranks);
                 if (target > done[0]) {
                     monitor.worked(target - done[0]);
                     done[0] = target;
                 }
-                monitor.subTask(p.reached() + " of " + p.ranks() + " ranks " + p.state().name().toLowerCase());
+                monitor.subTask(p.reached() + " of " + p.nranks() + " ranks " + p.state().name().toLowerCase());
             });
         } catch (CoreException e) {
             setName(getName() + ": failed");
@@ -71,7 +71,7 @@ public final class CheckpointJob extends Job {
             return Status.error("Checkpoint of " + job.getName() + " failed: " + result.message());
         }
         setName("Checkpoint " + result.generation() + " of " + job.getName() + ": " + ManaFormat.bytes(result.totalBytes())
-            + " in " + ManaFormat.seconds(result.elapsedNanos()) + " to " + result.directory());
-        return new Status(IStatus.OK, ManaUIPlugin.PLUGIN_ID, result.summary());
+            + " in " + ManaFormat.seconds(result.elapsedNanos()) + " to " + result.dir());
+        return new Status(IStatus.OK, ManaUIPlugin.PLUGIN_ID, ManaFormat.summary(result));
     }
 }

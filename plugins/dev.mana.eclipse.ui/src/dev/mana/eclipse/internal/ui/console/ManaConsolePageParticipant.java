@@ -8,7 +8,7 @@ import org.eclipse.ui.console.IConsoleConstants;
 import org.eclipse.ui.console.IConsolePageParticipant;
 import org.eclipse.ui.part.IPageBookViewPage;
 
-import dev.mana.eclipse.core.CheckpointResult;
+import dev.mana.coordinator.CheckpointResult;
 import dev.mana.eclipse.core.IManaJob;
 import dev.mana.eclipse.core.IManaJobListener;
 import dev.mana.eclipse.core.ManaJobs;

@@ -37,15 +37,15 @@ import org.eclipse.ui.IWorkbenchActionConstants;
 import org.eclipse.ui.PlatformUI;
 import org.eclipse.ui.part.ViewPart;
 
+import dev.mana.coordinator.CheckpointProgress;
+import dev.mana.coordinator.CheckpointResult;
+import dev.mana.coordinator.JobStatus;
+import dev.mana.coordinator.RankInfo;
 import dev.mana.coordinator.RankState;
-import dev.mana.eclipse.core.CheckpointProgress;
-import dev.mana.eclipse.core.CheckpointResult;
 import dev.mana.eclipse.core.IManaJob;
 import dev.mana.eclipse.core.IManaJobListener;
-import dev.mana.eclipse.core.JobStatus;
 import dev.mana.eclipse.core.ManaFormat;
 import dev.mana.eclipse.core.ManaJobs;
-import dev.mana.eclipse.core.RankInfo;
 import dev.mana.eclipse.internal.ui.IManaHelpContexts;
 import dev.mana.eclipse.internal.ui.ManaUIPlugin;
 import dev.mana.eclipse.internal.ui.Messages;
@@ -291,10 +291,10 @@ public final class ManaJobView extends ViewPart implements IManaJobListener {
         String state;
         if (shown.isTerminated()) {
             state = Messages.ManaJobView_stateEnded;
-        } else if (progress != null && progress.phase() < 4) {
+        } else if (progress != null && ManaFormat.phase(progress.state()) < 4) {
             // the coordinator's progress events: which phase the ranks reached
             state = NLS.bind(Messages.ManaJobView_stateProgress, new Object[] {progress.generation(),
-                progress.reached(), progress.ranks(), progress.state().name()});
+                progress.reached(), progress.nranks(), progress.state().name()});
         } else if (st != null && st.checkpointing()) {
             state = Messages.ManaJobView_stateCheckpointing;
         } else if (ranks.isEmpty()) {
@@ -302,23 +302,23 @@ public final class ManaJobView extends ViewPart implements IManaJobListener {
         } else {
             state = Messages.ManaJobView_stateRunning;
         }
-        int n = st != null && st.ranks() > 0 ? st.ranks() : shown.getSettings().ranks();
+        int n = st != null && st.nranks() > 0 ? st.nranks() : shown.getSettings().ranks();
         long protectedRanks = rows.stream().filter(r -> !r.isUnprotected() && r.state() != RankState.EXITED).count();
         summary.setText(NLS.bind(Messages.ManaJobView_summary, new Object[] {shown.getName(), state,
             protectedRanks, n,
             NLS.bind(shown.getCoordinator().isHosted() ? Messages.ManaJobView_hostedAt : Messages.ManaJobView_at,
                 shown.getCoordinator().endpoint()),
-            st != null && st.interval() > 0 ? NLS.bind(Messages.ManaJobView_interval, st.interval()) : ""}));
+            st != null && st.intervalSeconds() > 0 ? NLS.bind(Messages.ManaJobView_interval, st.intervalSeconds()) : ""}));
         CheckpointResult last = shown.getLastCheckpoint();
-        if (st != null && st.generation() > 0 && st.lastCheckpointMillis() == 0) {
+        if (st != null && st.generation() > 0 && st.lastCheckpointUnixMs() == 0) {
             lastCheckpoint.setText(NLS.bind(Messages.ManaJobView_lastRestarted, st.generation(),
                 shown.getCheckpointDirectory()));
         } else if (st != null && st.generation() > 0) {
             lastCheckpoint.setText(NLS.bind(Messages.ManaJobView_last, new Object[] {st.generation(),
-                ManaFormat.time(st.lastCheckpointMillis()), ManaFormat.bytes(st.lastCheckpointBytes()),
-                ManaFormat.seconds(st.lastCheckpointNanos()), st.lastCheckpointDirectory()}));
+                ManaFormat.time(st.lastCheckpointUnixMs()), ManaFormat.bytes(st.lastCheckpointBytes()),
+                ManaFormat.seconds(st.lastCheckpointNanos()), st.lastCheckpointDir()}));
         } else if (last != null) {
-            lastCheckpoint.setText(NLS.bind(Messages.ManaJobView_lastSeen, last.summary()));
+            lastCheckpoint.setText(NLS.bind(Messages.ManaJobView_lastSeen, ManaFormat.summary(last)));
         } else {
             lastCheckpoint.setText(NLS.bind(Messages.ManaJobView_lastNone, shown.getCheckpointDirectory()));
         }
@@ -328,7 +328,7 @@ public final class ManaJobView extends ViewPart implements IManaJobListener {
 
     /**
      * The rows of a job: its ranks the coordinator knows, and while it runs, every other rank of its world
-     * ({@link JobStatus#ranks()}) as unprotected: not connected to this coordinator (not registered yet, or
+     * ({@link JobStatus#nranks()}) as unprotected: not connected to this coordinator (not registered yet, or
      * lost and not reconnected), so it runs without checkpoints.
      */
     static List<RankRow> rows(IManaJob job, JobStatus st, List<RankInfo> ranks, Map<Integer, RankImages.Image> found) {
@@ -337,7 +337,7 @@ public final class ManaJobView extends ViewPart implements IManaJobListener {
             byRank.put(r.rank(), r);
         }
         if (!job.isTerminated() && st != null) {
-            for (int r = 0; r < st.ranks(); r++) {
+            for (int r = 0; r < st.nranks(); r++) {
                 byRank.putIfAbsent(r, null);
             }
         }
@@ -372,8 +372,8 @@ public final class ManaJobView extends ViewPart implements IManaJobListener {
         List<Integer> ranks = rows(job, st, job.getRanks(), Map.of()).stream().map(RankRow::rank).toList();
         List<File> dirs = new ArrayList<>();
         dirs.add(job.getCheckpointDirectory());
-        if (st != null && !st.lastCheckpointDirectory().isEmpty()) {
-            dirs.add(new File(st.lastCheckpointDirectory()));
+        if (st != null && !st.lastCheckpointDir().isEmpty()) {
+            dirs.add(new File(st.lastCheckpointDir()));
         }
         Display display = viewer.getTable().getDisplay();
         scan = new Job(NLS.bind(Messages.ManaJobView_scanJob, job.getName())) {

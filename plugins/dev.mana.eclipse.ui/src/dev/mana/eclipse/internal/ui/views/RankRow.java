@@ -3,9 +3,9 @@ package dev.mana.eclipse.internal.ui.views;
 import org.eclipse.core.runtime.IAdaptable;
 import org.eclipse.debug.core.ILaunch;
 
+import dev.mana.coordinator.RankInfo;
 import dev.mana.coordinator.RankState;
 import dev.mana.eclipse.core.IManaJob;
-import dev.mana.eclipse.core.RankInfo;
 
 /**
  * One row of the MANA Job view: a rank of the job, what the coordinator knows of it, and its newest
