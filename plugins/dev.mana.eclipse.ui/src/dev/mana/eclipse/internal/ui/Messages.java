@@ -65,6 +65,32 @@ public final class Messages extends NLS {
     public static String ManaJobView_showDirectory;
     public static String ManaJobView_showDirectoryTip;
     public static String ManaJobView_scanJob;
+    public static String CheckpointJob_name;
+    public static String CheckpointJob_nameStop;
+    public static String CheckpointJob_task;
+    public static String CheckpointJob_taskOne;
+    public static String CheckpointJob_progress;
+    public static String CheckpointJob_failedName;
+    public static String CheckpointJob_failed;
+    public static String CheckpointJob_done;
+    public static String Console_checkpoint;
+    public static String Console_checkpointAndStop;
+    public static String Console_tip;
+    public static String Preferences_description;
+    public static String Preferences_runtime;
+    public static String Preferences_bundled;
+    public static String Preferences_bundledMissing;
+    public static String Preferences_other;
+    public static String Preferences_locationHint;
+    public static String Preferences_browse;
+    public static String Preferences_checkGroup;
+    public static String Preferences_checkWith;
+    public static String Preferences_checkButton;
+    public static String Preferences_refresh;
+    public static String Preferences_refreshUnit;
+    public static String Preferences_noLauncher;
+    public static String Preferences_checking;
+    public static String Preferences_checkJob;
 
     static {
         NLS.initializeMessages(BUNDLE_NAME, Messages.class);
