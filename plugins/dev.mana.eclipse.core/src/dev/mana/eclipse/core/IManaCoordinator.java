@@ -4,6 +4,11 @@ import java.io.IOException;
 import java.util.List;
 import java.util.function.Consumer;
 
+import dev.mana.coordinator.CheckpointProgress;
+import dev.mana.coordinator.CheckpointResult;
+import dev.mana.coordinator.JobStatus;
+import dev.mana.coordinator.RankInfo;
+
 /**
  * A connection to the coordinator of one job: hosted inside the IDE or joined. All calls block;
  * call them outside the UI thread.

@@ -7,6 +7,11 @@ import java.util.function.Consumer;
 import org.eclipse.core.runtime.CoreException;
 import org.eclipse.debug.core.ILaunch;
 
+import dev.mana.coordinator.CheckpointProgress;
+import dev.mana.coordinator.CheckpointResult;
+import dev.mana.coordinator.JobStatus;
+import dev.mana.coordinator.RankInfo;
+
 /**
  * A MANA job started by a launch: its ranks at the coordinator, its checkpoints, and the actions on
  * it. Obtain jobs from {@link ManaJobs}.

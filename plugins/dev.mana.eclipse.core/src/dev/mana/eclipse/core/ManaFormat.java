@@ -29,6 +29,26 @@ public final class ManaFormat {
         return epochMillis <= 0 ? "" : TIME.format(Instant.ofEpochMilli(epochMillis));
     }
 
+    /** Position of a checkpoint phase's state in the sequence, 1..4 (0 for any other state). */
+    public static int phase(dev.mana.coordinator.RankState state) {
+        return switch (state) {
+            case SUSPENDED -> 1;
+            case DRAINED -> 2;
+            case CHECKPOINTED -> 3;
+            case COMMITTED -> 4;
+            default -> 0;
+        };
+    }
+
+    /** A checkpoint's outcome in one line for people (console, job view, progress). */
+    public static String summary(dev.mana.coordinator.CheckpointResult r) {
+        if (!r.ok()) {
+            return "Checkpoint failed: " + r.message();
+        }
+        return "Checkpoint " + r.generation() + " written: " + r.ranks() + (r.ranks() == 1 ? " rank, " : " ranks, ")
+            + bytes(r.totalBytes()) + " in " + seconds(r.elapsedNanos()) + " to " + r.dir();
+    }
+
     public static String seconds(long nanos) {
         return String.format(java.util.Locale.ROOT, "%.2f s", nanos / 1e9);
     }

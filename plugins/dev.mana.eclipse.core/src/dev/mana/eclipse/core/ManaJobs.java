@@ -2,15 +2,19 @@ package dev.mana.eclipse.core;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.eclipse.debug.core.ILaunch;
 import org.eclipse.debug.core.model.IProcess;
 
-/** The MANA jobs of this IDE session, newest last, and listeners to their changes. */
+import dev.mana.eclipse.internal.core.JobRegistry;
+
+/**
+ * The MANA jobs of this IDE session, newest last, and listeners to their changes. Read-only API: the
+ * launch delegate adds jobs and the jobs fire events through the internal {@link JobRegistry}.
+ */
 public final class ManaJobs {
-    private static final CopyOnWriteArrayList<IManaJob> JOBS = new CopyOnWriteArrayList<>();
-    private static final CopyOnWriteArrayList<IManaJobListener> LISTENERS = new CopyOnWriteArrayList<>();
+    private static final List<IManaJob> JOBS = JobRegistry.jobs();
+    private static final List<IManaJobListener> LISTENERS = JobRegistry.listeners();
 
     private ManaJobs() {}
 
@@ -63,46 +67,10 @@ public final class ManaJobs {
     }
 
     public static void addListener(IManaJobListener l) {
-        LISTENERS.addIfAbsent(l);
+        JobRegistry.addListener(l);
     }
 
     public static void removeListener(IManaJobListener l) {
         LISTENERS.remove(l);
-    }
-
-    /** Removes jobs whose launches were removed from the launch manager. */
-    public static void remove(IManaJob job) {
-        JOBS.remove(job);
-        fire(l -> l.jobChanged(job));
-    }
-
-    // ---- for the implementation ----
-
-    /** Registers a new job (called by the launch delegate). */
-    public static void add(IManaJob job) {
-        JOBS.add(job);
-        fire(l -> l.jobAdded(job));
-    }
-
-    public static void fireChanged(IManaJob job) {
-        fire(l -> l.jobChanged(job));
-    }
-
-    public static void fireTerminated(IManaJob job) {
-        fire(l -> l.jobTerminated(job));
-    }
-
-    public static void fireCheckpointDone(IManaJob job, CheckpointResult r) {
-        fire(l -> l.checkpointDone(job, r));
-    }
-
-    private static void fire(java.util.function.Consumer<IManaJobListener> c) {
-        for (IManaJobListener l : LISTENERS) {
-            try {
-                c.accept(l);
-            } catch (RuntimeException e) {
-                org.eclipse.core.runtime.ILog.of(ManaJobs.class).error("MANA job listener failed", e);
-            }
-        }
     }
 }

@@ -14,13 +14,13 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import dev.mana.coordinator.CheckpointProgress;
+import dev.mana.coordinator.CheckpointResult;
 import dev.mana.coordinator.Coordinator;
+import dev.mana.coordinator.JobStatus;
+import dev.mana.coordinator.RankInfo;
 import dev.mana.coordinator.sim.SimulatedRanks;
-import dev.mana.eclipse.core.CheckpointProgress;
-import dev.mana.eclipse.core.CheckpointResult;
 import dev.mana.eclipse.core.CoordinatorEndpoint;
-import dev.mana.eclipse.core.JobStatus;
-import dev.mana.eclipse.core.RankInfo;
 import dev.mana.eclipse.internal.core.ClientCoordinator;
 
 /** A joined coordinator, reached over the protocol through the control-plane library's client. */
@@ -38,12 +38,12 @@ class ClientCoordinatorTest {
             assertEquals(2, list.size());
             assertEquals(0, list.get(0).rank());
             assertEquals(1, list.get(1).rank());
-            assertEquals("RUNNING", list.get(0).state());
+            assertEquals(dev.mana.coordinator.RankState.RUNNING, list.get(0).state());
             assertEquals("simhost", list.get(0).host());
 
             JobStatus st = cc.status();
             assertEquals("sim", st.job());
-            assertEquals(2, st.ranks());
+            assertEquals(2, st.nranks());
             assertEquals(2, st.connected());
             assertEquals(0, st.generation());
 
@@ -52,13 +52,13 @@ class ClientCoordinatorTest {
             assertTrue(r.ok(), r.message());
             assertEquals(1, r.generation());
             assertEquals(2, r.ranks());
-            assertTrue(progress.stream().anyMatch(p -> p.phase() == 4 && p.reached() == 2), progress.toString());
+            assertTrue(progress.stream().anyMatch(p -> p.state() == dev.mana.coordinator.RankState.COMMITTED && p.reached() == 2), progress.toString());
 
             cc.setInterval(60);
             ClientCoordinator.Snapshot s = cc.snapshot();
             assertEquals(2, s.ranks().size());
             assertEquals(1, s.status().generation());
-            assertEquals(60, s.status().interval());
+            assertEquals(60, s.status().intervalSeconds());
 
             cc.kill();
             assertTrue(ranks.awaitAllClosed(Duration.ofSeconds(10)));

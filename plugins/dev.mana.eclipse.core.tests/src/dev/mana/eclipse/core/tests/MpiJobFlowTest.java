@@ -24,16 +24,18 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import dev.mana.coordinator.CheckpointProgress;
+import dev.mana.coordinator.CheckpointResult;
+import dev.mana.coordinator.RankInfo;
+import dev.mana.coordinator.RankState;
 import dev.mana.eclipse.core.CheckpointDirectoryValidator;
-import dev.mana.eclipse.core.CheckpointProgress;
-import dev.mana.eclipse.core.CheckpointResult;
 import dev.mana.eclipse.core.CheckpointValidation;
 import dev.mana.eclipse.core.IManaJob;
 import dev.mana.eclipse.core.ManaCore;
+import dev.mana.eclipse.core.ManaFormat;
 import dev.mana.eclipse.core.ManaJobs;
 import dev.mana.eclipse.core.ManaRuntime;
 import dev.mana.eclipse.core.MpiImplementation;
-import dev.mana.eclipse.core.RankInfo;
 
 /**
  * The launch delegate end to end, headless: the runtime's MPI example heat_mpi on 2 ranks under the real
@@ -135,7 +137,7 @@ class MpiJobFlowTest {
         IManaJob job = ManaJobs.forLaunch(launch);
         try {
             waitFor("an automatic checkpoint", 60_000, () -> job.getStatus() != null && job.getStatus().generation() >= 1);
-            assertEquals(2, job.getStatus().interval());
+            assertEquals(2, job.getStatus().intervalSeconds());
             waitFor("its images", 10_000, () -> CheckpointDirectoryValidator.validate(ckpt, 2).isValid());
         } finally {
             launch.terminate();
@@ -173,14 +175,14 @@ class MpiJobFlowTest {
         IManaJob job = ManaJobs.forLaunch(launch);
         try {
             waitFor("2 ranks RUNNING", 60_000, () -> job.getRanks().size() == 2
-                && job.getRanks().stream().allMatch(r -> r.state().equals("RUNNING")));
+                && job.getRanks().stream().allMatch(r -> r.state() == RankState.RUNNING));
             CheckpointResult first = job.checkpoint(false, null);
             assertTrue(first.ok(), first.message());
             File blocker = new File(ckpt, "ckpt_rank_1/ckpt_heat_mpi_gen2.mana.tmp");
             assertTrue(blocker.mkdir());
             CheckpointResult second = job.checkpoint(false, null);
             assertFalse(second.ok());
-            assertTrue(second.summary().startsWith("Checkpoint failed: "), second.summary());
+            assertTrue(ManaFormat.summary(second).startsWith("Checkpoint failed: "), ManaFormat.summary(second));
             assertTrue(second.message().toLowerCase(java.util.Locale.ROOT).contains("directory"), second.message());
             assertTrue(blocker.delete());
             // rank 0 deletes its partial image when it gets the abort (after the result)
@@ -214,7 +216,7 @@ class MpiJobFlowTest {
         assertTrue(job.getCoordinator().isHosted());
         assertEquals(ManaCore.PROCESS_TYPE, launch.getProcesses()[0].getAttribute(IProcess.ATTR_PROCESS_TYPE));
         waitFor("2 ranks RUNNING", 60_000, () -> job.getRanks().size() == 2
-            && job.getRanks().stream().allMatch(r -> r.state().equals("RUNNING")));
+            && job.getRanks().stream().allMatch(r -> r.state() == RankState.RUNNING));
         RankInfo r1 = job.getRanks().get(1);
         assertEquals(1, r1.rank());
         assertTrue(r1.pid() > 0);
@@ -225,8 +227,8 @@ class MpiJobFlowTest {
         assertTrue(first.ok(), first.message());
         assertEquals(1, first.generation());
         assertEquals(2, first.ranks());
-        assertTrue(first.totalBytes() >= 2 * 1024 * 1024, first.summary());
-        assertTrue(progress.stream().anyMatch(p -> p.state().equals("COMMITTED") && p.reached() == 2), progress.toString());
+        assertTrue(first.totalBytes() >= 2 * 1024 * 1024, ManaFormat.summary(first));
+        assertTrue(progress.stream().anyMatch(p -> p.state() == RankState.COMMITTED && p.reached() == 2), progress.toString());
         CheckpointValidation v = CheckpointDirectoryValidator.validate(ckpt, 2);
         assertTrue(v.isValid(), v.problems().toString());
         assertEquals(1, v.generation());

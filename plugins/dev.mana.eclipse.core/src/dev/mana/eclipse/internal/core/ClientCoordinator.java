@@ -6,14 +6,14 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.function.Consumer;
 
+import dev.mana.coordinator.CheckpointProgress;
+import dev.mana.coordinator.CheckpointResult;
 import dev.mana.coordinator.CoordinatorAddress;
 import dev.mana.coordinator.CoordinatorClient;
-import dev.mana.eclipse.core.CheckpointProgress;
-import dev.mana.eclipse.core.CheckpointResult;
+import dev.mana.coordinator.JobStatus;
+import dev.mana.coordinator.RankInfo;
 import dev.mana.eclipse.core.CoordinatorEndpoint;
 import dev.mana.eclipse.core.IManaCoordinator;
-import dev.mana.eclipse.core.JobStatus;
-import dev.mana.eclipse.core.RankInfo;
 
 /**
  * A coordinator joined over the protocol, through the control-plane library's {@link CoordinatorClient}.
@@ -63,7 +63,7 @@ public final class ClientCoordinator implements IManaCoordinator {
     @Override
     public JobStatus status() throws IOException {
         try (CoordinatorClient c = connect()) {
-            return CoordinatorTypes.status(c.status());
+            return c.status();
         }
     }
 
@@ -71,7 +71,7 @@ public final class ClientCoordinator implements IManaCoordinator {
     public Snapshot snapshot() throws IOException {
         try (CoordinatorClient c = connect()) {
             List<RankInfo> ranks = ranks(c);
-            return new Snapshot(ranks, CoordinatorTypes.status(c.status()));
+            return new Snapshot(ranks, c.status());
         }
     }
 
@@ -79,17 +79,17 @@ public final class ClientCoordinator implements IManaCoordinator {
     public record Snapshot(List<RankInfo> ranks, JobStatus status) {}
 
     private static List<RankInfo> ranks(CoordinatorClient c) throws IOException {
-        return c.list().stream().map(CoordinatorTypes::rank).sorted(Comparator.comparingInt(RankInfo::rank)).toList();
+        return c.list().stream().sorted(Comparator.comparingInt(RankInfo::rank)).toList();
     }
 
     @Override
     public CheckpointResult checkpoint(boolean exit, Consumer<CheckpointProgress> progress) throws IOException {
         try (CoordinatorClient c = connect()) {
-            return CoordinatorTypes.result(c.checkpoint(exit, p -> {
+            return c.checkpoint(exit, p -> {
                 if (progress != null) {
-                    progress.accept(CoordinatorTypes.progress(p));
+                    progress.accept(p);
                 }
-            }));
+            });
         }
     }
 

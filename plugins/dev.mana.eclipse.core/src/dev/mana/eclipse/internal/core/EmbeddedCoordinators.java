@@ -9,13 +9,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
+import dev.mana.coordinator.CheckpointProgress;
+import dev.mana.coordinator.CheckpointResult;
 import dev.mana.coordinator.Coordinator;
-import dev.mana.eclipse.core.CheckpointProgress;
-import dev.mana.eclipse.core.CheckpointResult;
+import dev.mana.coordinator.JobStatus;
+import dev.mana.coordinator.RankInfo;
 import dev.mana.eclipse.core.CoordinatorEndpoint;
 import dev.mana.eclipse.core.IManaCoordinator;
-import dev.mana.eclipse.core.JobStatus;
-import dev.mana.eclipse.core.RankInfo;
 
 /**
  * The coordinator hosted inside the IDE: the control-plane library's {@link Coordinator}, listening
@@ -90,7 +90,7 @@ final class EmbeddedCoordinators {
             if (!known()) {
                 return List.of();
             }
-            return get(coordinator.list(job), 10).stream().map(CoordinatorTypes::rank).toList();
+            return get(coordinator.list(job), 10);
         }
 
         @Override
@@ -98,16 +98,16 @@ final class EmbeddedCoordinators {
             if (!known()) {
                 return new JobStatus(job, 0, 0, 0, false, 0, 0, 0, "", 0);
             }
-            return CoordinatorTypes.status(get(coordinator.status(job), 10));
+            return get(coordinator.status(job), 10);
         }
 
         @Override
         public CheckpointResult checkpoint(boolean exit, Consumer<CheckpointProgress> progress) throws IOException {
-            return CoordinatorTypes.result(get(coordinator.checkpoint(job, exit, p -> {
+            return get(coordinator.checkpoint(job, exit, p -> {
                 if (progress != null) {
-                    progress.accept(CoordinatorTypes.progress(p));
+                    progress.accept(p);
                 }
-            }), 0));
+            }), 0);
         }
 
         @Override

@@ -16,7 +16,7 @@ public final class ManaCorePlugin extends Plugin {
             for (org.eclipse.debug.core.ILaunch l : removed) {
                 dev.mana.eclipse.core.IManaJob j = dev.mana.eclipse.core.ManaJobs.forLaunch(l);
                 if (j != null) {
-                    dev.mana.eclipse.core.ManaJobs.remove(j);
+                    JobRegistry.remove(j);
                 }
             }
         }

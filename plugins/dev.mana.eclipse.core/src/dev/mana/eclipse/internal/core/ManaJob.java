@@ -11,15 +11,15 @@ import org.eclipse.core.runtime.CoreException;
 import org.eclipse.core.runtime.Status;
 import org.eclipse.debug.core.ILaunch;
 
-import dev.mana.eclipse.core.CheckpointProgress;
-import dev.mana.eclipse.core.CheckpointResult;
+import dev.mana.coordinator.CheckpointProgress;
+import dev.mana.coordinator.CheckpointResult;
+import dev.mana.coordinator.JobStatus;
+import dev.mana.coordinator.RankInfo;
+import dev.mana.coordinator.RankState;
 import dev.mana.eclipse.core.IManaCoordinator;
 import dev.mana.eclipse.core.IManaJob;
-import dev.mana.eclipse.core.JobStatus;
 import dev.mana.eclipse.core.ManaFormat;
 import dev.mana.eclipse.core.ManaJobSettings;
-import dev.mana.eclipse.core.ManaJobs;
-import dev.mana.eclipse.core.RankInfo;
 
 /** A running MANA job: polls its coordinator, runs checkpoints, stops the hosted coordinator at the end. */
 public final class ManaJob implements IManaJob {
@@ -45,7 +45,8 @@ public final class ManaJob implements IManaJob {
         poller.setDaemon(true);
     }
 
-    void start() {
+    /** Starts following the coordinator (the launch delegate, and tests that make a job of their own). */
+    public void start() {
         process.setJob(this);
         poller.start();
     }
@@ -83,7 +84,7 @@ public final class ManaJob implements IManaJob {
         ranks = r;
         status = s;
         if (changed) {
-            ManaJobs.fireChanged(this);
+            JobRegistry.fireChanged(this);
         }
     }
 
@@ -93,10 +94,12 @@ public final class ManaJob implements IManaJob {
         }
         terminated = true;
         // what the coordinator last said stays visible; ranks of a finished job are EXITED
-        ranks = ranks.stream().map(r -> new RankInfo(r.rank(), r.host(), r.pid(), "EXITED", r.generation(), r.mpi()))
+        ranks = ranks.stream()
+            .map(r -> new RankInfo(r.job(), r.rank(), r.host(), r.pid(), RankState.EXITED, r.generation(), r.mpi(),
+                r.clientId(), r.program(), r.ckptdir()))
             .toList();
         coordinator.close();
-        ManaJobs.fireTerminated(this);
+        JobRegistry.fireTerminated(this);
     }
 
     void killRanksQuietly() {
@@ -124,16 +127,22 @@ public final class ManaJob implements IManaJob {
         CheckpointResult r;
         try {
             log((stop ? "checkpoint and stop" : "checkpoint") + " requested");
-            r = coordinator.checkpoint(stop, progress);
+            // the caller's progress, and every listener's (the job view shows the phases)
+            r = coordinator.checkpoint(stop, p -> {
+                if (progress != null) {
+                    progress.accept(p);
+                }
+                JobRegistry.fireCheckpointProgress(this, p);
+            });
         } catch (IOException e) {
             throw new CoreException(Status.error("Checkpoint of " + getName() + " failed: " + e.getMessage(), e));
         }
         if (r.ok()) {
             lastCheckpoint = r;
         }
-        log(r.summary());
-        ManaJobs.fireCheckpointDone(this, r);
-        ManaJobs.fireChanged(this);
+        log(ManaFormat.summary(r));
+        JobRegistry.fireCheckpointDone(this, r);
+        JobRegistry.fireChanged(this);
         return r;
     }
 

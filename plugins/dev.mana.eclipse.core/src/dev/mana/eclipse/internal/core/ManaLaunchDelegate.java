@@ -27,7 +27,6 @@ import dev.mana.eclipse.core.ManaCommand;
 import dev.mana.eclipse.core.ManaCommandBuilder;
 import dev.mana.eclipse.core.ManaCore;
 import dev.mana.eclipse.core.ManaJobSettings;
-import dev.mana.eclipse.core.ManaJobs;
 import dev.mana.eclipse.core.ManaRuntime;
 import dev.mana.eclipse.core.RuntimeCheck;
 
@@ -133,7 +132,7 @@ public final class ManaLaunchDelegate extends LaunchConfigurationDelegate {
             }
             job.log("$ " + cmd.toShellString());
             job.start();
-            ManaJobs.add(job);
+            JobRegistry.add(job);
             sm.worked(2);
         } catch (CoreException | RuntimeException e) {
             coordinator.close();

@@ -228,6 +228,7 @@ class DebugRestartUiTest {
             assertTrue(d.debugButton().getSelection());
             assertEquals("0", d.debugRanksText().getText());
             assertEquals(2, d.pauseLevelSpinner().getSelection());
+            assertNotNull(d.awaitValidation(10_000), "the directory was checked");
             assertTrue(d.getValidation().isValid(), d.getValidation().problems().toString());
             // a rank the job does not have is refused; rank 0 at pause level 3 is taken
             d.debugRanksText().setText("1");

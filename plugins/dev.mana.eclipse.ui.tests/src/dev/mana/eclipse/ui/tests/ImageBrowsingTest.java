@@ -352,8 +352,8 @@ class ImageBrowsingTest {
         RestartDialog d = Ui.sync(() -> view.restartFromHere(false));
         try {
             assertEquals(dir.toAbsolutePath().toString(), Ui.sync(() -> d.directoryText().getText()));
-            // a double-click on an image of the dialog opens it
-            assertTrue(Ui.sync(() -> d.openImage(0)));
+            // a double-click on an image of the dialog opens it (once the background check listed them)
+            assertTrue(Ui.sync(() -> d.awaitValidation(10_000) != null && d.openImage(0)));
             ImageEditor ed = Ui.sync(() -> (ImageEditor) page().getActiveEditor());
             assertEquals("2", Ui.sync(ed::getOverview).get("Generation"));
         } finally {

@@ -74,14 +74,14 @@ class ManaUiPiecesTest {
                 d.open();
                 try {
                     d.directoryText().setText(tmp.resolve("nothing-here").toString());
-                    assertFalse(d.getValidation().isValid());
+                    assertFalse(d.awaitValidation(10_000).isValid());
                     assertFalse(d.pressRestart(), "Restart stays disabled");
                     assertNotNull(d.getErrorMessage());
                     d.directoryText().setText(partial.toString());
-                    assertFalse(d.getValidation().isValid());
+                    assertFalse(d.awaitValidation(10_000).isValid());
                     assertTrue(d.getErrorMessage().contains("partial write"), d.getErrorMessage());
                     d.directoryText().setText(good.toString());
-                    assertTrue(d.getValidation().isValid(), String.valueOf(d.getErrorMessage()));
+                    assertTrue(d.awaitValidation(10_000).isValid(), String.valueOf(d.getErrorMessage()));
                     assertNull(d.getErrorMessage());
                 } finally {
                     d.close();
@@ -111,7 +111,10 @@ class ManaUiPiecesTest {
                 page.init(PlatformUI.getWorkbench());
                 page.createControl(shell);
                 page.setRuntimeLocationForTest(launchersOnly.getPath());
-                RuntimeCheck r = page.runCheck();
+                page.runCheck(); // in the background: mpirun --version is not run on the UI thread
+                RuntimeCheck r = page.awaitCheck(30_000);
+                assertNotNull(r, "the check ended and was shown");
+                assertEquals(r.report(), page.reportText());
                 assertTrue(r.isOk(), r.report());
                 assertTrue(r.report().contains("MANA runtime: " + launchersOnly.getPath()), r.report());
                 assertTrue(r.report().contains("has no bin/lower-half"), "says what is missing: " + r.report());

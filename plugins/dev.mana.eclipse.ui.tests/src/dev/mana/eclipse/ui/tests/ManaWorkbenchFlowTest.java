@@ -31,10 +31,13 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import dev.mana.coordinator.CheckpointProgress;
+import dev.mana.coordinator.CheckpointResult;
+import dev.mana.coordinator.RankState;
 import dev.mana.eclipse.core.CheckpointDirectoryValidator;
-import dev.mana.eclipse.core.CheckpointResult;
 import dev.mana.eclipse.core.CheckpointValidation;
 import dev.mana.eclipse.core.IManaJob;
+import dev.mana.eclipse.core.IManaJobListener;
 import dev.mana.eclipse.core.ManaCore;
 import dev.mana.eclipse.core.ManaJobs;
 import dev.mana.eclipse.core.ManaRuntime;
@@ -234,7 +237,7 @@ class ManaWorkbenchFlowTest {
         ManaJobView view = Ui.sync(() -> (ManaJobView) PlatformUI.getWorkbench().getActiveWorkbenchWindow()
             .getActivePage().showView(ManaJobView.ID));
         Ui.waitFor(ranks + " ranks RUNNING in the view", 60_000, () -> view.getShownJob() == job
-            && view.getRows().size() == ranks && view.getRows().stream().allMatch(r -> r.rank().state().equals("RUNNING")));
+            && view.getRows().size() == ranks && view.getRows().stream().allMatch(r -> r.state() == RankState.RUNNING));
         Ui.waitFor("output of every rank that prints", 60_000, () -> {
             String c = console(job.getLaunch());
             for (int r = 0; r < (sc.everyRankPrints() ? ranks : 1); r++) {
@@ -267,20 +270,35 @@ class ManaWorkbenchFlowTest {
         });
         Ui.sync(() -> view.getSite().getPage().activate(view));
 
-        // 3. Checkpoint Now; the view shows the ranks in the checkpoint's phases
-        execute("dev.mana.eclipse.ui.checkpoint");
-        try {
-            Ui.waitFor("a rank in a checkpoint phase", sc.holdsCheckpoints() ? 30_000 : 5_000, () -> view.getRows().stream()
-                .anyMatch(r -> !r.rank().state().equals("RUNNING")));
-        } catch (AssertionError e) {
-            if (sc.holdsCheckpoints()) {
-                throw e; // a real checkpoint (tenths of a second) may be over before a refresh
+        // 3. Checkpoint Now; the job relays the coordinator's progress events, phase by phase, and the view
+        // gets them (a real checkpoint takes hundredths of a second: too short to catch in the rows)
+        List<CheckpointProgress> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+        IManaJobListener recorder = new IManaJobListener() {
+            @Override
+            public void checkpointProgress(IManaJob j, CheckpointProgress p) {
+                if (j == job) {
+                    events.add(p);
+                }
             }
+        };
+        ManaJobs.addListener(recorder);
+        try {
+            execute("dev.mana.eclipse.ui.checkpoint");
+            Job.getJobManager().join(CheckpointJob.FAMILY, null);
+            // the events come on the coordinator's event thread: the last may trail the result a little
+            Ui.waitFor(() -> "all ranks COMMITTED in the progress events: " + events, 10_000,
+                () -> events.stream().anyMatch(p -> p.state() == RankState.COMMITTED && p.reached() == ranks));
+        } finally {
+            ManaJobs.removeListener(recorder);
         }
+        assertCheckpointPhases(events, 1, ranks);
+        Ui.waitFor(() -> "the view to get the progress events: " + Ui.sync(view::getLastProgress), 10_000, () -> {
+            CheckpointProgress p = view.getLastProgress();
+            return p != null && p.generation() == 1 && p.state() == RankState.COMMITTED && p.reached() == ranks;
+        });
         if (sc.screenshots()) {
             screenshotMaximized(view, "job-view-checkpoint");
         }
-        Job.getJobManager().join(CheckpointJob.FAMILY, null);
         CheckpointResult first = job.getLastCheckpoint();
         assertNotNull(first, "the checkpoint committed");
         assertEquals(1, first.generation());
@@ -289,8 +307,8 @@ class ManaWorkbenchFlowTest {
         assertEquals(1, v.generation());
         Ui.waitFor(() -> "the images in the view: " + Ui.sync(() -> view.getSummaryText() + " " + view.getRows()), 10_000, () -> {
             List<RankRow> rows = view.getRows();
-            return rows.size() == ranks && rows.stream().allMatch(r -> r.image() != null && r.imageGeneration() == 1
-                && r.rank().state().equals("RUNNING"));
+            return rows.size() == ranks && rows.stream().allMatch(r -> r.image() != null && r.image().generation() == 1
+                && r.state() == RankState.RUNNING);
         });
         Ui.waitFor("the last checkpoint in the view", 10_000,
             () -> view.getSummaryText().contains("Last checkpoint: generation 1"));
@@ -299,7 +317,7 @@ class ManaWorkbenchFlowTest {
             RankRow row0 = view.getRows().get(0);
             assertTrue(view.openImage(row0));
             var ed = (dev.mana.eclipse.internal.ui.images.ImageEditor) view.getSite().getPage().getActiveEditor();
-            assertEquals(row0.image().toPath(), ed.path());
+            assertEquals(row0.image().file().toPath(), ed.path());
             assertEquals("1", ed.getOverview().get("Generation"));
             view.getSite().getPage().closeAllEditors(false);
             // and the job's checkpoint directory in the Checkpoint Directory view
@@ -328,6 +346,7 @@ class ManaWorkbenchFlowTest {
             RestartDialog d = new RestartDialog(window, job);
             d.setBlockOnOpen(false);
             d.open();
+            assertNotNull(d.awaitValidation(10_000), "the directory was checked");
             assertTrue(d.getValidation().isValid(), d.getValidation().problems().toString());
             assertEquals(2, d.getValidation().generation());
             if (sc.screenshots()) {
@@ -347,5 +366,35 @@ class ManaWorkbenchFlowTest {
             assertTrue(out2.contains("[rank " + r + "] " + expect), out2);
         }
         assertEquals(0, restarted.getLaunch().getProcesses()[0].getExitValue(), out2);
+    }
+
+    /**
+     * The progress events of one checkpoint, all of generation {@code generation}: all ranks complete
+     * SUSPENDED, then CHECKPOINTED, then COMMITTED (the last event); all complete DRAINED too (its events
+     * come from the MPI drain rounds as well, so they are not ordered against SUSPENDED).
+     */
+    static void assertCheckpointPhases(List<CheckpointProgress> events, long generation, int ranks) {
+        assertTrue(!events.isEmpty(), "no checkpoint progress event reached the job's listeners");
+        for (CheckpointProgress p : events) {
+            assertEquals(generation, p.generation(), events.toString());
+            assertEquals(ranks, p.nranks(), events.toString());
+        }
+        int suspended = firstComplete(events, RankState.SUSPENDED, ranks);
+        int drained = firstComplete(events, RankState.DRAINED, ranks);
+        int checkpointed = firstComplete(events, RankState.CHECKPOINTED, ranks);
+        int committed = firstComplete(events, RankState.COMMITTED, ranks);
+        assertTrue(suspended >= 0 && drained >= 0 && checkpointed >= 0 && committed >= 0,
+            "not every phase completed: " + events);
+        assertTrue(suspended < checkpointed && checkpointed < committed, "phases out of order: " + events);
+        assertEquals(events.size() - 1, committed, "COMMITTED is not the last event: " + events);
+    }
+
+    private static int firstComplete(List<CheckpointProgress> events, RankState s, int ranks) {
+        for (int i = 0; i < events.size(); i++) {
+            if (events.get(i).state() == s && events.get(i).reached() == ranks) {
+                return i;
+            }
+        }
+        return -1;
     }
 }

@@ -27,10 +27,12 @@ public final class ManaUIPlugin extends AbstractUIPlugin {
     public void start(BundleContext context) throws Exception {
         super.start(context);
         plugin = this;
+        dev.mana.eclipse.internal.ui.actions.JobEnablement.install();
     }
 
     @Override
     public void stop(BundleContext context) throws Exception {
+        dev.mana.eclipse.internal.ui.actions.JobEnablement.uninstall();
         plugin = null;
         super.stop(context);
     }

@@ -5,13 +5,15 @@ import org.eclipse.core.runtime.IProgressMonitor;
 import org.eclipse.core.runtime.IStatus;
 import org.eclipse.core.runtime.Status;
 import org.eclipse.core.runtime.jobs.Job;
+import org.eclipse.osgi.util.NLS;
 import org.eclipse.ui.progress.IProgressConstants;
 
-import dev.mana.eclipse.core.CheckpointProgress;
-import dev.mana.eclipse.core.CheckpointResult;
+import dev.mana.coordinator.CheckpointProgress;
+import dev.mana.coordinator.CheckpointResult;
 import dev.mana.eclipse.core.IManaJob;
 import dev.mana.eclipse.core.ManaFormat;
 import dev.mana.eclipse.internal.ui.ManaUIPlugin;
+import dev.mana.eclipse.internal.ui.Messages;
 
 /**
  * Checkpoints a MANA job in the background. The Progress view shows each phase as ranks reach it; the
@@ -27,7 +29,7 @@ public final class CheckpointJob extends Job {
     private volatile CheckpointResult result;
 
     public CheckpointJob(IManaJob job, boolean stop) {
-        super((stop ? "Checkpoint and stop " : "Checkpoint ") + job.getName());
+        super(NLS.bind(stop ? Messages.CheckpointJob_nameStop : Messages.CheckpointJob_name, job.getName()));
         this.job = job;
         this.stop = stop;
         setUser(true);
@@ -48,30 +50,31 @@ public final class CheckpointJob extends Job {
     @Override
     protected IStatus run(IProgressMonitor monitor) {
         int ranks = Math.max(1, job.getRanks().size());
-        monitor.beginTask("Checkpointing " + ranks + (ranks == 1 ? " rank" : " ranks"), 4 * ranks);
+        monitor.beginTask(NLS.bind(ranks == 1 ? Messages.CheckpointJob_taskOne : Messages.CheckpointJob_task, ranks), 4 * ranks);
         int[] done = {0};
         try {
             result = job.checkpoint(stop, (CheckpointProgress p) -> {
-                int total = (p.phase() - 1) * p.ranks() + p.reached();
+                int total = (ManaFormat.phase(p.state()) - 1) * p.nranks() + p.reached();
                 int target = Math.min(total, 4 * ranks);
                 if (target > done[0]) {
                     monitor.worked(target - done[0]);
                     done[0] = target;
                 }
-                monitor.subTask(p.reached() + " of " + p.ranks() + " ranks " + p.state().toLowerCase());
+                monitor.subTask(NLS.bind(Messages.CheckpointJob_progress, new Object[] {p.reached(), p.nranks(),
+                    p.state().name().toLowerCase()}));
             });
         } catch (CoreException e) {
-            setName(getName() + ": failed");
+            setName(NLS.bind(Messages.CheckpointJob_failedName, getName()));
             return new Status(IStatus.ERROR, ManaUIPlugin.PLUGIN_ID, e.getStatus().getMessage(), e);
         } finally {
             monitor.done();
         }
         if (!result.ok()) {
-            setName(getName() + ": failed");
-            return Status.error("Checkpoint of " + job.getName() + " failed: " + result.message());
+            setName(NLS.bind(Messages.CheckpointJob_failedName, getName()));
+            return Status.error(NLS.bind(Messages.CheckpointJob_failed, job.getName(), result.message()));
         }
-        setName("Checkpoint " + result.generation() + " of " + job.getName() + ": " + ManaFormat.bytes(result.totalBytes())
-            + " in " + ManaFormat.seconds(result.elapsedNanos()) + " to " + result.directory());
-        return new Status(IStatus.OK, ManaUIPlugin.PLUGIN_ID, result.summary());
+        setName(NLS.bind(Messages.CheckpointJob_done, new Object[] {result.generation(), job.getName(),
+            ManaFormat.bytes(result.totalBytes()), ManaFormat.seconds(result.elapsedNanos()), result.dir()}));
+        return new Status(IStatus.OK, ManaUIPlugin.PLUGIN_ID, ManaFormat.summary(result));
     }
 }

@@ -6,6 +6,10 @@ import java.util.List;
 import java.util.Map;
 
 import org.eclipse.core.runtime.CoreException;
+import org.eclipse.core.runtime.IProgressMonitor;
+import org.eclipse.core.runtime.IStatus;
+import org.eclipse.core.runtime.Status;
+import org.eclipse.core.runtime.jobs.Job;
 import org.eclipse.debug.core.DebugPlugin;
 import org.eclipse.debug.core.ILaunchConfiguration;
 import org.eclipse.debug.core.ILaunchConfigurationWorkingCopy;
@@ -14,6 +18,7 @@ import org.eclipse.debug.ui.DebugUITools;
 import org.eclipse.jface.dialogs.IDialogConstants;
 import org.eclipse.jface.dialogs.IMessageProvider;
 import org.eclipse.jface.dialogs.TitleAreaDialog;
+import org.eclipse.osgi.util.NLS;
 import org.eclipse.swt.SWT;
 import org.eclipse.swt.layout.GridData;
 import org.eclipse.swt.layout.GridLayout;
@@ -22,6 +27,7 @@ import org.eclipse.swt.widgets.Combo;
 import org.eclipse.swt.widgets.Composite;
 import org.eclipse.swt.widgets.Control;
 import org.eclipse.swt.widgets.DirectoryDialog;
+import org.eclipse.swt.widgets.Display;
 import org.eclipse.swt.widgets.Label;
 import org.eclipse.swt.widgets.Shell;
 import org.eclipse.swt.widgets.Table;
@@ -39,6 +45,7 @@ import dev.mana.eclipse.core.ManaFormat;
 import dev.mana.eclipse.core.ManaJobSettings;
 import dev.mana.eclipse.internal.ui.IManaHelpContexts;
 import dev.mana.eclipse.internal.ui.ManaUIPlugin;
+import dev.mana.eclipse.internal.ui.Messages;
 
 /**
  * Restart from Checkpoint...: choose the job's launch configuration and a checkpoint directory; the
@@ -91,7 +98,7 @@ public final class RestartDialog extends TitleAreaDialog {
     @Override
     protected void configureShell(Shell shell) {
         super.configureShell(shell);
-        shell.setText("Restart from Checkpoint");
+        shell.setText(Messages.RestartDialog_shellTitle);
         PlatformUI.getWorkbench().getHelpSystem().setHelp(shell, IManaHelpContexts.RESTART_DIALOG);
     }
 
@@ -103,13 +110,13 @@ public final class RestartDialog extends TitleAreaDialog {
     @Override
     protected Control createDialogArea(Composite parent) {
         Composite area = (Composite) super.createDialogArea(parent);
-        setTitle("Restart a MANA Job from a Checkpoint");
+        setTitle(Messages.RestartDialog_title);
         setTitleImage(ManaUIPlugin.image(ManaUIPlugin.IMG_RESTART_BANNER));
         Composite c = new Composite(area, SWT.NONE);
         c.setLayout(new GridLayout(3, false));
         c.setLayoutData(new GridData(SWT.FILL, SWT.FILL, true, true));
 
-        new Label(c, SWT.NONE).setText("&Launch configuration:");
+        new Label(c, SWT.NONE).setText(Messages.RestartDialog_configuration);
         config = new Combo(c, SWT.READ_ONLY);
         GridData gd = new GridData(SWT.FILL, SWT.CENTER, true, false);
         gd.horizontalSpan = 2;
@@ -142,15 +149,15 @@ public final class RestartDialog extends TitleAreaDialog {
             validate();
         });
 
-        new Label(c, SWT.NONE).setText("Checkpoint &directory:");
+        new Label(c, SWT.NONE).setText(Messages.RestartDialog_directory);
         directory = new Text(c, SWT.BORDER);
         directory.setLayoutData(new GridData(SWT.FILL, SWT.CENTER, true, false));
         Button browse = new Button(c, SWT.PUSH);
-        browse.setText("&Browse...");
+        browse.setText(Messages.RestartDialog_browse);
         browse.addListener(SWT.Selection, e -> {
             DirectoryDialog d = new DirectoryDialog(getShell());
             d.setFilterPath(directory.getText());
-            d.setMessage("The folder that holds the ckpt_rank_N folders");
+            d.setMessage(Messages.RestartDialog_browseMessage);
             String p = d.open();
             if (p != null) {
                 directory.setText(p);
@@ -165,7 +172,8 @@ public final class RestartDialog extends TitleAreaDialog {
         tg.heightHint = 120;
         tg.widthHint = 560;
         images.setLayoutData(tg);
-        for (String[] col : new String[][] {{"Rank", "60"}, {"Image", "300"}, {"Size", "90"}, {"Written", "150"}}) {
+        for (String[] col : new String[][] {{Messages.RestartDialog_columnRank, "60"}, {Messages.RestartDialog_columnImage, "300"},
+            {Messages.RestartDialog_columnSize, "90"}, {Messages.RestartDialog_columnWritten, "150"}}) {
             TableColumn tc = new TableColumn(images, SWT.LEFT);
             tc.setText(col[0]);
             tc.setWidth(Integer.parseInt(col[1]));
@@ -178,8 +186,8 @@ public final class RestartDialog extends TitleAreaDialog {
             }
         });
         Button inspect = new Button(c, SWT.PUSH);
-        inspect.setText("&Inspect Images...");
-        inspect.setToolTipText("Shows the directory in the Checkpoint Directory view (open, verify, compare images)");
+        inspect.setText(Messages.RestartDialog_inspect);
+        inspect.setToolTipText(Messages.RestartDialog_inspectTip);
         inspect.addListener(SWT.Selection, e -> {
             try {
                 dev.mana.eclipse.internal.ui.images.CheckpointDirectoryView.show(
@@ -201,32 +209,32 @@ public final class RestartDialog extends TitleAreaDialog {
     /** Debug: restart in Debug mode with the chosen ranks paused for gdb. */
     private void createDebugGroup(Composite c) {
         org.eclipse.swt.widgets.Group g = new org.eclipse.swt.widgets.Group(c, SWT.NONE);
-        g.setText("Debug");
+        g.setText(Messages.RestartDialog_debugGroup);
         g.setLayout(new GridLayout(4, false));
         GridData gd = new GridData(SWT.FILL, SWT.CENTER, true, false);
         gd.horizontalSpan = 3;
         g.setLayoutData(gd);
         debug = new Button(g, SWT.CHECK);
-        debug.setText("Debug the restarted ranks with &gdb (breakpoints are inserted before the program resumes)");
+        debug.setText(Messages.RestartDialog_debugCheck);
         GridData span = new GridData(SWT.FILL, SWT.CENTER, true, false);
         span.horizontalSpan = 4;
         debug.setLayoutData(span);
         debug.setSelection(debugMode);
-        new Label(g, SWT.NONE).setText("&Ranks to debug:");
+        new Label(g, SWT.NONE).setText(Messages.RestartDialog_debugRanks);
         debugRanks = new Text(g, SWT.BORDER);
         debugRanks.setText("0");
-        debugRanks.setToolTipText("e.g. 0 or 0,3 (at most " + DebugRanks.MAX + "); the others run on");
+        debugRanks.setToolTipText(NLS.bind(Messages.RestartDialog_debugRanksTip, DebugRanks.MAX));
         debugRanks.setLayoutData(new GridData(SWT.FILL, SWT.CENTER, true, false));
-        new Label(g, SWT.NONE).setText("&Pause level:");
+        new Label(g, SWT.NONE).setText(Messages.RestartDialog_pauseLevel);
         pauseLevel = new org.eclipse.swt.widgets.Spinner(g, SWT.BORDER);
         pauseLevel.setValues(2, 2, 4, 0, 1, 1);
-        pauseLevel.setToolTipText("MANA_RESTART_PAUSE: 2 after the memory restore, 3 threads back, 4 just before the program resumes");
+        pauseLevel.setToolTipText(Messages.RestartDialog_pauseLevelTip);
         debug.addListener(SWT.Selection, e -> {
             debugMode = debug.getSelection();
-            validate();
+            updateMessage();
         });
-        debugRanks.addModifyListener(e -> validate());
-        pauseLevel.addModifyListener(e -> validate());
+        debugRanks.addModifyListener(e -> updateMessage());
+        pauseLevel.addModifyListener(e -> updateMessage());
     }
 
     private static ILaunchConfiguration original(ILaunchConfiguration c) {
@@ -264,28 +272,87 @@ public final class RestartDialog extends TitleAreaDialog {
 
     @Override
     protected void createButtonsForButtonBar(Composite parent) {
-        createButton(parent, IDialogConstants.OK_ID, debugMode ? "&Debug" : "&Restart", true);
+        createButton(parent, IDialogConstants.OK_ID, debugMode ? Messages.RestartDialog_debugButton : Messages.RestartDialog_restartButton, true);
         createButton(parent, IDialogConstants.CANCEL_ID, IDialogConstants.CANCEL_LABEL, false);
         validate();
     }
 
-    /** Validates the directory and shows what is there or what is wrong. */
+    /** How long typing may pause before the directory is read (a keystroke never reads it). */
+    static final long VALIDATION_DELAY_MILLIS = 150;
+
+    /** The newest directory check; an older one still running (a hung file system) is dropped. */
+    private Job validationJob;
+
+    /**
+     * Validates the directory in the background and shows what is there or what is wrong when the check
+     * ends. Reading the images' headers can take long, or hang for good on a parallel file system, so it
+     * never runs on the UI thread: each change cancels the check before it (its result is dropped) and
+     * schedules a new one after a short pause, so typing a path reads the directory once.
+     */
     void validate() {
         if (images == null || getButton(IDialogConstants.OK_ID) == null) {
             return;
         }
+        if (validationJob != null) {
+            validationJob.cancel();
+        }
         images.removeAll();
+        validation = null;
         if (selectedConfig() == null) {
-            setErrorMessage("There is no MANA MPI Job launch configuration to restart.");
+            validationJob = null;
+            setErrorMessage(Messages.RestartDialog_noConfiguration);
             getButton(IDialogConstants.OK_ID).setEnabled(false);
             return;
         }
-        validation = CheckpointDirectoryValidator.validate(new File(directory.getText().trim()), ranks());
-        for (Map.Entry<Integer, File> e : validation.images().entrySet()) {
+        File dir = new File(directory.getText().trim());
+        int ranks = ranks();
+        setErrorMessage(null);
+        setMessage(NLS.bind(Messages.RestartDialog_checking, dir.getPath()), IMessageProvider.INFORMATION);
+        getButton(IDialogConstants.OK_ID).setEnabled(false);
+        Display display = getShell().getDisplay();
+        Job check = new Job(NLS.bind(Messages.RestartDialog_checkJob, dir.getPath())) {
+            @Override
+            protected IStatus run(IProgressMonitor monitor) {
+                CheckpointValidation v = CheckpointDirectoryValidator.validate(dir, ranks);
+                // sizes and dates too: a stat on a hung file system hangs as well
+                List<String[]> rows = new ArrayList<>();
+                for (Map.Entry<Integer, File> e : v.images().entrySet()) {
+                    rows.add(new String[] {Integer.toString(e.getKey()), e.getValue().getName(),
+                        ManaFormat.bytes(e.getValue().length()), ManaFormat.time(e.getValue().lastModified())});
+                }
+                if (monitor.isCanceled()) {
+                    return Status.CANCEL_STATUS;
+                }
+                Job self = this;
+                display.asyncExec(() -> {
+                    if (validationJob == self && !images.isDisposed()) {
+                        show(v, rows);
+                    }
+                });
+                return Status.OK_STATUS;
+            }
+        };
+        check.setSystem(true);
+        validationJob = check;
+        check.schedule(VALIDATION_DELAY_MILLIS);
+    }
+
+    /** Shows a finished check (UI thread). */
+    private void show(CheckpointValidation v, List<String[]> rows) {
+        validation = v;
+        images.removeAll();
+        for (String[] row : rows) {
             TableItem it = new TableItem(images, SWT.NONE);
-            it.setData(e.getValue());
-            it.setText(new String[] {Integer.toString(e.getKey()), e.getValue().getName(),
-                ManaFormat.bytes(e.getValue().length()), ManaFormat.time(e.getValue().lastModified())});
+            it.setData(v.images().get(Integer.parseInt(row[0])));
+            it.setText(row);
+        }
+        updateMessage();
+    }
+
+    /** The message and the Restart button from the last check and the Debug fields (no file is read). */
+    private void updateMessage() {
+        if (validation == null || getButton(IDialogConstants.OK_ID) == null) {
+            return;
         }
         String debugProblem = null;
         boolean debugging = debug != null && debug.getSelection();
@@ -296,21 +363,47 @@ public final class RestartDialog extends TitleAreaDialog {
                 debugProblem = e.getMessage();
             }
         }
-        getButton(IDialogConstants.OK_ID).setText(debugging ? "&Debug" : "&Restart");
+        getButton(IDialogConstants.OK_ID).setText(debugging ? Messages.RestartDialog_debugButton
+            : Messages.RestartDialog_restartButton);
         if (validation.isValid() && debugProblem == null) {
             setErrorMessage(null);
-            setMessage((debugging ? "Debug " : "Restart ") + selectedConfig().getName() + " from generation "
-                + validation.generation() + ": " + validation.summary() + ", written "
-                + ManaFormat.time(validation.lastModified()) + "."
-                + (debugging ? " Ranks " + DebugRanks.parse(debugRanks.getText(), ranks()) + " wait at pause level "
-                    + pauseLevel.getSelection() + " for gdb." : ""),
-                IMessageProvider.INFORMATION);
+            String what = NLS.bind(debugging ? Messages.RestartDialog_debugFrom : Messages.RestartDialog_restartFrom,
+                new Object[] {selectedConfig().getName(), validation.generation(), validation.summary(),
+                    ManaFormat.time(validation.lastModified())});
+            if (debugging) {
+                what += " " + NLS.bind(Messages.RestartDialog_debugRanksWait,
+                    DebugRanks.parse(debugRanks.getText(), ranks()), pauseLevel.getSelection());
+            }
+            setMessage(what, IMessageProvider.INFORMATION);
         } else if (!validation.isValid()) {
             setErrorMessage(String.join(" ", validation.problems()));
         } else {
             setErrorMessage(debugProblem);
         }
         getButton(IDialogConstants.OK_ID).setEnabled(validation.isValid() && debugProblem == null);
+    }
+
+    /**
+     * Runs the event loop (call on the UI thread) until the check of the directory now typed has been
+     * shown, at most {@code millis}; returns it, or null at the time out. For tests and callers that
+     * set the directory and want its result.
+     */
+    public CheckpointValidation awaitValidation(long millis) {
+        Display d = getShell().getDisplay();
+        long end = System.currentTimeMillis() + millis;
+        while (validation == null && System.currentTimeMillis() < end) {
+            if (!d.readAndDispatch()) {
+                // woken by the check's asyncExec; the timer bounds the wait when the check hangs
+                d.timerExec(50, () -> { });
+                d.sleep();
+            }
+        }
+        return validation;
+    }
+
+    /** Whether a directory check is waiting or running (its result not shown yet). */
+    public boolean isValidating() {
+        return validation == null && validationJob != null;
     }
 
     /** Opens the image of a row of the images table in the image editor (the double-click); false if none. */
@@ -350,6 +443,14 @@ public final class RestartDialog extends TitleAreaDialog {
 
     private ILaunchConfigurationWorkingCopy restartCopy;
     private String launchMode = ILaunchManager.RUN_MODE;
+
+    @Override
+    public boolean close() {
+        if (validationJob != null) {
+            validationJob.cancel();
+        }
+        return super.close();
+    }
 
     @Override
     protected void okPressed() {

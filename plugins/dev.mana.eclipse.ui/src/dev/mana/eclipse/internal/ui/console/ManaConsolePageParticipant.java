@@ -4,15 +4,17 @@ import org.eclipse.debug.core.model.IProcess;
 import org.eclipse.debug.ui.console.IConsole;
 import org.eclipse.jface.action.Action;
 import org.eclipse.jface.action.IToolBarManager;
+import org.eclipse.osgi.util.NLS;
 import org.eclipse.ui.console.IConsoleConstants;
 import org.eclipse.ui.console.IConsolePageParticipant;
 import org.eclipse.ui.part.IPageBookViewPage;
 
-import dev.mana.eclipse.core.CheckpointResult;
+import dev.mana.coordinator.CheckpointResult;
 import dev.mana.eclipse.core.IManaJob;
 import dev.mana.eclipse.core.IManaJobListener;
 import dev.mana.eclipse.core.ManaJobs;
 import dev.mana.eclipse.internal.ui.ManaUIPlugin;
+import dev.mana.eclipse.internal.ui.Messages;
 import dev.mana.eclipse.internal.ui.actions.CheckpointHandler;
 
 /** Adds Checkpoint Now and Checkpoint and Stop to the console toolbar of a MANA job. */
@@ -30,8 +32,8 @@ public final class ManaConsolePageParticipant implements IConsolePageParticipant
         }
         IProcess p = pc.getProcess();
         job = p == null ? null : ManaJobs.forLaunch(p.getLaunch());
-        checkpoint = action("Checkpoint Now", ManaUIPlugin.IMG_CHECKPOINT, false);
-        checkpointAndStop = action("Checkpoint and Stop", ManaUIPlugin.IMG_CHECKPOINT_STOP, true);
+        checkpoint = action(Messages.Console_checkpoint, ManaUIPlugin.IMG_CHECKPOINT, false);
+        checkpointAndStop = action(Messages.Console_checkpointAndStop, ManaUIPlugin.IMG_CHECKPOINT_STOP, true);
         IToolBarManager tb = page.getSite().getActionBars().getToolBarManager();
         tb.appendToGroup(IConsoleConstants.LAUNCH_GROUP, checkpoint);
         tb.appendToGroup(IConsoleConstants.LAUNCH_GROUP, checkpointAndStop);
@@ -49,7 +51,7 @@ public final class ManaConsolePageParticipant implements IConsolePageParticipant
                 }
             }
         };
-        a.setToolTipText(text + " (MANA)");
+        a.setToolTipText(NLS.bind(Messages.Console_tip, text));
         a.setId("dev.mana.eclipse.ui.console." + (stop ? "checkpointAndStop" : "checkpoint"));
         return a;
     }

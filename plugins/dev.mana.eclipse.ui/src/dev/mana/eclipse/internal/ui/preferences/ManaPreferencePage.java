@@ -4,6 +4,7 @@ import java.io.File;
 
 import org.eclipse.core.runtime.preferences.InstanceScope;
 import org.eclipse.jface.preference.PreferencePage;
+import org.eclipse.osgi.util.NLS;
 import org.eclipse.swt.SWT;
 import org.eclipse.swt.layout.GridData;
 import org.eclipse.swt.layout.GridLayout;
@@ -27,6 +28,7 @@ import dev.mana.eclipse.core.MpiImplementation;
 import dev.mana.eclipse.core.MpiLauncher;
 import dev.mana.eclipse.core.RuntimeCheck;
 import dev.mana.eclipse.internal.ui.IManaHelpContexts;
+import dev.mana.eclipse.internal.ui.Messages;
 
 /**
  * Preferences &gt; MANA: which runtime to use (the bundled one, or another install with bin/ and lib/),
@@ -43,7 +45,7 @@ public final class ManaPreferencePage extends PreferencePage implements IWorkben
 
     @Override
     public void init(IWorkbench workbench) {
-        setDescription("The MANA runtime runs your MPI jobs with checkpointing (mana_launch, mana_restart).");
+        setDescription(Messages.Preferences_description);
     }
 
     @Override
@@ -53,20 +55,20 @@ public final class ManaPreferencePage extends PreferencePage implements IWorkben
         PlatformUI.getWorkbench().getHelpSystem().setHelp(c, IManaHelpContexts.PREFERENCE_PAGE);
 
         Group g = new Group(c, SWT.NONE);
-        g.setText("Runtime");
+        g.setText(Messages.Preferences_runtime);
         g.setLayout(new GridLayout(3, false));
         g.setLayoutData(new GridData(SWT.FILL, SWT.TOP, true, false));
         bundled = new Button(g, SWT.RADIO);
         File b = ManaRuntime.bundled();
-        bundled.setText("&Bundled runtime" + (b == null ? " (not installed)" : " (" + b + ")"));
+        bundled.setText(b == null ? Messages.Preferences_bundledMissing : NLS.bind(Messages.Preferences_bundled, b));
         bundled.setLayoutData(span(3));
         other = new Button(g, SWT.RADIO);
-        other.setText("&Another installation:");
+        other.setText(Messages.Preferences_other);
         location = new Text(g, SWT.BORDER);
         location.setLayoutData(new GridData(SWT.FILL, SWT.CENTER, true, false));
-        location.setMessage("a folder with bin/mana_launch and lib/libmana.so");
+        location.setMessage(Messages.Preferences_locationHint);
         browse = new Button(g, SWT.PUSH);
-        browse.setText("B&rowse...");
+        browse.setText(Messages.Preferences_browse);
         browse.addListener(SWT.Selection, e -> {
             DirectoryDialog d = new DirectoryDialog(getShell());
             d.setFilterPath(location.getText());
@@ -77,17 +79,17 @@ public final class ManaPreferencePage extends PreferencePage implements IWorkben
         });
 
         Group k = new Group(c, SWT.NONE);
-        k.setText("Check");
+        k.setText(Messages.Preferences_checkGroup);
         k.setLayout(new GridLayout(3, false));
         k.setLayoutData(new GridData(SWT.FILL, SWT.FILL, true, true));
-        new Label(k, SWT.NONE).setText("Check with &MPI:");
+        new Label(k, SWT.NONE).setText(Messages.Preferences_checkWith);
         mpi = new Combo(k, SWT.READ_ONLY);
         for (MpiImplementation m : MpiImplementation.values()) {
             mpi.add(m.label());
         }
         mpi.select(0);
         Button check = new Button(k, SWT.PUSH);
-        check.setText("&Check Runtime");
+        check.setText(Messages.Preferences_checkButton);
         check.addListener(SWT.Selection, e -> runCheck());
         report = new Text(k, SWT.MULTI | SWT.READ_ONLY | SWT.WRAP | SWT.BORDER | SWT.V_SCROLL);
         GridData rg = new GridData(SWT.FILL, SWT.FILL, true, true);
@@ -98,12 +100,12 @@ public final class ManaPreferencePage extends PreferencePage implements IWorkben
 
         Composite p = new Composite(c, SWT.NONE);
         p.setLayout(new GridLayout(3, false));
-        new Label(p, SWT.NONE).setText("Refresh the MANA Job view every");
+        new Label(p, SWT.NONE).setText(Messages.Preferences_refresh);
         poll = new Spinner(p, SWT.BORDER);
         poll.setMinimum(100);
         poll.setMaximum(60000);
         poll.setIncrement(100);
-        new Label(p, SWT.NONE).setText("ms (for jobs launched from now on)");
+        new Label(p, SWT.NONE).setText(Messages.Preferences_refreshUnit);
 
         String loc = ManaRuntime.preferences().get(ManaCore.PREF_RUNTIME_LOCATION, "");
         other.setSelection(!loc.isBlank());
@@ -133,7 +135,7 @@ public final class ManaPreferencePage extends PreferencePage implements IWorkben
         browse.setEnabled(other.getSelection());
         if (other.getSelection() && !location.getText().isBlank()
             && !new File(location.getText().trim(), "bin/mana_launch").isFile()) {
-            setErrorMessage("No bin/mana_launch in " + location.getText().trim());
+            setErrorMessage(NLS.bind(Messages.Preferences_noLauncher, location.getText().trim()));
             setValid(false);
         } else {
             setErrorMessage(null);
@@ -149,12 +151,57 @@ public final class ManaPreferencePage extends PreferencePage implements IWorkben
         update();
     }
 
-    /** Checks the chosen runtime and MPI, and shows what is missing. */
-    public RuntimeCheck runCheck() {
-        RuntimeCheck r = ManaRuntime.check(chosen(), MpiImplementation.values()[mpi.getSelectionIndex()],
-            MpiLauncher.MPIRUN, null);
-        report.setText(r.report());
-        return r;
+    /** The newest check; an older one still running is dropped when it ends. */
+    private org.eclipse.core.runtime.jobs.Job checkJob;
+    private RuntimeCheck lastCheck;
+
+    /**
+     * Checks the chosen runtime and MPI in a background job, and shows what is missing when it ends. The
+     * check runs {@code mpirun --version} and looks at the runtime's folders (perhaps on a slow or hung
+     * file system): never on the UI thread.
+     */
+    public void runCheck() {
+        File runtime = chosen();
+        MpiImplementation m = MpiImplementation.values()[mpi.getSelectionIndex()];
+        lastCheck = null;
+        report.setText(NLS.bind(Messages.Preferences_checking, runtime));
+        org.eclipse.swt.widgets.Display display = report.getDisplay();
+        org.eclipse.core.runtime.jobs.Job[] self = new org.eclipse.core.runtime.jobs.Job[1];
+        org.eclipse.core.runtime.jobs.Job job = org.eclipse.core.runtime.jobs.Job.create(
+            NLS.bind(Messages.Preferences_checkJob, runtime), monitor -> {
+                RuntimeCheck r = ManaRuntime.check(runtime, m, MpiLauncher.MPIRUN, null);
+                display.asyncExec(() -> {
+                    if (checkJob == self[0] && !report.isDisposed()) {
+                        lastCheck = r;
+                        report.setText(r.report());
+                    }
+                });
+            });
+        job.setSystem(true);
+        self[0] = job;
+        checkJob = job;
+        job.schedule();
+    }
+
+    /**
+     * Runs the event loop (call on the UI thread) until the last {@link #runCheck()} has been shown, at most
+     * {@code millis}; returns its result, or null at the time out (tests).
+     */
+    public RuntimeCheck awaitCheck(long millis) {
+        org.eclipse.swt.widgets.Display d = report.getDisplay();
+        long end = System.currentTimeMillis() + millis;
+        while (lastCheck == null && System.currentTimeMillis() < end) {
+            if (!d.readAndDispatch()) {
+                d.timerExec(50, () -> { });
+                d.sleep();
+            }
+        }
+        return lastCheck;
+    }
+
+    /** The text of the check's report as shown (tests). */
+    public String reportText() {
+        return report.getText();
     }
 
     @Override

@@ -3,8 +3,14 @@ package dev.mana.eclipse.internal.ui.views;
 import java.io.File;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import org.eclipse.core.runtime.IProgressMonitor;
+import org.eclipse.core.runtime.IStatus;
+import org.eclipse.core.runtime.Status;
+import org.eclipse.core.runtime.jobs.Job;
 import org.eclipse.jface.action.GroupMarker;
 import org.eclipse.jface.action.MenuManager;
 import org.eclipse.jface.viewers.ArrayContentProvider;
@@ -17,6 +23,8 @@ import org.eclipse.jface.viewers.StructuredSelection;
 import org.eclipse.jface.viewers.TableViewer;
 import org.eclipse.jface.viewers.TableViewerColumn;
 import org.eclipse.swt.SWT;
+import org.eclipse.osgi.util.NLS;
+import org.eclipse.swt.graphics.Color;
 import org.eclipse.swt.graphics.Image;
 import org.eclipse.swt.layout.GridData;
 import org.eclipse.swt.layout.GridLayout;
@@ -24,24 +32,30 @@ import org.eclipse.swt.widgets.Combo;
 import org.eclipse.swt.widgets.Composite;
 import org.eclipse.swt.widgets.Display;
 import org.eclipse.swt.widgets.Label;
+import org.eclipse.ui.ISharedImages;
 import org.eclipse.ui.IWorkbenchActionConstants;
 import org.eclipse.ui.PlatformUI;
 import org.eclipse.ui.part.ViewPart;
 
-import dev.mana.eclipse.core.CheckpointResult;
+import dev.mana.coordinator.CheckpointProgress;
+import dev.mana.coordinator.CheckpointResult;
+import dev.mana.coordinator.JobStatus;
+import dev.mana.coordinator.RankInfo;
+import dev.mana.coordinator.RankState;
 import dev.mana.eclipse.core.IManaJob;
 import dev.mana.eclipse.core.IManaJobListener;
-import dev.mana.eclipse.core.JobStatus;
 import dev.mana.eclipse.core.ManaFormat;
 import dev.mana.eclipse.core.ManaJobs;
-import dev.mana.eclipse.core.RankInfo;
 import dev.mana.eclipse.internal.ui.IManaHelpContexts;
 import dev.mana.eclipse.internal.ui.ManaUIPlugin;
+import dev.mana.eclipse.internal.ui.Messages;
 
 /**
  * The MANA Job view: one row per rank (host, pid, state as {@code mana_status --list}, the rank's newest
  * image), the job's last checkpoint, and the checkpoint/restart actions. Follows the newest job unless
- * another is chosen; updates as the coordinator reports.
+ * another is chosen; updates as the coordinator reports. A rank of the job the coordinator has no record
+ * of (not registered yet, or lost) shows as unprotected, with a warning. The images are found by a
+ * background scan: the UI thread never lists a checkpoint directory (a parallel file system may hang).
  */
 public final class ManaJobView extends ViewPart implements IManaJobListener {
     public static final String ID = "dev.mana.eclipse.ui.jobView";
@@ -65,13 +79,14 @@ public final class ManaJobView extends ViewPart implements IManaJobListener {
         c.setLayout(gl);
         PlatformUI.getWorkbench().getHelpSystem().setHelp(c, IManaHelpContexts.JOB_VIEW);
 
-        new Label(c, SWT.NONE).setText("Job:");
+        new Label(c, SWT.NONE).setText(Messages.ManaJobView_job);
         jobCombo = new Combo(c, SWT.READ_ONLY);
         jobCombo.setLayoutData(new GridData(SWT.FILL, SWT.CENTER, true, false));
         jobCombo.addListener(SWT.Selection, e -> {
             int i = jobCombo.getSelectionIndex();
             if (i >= 0 && i < jobs.size()) {
                 shown = jobs.get(i);
+                progress = null;
                 followNewest = i == jobs.size() - 1;
                 refreshNow();
             }
@@ -88,14 +103,21 @@ public final class ManaJobView extends ViewPart implements IManaJobListener {
         tg.horizontalSpan = 2;
         viewer.getTable().setLayoutData(tg);
         viewer.setContentProvider(ArrayContentProvider.getInstance());
-        column("Rank", 60, r -> Integer.toString(r.rank().rank()), this::stateImage);
-        column("Host", 120, r -> r.rank().host(), r -> null);
-        column("PID", 80, r -> r.rank().pid() > 0 ? Integer.toString(r.rank().pid()) : "", r -> null);
-        column("State", 120, r -> r.rank().state(), r -> null);
-        column("Generation", 95, r -> r.rank().generation() > 0 ? Long.toString(r.rank().generation()) : "", r -> null);
-        column("Last Checkpoint", 150, r -> r.image() == null ? "" : ManaFormat.time(r.image().lastModified()), r -> null);
-        column("Size", 80, r -> r.image() == null ? "" : ManaFormat.bytes(r.image().length()), r -> null);
-        column("Image", 360, r -> r.image() == null ? "" : r.image().getPath(), r -> null);
+        // every column reads the row only: sizes and dates were read by the background scan
+        column(Messages.ManaJobView_columnRank, 60, r -> Integer.toString(r.rank()), this::stateImage);
+        column(Messages.ManaJobView_columnHost, 120, r -> r.info() == null ? "" : r.info().host(), r -> null);
+        column(Messages.ManaJobView_columnPid, 80,
+            r -> r.info() != null && r.info().pid() > 0 ? Integer.toString(r.info().pid()) : "", r -> null);
+        column(Messages.ManaJobView_columnState, 120,
+            r -> r.isUnprotected() ? Messages.ManaJobView_unprotected : r.state().name(), r -> null);
+        column(Messages.ManaJobView_columnGeneration, 95,
+            r -> r.info() != null && r.info().generation() > 0 ? Long.toString(r.info().generation()) : "", r -> null);
+        column(Messages.ManaJobView_columnLast, 150,
+            r -> r.image() == null ? "" : ManaFormat.time(r.image().modifiedMillis()), r -> null);
+        column(Messages.ManaJobView_columnSize, 80, r -> r.image() == null ? "" : ManaFormat.bytes(r.image().bytes()),
+            r -> null);
+        column(Messages.ManaJobView_columnImage, 360, r -> r.image() == null ? "" : r.image().file().getPath(),
+            r -> null);
         viewer.addSelectionChangedListener(e -> selectionProvider.fire());
         // a double-click on a rank opens its newest image in the image editor
         viewer.addDoubleClickListener(e -> {
@@ -110,13 +132,14 @@ public final class ManaJobView extends ViewPart implements IManaJobListener {
         menu.add(new GroupMarker(IWorkbenchActionConstants.MB_ADDITIONS));
         viewer.getTable().setMenu(menu.createContextMenu(viewer.getTable()));
         getSite().registerContextMenu(ID, menu, selectionProvider);
-        org.eclipse.jface.action.Action showDir = new org.eclipse.jface.action.Action("Checkpoint Directory") {
+        org.eclipse.jface.action.Action showDir = new org.eclipse.jface.action.Action(Messages.ManaJobView_showDirectory) {
             @Override
             public void run() {
                 showCheckpointDirectory();
             }
         };
-        showDir.setToolTipText("Shows the job's checkpoint directory in the Checkpoint Directory view (open, verify, compare images)");
+        showDir.setToolTipText(Messages.ManaJobView_showDirectoryTip);
+        org.eclipse.jface.viewers.ColumnViewerToolTipSupport.enableFor(viewer);
         getViewSite().getActionBars().getToolBarManager().add(showDir);
 
         jobs.addAll(ManaJobs.getJobs());
@@ -146,15 +169,31 @@ public final class ManaJobView extends ViewPart implements IManaJobListener {
             public Image getImage(Object element) {
                 return image.apply((RankRow) element);
             }
+
+            @Override
+            public String getToolTipText(Object element) {
+                RankRow r = (RankRow) element;
+                return r.isUnprotected() ? NLS.bind(Messages.ManaJobView_unprotectedTip, r.rank()) : null;
+            }
+
+            @Override
+            public Color getForeground(Object element) {
+                // a rank without checkpoints stands out, as a warning does
+                return ((RankRow) element).isUnprotected()
+                    ? viewer.getTable().getDisplay().getSystemColor(SWT.COLOR_DARK_RED) : null;
+            }
         });
     }
 
     private Image stateImage(RankRow r) {
-        return ManaUIPlugin.image(switch (r.rank().state()) {
-            case "RUNNING" -> ManaUIPlugin.IMG_RANK_RUNNING;
-            case "RESTARTING" -> ManaUIPlugin.IMG_RANK_RESTARTING;
-            case "EXITED", "UNKNOWN" -> ManaUIPlugin.IMG_RANK_EXITED;
-            default -> ManaUIPlugin.IMG_RANK_CHECKPOINTING;
+        if (r.isUnprotected()) {
+            return PlatformUI.getWorkbench().getSharedImages().getImage(ISharedImages.IMG_OBJS_WARN_TSK);
+        }
+        return ManaUIPlugin.image(switch (r.state()) {
+            case RUNNING -> ManaUIPlugin.IMG_RANK_RUNNING;
+            case RESTARTING -> ManaUIPlugin.IMG_RANK_RESTARTING;
+            case EXITED, UNKNOWN, UNPROTECTED -> ManaUIPlugin.IMG_RANK_EXITED;
+            case SUSPENDED, DRAINED, CHECKPOINTED, COMMITTED -> ManaUIPlugin.IMG_RANK_CHECKPOINTING;
         });
     }
 
@@ -179,7 +218,7 @@ public final class ManaJobView extends ViewPart implements IManaJobListener {
             return false;
         }
         try {
-            dev.mana.eclipse.internal.ui.images.ImageInputs.open(getSite().getPage(), r.image());
+            dev.mana.eclipse.internal.ui.images.ImageInputs.open(getSite().getPage(), r.image().file());
             return true;
         } catch (org.eclipse.ui.PartInitException e) {
             ManaUIPlugin.getDefault().getLog().log(e.getStatus());
@@ -203,6 +242,11 @@ public final class ManaJobView extends ViewPart implements IManaJobListener {
         return l;
     }
 
+    /** The text of a cell as the table shows it (tests). */
+    public String getTableItemText(int row, int column) {
+        return viewer.getTable().getItem(row).getText(column);
+    }
+
     public String getSummaryText() {
         return summary.getText() + "\n" + lastCheckpoint.getText();
     }
@@ -219,14 +263,22 @@ public final class ManaJobView extends ViewPart implements IManaJobListener {
         }
     }
 
+    /** Updates the view from the job model (no file is read here) and starts a scan of the images. */
     private void refreshNow() {
+        showJob();
+        scanImages();
+    }
+
+    /** Updates the widgets from the job model and the last scan's images; reads nothing from disk. */
+    private void showJob() {
         jobCombo.removeAll();
         for (IManaJob j : jobs) {
-            jobCombo.add(j.getName() + (j.isRestart() ? " (restart)" : "") + (j.isTerminated() ? " \u2014 ended" : ""));
+            jobCombo.add(j.getName() + (j.isRestart() ? Messages.ManaJobView_restartSuffix : "")
+                + (j.isTerminated() ? Messages.ManaJobView_endedSuffix : ""));
         }
         if (shown == null) {
             jobCombo.setText("");
-            summary.setText("No MANA job yet. Run an MPI program with Run As > MANA MPI Job.");
+            summary.setText(Messages.ManaJobView_noJob);
             lastCheckpoint.setText("");
             viewer.setInput(List.of());
             return;
@@ -234,47 +286,124 @@ public final class ManaJobView extends ViewPart implements IManaJobListener {
         jobCombo.select(jobs.indexOf(shown));
         JobStatus st = shown.getStatus();
         List<RankInfo> ranks = shown.getRanks();
-        File reported = st != null && !st.lastCheckpointDirectory().isEmpty() ? new File(st.lastCheckpointDirectory())
-            : null;
-        List<RankRow> rows = new ArrayList<>();
-        for (RankInfo r : ranks) {
-            RankRow row = RankRow.of(shown, r, shown.getCheckpointDirectory());
-            if (row.image() == null && reported != null) {
-                row = RankRow.of(shown, r, reported);
-            }
-            rows.add(row);
-        }
+        List<RankRow> rows = rows(shown, st, ranks, images.job == shown ? images.found : Map.of());
         viewer.setInput(rows);
         String state;
         if (shown.isTerminated()) {
-            state = "ended";
+            state = Messages.ManaJobView_stateEnded;
+        } else if (progress != null && ManaFormat.phase(progress.state()) < 4) {
+            // the coordinator's progress events: which phase the ranks reached
+            state = NLS.bind(Messages.ManaJobView_stateProgress, new Object[] {progress.generation(),
+                progress.reached(), progress.nranks(), progress.state().name()});
         } else if (st != null && st.checkpointing()) {
-            state = "checkpointing";
+            state = Messages.ManaJobView_stateCheckpointing;
         } else if (ranks.isEmpty()) {
-            state = "starting";
+            state = Messages.ManaJobView_stateStarting;
         } else {
-            state = "running";
+            state = Messages.ManaJobView_stateRunning;
         }
-        int n = shown.getSettings().ranks();
-        summary.setText(shown.getName() + ": " + state + ", " + (st == null ? 0 : st.connected()) + " of " + n
-            + " ranks connected; coordinator " + (shown.getCoordinator().isHosted() ? "hosted by Eclipse at " : "at ")
-            + shown.getCoordinator().endpoint()
-            + (st != null && st.interval() > 0 ? "; checkpoint every " + st.interval() + " s" : ""));
+        int n = st != null && st.nranks() > 0 ? st.nranks() : shown.getSettings().ranks();
+        long protectedRanks = rows.stream().filter(r -> !r.isUnprotected() && r.state() != RankState.EXITED).count();
+        summary.setText(NLS.bind(Messages.ManaJobView_summary, new Object[] {shown.getName(), state,
+            protectedRanks, n,
+            NLS.bind(shown.getCoordinator().isHosted() ? Messages.ManaJobView_hostedAt : Messages.ManaJobView_at,
+                shown.getCoordinator().endpoint()),
+            st != null && st.intervalSeconds() > 0 ? NLS.bind(Messages.ManaJobView_interval, st.intervalSeconds()) : ""}));
         CheckpointResult last = shown.getLastCheckpoint();
-        if (st != null && st.generation() > 0 && st.lastCheckpointMillis() == 0) {
-            lastCheckpoint.setText("Last checkpoint: generation " + st.generation() + " (restarted from it), "
-                + shown.getCheckpointDirectory());
+        if (st != null && st.generation() > 0 && st.lastCheckpointUnixMs() == 0) {
+            lastCheckpoint.setText(NLS.bind(Messages.ManaJobView_lastRestarted, st.generation(),
+                shown.getCheckpointDirectory()));
         } else if (st != null && st.generation() > 0) {
-            lastCheckpoint.setText("Last checkpoint: generation " + st.generation() + " at "
-                + ManaFormat.time(st.lastCheckpointMillis()) + ", " + ManaFormat.bytes(st.lastCheckpointBytes()) + " in "
-                + ManaFormat.seconds(st.lastCheckpointNanos()) + ", " + st.lastCheckpointDirectory());
+            lastCheckpoint.setText(NLS.bind(Messages.ManaJobView_last, new Object[] {st.generation(),
+                ManaFormat.time(st.lastCheckpointUnixMs()), ManaFormat.bytes(st.lastCheckpointBytes()),
+                ManaFormat.seconds(st.lastCheckpointNanos()), st.lastCheckpointDir()}));
         } else if (last != null) {
-            lastCheckpoint.setText("Last checkpoint: " + last.summary());
+            lastCheckpoint.setText(NLS.bind(Messages.ManaJobView_lastSeen, ManaFormat.summary(last)));
         } else {
-            lastCheckpoint.setText("Last checkpoint: none yet (" + shown.getCheckpointDirectory() + ")");
+            lastCheckpoint.setText(NLS.bind(Messages.ManaJobView_lastNone, shown.getCheckpointDirectory()));
         }
         summary.getParent().layout(true);
         selectionProvider.fire();
+    }
+
+    /**
+     * The rows of a job: its ranks the coordinator knows, and while it runs, every other rank of its world
+     * ({@link JobStatus#nranks()}) as unprotected: not connected to this coordinator (not registered yet, or
+     * lost and not reconnected), so it runs without checkpoints.
+     */
+    static List<RankRow> rows(IManaJob job, JobStatus st, List<RankInfo> ranks, Map<Integer, RankImages.Image> found) {
+        Map<Integer, RankInfo> byRank = new TreeMap<>();
+        for (RankInfo r : ranks) {
+            byRank.put(r.rank(), r);
+        }
+        if (!job.isTerminated() && st != null) {
+            for (int r = 0; r < st.nranks(); r++) {
+                byRank.putIfAbsent(r, null);
+            }
+        }
+        List<RankRow> rows = new ArrayList<>();
+        byRank.forEach((r, info) -> rows.add(new RankRow(job, r, info, found.get(r))));
+        return rows;
+    }
+
+    /** The last scan's result: for which job, and the images it found. */
+    private record Scanned(IManaJob job, Map<Integer, RankImages.Image> found) {}
+
+    private volatile Scanned images = new Scanned(null, Map.of());
+    /** The one scan that may run; a refresh while it runs asks for another after it (never two threads). */
+    private Job scan;
+    private boolean rescan;
+
+    /**
+     * Lists the ranks' image folders in a background job and shows what it found when it ends. At most one
+     * scan runs: refreshes during a scan ask for one more after it, so a hung file system holds one worker
+     * thread, never the UI thread and never a growing pile of them.
+     */
+    private void scanImages() {
+        if (shown == null) {
+            return;
+        }
+        if (scan != null) {
+            rescan = true;
+            return;
+        }
+        IManaJob job = shown;
+        JobStatus st = job.getStatus();
+        List<Integer> ranks = rows(job, st, job.getRanks(), Map.of()).stream().map(RankRow::rank).toList();
+        List<File> dirs = new ArrayList<>();
+        dirs.add(job.getCheckpointDirectory());
+        if (st != null && !st.lastCheckpointDir().isEmpty()) {
+            dirs.add(new File(st.lastCheckpointDir()));
+        }
+        Display display = viewer.getTable().getDisplay();
+        scan = new Job(NLS.bind(Messages.ManaJobView_scanJob, job.getName())) {
+            @Override
+            protected IStatus run(IProgressMonitor monitor) {
+                Map<Integer, RankImages.Image> found = RankImages.scan(ranks, dirs);
+                display.asyncExec(() -> {
+                    scan = null;
+                    if (viewer == null || viewer.getTable().isDisposed()) {
+                        return;
+                    }
+                    images = new Scanned(job, found);
+                    if (job == shown) {
+                        showJob();
+                    }
+                    if (rescan) {
+                        rescan = false;
+                        scanImages();
+                    }
+                });
+                return Status.OK_STATUS;
+            }
+        };
+        scan.setSystem(true);
+        scan.schedule();
+    }
+
+    /** Whether a scan of the images is running or asked for (tests wait for the view to be quiet). */
+    public boolean isScanning() {
+        return scan != null || rescan;
     }
 
     @Override
@@ -286,6 +415,7 @@ public final class ManaJobView extends ViewPart implements IManaJobListener {
             jobs.add(job);
             if (followNewest || shown == null) {
                 shown = job;
+                progress = null;
             }
             refreshNow();
         });
@@ -303,9 +433,25 @@ public final class ManaJobView extends ViewPart implements IManaJobListener {
         queueRefresh();
     }
 
+    /** The shown job's last checkpoint progress event (kept after the checkpoint ends), or null. */
+    private volatile CheckpointProgress progress;
+
+    @Override
+    public void checkpointProgress(IManaJob job, CheckpointProgress p) {
+        if (job == shown) {
+            progress = p;
+            queueRefresh();
+        }
+    }
+
     @Override
     public void checkpointDone(IManaJob job, CheckpointResult result) {
         queueRefresh();
+    }
+
+    /** The last checkpoint progress event of the shown job the view received, or null (tests). */
+    public CheckpointProgress getLastProgress() {
+        return progress;
     }
 
     @Override
@@ -316,6 +462,9 @@ public final class ManaJobView extends ViewPart implements IManaJobListener {
     @Override
     public void dispose() {
         ManaJobs.removeListener(this);
+        if (scan != null) {
+            scan.cancel();
+        }
         super.dispose();
     }
 

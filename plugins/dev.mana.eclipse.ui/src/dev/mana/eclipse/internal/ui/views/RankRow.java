@@ -1,35 +1,30 @@
 package dev.mana.eclipse.internal.ui.views;
 
-import java.io.File;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-
 import org.eclipse.core.runtime.IAdaptable;
 import org.eclipse.debug.core.ILaunch;
 
+import dev.mana.coordinator.RankInfo;
+import dev.mana.coordinator.RankState;
 import dev.mana.eclipse.core.IManaJob;
-import dev.mana.eclipse.core.RankInfo;
 
-/** One row of the MANA Job view: a rank and its newest image on disk. */
-public record RankRow(IManaJob job, RankInfo rank, File image, long imageGeneration) implements IAdaptable {
+/**
+ * One row of the MANA Job view: a rank of the job, what the coordinator knows of it, and its newest
+ * image on disk as the last background scan found it.
+ *
+ * @param rank the rank's number
+ * @param info the coordinator's record of it, or null when it is not connected (unprotected)
+ * @param image its newest image, or null (none, or not scanned yet)
+ */
+public record RankRow(IManaJob job, int rank, RankInfo info, RankImages.Image image) implements IAdaptable {
 
-    private static final Pattern GEN = Pattern.compile(".*_gen(\\d+)\\.(mana|dmtcp)");
+    /** The coordinator's state, {@link RankState#UNPROTECTED} for a rank of the job it does not know. */
+    public RankState state() {
+        return info == null ? RankState.UNPROTECTED : info.state();
+    }
 
-    /** The rank's newest complete image in the checkpoint directory, or null. */
-    static RankRow of(IManaJob job, RankInfo r, File ckptDir) {
-        File best = null;
-        long bestGen = -1;
-        File rankDir = ckptDir.getName().equals("ckpt_rank_" + r.rank()) ? ckptDir
-            : new File(ckptDir, "ckpt_rank_" + r.rank());
-        File[] files = rankDir.listFiles();
-        for (File f : files == null ? new File[0] : files) {
-            Matcher m = GEN.matcher(f.getName());
-            if (f.isFile() && m.matches() && Long.parseLong(m.group(1)) > bestGen) {
-                best = f;
-                bestGen = Long.parseLong(m.group(1));
-            }
-        }
-        return new RankRow(job, r, best, bestGen);
+    /** Whether the rank is not connected to the coordinator: it runs without checkpoints. */
+    public boolean isUnprotected() {
+        return info == null;
     }
 
     @Override
