@@ -19,7 +19,7 @@ W=$(mktemp -d /tmp/mana-crtest.XXXXXX)
 export MANA_RC=$W/coord.rc
 unset MANA_COORD_HOST MANA_COORD_PORT MANA_COORD_SECRET DMTCP_COORD_HOST DMTCP_COORD_PORT MANA_CKPT_DIR \
       MANA_DEBUG MANA_TIMING MANA_QUIET MANA_RESTART_PAUSE DMTCP_RESTART_PAUSE MANA_NO_COORD MANA_DIRECT_IO \
-      MANA_DEBUG_MOVE_VDSO
+      MANA_DEBUG_MOVE_VDSO TEST_HOLD_FILE
 PIDS=()
 cleanup() {
     for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
@@ -301,12 +301,14 @@ bad)       # bad input: one clear line on stderr, non-zero exit, no crash, no ha
 vdso_moved)   # restart where [vdso]/[vvar] are elsewhere (test hook): they are moved back
     start_coordinator
     want=$(plain_final signals 30 50)
+    hold
     launch a signals 30 50
     wait_registered
     wait_lines "$W/a.out" 5
     checkpoint_and_kill
     wait_exit "$LAST_PID" 20
     MANA_DEBUG=1 MANA_DEBUG_MOVE_VDSO=1 restart b
+    release
     wait_exit "$LAST_PID" 30
     [ "$RC" = 0 ] || fail "restarted run exited with $RC"
     grep -q 'moved \[vdso\]/\[vvar\] by' "$W/b.err" || fail "the vdso was not moved back"
@@ -393,6 +395,7 @@ children)  # children of a program under the runtime run as if it had been launc
 exec)      # a wrapper that execs the real program: the program runs under the runtime as the same rank
     start_coordinator
     want=$(plain_final counter 40 0)
+    hold
     "$B/mana_launch" --ckptdir "$W/ck" /bin/bash -c "echo wrapper; exec $PROGDIR/counter 40 50" > "$W/a.out" 2> "$W/a.err" &
     LAST_PID=$!; PIDS+=("$LAST_PID")
     wait_registered 2                      # the wrapper, then the program it exec'd
@@ -403,6 +406,7 @@ exec)      # a wrapper that execs the real program: the program runs under the r
     ls "$W/ck/ckpt_rank_0/" | grep -q '^ckpt_counter_gen[0-9]*\.mana$' || fail "no image of the exec'd program: $(ls "$W/ck/ckpt_rank_0/")"
     kill -9 "$LAST_PID"; wait "$LAST_PID" 2>/dev/null
     restart b
+    release
     wait_exit "$LAST_PID" 30
     [ "$RC" = 0 ] || fail "restarted run exited with $RC"
     [ "$(final_line "$W/b.out")" = "$want" ] || fail "final line '$(final_line "$W/b.out")', want '$want'"
@@ -436,6 +440,7 @@ timers)    # POSIX timers: SIGEV_THREAD (glibc's helper blocks every signal) and
 refuse)    # a refused restart changes nothing: an appended-to file is not truncated when a read-only one changed
     start_coordinator
     mkdir -p "$W/data"
+    hold
     launch a files "$W/data" 60 50
     wait_registered
     wait_lines "$W/a.out" 5
@@ -455,6 +460,7 @@ refuse)    # a refused restart changes nothing: an appended-to file is not trunc
 stale_tmp) # a *.tmp left by a checkpoint that died: restart from the newest complete generation, move it aside
     start_coordinator
     want=$(plain_final counter 60 0)
+    hold
     launch a counter 60 50
     wait_registered
     wait_lines "$W/a.out" 3
@@ -464,6 +470,7 @@ stale_tmp) # a *.tmp left by a checkpoint that died: restart from the newest com
     head -c 10000 "$img" > "$W/ck/ckpt_rank_0/ckpt_counter_gen7.mana.tmp"      # a writer that died
     mkdir -p "$W/ck/ckpt_rank_1"                                               # another rank without generation 1
     restart b
+    release
     wait_exit "$LAST_PID" 30
     [ "$RC" = 0 ] || fail "restart beside a stale *.tmp exited with $RC: $(cat "$W/b.err")"
     [ "$(final_line "$W/b.out")" = "$want" ] || fail "final line '$(final_line "$W/b.out")', want '$want'"
@@ -596,6 +603,7 @@ PY
 
 forked)    # a rank with a live child process: the checkpoint is refused with a clear message; later it works
     start_coordinator
+    hold
     "$B/mana_launch" --ckptdir "$W/ck" /bin/bash -c "/bin/sleep 3 & echo started; wait; exec $PROGDIR/counter 40 50" > "$W/a.out" 2> "$W/a.err" &
     LAST_PID=$!; PIDS+=("$LAST_PID")
     wait_registered
