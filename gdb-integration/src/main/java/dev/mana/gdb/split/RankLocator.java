@@ -161,6 +161,8 @@ public final class RankLocator {
      * Whether the process's main thread waits in the lower half's restart pause loop: it sleeps in
      * {@code nanosleep} with its instruction pointer inside {@code lh_restart_pause} of
      * {@code bin/lower-half} ({@code /proc/PID/syscall}: number, six arguments, stack pointer, pc).
+     * One sample: between two sleeps of the loop the process runs and this says false, so callers
+     * poll until it says true.
      */
     public static boolean inRestartPause(long pid) {
         return inPauseLoop(pid, "lh_restart_pause");

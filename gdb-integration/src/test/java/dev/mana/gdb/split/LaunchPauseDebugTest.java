@@ -50,7 +50,12 @@ class LaunchPauseDebugTest {
                     Map.of("MANA_LAUNCH_PAUSE", "1"));
             long pid = ManaRuntime.launchPausedPid(r);
             assertEquals(List.of(new RankLocator.Launched(pid, 0)), RankLocator.launched(ck));
-            assertTrue(RankLocator.inLaunchPause(pid));
+            // a sample of where the process is: between two sleeps of its pause loop it is running; poll
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (!RankLocator.inLaunchPause(pid)) {
+                assertTrue(System.nanoTime() < deadline, "the rank was never seen waiting in its launch pause");
+                Thread.sleep(20);
+            }
             long gdbPid;
             try (RankDebugger d = RankDebugger.attachAtLaunch(pid, Duration.ofSeconds(60), GdbMi.Options.defaults())) {
                 gdbPid = d.gdb().gdbPid();
