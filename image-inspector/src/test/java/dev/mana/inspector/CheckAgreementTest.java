@@ -67,56 +67,67 @@ class CheckAgreementTest {
             bases.add(Files.readAllBytes(real));
             names.add("real (" + real.getFileName() + ")");
 
+            // Mutants are made in order on this thread (deterministic), judged two at a time, and deleted once
+            // judged: at most two exist at once (the real image's are megabytes each).
             Random rnd = new Random(SEED);
-            List<Path> files = new ArrayList<>();
-            List<String> whats = new ArrayList<>();
-            for (int b = 0; b < bases.size(); b++) {
-                byte[] base = bases.get(b);
-                int[] meta = MutationFuzzTest.manaMeta(base);
-                files.add(write(base, files.size()));
-                whats.add(names.get(b) + ": unchanged");
-                for (int i = 0; i < 2 * PER_BASE; i++) {
-                    boolean repair = i >= PER_BASE;
-                    StringBuilder what = new StringBuilder(names.get(b) + (repair ? ": repaired " : ": raw "));
-                    byte[] m = MutationFuzzTest.mutate(base, rnd, meta, what);
-                    if (repair) {
-                        repairChecksums(m);
-                    }
-                    files.add(write(m, files.size()));
-                    whats.add(what.toString());
-                }
-            }
-
-            long t0 = System.nanoTime();
-            List<Verdict> c = runChecks(lowerHalf, files);
-            long cMs = (System.nanoTime() - t0) / 1_000_000;
+            int total = 0;
             int accepted = 0;
             int rejected = 0;
             int byChecksum = 0;
+            long cNs = 0;
             List<String> disagreements = new ArrayList<>();
-            for (int i = 0; i < files.size(); i++) {
-                boolean java = MutationFuzzTest.runCase(files.get(i), whats.get(i)) == null;
-                if (java != c.get(i).accepted()) {
-                    disagreements.add(whats.get(i) + ": Java " + (java ? "accepts" : "rejects") + ", C says: "
-                            + c.get(i).line());
-                } else if (java) {
-                    accepted++;
-                } else {
-                    rejected++;
-                    if (c.get(i).line().contains("checksum mismatch")) {
-                        byChecksum++;
+            ExecutorService pool = Executors.newFixedThreadPool(2);
+            try {
+                for (int b = 0; b < bases.size(); b++) {
+                    byte[] base = bases.get(b);
+                    int[] meta = MutationFuzzTest.manaMeta(base);
+                    List<Future<Object[]>> pending = new ArrayList<>();
+                    for (int i = -1; i < 2 * PER_BASE; i++) {
+                        boolean repair = i >= PER_BASE;
+                        StringBuilder what = new StringBuilder(names.get(b) + (i < 0 ? ": unchanged" : repair ? ": repaired " : ": raw "));
+                        byte[] m = i < 0 ? base : MutationFuzzTest.mutate(base, rnd, meta, what);
+                        if (repair) {
+                            repairChecksums(m);
+                        }
+                        Path f = write(m, total++);
+                        pending.add(pool.submit(() -> judge(lowerHalf, f, what.toString())));
+                        if (pending.size() == 2 || i == 2 * PER_BASE - 1) {
+                            for (Future<Object[]> done : pending) {
+                                Object[] r = done.get(120, TimeUnit.SECONDS);
+                                boolean java = (Boolean) r[0];
+                                Verdict c = (Verdict) r[1];
+                                cNs += (Long) r[2];
+                                if (java != c.accepted()) {
+                                    disagreements.add(r[3] + ": Java " + (java ? "accepts" : "rejects") + ", C says: "
+                                            + c.line());
+                                } else if (java) {
+                                    accepted++;
+                                } else {
+                                    rejected++;
+                                    if (c.line().contains("checksum mismatch")) {
+                                        byChecksum++;
+                                    }
+                                }
+                            }
+                            pending.clear();
+                        }
                     }
                 }
+            } finally {
+                pool.shutdownNow();
             }
+            long cMs = cNs / 1_000_000;
+            int judged = total;
             System.out.printf("CheckAgreementTest: %d mutants of %d images, C and Java agree on %d (%d accepted, "
-                    + "%d rejected: %d at a checksum, %d by another rule), disagree on %d; lower-half --check took %d ms "
-                    + "in all%n", files.size(), bases.size(), accepted + rejected, accepted, rejected, byChecksum,
+                    + "%d rejected: %d at a checksum, %d by another rule), disagree on %d; lower-half --check calls took %d ms "
+                    + "summed%n", judged, bases.size(), accepted + rejected, accepted, rejected, byChecksum,
                     rejected - byChecksum, disagreements.size(), cMs);
             assertEquals(List.of(), disagreements.subList(0, Math.min(10, disagreements.size())),
                     disagreements.size() + " disagreements");
             assertTrue(accepted >= bases.size(), "the unchanged images pass both");
-            assertTrue(rejected > files.size() / 2, "most mutants are refused: " + rejected);
-            assertTrue(rejected - byChecksum > files.size() / 5, "the repaired mutants reach the structural rules");
+            assertEquals(judged, accepted + rejected + disagreements.size());
+            assertTrue(rejected > judged / 2, "most mutants are refused: " + rejected);
+            assertTrue(rejected - byChecksum > judged / 5, "the repaired mutants reach the structural rules");
         } finally {
             if (kept != null && kept.startsWith("/tmp")) {
                 try (Stream<Path> s = Files.walk(kept)) {
@@ -234,22 +245,14 @@ class CheckAgreementTest {
         TestManaImage.fixHeaderCrc(img);
     }
 
-    /** `lower-half --check` on each file, two at a time: exit 0 with one line on stdout, or 1 with one on stderr. */
-    static List<Verdict> runChecks(Path lowerHalf, List<Path> files) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(2);
-        try {
-            List<Future<Verdict>> fs = new ArrayList<>();
-            for (Path f : files) {
-                fs.add(pool.submit(() -> check(lowerHalf, f)));
-            }
-            List<Verdict> out = new ArrayList<>();
-            for (Future<Verdict> f : fs) {
-                out.add(f.get(60, TimeUnit.SECONDS));
-            }
-            return out;
-        } finally {
-            pool.shutdownNow();
-        }
+    /** Both verdicts on one file, then the file goes: {Java accepts, C verdict, ns in C, what}. */
+    static Object[] judge(Path lowerHalf, Path f, String what) throws Exception {
+        long t0 = System.nanoTime();
+        Verdict c = check(lowerHalf, f);
+        long ns = System.nanoTime() - t0;
+        boolean java = MutationFuzzTest.runCase(f, what) == null;
+        Files.delete(f);
+        return new Object[] {java, c, ns, what};
     }
 
     static Verdict check(Path lowerHalf, Path f) throws Exception {
