@@ -107,8 +107,13 @@ int lh_map_elf(const char *path, struct lh_elf *out, char *err, size_t errlen)
             }
             if (p->p_memsz > p->p_filesz && (file_end & (PAGE - 1)))
                 memset((void *)file_end, 0, PAGE - (file_end & (PAGE - 1)));   /* start of .bss */
-            if (p->p_memsz > p->p_filesz && !(prot & PROT_WRITE))
-                mprotect((void *)seg, PAGE_UP(pad + p->p_filesz), prot);
+            /* Mapped writable only to zero the start of .bss: back to the segment's protection.  A
+             * failure would leave read-only code or data writable: refused, not run. */
+            if (p->p_memsz > p->p_filesz && !(prot & PROT_WRITE) &&
+                mprotect((void *)seg, PAGE_UP(pad + p->p_filesz), prot) != 0) {
+                mana_fmt(err, errlen, "%s: cannot protect segment %d: %s", path, i, strerror(errno));
+                goto fail;
+            }
         }
         uint64_t anon = p->p_filesz > 0 ? PAGE_UP(file_end) : seg;
         if (PAGE_UP(mem_end) > anon) {
@@ -340,7 +345,12 @@ int lh_launch(int argc, char **argv, char **envp)
     char *region = mmap(NULL, stack_size + PAGE, PROT_READ | PROT_WRITE,
                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
     if (region == MAP_FAILED) { mana_err("cannot map the upper-half stack: %s", strerror(errno)); return 1; }
-    mprotect(region, PAGE, PROT_NONE);
+    /* Without the guard an overflow of the program's stack would write into whatever lies below
+     * instead of faulting: refused. */
+    if (mprotect(region, PAGE, PROT_NONE) != 0) {
+        mana_err("cannot make the guard page of the upper-half stack: %s", strerror(errno));
+        return 1;
+    }
     uint64_t stack_lo = (uint64_t)region, stack_hi = (uint64_t)region + stack_size + PAGE;
     mana_lh.uh_stack.start = stack_lo;
     mana_lh.uh_stack.end = stack_hi;

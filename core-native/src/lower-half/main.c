@@ -3,6 +3,7 @@
  *
  *   lower-half PROGRAM [ARGS...]     launch PROGRAM as the upper half (kernel loader, loader.c)
  *   lower-half --restore DIR         restore the newest image of this rank from DIR (restore.c)
+ *   lower-half --check IMAGE         check one image against the format's rules (image_check.c)
  *   lower-half --exec PATH ARGV...   follow an exec of the program (plugin/execwrap.c): PATH is loaded
  *                                    as execve would, with the program's own argv
  *
@@ -15,6 +16,7 @@
 #include "lower_half.h"
 #include "mana_util.h"
 #include "../coord/secret_fd.h"
+#include "image_check.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -305,6 +307,12 @@ static void record_inherited_fds(void)
 int main(int argc, char **argv)
 {
     int64_t t0 = mana_now_ns();
+    if (argc >= 2 && strcmp(argv[1], "--check") == 0) {
+        /* Reads one image and restores nothing: no re-exec, no settings (image_check.c). */
+        mana_log_setup("lower-half", getenv("MANA_DEBUG") != NULL, 0, 0);
+        if (argc != 3) { mana_err("usage: lower-half --check IMAGE"); return 2; }
+        return lh_check_image(argv[2]);
+    }
     reexec_if_needed(argv);
     memset(&mana_lh, 0, sizeof mana_lh);
     mana_lh.magic = MANA_LH_MAGIC;
@@ -328,6 +336,7 @@ int main(int argc, char **argv)
     }
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
         printf("usage: lower-half PROGRAM [ARGS...]\n       lower-half --restore DIR\n"
+               "       lower-half --check IMAGE   check an image against the format's rules, restore nothing\n"
                "Normally run by mana_launch / mana_restart; see docs/architecture.md.\n");
         return 0;
     }

@@ -2,8 +2,8 @@
  * restore.c - `lower-half --restore DIR`: bring back the upper half of a checkpoint image.
  *
  * Order (docs/architecture.md, "Restart"):
- *   pick DIR/ckpt_rank_N/ (newest generation, no *.tmp); check the header, the section table and
- *   every section's CRC; restore files (placeholders first); pause level 1; reserve every saved
+ *   pick DIR/ckpt_rank_N/ (newest generation, no *.tmp); check the image's metadata against the
+ *   format's rules (image_check.c, shared with `lower-half --check`); restore files (placeholders first); pause level 1; reserve every saved
  *   range PROT_NONE with MAP_FIXED_NOREPLACE; read regions back (CRC checked) at their addresses;
  *   check/move [vdso]/[vvar]; pause level 2; signal handlers; threads (raw clone, parked on a futex);
  *   pause level 3; itimers; new lh_info into the upper half; pause level 4; release the threads and
@@ -18,6 +18,7 @@
 #include "mana_util.h"
 #include "mana_ctx.h"
 #include "mana/image_format.h"
+#include "image_check.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -112,17 +113,7 @@ static const char *restore_dir_arg = "";
 
 #define FAIL(...) do { mana_err(__VA_ARGS__); return 1; } while (0)
 
-/* ---- image reading ---- */
-
-struct img {
-    int fd;
-    struct mana_img_header h;
-    struct mana_img_section *tab;
-    char *sec[7];                 /* section data by type (PROCESS..MPI) */
-    uint64_t sec_len[7];
-    uint32_t sec_count[7];
-    struct mana_img_section fdata;    /* FILEDATA (type 0 when absent): streamed, never loaded whole */
-};
+/* ---- image reading (the checks: image_check.c) ---- */
 
 static int read_exact(int fd, void *buf, size_t len, uint64_t off)
 {
@@ -138,84 +129,16 @@ static int read_exact(int fd, void *buf, size_t len, uint64_t off)
     return 0;
 }
 
-static int open_image(struct img *im, const char *path)
+/* Every check of docs/image-format.md but the payload CRCs (load_regions checks those as it reads),
+ * then what this restart needs: the image is the program its name says, under this lower half's MPI. */
+static int open_image(struct mana_image *im, const char *path)
 {
-    memset(im, 0, sizeof *im);
-    im->fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (im->fd < 0) FAIL("cannot restart: cannot open %s: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(im->fd, &st) != 0) FAIL("cannot restart: %s: %s", path, strerror(errno));
-    char page0[PAGE];
-    if ((uint64_t)st.st_size < PAGE || read_exact(im->fd, page0, PAGE, 0) != 0)
-        FAIL("cannot restart: %s is truncated (%lld bytes)", path, (long long)st.st_size);
-    memcpy(&im->h, page0, sizeof im->h);
-    struct mana_img_header *h = &im->h;
-    if (memcmp(h->magic, MANA_IMG_MAGIC, 8) != 0)
-        FAIL("cannot restart: %s is not a MANA checkpoint image (bad magic)", path);
-    if (h->version != MANA_IMG_VERSION)
-        FAIL("cannot restart: %s has image format version %u; this runtime reads version %u", path, h->version,
-             MANA_IMG_VERSION);
-    if (h->header_size != MANA_IMG_HEADER_SIZE || h->page_size != PAGE ||
-        h->section_entry_size != sizeof(struct mana_img_section))
-        FAIL("cannot restart: %s has a corrupt header (sizes)", path);
-    uint32_t crc = h->header_crc;
-    struct mana_img_header hz = *h;
-    hz.header_crc = 0;
-    if (mana_crc32c_update(0, &hz, sizeof hz) != crc)
-        FAIL("cannot restart: %s is corrupt (header checksum mismatch)", path);
-    for (size_t i = sizeof *h; i < PAGE; i++)
-        if (page0[i]) FAIL("cannot restart: %s is corrupt (byte %zu of the header page is not zero)", path, i);
-    if (h->file_size != (uint64_t)st.st_size)
-        FAIL("cannot restart: %s is truncated or damaged (%lld bytes, the header says %llu)", path,
-             (long long)st.st_size, (unsigned long long)h->file_size);
-    /* Start reading the whole image now, asynchronously: the disk works while the metadata is
-     * checked and the address space reserved. */
-    posix_fadvise(im->fd, 0, (off_t)h->file_size, POSIX_FADV_WILLNEED);
-    uint64_t tab_len = (uint64_t)h->section_count * sizeof(struct mana_img_section);
-    if (h->section_count == 0 || h->section_count > 64 || h->section_table_offset < PAGE ||
-        h->section_table_offset + tab_len != h->file_size)
-        FAIL("cannot restart: %s is corrupt (section table out of bounds)", path);
-    im->tab = malloc(tab_len);
-    if (!im->tab || read_exact(im->fd, im->tab, tab_len, h->section_table_offset) != 0)
-        FAIL("cannot restart: cannot read the section table of %s", path);
-    for (uint32_t i = 0; i < h->section_count; i++) {
-        struct mana_img_section *s = &im->tab[i];
-        if (s->offset < PAGE || s->offset + s->length > h->section_table_offset || s->offset + s->length < s->offset)
-            FAIL("cannot restart: %s is corrupt (section %u out of bounds)", path, i);
-        if (s->type == MANA_SEC_FILEDATA && s->version == 1 && !im->fdata.type) { im->fdata = *s; continue; }
-        if (s->type < 1 || s->type > 6) continue;        /* unknown: skip */
-        if (s->version != 1) FAIL("cannot restart: %s is corrupt (section %u has version %u)", path, i, s->version);
-        if (im->sec[s->type]) FAIL("cannot restart: %s is corrupt (section type %u twice)", path, s->type);
-        char *buf = malloc(s->length ? s->length : 1);
-        if (!buf || read_exact(im->fd, buf, s->length, s->offset) != 0)
-            FAIL("cannot restart: cannot read section %u of %s", i, path);
-        if (mana_crc32c_update(0, buf, s->length) != s->crc)
-            FAIL("cannot restart: %s is corrupt (checksum mismatch in section %u, type %u)", path, i, s->type);
-        im->sec[s->type] = buf;
-        im->sec_len[s->type] = s->length;
-        im->sec_count[s->type] = s->count;
-    }
-    for (int t = MANA_SEC_PROCESS; t <= MANA_SEC_SIGNALS; t++)
-        if (!im->sec[t]) FAIL("cannot restart: %s is corrupt (section type %d missing)", path, t);
+    if (mana_image_open(im, path) != 0 || mana_image_check_name(im) != 0) FAIL("cannot restart: %s", im->err);
+    const struct mana_img_header *h = &im->h;
     char mpi[sizeof h->mpi + 1];
     memcpy(mpi, h->mpi, sizeof h->mpi);
     mpi[sizeof h->mpi] = 0;
     if (!mpi[0]) snprintf(mpi, sizeof mpi, "none");
-    /* The image is the program its name says: an image of another program renamed into place (or a
-     * generation renamed) is refused, not restarted silently. */
-    char prog[sizeof h->program + 1], want[256];
-    memcpy(prog, h->program, sizeof h->program);
-    prog[sizeof h->program] = 0;
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    size_t pl = strlen(prog);
-    if (pl < sizeof h->program - 1)
-        snprintf(want, sizeof want, "ckpt_%s_gen%u.mana", prog, h->generation);
-    else    /* a name the header had to cut: compare what it kept */
-        snprintf(want, sizeof want, "ckpt_%s", prog);
-    if (pl == 0 || strncmp(base, want, strlen(want)) != 0 || (pl < sizeof h->program - 1 && strcmp(base, want) != 0))
-        FAIL("cannot restart: %s holds a checkpoint of '%s' (generation %u), not what its name says: an image "
-             "renamed into place? (expected the name %s)", path, prog, h->generation, want);
     if (strcmp(mpi, lh_mpi_name) != 0) {
         if (strcmp(lh_mpi_name, "none") == 0 && (strcmp(mpi, "openmpi") == 0 || strcmp(mpi, "mpich") == 0)) {
             /* The plain lower half hands an MPI image to the lower half built against its MPI. */
@@ -233,86 +156,6 @@ static int open_image(struct img *im, const char *path)
              path, mpi, lh_mpi_name);
     }
     return 0;
-}
-
-/* ---- parsed sections ---- */
-
-struct region {
-    struct mana_img_region r;
-    char name[4096];
-    const struct mana_img_run *runs;
-};
-
-struct file_rec {
-    struct mana_img_file f;
-    char path[4096];
-};
-
-static int parse_memory(struct img *im, struct region **out, uint32_t *count)
-{
-    const char *p = im->sec[MANA_SEC_MEMORY], *end = p + im->sec_len[MANA_SEC_MEMORY];
-    uint32_t n = im->sec_count[MANA_SEC_MEMORY];
-    struct region *regs = calloc(n ? n : 1, sizeof *regs);
-    if (!regs) FAIL("cannot restart: out of memory");
-    uint64_t prev_end = 0, stored_total = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        if ((size_t)(end - p) < sizeof(struct mana_img_region)) goto bad;
-        memcpy(&regs[i].r, p, sizeof regs[i].r);
-        p += sizeof regs[i].r;
-        struct mana_img_region *r = &regs[i].r;
-        size_t nl = (r->name_len + 7) & ~7UL;
-        if (r->name_len >= sizeof regs[i].name || (size_t)(end - p) < nl) goto bad;
-        memcpy(regs[i].name, p, r->name_len);
-        regs[i].name[r->name_len] = 0;
-        p += nl;
-        if ((size_t)(end - p) / sizeof(struct mana_img_run) < r->run_count) goto bad;
-        regs[i].runs = (const struct mana_img_run *)p;
-        p += (size_t)r->run_count * sizeof(struct mana_img_run);
-        if (r->start % PAGE || r->end % PAGE || r->end <= r->start || r->start < prev_end) goto bad;
-        prev_end = r->end;
-        uint64_t pages = (r->end - r->start) / PAGE, sum = 0, last = 0;
-        for (uint32_t k = 0; k < r->run_count; k++) {
-            const struct mana_img_run *ru = &regs[i].runs[k];
-            if (ru->page_count == 0 || ru->first_page < last || ru->first_page + ru->page_count > pages) goto bad;
-            last = ru->first_page + ru->page_count;
-            sum += ru->page_count;
-        }
-        if (sum * PAGE != r->stored_bytes) goto bad;
-        if (r->stored_bytes && (r->payload_offset % PAGE || r->payload_offset < PAGE ||
-                                r->payload_offset + r->stored_bytes > im->h.section_table_offset))
-            goto bad;
-        stored_total += r->stored_bytes;
-    }
-    if (p != end || stored_total != im->h.stored_bytes) goto bad;
-    *out = regs;
-    *count = n;
-    return 0;
-bad:
-    FAIL("cannot restart: %s is corrupt (memory section)", img_path_for_errors);
-}
-
-static int parse_files(struct img *im, struct file_rec **out, uint32_t *count)
-{
-    const char *p = im->sec[MANA_SEC_FILES], *end = p + im->sec_len[MANA_SEC_FILES];
-    uint32_t n = im->sec_count[MANA_SEC_FILES];
-    struct file_rec *fr = calloc(n ? n : 1, sizeof *fr);
-    if (!fr) FAIL("cannot restart: out of memory");
-    for (uint32_t i = 0; i < n; i++) {
-        if ((size_t)(end - p) < sizeof(struct mana_img_file)) goto bad;
-        memcpy(&fr[i].f, p, sizeof fr[i].f);
-        p += sizeof fr[i].f;
-        size_t pl = (fr[i].f.path_len + 7) & ~7UL;
-        if (fr[i].f.path_len >= sizeof fr[i].path || (size_t)(end - p) < pl || fr[i].f.fd < 0) goto bad;
-        memcpy(fr[i].path, p, fr[i].f.path_len);
-        fr[i].path[fr[i].f.path_len] = 0;
-        p += pl;
-    }
-    if (p != end) goto bad;
-    *out = fr;
-    *count = n;
-    return 0;
-bad:
-    FAIL("cannot restart: %s is corrupt (files section)", img_path_for_errors);
 }
 
 /* ---- choosing the image ---- */
@@ -435,57 +278,18 @@ static int is_placeholder(int fd)
     return fd >= 0 && fd < (int)sizeof placeholder * 8 && (placeholder[fd / 8] & (1u << (fd % 8)));
 }
 
-/* Saved contents of a file (FILEDATA), by descriptor. */
-struct saved_file {
-    int fd;
-    int64_t size;
-    uint64_t data_at;            /* offset of the contents in the image */
-};
-static struct saved_file *saved;
+/* Saved contents of files (FILEDATA), by descriptor: the records image_check.c read. */
+static const struct mana_image_saved *saved;
 static uint32_t n_saved;
 
-/* Read the FILEDATA section once: record heads in bounds, CRC right.  0, or -1 (message printed). */
-static int check_filedata(struct img *im)
-{
-    if (!im->fdata.type) return 0;
-    const struct mana_img_section *s = &im->fdata;
-    if (s->offset < PAGE || s->offset + s->length > im->h.section_table_offset || s->offset + s->length < s->offset)
-        FAIL("cannot restart: %s is corrupt (file contents out of bounds)", img_path_for_errors);
-    saved = calloc(s->count ? s->count : 1, sizeof *saved);
-    if (!saved) FAIL("cannot restart: out of memory");
-    static char buf[1 << 20];
-    uint32_t crc = 0;
-    uint64_t pos = s->offset, end = s->offset + s->length;
-    for (uint32_t i = 0; i < s->count; i++) {
-        struct mana_img_filedata d;
-        if (end - pos < sizeof d || read_exact(im->fd, &d, sizeof d, pos) != 0) goto bad;
-        crc = mana_crc32c_update(crc, &d, sizeof d);
-        pos += sizeof d;
-        uint64_t padded = ((uint64_t)d.size + 7) & ~7ULL;
-        if (d.size < 0 || end - pos < padded) goto bad;
-        saved[n_saved++] = (struct saved_file){ d.fd, d.size, pos };
-        for (uint64_t left = padded; left;) {
-            size_t c = left < sizeof buf ? left : sizeof buf;
-            if (read_exact(im->fd, buf, c, pos) != 0) goto bad;
-            crc = mana_crc32c_update(crc, buf, c);
-            pos += c;
-            left -= c;
-        }
-    }
-    if (pos != end || crc != s->crc) goto bad;
-    return 0;
-bad:
-    FAIL("cannot restart: %s is corrupt (saved file contents)", img_path_for_errors);
-}
-
-static const struct saved_file *saved_for(int fd)
+static const struct mana_image_saved *saved_for(int fd)
 {
     for (uint32_t i = 0; i < n_saved; i++) if (saved[i].fd == fd) return &saved[i];
     return NULL;
 }
 
 /* Put saved contents back into path (created again if gone), then its size and mtime. */
-static int write_back(int imgfd, const struct saved_file *sf, const struct mana_img_file *f, const char *path)
+static int write_back(int imgfd, const struct mana_image_saved *sf, const struct mana_img_file *f, const char *path)
 {
     int out = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY, f->mode & 07777);
     if (out < 0) FAIL("cannot restart: cannot write %s back (fd %d): %s", path, f->fd, strerror(errno));
@@ -505,9 +309,14 @@ static int write_back(int imgfd, const struct saved_file *sf, const struct mana_
         close(out);
         FAIL("cannot restart: cannot write %s back (fd %d): %s", path, f->fd, strerror(errno));
     }
+    /* The contents are back and durable; the mtime only lets a later restart from this image see the
+     * file as unchanged.  Without it that restart would refuse (or need --force-files): a warning. */
     struct timespec ts[2] = { { 0, UTIME_OMIT }, { f->mtime_ns / 1000000000LL, f->mtime_ns % 1000000000LL } };
-    futimens(out, ts);
-    close(out);
+    if (futimens(out, ts) != 0)
+        mana_warn("%s (fd %d) is back as at the checkpoint but keeps a new modification time: %s", path, f->fd,
+                  strerror(errno));
+    if (close(out) != 0)        /* after a successful fsync nothing written can be lost */
+        mana_dbg("close of %s after writing it back: %s", path, strerror(errno));
     mana_dbg("fd %d: %s written back from the image (%lld bytes)", f->fd, path, (long long)sf->size);
     return 0;
 }
@@ -522,7 +331,7 @@ static int is_deleted_path(const char *path)
  * journal: left by a transaction killed half-way, it would be "rolled back" into the database just
  * written back, replaying that run's state).  Those the image knows (open at the checkpoint) came back
  * with it; any other is renamed *.mana-stale, with a warning. */
-static void set_aside_companions(struct file_rec *fr, uint32_t n, const char *path)
+static int set_aside_companions(struct mana_image_file *fr, uint32_t n, const char *path)
 {
     static const char *suffix[] = { "-journal", "-wal" };
     for (size_t k = 0; k < sizeof suffix / sizeof *suffix; k++) {
@@ -533,14 +342,18 @@ static void set_aside_companions(struct file_rec *fr, uint32_t n, const char *pa
         struct stat st;
         if (known || stat(c, &st) != 0) continue;
         snprintf(to, sizeof to, "%s.mana-stale", c);
-        if (rename(c, to) == 0)
-            mana_warn("%s was created after the checkpoint by the run that died: moved aside to %s (%s is back as "
-                      "it was at the checkpoint)", c, to, path);
+        /* Left in place, the journal would be replayed into the database just written back: refused. */
+        if (rename(c, to) != 0)
+            FAIL("cannot restart: %s was created after the checkpoint by the run that died and cannot be moved aside "
+                 "(%s): it would be replayed into %s", c, strerror(errno), path);
+        mana_warn("%s was created after the checkpoint by the run that died: moved aside to %s (%s is back as "
+                  "it was at the checkpoint)", c, to, path);
     }
+    return 0;
 }
 
 /* Check every file before anything is changed: a refused restart changes nothing. */
-static int check_files(struct file_rec *fr, uint32_t n, int force)
+static int check_files(struct mana_image_file *fr, uint32_t n, int force)
 {
     for (uint32_t i = 0; i < n; i++) {
         struct mana_img_file *f = &fr[i].f;
@@ -549,7 +362,7 @@ static int check_files(struct file_rec *fr, uint32_t n, int force)
             continue;
         int acc = f->open_flags & O_ACCMODE;
         int writable = acc == O_WRONLY || acc == O_RDWR;
-        const struct saved_file *sf = writable ? saved_for(f->fd) : NULL;
+        const struct mana_image_saved *sf = writable ? saved_for(f->fd) : NULL;
         struct stat st;
         if (stat(path, &st) != 0) {
             if (sf) continue;                             /* written back from the image */
@@ -587,7 +400,7 @@ static void note_lost(int fd, const char *path)
 }
 
 /* stdin: the new launcher's, but a regular file that is the checkpoint's own goes on from its offset. */
-static void restore_stdin(struct file_rec *fr, uint32_t n)
+static void restore_stdin(struct mana_image_file *fr, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++) {
         struct mana_img_file *f = &fr[i].f;
@@ -614,7 +427,7 @@ static void restore_stdin(struct file_rec *fr, uint32_t n)
     }
 }
 
-static int restore_files(struct img *im, struct file_rec *fr, uint32_t n)
+static int restore_files(struct mana_image *im, struct mana_image_file *fr, uint32_t n)
 {
     int force = getenv("MANA_RESTART_FORCE_FILES") && strcmp(getenv("MANA_RESTART_FORCE_FILES"), "0") != 0;
     if (check_files(fr, n, force) != 0) return 1;
@@ -636,7 +449,14 @@ static int restore_files(struct img *im, struct file_rec *fr, uint32_t n)
                 int nfd = -1;
                 if ((f->kind == MANA_FILE_REGULAR || f->kind == MANA_FILE_CHAR || f->kind == MANA_FILE_DIR) && path[0] == '/')
                     nfd = open(path, (f->open_flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC)) | O_NOCTTY);
-                if (nfd >= 0 && f->kind == MANA_FILE_REGULAR && f->offset) lseek(nfd, f->offset, SEEK_SET);
+                if (nfd >= 0 && f->kind == MANA_FILE_REGULAR && f->offset && lseek(nfd, f->offset, SEEK_SET) != f->offset) {
+                    /* at offset 0 the program would write over the start of the launcher's file */
+                    mana_warn("fd %d (%s): cannot seek to its checkpoint offset %lld: %s", fd, path, (long long)f->offset,
+                              strerror(errno));
+                    close(nfd);
+                    nfd = -1;
+                    note_lost(fd, path);
+                }
                 if (nfd < 0) nfd = open("/dev/null", O_RDWR);
                 if (nfd < 0) FAIL("cannot restart: cannot open /dev/null: %s", strerror(errno));
                 if (nfd != fd) {
@@ -657,10 +477,10 @@ static int restore_files(struct img *im, struct file_rec *fr, uint32_t n)
                 note_lost(fd, path);
                 nfd = open("/dev/null", O_RDWR);
             } else if (f->kind == MANA_FILE_REGULAR) {
-                const struct saved_file *sf = writable ? saved_for(fd) : NULL;
+                const struct mana_image_saved *sf = writable ? saved_for(fd) : NULL;
                 if (sf) {
                     if (write_back(im->fd, sf, f, path) != 0) return 1;
-                    set_aside_companions(fr, n, path);
+                    if (set_aside_companions(fr, n, path) != 0) return 1;
                 } else if (writable) {
                     struct stat st;
                     if (stat(path, &st) != 0)
@@ -672,7 +492,11 @@ static int restore_files(struct img *im, struct file_rec *fr, uint32_t n)
                             FAIL("cannot restart: cannot truncate %s to its checkpoint size: %s", path, strerror(errno));
                         struct timespec ts[2] = { { 0, UTIME_OMIT },
                                                   { f->mtime_ns / 1000000000LL, f->mtime_ns % 1000000000LL } };
-                        utimensat(AT_FDCWD, path, ts, 0);
+                        /* The contents are right; only a later restart from this image would see the
+                         * file as changed (and refuse without --force-files): a warning. */
+                        if (utimensat(AT_FDCWD, path, ts, 0) != 0)
+                            mana_warn("%s (fd %d) is rolled back to its checkpoint size but keeps a new modification "
+                                      "time: %s", path, fd, strerror(errno));
                         mana_dbg("fd %d: %s rolled back to %lld bytes", fd, path, (long long)f->size);
                     }
                 }
@@ -696,8 +520,9 @@ static int restore_files(struct img *im, struct file_rec *fr, uint32_t n)
                 if (dup3(nfd, fd, (f->fd_flags & FD_CLOEXEC) ? O_CLOEXEC : 0) < 0)
                     FAIL("cannot restart: cannot restore fd %d: %s", fd, strerror(errno));
                 close(nfd);
-            } else if (f->fd_flags & FD_CLOEXEC) {
-                fcntl(fd, F_SETFD, FD_CLOEXEC);
+            } else if ((f->fd_flags & FD_CLOEXEC) && fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) {
+                /* the program keeps running; only a child it execs would inherit the descriptor */
+                mana_warn("fd %d (%s): cannot set close-on-exec: %s", fd, path, strerror(errno));
             }
             if ((f->kind == MANA_FILE_REGULAR || f->kind == MANA_FILE_DIR) && f->offset &&
                 lseek(fd, f->offset, SEEK_SET) != f->offset)
@@ -732,7 +557,7 @@ static int is_upper(const struct mana_img_region *r)
     return !(r->flags & (MANA_REG_LOWER | MANA_REG_VDSO | MANA_REG_VVAR));
 }
 
-static int reserve_regions(struct region *regs, uint32_t n)
+static int reserve_regions(struct mana_image_region *regs, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++) {
         struct mana_img_region *r = &regs[i].r;
@@ -755,9 +580,10 @@ static int reserve_regions(struct region *regs, uint32_t n)
  * mappings a fragmented region can create). */
 #define MAP_RUN_MIN (256UL * 1024)
 
-static int load_regions(struct img *im, struct region *regs, uint32_t n)
+static int load_regions(struct mana_image *im, struct mana_image_region *regs, uint32_t n)
 {
-    posix_fadvise(im->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+    int adv = posix_fadvise(im->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+    if (adv) mana_dbg("posix_fadvise(SEQUENTIAL): %s (only slower)", strerror(adv));
     for (uint32_t i = 0; i < n; i++) {
         struct mana_img_region *r = &regs[i].r;
         if (!is_upper(r) || (r->flags & MANA_REG_GUARD)) continue;
@@ -795,7 +621,8 @@ static int load_regions(struct img *im, struct region *regs, uint32_t n)
                     void *fm = mmap(dst, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, im->fd, (off_t)off);
                     if (fm == MAP_FAILED)
                         FAIL("cannot restart: cannot map %s at %p: %s", img_path_for_errors, dst, strerror(errno));
-                    madvise(dst, bytes, MADV_WILLNEED);
+                    if (madvise(dst, bytes, MADV_WILLNEED) != 0)
+                        mana_dbg("madvise(WILLNEED) at %p: %s (only slower)", dst, strerror(errno));
                 } else if (read_exact(im->fd, dst, bytes, off) != 0) {
                     FAIL("cannot restart: cannot read %s: %s", img_path_for_errors, strerror(errno));
                 }
@@ -894,7 +721,7 @@ int lh_restore(const char *dir)
     static char path[4400];
     if (pick_image(dir, mana_lh.settings.rank, path, sizeof path) != 0) return 1;
     img_path_for_errors = path;
-    struct img im;
+    static struct mana_image im;
     if (open_image(&im, path) != 0) return 1;
     int is_mpi = strcmp(lh_mpi_name, "none") != 0;
     if (is_mpi) {
@@ -913,31 +740,18 @@ int lh_restore(const char *dir)
     if (!is_mpi && (im.h.rank != (uint32_t)mana_lh.settings.rank || im.h.nranks != (uint32_t)mana_lh.settings.nranks))
         FAIL("cannot restart: %s is rank %u of %u; this process is rank %d of %d", path, im.h.rank, im.h.nranks,
              mana_lh.settings.rank, mana_lh.settings.nranks);
-    if (im.sec_len[MANA_SEC_PROCESS] < sizeof(struct mana_img_process))
-        FAIL("cannot restart: %s is corrupt (process section)", path);
-    struct mana_img_process proc;
-    memcpy(&proc, im.sec[MANA_SEC_PROCESS], sizeof proc);
-    struct region *regs;
-    uint32_t nregs;
-    if (parse_memory(&im, &regs, &nregs) != 0) return 1;
-    struct file_rec *files;
-    uint32_t nfiles;
-    if (parse_files(&im, &files, &nfiles) != 0) return 1;
-    if (check_filedata(&im) != 0) return 1;
-    uint32_t nthr = im.sec_count[MANA_SEC_THREADS];
-    if (im.sec_len[MANA_SEC_THREADS] != (uint64_t)nthr * sizeof(struct mana_img_thread) || nthr == 0)
-        FAIL("cannot restart: %s is corrupt (threads section)", path);
-    const struct mana_img_thread *thr = (const struct mana_img_thread *)im.sec[MANA_SEC_THREADS];
-    const char *sp = im.sec[MANA_SEC_SIGNALS];
-    struct mana_img_signals sh;
-    if (im.sec_len[MANA_SEC_SIGNALS] < sizeof sh) FAIL("cannot restart: %s is corrupt (signals section)", path);
-    memcpy(&sh, sp, sizeof sh);
-    if (sh.nsig != im.sec_count[MANA_SEC_SIGNALS] || sh.nsig > 64 || sh.ntimers > 3 ||
-        im.sec_len[MANA_SEC_SIGNALS] != sizeof sh + sh.nsig * sizeof(struct mana_img_sigaction) +
-                                           sh.ntimers * sizeof(struct mana_img_itimer))
-        FAIL("cannot restart: %s is corrupt (signals section)", path);
-    const struct mana_img_sigaction *sigs = (const void *)(sp + sizeof sh);
-    const struct mana_img_itimer *timers = (const void *)(sp + sizeof sh + sh.nsig * sizeof *sigs);
+    const struct mana_img_process proc = im.proc;
+    struct mana_image_region *regs = im.regs;
+    uint32_t nregs = im.nregs;
+    struct mana_image_file *files = im.files;
+    uint32_t nfiles = im.nfiles;
+    saved = im.saved;
+    n_saved = im.nsaved;
+    uint32_t nthr = im.nthr;
+    const struct mana_img_thread *thr = im.thr;
+    const struct mana_img_signals sh = im.sig;
+    const struct mana_img_sigaction *sigs = im.sigs;
+    const struct mana_img_itimer *timers = im.timers;
     mana_dbg("restoring %s: generation %u, %u regions, %u threads, %u files, %u signal handlers", path,
              im.h.generation, nregs, nthr, nfiles, sh.nsig);
 
@@ -989,26 +803,15 @@ int lh_restore(const char *dir)
              (unsigned long long)im.h.mapped_bytes);
 
     /* Process attributes. */
-    {
-        const char *s = im.sec[MANA_SEC_PROCESS] + sizeof proc;
-        uint32_t l;
-        memcpy(&l, s, 4);                                   /* exe path */
-        s += (4 + l + 7) & ~7UL;
-        memcpy(&l, s, 4);                                   /* cwd */
-        char cwd[4096];
-        if (l < sizeof cwd && s + 4 + l <= im.sec[MANA_SEC_PROCESS] + im.sec_len[MANA_SEC_PROCESS]) {
-            memcpy(cwd, s + 4, l);
-            cwd[l] = 0;
-            if (l && chdir(cwd) != 0) mana_warn("cannot return to the working directory %s: %s", cwd, strerror(errno));
-        }
-        umask(proc.umask);
-    }
+    if (im.cwd[0] && chdir(im.cwd) != 0) mana_warn("cannot return to the working directory %s: %s", im.cwd, strerror(errno));
+    umask(proc.umask);
 
     lh_restart_pause(2, "after memory restore, single thread");
 
     /* From here no signal may run a handler until the threads are back. */
     uint64_t all = ~0ULL;
-    mana_sys4(SYS_rt_sigprocmask, SIG_SETMASK, (long)&all, 0, 8);
+    long blk = mana_sys4(SYS_rt_sigprocmask, SIG_SETMASK, (long)&all, 0, 8);
+    if (blk != 0) FAIL("cannot restart: cannot block signals while the threads come back: %s", strerror((int)-blk));
     for (uint32_t i = 0; i < sh.nsig; i++) {
         struct kernel_sigaction_raw ks = { sigs[i].handler, sigs[i].flags, sigs[i].restorer, sigs[i].mask };
         long r = mana_sys4(SYS_rt_sigaction, sigs[i].signo, (long)&ks, 0, 8);
@@ -1118,8 +921,9 @@ int lh_restore(const char *dir)
      * blocked): raise them again; they are delivered as soon as a thread unblocks them. */
     for (int sig = 1; sig <= 64; sig++) {
         if (!(sh.pending & (1ULL << (sig - 1))) || sig == mana_lh.settings.ckpt_signal) continue;
-        mana_sys2(SYS_kill, mana_getpid(), sig);
-        mana_dbg("re-raised pending signal %d", sig);
+        long k = mana_sys2(SYS_kill, mana_getpid(), sig);
+        if (k != 0) mana_warn("signal %d was pending at the checkpoint and cannot be raised again: %s", sig, strerror((int)-k));
+        else mana_dbg("re-raised pending signal %d", sig);
     }
     lh_restart_pause(4, "just before user code resumes");
     mana_timing("restart: lower half total (start to resume)", mana_now_ns() - t0);

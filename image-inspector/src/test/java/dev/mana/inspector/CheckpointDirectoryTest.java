@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.mana.inspector.testimg.TestDmtcpImage;
-import dev.mana.inspector.testimg.TestManaImage;
+import dev.mana.inspector.testkit.TestDmtcpImage;
+import dev.mana.inspector.testkit.TestManaImage;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

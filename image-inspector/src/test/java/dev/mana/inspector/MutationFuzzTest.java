@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.mana.inspector.cli.CliProbe;
-import dev.mana.inspector.testimg.TestDmtcpImage;
-import dev.mana.inspector.testimg.TestManaImage;
+import dev.mana.inspector.testkit.TestDmtcpImage;
+import dev.mana.inspector.testkit.TestManaImage;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;

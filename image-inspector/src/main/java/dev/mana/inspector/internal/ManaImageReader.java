@@ -39,13 +39,14 @@ public final class ManaImageReader implements ManaImage {
     static final int HEADER_SIZE = 256;
     static final int PAGE = 4096;
     static final int ENTRY_SIZE = 32;
-    /** More sections than this is absurd (the format defines 6). */
-    static final int MAX_SECTIONS = 4096;
+    /** More sections than this is refused (the format defines 7 types; the C reader keeps a fixed table). */
+    static final int MAX_SECTIONS = 64;
     /** A metadata section larger than this is refused rather than loaded onto the heap. */
     static final long MAX_SECTION_BYTES = 128L << 20;
     /** More regions than this is absurd (vm.max_map_count defaults to 65530); keeps the heap bounded. */
     static final long MAX_REGIONS = 1L << 20;
-    static final long MAX_NAME = 4096;
+    /** A region name or file path longer than this is refused (the restore's buffers hold 4,096 with the NUL). */
+    static final long MAX_NAME = 4095;
 
     static final int REG_SHARED = 0x001;
     static final int REG_ANON = 0x002;
@@ -63,7 +64,7 @@ public final class ManaImageReader implements ManaImage {
     private final long size;
     private final ManaHeader header;
     private final List<SectionInfo> sections;
-    private final SectionInfo[] byType = new SectionInfo[7];
+    private final SectionInfo[] byType = new SectionInfo[8];
     /** Damage found while opening in salvage mode (empty for a normal open). */
     private final List<Problem> openProblems;
 
@@ -235,7 +236,7 @@ public final class ManaImageReader implements ManaImage {
         ByteBuffer b = ByteBuffer.allocate((int) (count * ENTRY_SIZE)).order(ByteOrder.LITTLE_ENDIAN);
         readFully(ch, tableOff, b, "section table");
         List<SectionInfo> out = new ArrayList<>();
-        int[] seen = new int[7];
+        int[] seen = new int[8];
         for (int i = 0; i < count; i++) {
             int p = i * ENTRY_SIZE;
             int type = b.getInt(p);
@@ -407,6 +408,9 @@ public final class ManaImageReader implements ManaImage {
                 argv.add(c.string("argv[" + i + "]"));
             }
             end(c, "PROCESS");
+            if (v[0] == 0) {
+                throw Fail.malformed("PROCESS: lh_info_slot is 0 (a restart has nowhere to hand the upper half its lower half)");
+            }
             process = new ProcessInfo(pid, ppid, sid, pgid, umask, tidOff, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7],
                     exe, cwd, argv);
         }
@@ -478,7 +482,7 @@ public final class ManaImageReader implements ManaImage {
                 }
                 long[] runs = new long[(int) runCount * 2];
                 long[] prefix = new long[(int) runCount + 1];
-                long pages = Long.compareUnsigned(endAddr, start) > 0 ? (endAddr - start) / PAGE : 0;
+                long pages = Long.compareUnsigned(endAddr, start) > 0 ? Long.divideUnsigned(endAddr - start, PAGE) : 0;
                 long nextFree = 0;
                 boolean runsOk = true;
                 for (int k = 0; k < runCount; k++) {
@@ -486,7 +490,7 @@ public final class ManaImageReader implements ManaImage {
                     long n = c.i64("run page_count");
                     runs[2 * k] = first;
                     runs[2 * k + 1] = n;
-                    if (runsOk && (n <= 0 || first < nextFree || first > pages || n > pages - first)) {
+                    if (runsOk && (n <= 0 || first < 0 || first < nextFree || first > pages || n > pages - first)) {
                         problems.add(regionProblem((int) i, String.format(
                                 "%s %s: run %d (pages %d+%d) is empty, out of order, overlapping or outside the region's %d pages",
                                 at, name, k, first, n, pages)));
@@ -663,6 +667,9 @@ public final class ManaImageReader implements ManaImage {
             if (nsig != s.count()) {
                 throw Fail.malformed("SIGNALS: nsig %d differs from the table's count %d", nsig, s.count());
             }
+            if (nsig > 64 || ntimers > 3) {
+                throw Fail.malformed("SIGNALS: %d actions and %d timers (at most 64 and 3)", nsig, ntimers);
+            }
             if (nsig * 40 + ntimers * 24 != c.remaining()) {
                 throw Fail.malformed("SIGNALS: %d actions and %d timers do not fill the section's %d record bytes",
                         nsig, ntimers, c.remaining());
@@ -799,6 +806,31 @@ public final class ManaImageReader implements ManaImage {
         if (memoryProblems != null) {
             problems.addAll(memoryProblems);
         }
+        if (threads != null && threads.isEmpty()) {
+            problems.add(new Problem(ErrorKind.MALFORMED, "THREADS: no thread"));
+        }
+        if (threads != null) {
+            for (ThreadInfo t : threads) {
+                if (t.ucontextAddr() == 0 && t.ctxAddr() == 0) {
+                    problems.add(new Problem(ErrorKind.MALFORMED, String.format(
+                            "THREADS: thread %d has no saved context (a restart cannot resume it)", t.tid())));
+                }
+            }
+        }
+        if (files != null) {
+            for (OpenFile f : files) {
+                if (f.fd() < 0) {
+                    problems.add(new Problem(ErrorKind.MALFORMED, "FILES: a record has descriptor " + f.fd()));
+                }
+            }
+        }
+        if (byType[SectionInfo.FILEDATA] != null) {
+            try {
+                checkFileData(byType[SectionInfo.FILEDATA]);
+            } catch (ImageException e) {
+                problems.add(new Problem(e.kind(), e.getMessage()));
+            }
+        }
         if (threads != null && regions != null) {
             int mains = 0;
             for (ThreadInfo t : threads) {
@@ -859,6 +891,33 @@ public final class ManaImageReader implements ManaImage {
         long read = SequentialVerifier.run(ch, size, extents, progress);
         return new VerifyReport(problems, read, regionsChecked, sectionsChecked, true,
                 memoryNotes == null ? List.of() : memoryNotes);
+    }
+
+    /**
+     * FILEDATA's records fill the section exactly: a 32-byte head (fd, reserved, size, inode, dev), then
+     * {@code size} bytes padded to 8. Only the heads are read (the section's CRC is checked by the byte pass).
+     */
+    private void checkFileData(SectionInfo s) throws ImageException {
+        long pos = s.offset();
+        long end = s.offset() + s.length();
+        ByteBuffer head = ByteBuffer.allocate(32).order(ByteOrder.LITTLE_ENDIAN);
+        for (long i = 0; i < s.count(); i++) {
+            if (end - pos < 32) {
+                throw Fail.malformed("FILEDATA: record %d of %d does not fit", i, s.count());
+            }
+            head.clear();
+            readFully(ch, pos, head, "section FILEDATA");
+            pos += 32;
+            long fsize = head.getLong(8);
+            if (fsize < 0 || fsize > end - pos || ((fsize + 7) & ~7L) > end - pos) {
+                throw Fail.malformed("FILEDATA: record %d (fd %d) has %d bytes, %d are left", i, head.getInt(0), fsize,
+                        end - pos);
+            }
+            pos += (fsize + 7) & ~7L;
+        }
+        if (pos != end) {
+            throw Fail.malformed("FILEDATA: %d bytes after the last record", end - pos);
+        }
     }
 
     private static SequentialVerifier.Extent crcExtent(long s, long e, long expect, String what, int region,

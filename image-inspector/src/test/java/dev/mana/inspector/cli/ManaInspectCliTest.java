@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
-import dev.mana.inspector.testimg.TestDmtcpImage;
-import dev.mana.inspector.testimg.TestManaImage;
+import dev.mana.inspector.testkit.TestDmtcpImage;
+import dev.mana.inspector.testkit.TestManaImage;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;

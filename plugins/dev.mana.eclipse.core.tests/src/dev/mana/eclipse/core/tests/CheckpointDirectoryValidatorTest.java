@@ -16,8 +16,8 @@ import dev.mana.eclipse.core.CheckpointDirectoryValidator;
 import dev.mana.eclipse.core.CheckpointValidation;
 import dev.mana.eclipse.core.ManaFormat;
 
-import dev.mana.eclipse.tests.support.ManaImageWriter;
-import dev.mana.eclipse.tests.support.TestDmtcpImage;
+import dev.mana.inspector.testkit.ManaImageWriter;
+import dev.mana.inspector.testkit.TestDmtcpImage;
 
 /** Checkpoint-directory validation on good and broken directories. */
 class CheckpointDirectoryValidatorTest {

@@ -1,4 +1,4 @@
-package dev.mana.inspector.testimg;
+package dev.mana.inspector.testkit;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package dev.mana.inspector.testimg;
+package dev.mana.inspector.testkit;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -12,9 +12,10 @@ import java.util.List;
 import java.util.zip.CRC32C;
 
 /**
- * Test-side writer of our image format v1, written from docs/image-format.md alone (it shares no code
- * with the reader). Builds small images in memory; {@link #write} lays them out as the doc says:
- * header page, payloads from 4096 (zero pages skipped, runs), sections, section table, header last.
+ * The test kit's writer of our image format v1, written from docs/image-format.md alone (it shares no code
+ * with the readers). Builds images in memory; {@link #write} lays them out as the doc says: header page,
+ * payloads from 4096 (zero pages skipped, runs), sections, section table, header last. {@link #sample} is a
+ * typical small process; {@link ManaImageWriter} has the one-call images the directory tests use.
  */
 public final class TestManaImage {
     public static final int PAGE = 4096;
@@ -58,6 +59,32 @@ public final class TestManaImage {
         public int devMinor;
         /** When > 0: a region whose stored pages are a hole of this many bytes in the file (sparse, CRC 0). */
         public long hugeStored;
+        /**
+         * With {@link #hugeStored}: the stored pages are pseudo-random bytes from this seed instead of a hole,
+         * every byte written and the CRC right (an image as costly to read as a real one of that size).
+         */
+        public Long fillSeed;
+        /** Store every page of {@link #content}, zero pages too (as a writer that does not look for them). */
+        public boolean storeZeroPages;
+    }
+
+    /** Pseudo-random payloads laid out by the last {@link #layout()}: offset, length, seed. */
+    private final List<long[]> fills = new ArrayList<>();
+
+    /** Feeds {@code len} pseudo-random bytes from {@code seed} to {@code sink} in pieces of at most 1 MiB. */
+    private static void fill(long len, long seed, java.util.function.Consumer<ByteBuffer> sink) {
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(seed);
+        ByteBuffer chunk = ByteBuffer.allocate(1 << 20).order(ByteOrder.LITTLE_ENDIAN);
+        for (long left = len; left > 0;) {
+            int n = (int) Math.min(chunk.capacity(), left);
+            chunk.clear();
+            while (chunk.position() < n) {
+                chunk.putLong(rnd.nextLong());
+            }
+            chunk.flip();
+            sink.accept(chunk);
+            left -= n;
+        }
     }
 
     /** The file as positioned pieces (so a huge sparse payload costs nothing). */
@@ -225,10 +252,19 @@ public final class TestManaImage {
             byte[] b = (byte[]) p[1];
             System.arraycopy(b, 0, out, (int) (long) (Long) p[0], b.length);
         }
+        for (long[] f : fills) {
+            int[] at = {(int) f[0]};
+            fill(f[1], f[2], b -> {
+                int n = b.remaining();
+                b.get(out, at[0], n);
+                at[0] += n;
+            });
+        }
         return out;
     }
 
     private List<Object[]> layout() {
+        fills.clear();
         Chunks file = new Chunks();
         file.put(new byte[PAGE]);
         Out mem = new Out(1 << 20);
@@ -248,11 +284,15 @@ public final class TestManaImage {
                 runs.add(new long[] {0, r.hugeStored / PAGE});
                 stored = r.hugeStored;
                 file.skip(r.hugeStored);
+                if (r.fillSeed != null) {
+                    fills.add(new long[] {payload, r.hugeStored, r.fillSeed});
+                    fill(r.hugeStored, r.fillSeed, c::update);
+                }
             } else if (r.content != null && saved) {
                 int pages = (int) ((r.end - r.start) / PAGE);
                 payload = file.position();
                 for (int p = 0; p < pages; p++) {
-                    if (zeroPage(r.content, p)) {
+                    if (!r.storeZeroPages && zeroPage(r.content, p)) {
                         continue;
                     }
                     if (!runs.isEmpty() && runs.get(runs.size() - 1)[0] + runs.get(runs.size() - 1)[1] == p) {
@@ -272,7 +312,7 @@ public final class TestManaImage {
             byte[] name = r.name.getBytes(StandardCharsets.UTF_8);
             mem.i64(r.start).i64(r.end).i32(r.prot).i32(r.flags).i64(r.fileOffset).i64(r.inode).i32(r.devMajor)
                     .i32(r.devMinor).i64(payload).i64(stored).i32(runs.size())
-                    .i32(stored == 0 || r.hugeStored > 0 ? 0 : c.getValue())
+                    .i32(stored == 0 || (r.hugeStored > 0 && r.fillSeed == null) ? 0 : c.getValue())
                     .i32(name.length).i32(0).bytes(name).pad8();
             for (long[] run : runs) {
                 mem.i64(run[0]).i64(run[1]);
@@ -363,14 +403,28 @@ public final class TestManaImage {
         try (FileChannel ch = FileChannel.open(p, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING)) {
             for (Object[] part : layout()) {
-                ByteBuffer b = ByteBuffer.wrap((byte[]) part[1]);
-                long pos = (Long) part[0];
-                while (b.hasRemaining()) {
-                    pos += ch.write(b, pos);
-                }
+                writeAt(ch, ByteBuffer.wrap((byte[]) part[1]), (Long) part[0]);
+            }
+            for (long[] f : fills) {
+                long[] at = {f[0]};
+                fill(f[1], f[2], b -> {
+                    int n = b.remaining();
+                    try {
+                        writeAt(ch, b, at[0]);
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                    at[0] += n;
+                });
             }
         }
         return p;
+    }
+
+    private static void writeAt(FileChannel ch, ByteBuffer b, long pos) throws IOException {
+        while (b.hasRemaining()) {
+            pos += ch.write(b, pos);
+        }
     }
 
     /** Recomputes the header CRC of a (mutated) image in place: for tests that change header fields. */
