@@ -35,9 +35,12 @@ public final class SplitProcess {
     private final LhInfo lhInfo;
     private final List<String> warnings;
     private final Path lowerHalfExe;
+    /** [vdso], [vvar], [vsyscall] of the live process: the kernel's, neither half's. */
+    private final List<AddressRange> kernelRanges;
 
     private SplitProcess(List<ElfObject> objects, List<AddressRange> upperRanges, LhInfo lhInfo, List<String> warnings,
-                         Path lowerHalfExe) {
+                         Path lowerHalfExe, List<AddressRange> kernelRanges) {
+        this.kernelRanges = List.copyOf(kernelRanges);
         this.objects = List.copyOf(objects);
         this.upperRanges = upperRanges == null ? null : List.copyOf(upperRanges);
         this.lhInfo = lhInfo;
@@ -93,6 +96,11 @@ public final class SplitProcess {
      * lower half's own ranges from {@code lh_info}; {@link Half#KERNEL} when neither can tell.
      */
     public Half halfOf(long address) {
+        for (AddressRange r : kernelRanges) {
+            if (r.contains(address)) {
+                return Half.KERNEL;   // e.g. clock_gettime in the vDSO, called from either half
+            }
+        }
         if (upperRanges != null) {
             for (AddressRange r : upperRanges) {
                 if (r.contains(address)) {
@@ -162,7 +170,13 @@ public final class SplitProcess {
         }
         MemorySource imageMem = image == null ? null : MemorySource.ofImage(image);
         List<ElfObject> objects = resolve(pieces, p -> p.source.equals("image") ? imageMem : live, warnings);
-        return new SplitProcess(objects, upperRanges, lh, warnings, exe);
+        List<AddressRange> kernel = new ArrayList<>();
+        for (ProcMaps.Mapping m : maps) {
+            if (m.path().equals("[vdso]") || m.path().equals("[vvar]") || m.path().equals("[vsyscall]")) {
+                kernel.add(new AddressRange(m.start(), m.end()));
+            }
+        }
+        return new SplitProcess(objects, upperRanges, lh, warnings, exe, kernel);
     }
 
     /** The upper half of an image alone (no live process): what a restart of it would load. */
@@ -179,7 +193,7 @@ public final class SplitProcess {
             }
         }
         MemorySource mem = MemorySource.ofImage(image);
-        return new SplitProcess(resolve(pieces, p -> mem, warnings), upperRanges, null, warnings, null);
+        return new SplitProcess(resolve(pieces, p -> mem, warnings), upperRanges, null, warnings, null, List.of());
     }
 
     private static List<MemoryRegion> regions(CheckpointImage image) throws IOException {

@@ -145,11 +145,16 @@ class RestartPauseDebugTest {
             assertEquals(Long.toString(i), dbg.evaluate("iteration", hit.threadId()));
 
             // every thread: frame 0 is a named function, tagged with its half. A recreated thread may not
-            // have left the lower half's thread boot yet (levels 3 and 4): then it is tagged lower
+            // have left the lower half's thread boot yet (levels 3 and 4): then it is tagged lower. A thread
+            // inside the vDSO (the checkpoint thread reading the clock while it reconnects) is the kernel's
+            // there: its caller is the one to judge
             assertEquals(3, dbg.threadIds().size(), dbg.threadIds().toString());
             for (String t : dbg.threadIds()) {
                 List<RankDebugger.Frame> fs = dbg.backtrace(t);
                 RankDebugger.Frame f0 = fs.get(0);
+                if (f0.half() == Half.KERNEL && fs.size() > 1) {
+                    f0 = fs.get(1);
+                }
                 assertNotNull(f0.function(), fs.toString());
                 // (the boot code's system-call helpers are inlined: frame 0 may be mana_sys4 inside lh_thread_boot)
                 boolean inBoot = fs.stream().anyMatch(fr -> fr.function() != null && fr.function().startsWith("lh_"));
