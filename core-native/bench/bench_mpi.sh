@@ -65,7 +65,10 @@ for mpi in openmpi mpich; do
     bwr=$(ratio "$bw_m" "$bw_n")
     demo=$(echo "scale=1; ($heat_m - $heat_n) * 100 / $heat_n" | bc)
     hot=$(echo "scale=1; ($hot_m - $hot_n) * 100 / $hot_n" | bc)
-    printf '\n%s (2 ranks; FS switch: arch_prctl, no FSGSBASE here)\n' "$mpi"
+    # how this machine's lower half switches FS (wrfsbase where the kernel allows it; MANA_NO_FSGSBASE=1: arch_prctl)
+    fs=$(MANA_DEBUG=1 MANA_NO_COORD=1 $run "$B/mana_launch" --ckptdir "$d/ckfs" "$d/bench" rtt 10 2>&1 |
+         sed -n 's/.*FS switched by \([a-z_]*\).*/\1/p' | head -n 1)
+    printf '\n%s (2 ranks; FS switch: %s)\n' "$mpi" "${fs:-unknown}"
     printf '%-34s %12s %12s\n' "" native "under MANA"
     printf '%-34s %12s %12s\n' "ping-pong round trip (us)" "$rtt_n" "$rtt_m"
     printf '%-34s %12s %12s\n' "1-int allreduce (us)" "$ar_n" "$ar_m"
@@ -79,4 +82,4 @@ for mpi in openmpi mpich; do
     json="$json\"${p}_rtt_native_us\":$rtt_n,\"${p}_rtt_mana_us\":$rtt_m,\"${p}_allreduce_native_us\":$ar_n,\"${p}_allreduce_mana_us\":$ar_m,\"${p}_bw_ratio\":$bwr,\"${p}_startup_native_s\":$st_n,\"${p}_startup_mana_s\":$st_m,\"${p}_demo_overhead_pct\":$demo,\"${p}_heat_nopause_overhead_pct\":$hot,\"${p}_ckpt_s\":${ck:-null},\"${p}_restart_s\":$rs,\"${p}_image_mb\":$img,"
 done
 echo
-echo "{${json}\"fs_switch\":\"arch_prctl\"}"
+echo "{${json}\"fs_switch\":\"${fs:-unknown}\"}"

@@ -14,7 +14,7 @@ cp "$src/mana_launch" "$src/mana_restart" "$root/bin/"
 cat > "$root/bin/lower-half" <<'FAKE'
 #!/bin/sh
 echo "ARGS:$*"
-for v in MANA_ROOT MANA_COORD_HOST MANA_COORD_PORT MANA_COORD_SECRET MANA_COORD_SECRET_FD MANA_COORD_SECRET_FILE MANA_JOB \
+for v in MANA_ROOT MANA_COORD_HOST MANA_COORD_PORT MANA_COORD_RC MANA_COORD_SECRET MANA_COORD_SECRET_FD MANA_COORD_SECRET_FILE MANA_JOB \
          MANA_CKPT_DIR MANA_CKPT_INTERVAL MANA_CKPT_SIGNAL MANA_DEBUG MANA_TIMING MANA_QUIET MANA_RESTART_PAUSE; do
     eval "echo $v=\${$v-UNSET}"
 done
@@ -120,6 +120,9 @@ expect "bad interval" 2 "bad interval" -- clean_env "$L" -i soon ./app
 expect "unknown option" 2 "unknown option --frobnicate" -- clean_env "$L" --frobnicate ./app
 expect "missing program" 1 "no such file" -- clean_env "$L" ./nothere
 expect "bad MANA_RC" 1 "cannot read status file" -- clean_env MANA_RC=/nonexistent "$L" ./app
+expect "MANA_NO_COORD needs no status file" 0 "MANA_COORD_SECRET=UNSET" -- clean_env MANA_NO_COORD=1 MANA_RC=/nonexistent "$L" ./app
+expect "the status file to follow is passed on" 0 "MANA_COORD_RC=$tmp/home/.mana.rc\$" -- clean_env "$L" ./app
+expect "no status file to follow when the port is given" 0 "MANA_COORD_RC=\$" -- clean_env MANA_COORD_PORT=5000 "$L" ./app
 mkdir -p "$tmp/work/old/ckpt_rank_0"
 expect "empty ckpt_rank ok" 0 "ARGS:" -- clean_env "$L" --ckptdir old ./app
 : > "$tmp/work/old/ckpt_rank_0/ckpt_app_gen1.mana"
