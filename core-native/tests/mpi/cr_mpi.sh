@@ -118,8 +118,9 @@ hang_report() {
     local r
     for r in $(seq 0 $((np - 1))); do
         echo "---- rank $r: threads (mana_gdb, both halves' symbols)"
-        timeout 90 "$ROOT/bin/mana_gdb" --rank "$r" --batch -ex 'thread apply all bt 25' 2>&1 |
-            grep -E '^(Thread|#)' | head -n 120
+        timeout 90 "$ROOT/bin/mana_gdb" --rank "$r" --batch -ex 'thread apply all bt 25' \
+            -ex "source $(dirname -- "$(readlink -f -- "$0")")/drain_state.py" 2>&1 |
+            grep -E '^(Thread|#|drain state|  comm )' | head -n 160
     done
 }
 checkpoint() {   # checkpoint [--kill]
