@@ -309,9 +309,15 @@ static void poke_progress(void)
  * and up (free for the runtime, docs/coordinator-protocol.md; 64-16,447 are the target rounds). */
 #define SETTLE_PHASE0 (64 + 0x4000)      /* after the target rounds' phases (64 + round & 0x3fff) */
 #define SETTLE_ROUNDS 40000
-static int settle(uint32_t g, char *err, size_t errlen)
+/* Returns 0 settled, -1 failed, 1 still busy after SETTLE_BATCH rounds: the caller runs target rounds
+ * again, since a communicator a rank made after the last target round may hold a thread at the gate
+ * that a partner's collective waits for.  `*rp` counts rounds across calls (phases stay distinct). */
+#define SETTLE_BATCH 256
+static int settle(uint32_t g, int *rp, char *err, size_t errlen)
 {
-    for (int round = 0; round < SETTLE_ROUNDS; round++) {
+    for (int n = 0; n < SETTLE_BATCH; n++, (*rp)++) {
+        int round = *rp;
+        if (round >= SETTLE_ROUNDS) break;
         int64_t busy = __atomic_load_n(&coll_inside, __ATOMIC_SEQ_CST);
         if (lower.iface->reduce(g, (uint16_t)(SETTLE_PHASE0 + round), MANA_RED_SUM, &busy, 1, err, errlen) != 0)
             return -1;
@@ -327,6 +333,7 @@ static int settle(uint32_t g, char *err, size_t errlen)
             clock_gettime(CLOCK_MONOTONIC, &t);
         } while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 1000000L);
     }
+    if (*rp < SETTLE_ROUNDS) return 1;
     snprintf(err, errlen, "collective drain: a collective call did not finish within %d rounds", SETTLE_ROUNDS);
     return -1;
 }
@@ -383,7 +390,9 @@ static int quiesce(uint32_t g, char *err, size_t errlen)
      * its target to reach another's (a collective that only some ranks make between two of a shared
      * communicator) may make one more call there (its target goes up by one here, and on the other
      * members with the next round); rounds go on until no rank is behind anywhere. */
-    for (int round = 0;; round++) {
+    int round = 0, settle_round = 0;
+again:
+    for (;; round++) {
         struct timespec r0;
         clock_gettime(CLOCK_MONOTONIC, &r0);
         int behind_here;
@@ -445,7 +454,12 @@ static int quiesce(uint32_t g, char *err, size_t errlen)
     }
     if (mana_debug_on()) say("mana: collective drain: ran %llu collective call(s) on to the targets",
                                             (unsigned long long)behind);
-    return settle(g, err, errlen);
+    int sr = settle(g, &settle_round, err, errlen);
+    if (sr == 1) {              /* still busy: targets again (every rank sees the same sums, so all come) */
+        round++;
+        goto again;
+    }
+    return sr;
 }
 
 static void resume(void)
