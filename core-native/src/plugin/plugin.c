@@ -862,11 +862,18 @@ static void at_exit_final(int status, void *arg)
     if (off && *off && strcmp(off, "0") != 0) return;
     fflush(NULL);
     /* Take the lower half for good: no other thread enters it again (the checkpoint thread cannot
-     * start a checkpoint either: it would need the coordinator, told BYE above, or the lower half). */
+     * start a checkpoint either: it would need the coordinator, told BYE above, or the lower half).
+     * Another program thread may hold it for good (blocked in a collective whose partners are gone):
+     * after 1 s the exit goes on without the lower handlers, as a native exit would not wait for it. */
     int tid = mana_gettid(), zero;
+    int64_t give_up = mana_now_ns() + 1000000000LL;
     for (;;) {
         zero = 0;
         if (__atomic_compare_exchange_n(&lower_owner, &zero, tid, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) break;
+        if (mana_now_ns() > give_up) {
+            mana_dbg("exit: another thread holds the lower half; its exit handlers are left out");
+            return;
+        }
         mana_sys0(SYS_sched_yield);
     }
     if (mana_sys2(SYS_arch_prctl, ARCH_SET_FS, (long)lh->mpi.lh_fs_base) != 0) {
