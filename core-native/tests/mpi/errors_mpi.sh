@@ -16,13 +16,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 tmp=$(mktemp -d /tmp/mana_errmpi.XXXXXX)
 export HOME=$tmp MANA_RC=$tmp/mana.rc
 trap 'pkill -f "status-file $tmp/" 2>/dev/null; rm -rf "$tmp"' EXIT
-fails=0
-check() { if eval "$2"; then echo "ok: $1"; else echo "FAIL: $1"; fails=$((fails + 1)); fi; }
-coord() {
-    rm -f "$tmp/mana.rc"
-    "$ROOT/bin/mana_coordinator" --status-file "$tmp/mana.rc" -p 0 >> "$tmp/coord.log" 2>&1 &
-    for _ in $(seq 200); do grep -q '^Secret:' "$tmp/mana.rc" 2>/dev/null && return; sleep 0.05; done
-}
+. "$(dirname -- "$(readlink -f -- "$0")")/checks.sh"
 
 # 1. An unsupported call.
 coord

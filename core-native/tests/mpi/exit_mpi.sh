@@ -14,14 +14,7 @@ esac
 tmp=$(mktemp -d /tmp/mana_exitmpi.XXXXXX) || exit 1
 export HOME=$tmp MANA_RC=$tmp/mana.rc
 trap 'pkill -f "status-file $tmp/" 2>/dev/null; rm -rf "$tmp"' EXIT
-fails=0
-check() { if eval "$2"; then echo "ok: $1"; else echo "FAIL: $1"; fails=$((fails + 1)); fi; }
-coord() {
-    rm -f "$tmp/mana.rc"
-    "$ROOT/bin/mana_coordinator" --status-file "$tmp/mana.rc" -p 0 >> "$tmp/coord.log" 2>&1 &
-    for _ in $(seq 200); do grep -q '^Secret:' "$tmp/mana.rc" 2>/dev/null && return; sleep 0.05; done
-    echo "FAIL: coordinator did not start"; exit 1
-}
+. "$(dirname -- "$(readlink -f -- "$0")")/checks.sh"
 # expect WHAT CODE OUT ERR RC: with status 0 every rank ends by itself; with another status the launcher
 # may kill the other ranks once the first has exited (Open MPI's mpirun does), so one rank is enough there
 expect() {
