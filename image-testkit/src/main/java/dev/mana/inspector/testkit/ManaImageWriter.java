@@ -11,15 +11,12 @@ import java.util.List;
  * program), a saved heap holding {@code content} (padded to whole pages, every page stored), one MAIN thread
  * and its stack (mapped, nothing stored), no files, no signal handlers, no MPI section. Built with
  * {@link TestManaImage}, so the kit has one writer of the format.
- *
- * <p>Not final, with a protected constructor: the Eclipse tests.support bundle keeps its old class name as
- * a subclass until every Eclipse test imports this package.
  */
-public class ManaImageWriter {
+public final class ManaImageWriter {
     static final int PAGE = TestManaImage.PAGE;
     static final long HEAP = 0x555555600000L;
 
-    protected ManaImageWriter() {}
+    private ManaImageWriter() {}
 
     /** The image, not yet laid out: a test may change it before {@link TestManaImage#bytes} or write. */
     public static TestManaImage image(String program, int rank, int nranks, int generation) {

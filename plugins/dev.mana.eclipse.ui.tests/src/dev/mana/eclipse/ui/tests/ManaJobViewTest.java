@@ -88,7 +88,7 @@ class ManaJobViewTest {
         ILaunchConfiguration config = launchConfiguration("hung restart", tmp.resolve("ck"));
         closing.add(config::delete);
         Path good = tmp.resolve("good");
-        dev.mana.eclipse.tests.support.ManaImageWriter.write(good.resolve("ckpt_rank_0/ckpt_a_gen1.mana"), "a", 0, 1, 1,
+        dev.mana.inspector.testkit.ManaImageWriter.write(good.resolve("ckpt_rank_0/ckpt_a_gen1.mana"), "a", 0, 1, 1,
             new byte[8]);
         // opened by a posted runnable, not syncExec: were the directory read on the UI thread, the probes
         // below fail (and the tear-down frees the thread) instead of this test hanging

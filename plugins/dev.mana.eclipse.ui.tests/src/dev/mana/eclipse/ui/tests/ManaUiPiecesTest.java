@@ -27,7 +27,7 @@ import dev.mana.eclipse.internal.ui.actions.RestartDialog;
 import dev.mana.eclipse.internal.ui.launch.ManaLaunchShortcut;
 import dev.mana.eclipse.internal.ui.preferences.ManaPreferencePage;
 
-import dev.mana.eclipse.tests.support.ManaImageWriter;
+import dev.mana.inspector.testkit.ManaImageWriter;
 
 /** The shortcut, the restart dialog on broken directories, and the preference page. */
 class ManaUiPiecesTest {
