@@ -1,6 +1,7 @@
 package dev.mana.eclipse.debug.ui;
 
 import dev.mana.eclipse.debug.ManaFunctionBreakpoint;
+import dev.mana.eclipse.internal.debug.ui.Messages;
 import java.util.regex.Pattern;
 import org.eclipse.core.commands.AbstractHandler;
 import org.eclipse.core.commands.ExecutionEvent;
@@ -10,6 +11,7 @@ import org.eclipse.debug.core.DebugPlugin;
 import org.eclipse.jface.dialogs.IInputValidator;
 import org.eclipse.jface.dialogs.InputDialog;
 import org.eclipse.jface.window.Window;
+import org.eclipse.osgi.util.NLS;
 import org.eclipse.ui.handlers.HandlerUtil;
 
 /**
@@ -26,9 +28,9 @@ public final class AddFunctionBreakpointHandler extends AbstractHandler {
     public static String check(String name) {
         String n = name.trim();
         if (n.isEmpty()) {
-            return "Enter the name of a function, e.g. MPI_Allreduce.";
+            return Messages.AddFunctionBreakpoint_empty;
         }
-        return NAME.matcher(n).matches() ? null : "\"" + n + "\" is not a function name (letters, digits, _, ::).";
+        return NAME.matcher(n).matches() ? null : NLS.bind(Messages.AddFunctionBreakpoint_notAName, n);
     }
 
     /** Creates the breakpoint and registers it with the breakpoint manager (any thread). */
@@ -41,8 +43,9 @@ public final class AddFunctionBreakpointHandler extends AbstractHandler {
     @Override
     public Object execute(ExecutionEvent event) throws ExecutionException {
         IInputValidator validator = AddFunctionBreakpointHandler::check;
-        InputDialog d = new InputDialog(HandlerUtil.getActiveShell(event), "Add Function Breakpoint (MANA)",
-                "Function to stop in, in every debugged rank (e.g. MPI_Allreduce, compute_step):", "", validator);
+        InputDialog d = new InputDialog(HandlerUtil.getActiveShell(event), Messages.AddFunctionBreakpoint_title,
+                Messages.AddFunctionBreakpoint_message, "", validator);
+
         if (d.open() == Window.OK) {
             try {
                 add(d.getValue());

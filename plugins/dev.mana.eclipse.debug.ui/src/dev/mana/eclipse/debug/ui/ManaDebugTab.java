@@ -2,10 +2,12 @@ package dev.mana.eclipse.debug.ui;
 
 import dev.mana.eclipse.core.ManaCore;
 import dev.mana.eclipse.debug.ManaDebugLaunchDelegate;
+import dev.mana.eclipse.internal.debug.ui.Messages;
 import org.eclipse.core.runtime.CoreException;
 import org.eclipse.debug.core.ILaunchConfiguration;
 import org.eclipse.debug.core.ILaunchConfigurationWorkingCopy;
 import org.eclipse.debug.ui.AbstractLaunchConfigurationTab;
+import org.eclipse.osgi.util.NLS;
 import org.eclipse.swt.SWT;
 import org.eclipse.swt.layout.GridData;
 import org.eclipse.swt.layout.GridLayout;
@@ -29,19 +31,16 @@ public final class ManaDebugTab extends AbstractLaunchConfigurationTab {
         c.setLayout(new GridLayout(2, false));
         setControl(c);
         Label intro = new Label(c, SWT.WRAP);
-        intro.setText("Debug mode attaches gdb to the ranks below with both halves' symbols and your breakpoints, and"
-                + " lets the other ranks run. A launch stops each of them at its program's main; a restart (Checkpoints"
-                + " tab) pauses them at the level below, and Resume releases a rank's pause.");
+        intro.setText(Messages.ManaDebugTab_intro);
         GridData span = new GridData(SWT.FILL, SWT.TOP, true, false, 2, 1);
         span.widthHint = 420;
         intro.setLayoutData(span);
-        new Label(c, SWT.NONE).setText("Restart pause &level (MANA_RESTART_PAUSE):");
+        new Label(c, SWT.NONE).setText(Messages.ManaDebugTab_pauseLevel);
         level = new Spinner(c, SWT.BORDER);
         level.setMinimum(2);
         level.setMaximum(4);
         level.addModifyListener(e -> changed());
-        new Label(c, SWT.NONE).setText("&Ranks to debug (e.g. 0 or 0,3; at most "
-                + ManaDebugLaunchDelegate.MAX_DEBUGGED_RANKS + "):");
+        new Label(c, SWT.NONE).setText(NLS.bind(Messages.ManaDebugTab_ranks, ManaDebugLaunchDelegate.MAX_DEBUGGED_RANKS));
         ranks = new Text(c, SWT.BORDER);
         ranks.setLayoutData(new GridData(SWT.FILL, SWT.CENTER, true, false));
         ranks.addModifyListener(e -> changed());
@@ -89,7 +88,8 @@ public final class ManaDebugTab extends AbstractLaunchConfigurationTab {
 
     @Override
     public String getName() {
-        return "Debug";
+        return Messages.ManaDebugTab_name;
+
     }
 
     @Override

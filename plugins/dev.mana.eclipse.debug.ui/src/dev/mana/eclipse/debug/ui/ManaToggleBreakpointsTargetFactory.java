@@ -1,5 +1,6 @@
 package dev.mana.eclipse.debug.ui;
 
+import dev.mana.eclipse.internal.debug.ui.Messages;
 import java.util.Set;
 import org.eclipse.debug.ui.actions.IToggleBreakpointsTarget;
 import org.eclipse.debug.ui.actions.IToggleBreakpointsTargetFactory;
@@ -27,11 +28,12 @@ public final class ManaToggleBreakpointsTargetFactory implements IToggleBreakpoi
 
     @Override
     public String getToggleTargetName(String targetID) {
-        return "MANA Line Breakpoints";
+        return Messages.ManaToggleBreakpoints_name;
     }
 
     @Override
     public String getToggleTargetDescription(String targetID) {
-        return "Line breakpoints in C, C++ and Fortran files for debugging restarted MANA ranks";
+        return Messages.ManaToggleBreakpoints_description;
+
     }
 }

@@ -1,5 +1,6 @@
 package dev.mana.eclipse.mpidiag.tests;
 
+import dev.mana.eclipse.internal.mpidiag.Messages;
 import dev.mana.eclipse.internal.mpidiag.PreflightStatusHandler;
 import dev.mana.eclipse.mpidiag.MpiMarkers;
 import dev.mana.mpidiag.Diagnostic;
@@ -7,6 +8,7 @@ import org.eclipse.core.runtime.IStatus;
 import org.eclipse.core.runtime.Status;
 import org.eclipse.debug.core.DebugPlugin;
 import org.eclipse.debug.core.IStatusHandler;
+import org.eclipse.osgi.util.NLS;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -61,8 +63,10 @@ class PreflightTest {
         assertEquals(List.of("MPI_Win_create"), ds.stream().map(Diagnostic::function).toList());
         assertEquals(List.of(), PreflightStatusHandler.findings(clean));
         String msg = PreflightStatusHandler.message(win.toFile(), ds);
-        assertTrue(msg.startsWith("win imports 1 MPI function that MANA cannot checkpoint:"), msg);
-        assertTrue(msg.contains("\u2022 MPI_Win_create: one-sided communication cannot be checkpointed yet (imported by "), msg);
+        assertTrue(msg.startsWith(NLS.bind(Messages.Preflight_headOne, "win")), msg);
+        assertTrue(msg.contains("\u2022 " + NLS.bind(Messages.Preflight_reason, "MPI_Win_create",
+                "one-sided communication cannot be checkpointed yet") + " (imported by "), msg);
+
 
         IStatus preflight = new Status(IStatus.INFO, "dev.mana.eclipse.core", 102, "preflight", null);
         IStatusHandler handler = DebugPlugin.getDefault().getStatusHandler(preflight);

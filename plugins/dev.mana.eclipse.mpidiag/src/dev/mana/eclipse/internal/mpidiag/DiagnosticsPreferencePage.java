@@ -14,17 +14,18 @@ public final class DiagnosticsPreferencePage extends FieldEditorPreferencePage i
     public DiagnosticsPreferencePage() {
         super(GRID);
         setPreferenceStore(new ScopedPreferenceStore(InstanceScope.INSTANCE, MpiMarkers.PLUGIN_ID));
-        setDescription("Problem markers on C, C++ and Fortran files for MPI calls that MANA cannot checkpoint.");
+        setDescription(Messages.DiagnosticsPreferencePage_description);
     }
 
     @Override
     protected void createFieldEditors() {
-        addField(new BooleanFieldEditor(MpiMarkers.PREF_ENABLED, "&Check MPI calls in workspace projects",
+        addField(new BooleanFieldEditor(MpiMarkers.PREF_ENABLED, Messages.DiagnosticsPreferencePage_enabled,
                 getFieldEditorParent()));
         addField(new BooleanFieldEditor(MpiMarkers.PREF_PREFLIGHT,
-                "Check the &program's MPI functions before each launch", getFieldEditorParent()));
+                Messages.DiagnosticsPreferencePage_preflight, getFieldEditorParent()));
         FileFieldEditor manifest = new FileFieldEditor(MpiMarkers.PREF_MANIFEST,
-                "Coverage &manifest (empty: the runtime's share/mana/mpi-coverage.json):", true, getFieldEditorParent());
+                Messages.DiagnosticsPreferencePage_manifest, true, getFieldEditorParent());
+
         manifest.setFileExtensions(new String[] {"*.json"});
         manifest.setEmptyStringAllowed(true);
         addField(manifest);

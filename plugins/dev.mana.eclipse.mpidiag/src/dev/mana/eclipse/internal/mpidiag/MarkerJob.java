@@ -46,7 +46,8 @@ final class MarkerJob extends Job {
     private String reportedError;
 
     MarkerJob() {
-        super("MANA: checking MPI calls");
+        super(Messages.MarkerJob_name);
+
         setSystem(true);
         setPriority(DECORATE);
     }

@@ -1,6 +1,7 @@
 package dev.mana.eclipse.internal.mpidiag;
 
 import dev.mana.mpidiag.Diagnostic;
+import org.eclipse.jface.dialogs.IDialogConstants;
 import org.eclipse.jface.dialogs.MessageDialog;
 import org.eclipse.swt.widgets.Display;
 import org.eclipse.ui.PlatformUI;
@@ -11,9 +12,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /** The preflight question: which MPI functions the program imports that MANA cannot checkpoint. UI classes only here. */
 public final class PreflightDialog {
-    public static final String TITLE = "MPI Calls That Cannot Be Checkpointed";
-    public static final String LAUNCH_ANYWAY = "&Launch Anyway";
-
     private PreflightDialog() {
     }
 
@@ -26,8 +24,9 @@ public final class PreflightDialog {
         AtomicBoolean yes = new AtomicBoolean();
         Display d = PlatformUI.getWorkbench().getDisplay();
         d.syncExec(() -> {
-            MessageDialog dialog = new MessageDialog(d.getActiveShell(), TITLE, null, PreflightStatusHandler.message(program, findings),
-                    MessageDialog.WARNING, 1, LAUNCH_ANYWAY, "Cancel");
+            MessageDialog dialog = new MessageDialog(d.getActiveShell(), Messages.PreflightDialog_title, null,
+                    PreflightStatusHandler.message(program, findings), MessageDialog.WARNING, 1,
+                    Messages.PreflightDialog_launchAnyway, IDialogConstants.CANCEL_LABEL);
             yes.set(dialog.open() == 0);
         });
         return yes.get();

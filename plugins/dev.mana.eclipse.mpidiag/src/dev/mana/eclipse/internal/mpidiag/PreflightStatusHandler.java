@@ -11,6 +11,7 @@ import org.eclipse.core.runtime.IStatus;
 import org.eclipse.core.runtime.Platform;
 import org.eclipse.core.runtime.Status;
 import org.eclipse.debug.core.IStatusHandler;
+import org.eclipse.osgi.util.NLS;
 
 import java.io.File;
 import java.io.IOException;
@@ -60,14 +61,11 @@ public final class PreflightStatusHandler implements IStatusHandler {
     public static String message(File program, List<Diagnostic> findings) {
         StringBuilder sb = new StringBuilder();
         long errors = findings.stream().filter(d -> d.severity() == Severity.ERROR).count();
-        sb.append(program.getName()).append(" imports ").append(errors).append(" MPI function")
-                .append(errors == 1 ? "" : "s").append(" that MANA cannot checkpoint");
-        sb.append(":\n");
+        sb.append(errors == 1 ? NLS.bind(Messages.Preflight_headOne, program.getName())
+                : NLS.bind(Messages.Preflight_head, program.getName(), errors)).append('\n');
         for (Diagnostic d : findings) {
-            sb.append("\n\u2022 ").append(d.function()).append(d.severity() == Severity.ERROR ? "" : " (partly supported)");
-            if (d.reason() != null) {
-                sb.append(": ").append(d.reason());
-            }
+            String item = d.severity() == Severity.ERROR ? d.function() : NLS.bind(Messages.Preflight_partly, d.function());
+            sb.append("\n\u2022 ").append(d.reason() == null ? item : NLS.bind(Messages.Preflight_reason, item, d.reason()));
             String m = d.message();
             int by = m.lastIndexOf(" (imported by ");
             if (by >= 0) {
@@ -75,7 +73,7 @@ public final class PreflightStatusHandler implements IStatusHandler {
                 sb.append(m.substring(by).replace(program.toString(), program.getName()));
             }
         }
-        sb.append("\n\nUnder checkpointing, the job ends when it calls one of them.");
+        sb.append("\n\n").append(Messages.Preflight_end);
         return sb.toString();
     }
 

@@ -43,6 +43,7 @@ import org.eclipse.debug.ui.actions.IToggleBreakpointsTarget;
 import org.eclipse.jface.text.IDocument;
 import org.eclipse.jface.text.ITextSelection;
 import org.eclipse.jface.text.TextSelection;
+import org.eclipse.osgi.util.NLS;
 import org.eclipse.swt.widgets.Tree;
 import org.eclipse.swt.widgets.TreeItem;
 import org.eclipse.ui.IEditorPart;
@@ -80,7 +81,8 @@ class DebugRestartUiTest {
     private ILaunch debugLaunch() {
         for (ILaunch l : DebugPlugin.getDefault().getLaunchManager().getLaunches()) {
             if (l.getLaunchConfiguration() != null && config != null
-                    && l.getLaunchConfiguration().getName().equals(config.getName() + " (restart)")) {
+                    && l.getLaunchConfiguration().getName().equals(
+                        NLS.bind(dev.mana.eclipse.internal.ui.Messages.RestartDialog_restartCopy, config.getName()))) {
                 return l;
             }
         }
@@ -199,7 +201,10 @@ class DebugRestartUiTest {
 
         // a function breakpoint as the Breakpoints view's "Add Function Breakpoint (MANA)..." makes it
         assertEquals(null, AddFunctionBreakpointHandler.check("split_step"));
-        assertNotNull(AddFunctionBreakpointHandler.check("split step"));
+        assertEquals(NLS.bind(dev.mana.eclipse.internal.debug.ui.Messages.AddFunctionBreakpoint_notAName, "split step"),
+            AddFunctionBreakpointHandler.check("split step"));
+        assertEquals(dev.mana.eclipse.internal.debug.ui.Messages.AddFunctionBreakpoint_empty,
+            AddFunctionBreakpointHandler.check(" "));
         ManaFunctionBreakpoint fbp = AddFunctionBreakpointHandler.add("split_step");
 
         // the job's configuration; Debug from Checkpoint...: the restart dialog's Debug variant on its directory
@@ -236,7 +241,8 @@ class DebugRestartUiTest {
             d.debugRanksText().setText("0");
             d.pauseLevelSpinner().setSelection(3);
             assertEquals(null, d.getErrorMessage());
-            assertTrue(d.getMessage().contains("wait at pause level"), d.getMessage());
+            assertTrue(Ui.pattern(dev.mana.eclipse.internal.ui.Messages.RestartDialog_debugRanksWait, null, 3)
+                .matcher(d.getMessage()).find(), d.getMessage());
             d.getShell().setBounds(80, 60, 820, 520);
             d.getShell().layout(true, true);
             Ui.screenshot(d.getShell(), "restart-debug-dialog");

@@ -20,6 +20,7 @@ import org.eclipse.core.resources.IFile;
 import org.eclipse.core.resources.IProject;
 import org.eclipse.core.resources.ResourcesPlugin;
 import org.eclipse.core.runtime.jobs.Job;
+import org.eclipse.osgi.util.NLS;
 import org.eclipse.swt.widgets.Display;
 import org.eclipse.swt.widgets.Shell;
 import org.eclipse.ui.IEditorPart;
@@ -38,6 +39,7 @@ import dev.mana.eclipse.internal.ui.images.CheckpointDirectoryView;
 import dev.mana.eclipse.internal.ui.images.DiffEditor;
 import dev.mana.eclipse.internal.ui.images.ImageEditor;
 import dev.mana.eclipse.internal.ui.images.ImageInputs;
+import dev.mana.eclipse.internal.ui.images.Messages;
 import dev.mana.inspector.testkit.ManaImageWriter;
 import dev.mana.inspector.testkit.TestDmtcpImage;
 import dev.mana.inspector.CheckpointImage;
@@ -126,6 +128,12 @@ class ImageBrowsingTest {
             .orElseGet(() -> rs.stream().filter(r -> r.saved() && r.storedBytes() > 0).findFirst().orElseThrow());
     }
 
+    /** A cell of the directory view that says its image was verified OK. */
+    static boolean verifiedOk(String cell) {
+        return cell != null
+            && Ui.pattern(Messages.CheckpointDirectoryView_verified, null, null, Messages.Verification_ok).matcher(cell).matches();
+    }
+
     static String firstLine(String s) {
         int i = s.indexOf('\n');
         return i < 0 ? s : s.substring(0, i);
@@ -141,25 +149,29 @@ class ImageBrowsingTest {
             EFS.getLocalFileSystem().getStore(img.toUri())));
         Map<String, String> o = Ui.sync(ed::getOverview);
         assertFalse(Ui.sync(ed::isBannerShown), () -> Ui.sync(ed::getBannerText));
-        assertEquals(RealImages.json(json, "program"), o.get("Program"));
-        assertEquals(RealImages.json(json, "executable"), o.get("Executable"));
-        assertEquals(RealImages.json(json, "pid"), o.get("PID"));
-        assertEquals(RealImages.json(json, "rank") + " of " + RealImages.json(json, "nranks"), o.get("Rank"));
-        assertEquals(RealImages.json(json, "generation"), o.get("Generation"));
-        assertEquals("2", o.get("Generation"));
-        assertEquals(RealImages.json(json, "host"), o.get("Host"));
-        assertEquals(RealImages.json(json, "mpi"), o.get("MPI"));
-        assertTrue(o.get("Checkpoint time").startsWith(RealImages.json(json, "time").replaceAll("0+Z$", "")),
-            o.get("Checkpoint time") + " vs " + RealImages.json(json, "time"));
-        for (String[] f : new String[][] {{"File size", "file_size"}, {"Mapped", "mapped_bytes"}, {"Stored", "stored_bytes"},
-            {"Zero pages skipped", "zero_bytes"}}) {
-            assertTrue(o.get(f[0]).endsWith("(" + RealImages.json(json, f[1]) + " bytes)"), f[0] + ": " + o.get(f[0]));
+        assertEquals(RealImages.json(json, "program"), o.get(Messages.OverviewPage_program));
+        assertEquals(RealImages.json(json, "executable"), o.get(Messages.OverviewPage_executable));
+        assertEquals(RealImages.json(json, "pid"), o.get(Messages.OverviewPage_pid));
+        assertEquals(NLS.bind(Messages.OverviewPage_rankOf, RealImages.json(json, "rank"), RealImages.json(json, "nranks")),
+            o.get(Messages.OverviewPage_rank));
+        assertEquals(RealImages.json(json, "generation"), o.get(Messages.OverviewPage_generation));
+        assertEquals("2", o.get(Messages.OverviewPage_generation));
+        assertEquals(RealImages.json(json, "host"), o.get(Messages.OverviewPage_host));
+        assertEquals(RealImages.json(json, "mpi"), o.get(Messages.OverviewPage_mpi));
+        assertTrue(o.get(Messages.OverviewPage_time).startsWith(RealImages.json(json, "time").replaceAll("0+Z$", "")),
+            o.get(Messages.OverviewPage_time) + " vs " + RealImages.json(json, "time"));
+        for (String[] f : new String[][] {{Messages.OverviewPage_fileSize, "file_size"},
+            {Messages.OverviewPage_mapped, "mapped_bytes"}, {Messages.OverviewPage_stored, "stored_bytes"},
+            {Messages.OverviewPage_zero, "zero_bytes"}}) {
+            assertTrue(Ui.pattern(Messages.OverviewPage_bytes, null, RealImages.json(json, f[1])).matcher(o.get(f[0])).matches(),
+                f[0] + ": " + o.get(f[0]));
         }
-        assertEquals(RealImages.json(json, "regions"), o.get("Regions"));
-        assertEquals(RealImages.json(json, "threads"), o.get("Threads"));
-        assertEquals(RealImages.json(json, "files"), o.get("Files"));
-        assertTrue(o.get("Header checks").contains(RealImages.json(json, "header_crc") + " matches"), o.get("Header checks"));
-        assertTrue(o.get("MPI state").startsWith("no MPI section"), o.get("MPI state"));
+        assertEquals(RealImages.json(json, "regions"), o.get(Messages.OverviewPage_regions));
+        assertEquals(RealImages.json(json, "threads"), o.get(Messages.OverviewPage_threads));
+        assertEquals(RealImages.json(json, "files"), o.get(Messages.OverviewPage_files));
+        assertTrue(o.get(Messages.OverviewPage_headerChecks).contains(NLS.bind(Messages.OverviewPage_crcMatches,
+            RealImages.json(json, "header_crc"))), o.get(Messages.OverviewPage_headerChecks));
+        assertEquals(Messages.OverviewPage_noMpiSection, o.get(Messages.OverviewPage_mpiState));
         screenshot(ed, "image-editor-overview");
 
         // the memory map: every region; a region of the program selected, its hex as mana_inspect shows it
@@ -173,7 +185,9 @@ class ImageBrowsingTest {
         String expect = RealImages.inspect(root, "hexdump", img.toString(), "0x" + Long.toHexString(r.start()), "64");
         String hex = Ui.sync(ed::getHexText);
         assertTrue(hex.startsWith(expect), "hex page:\n" + hex.substring(0, Math.min(400, hex.length())) + "\nmana_inspect:\n" + expect);
-        assertTrue(Ui.sync(ed::getHexLocation).startsWith("region " + r.index() + " "), Ui.sync(ed::getHexLocation));
+        assertEquals(NLS.bind(Messages.HexPage_where, new Object[] {r.index(),
+            r.name().isEmpty() ? Messages.ImagePage_anonymous : r.name(), r.permissions(), 1,
+            (r.mappedBytes() + 4095) / 4096}), Ui.sync(ed::getHexLocation));
         // filter: the program's regions only
         int total = rs.size();
         Ui.sync(() -> ed.setMemoryFilter("/heat", false));
@@ -182,15 +196,15 @@ class ImageBrowsingTest {
         Ui.sync(() -> ed.setMemoryFilter("", true));
         assertEquals(rs.stream().filter(MemoryRegion::saved).count(), (long) Ui.sync(ed::getMemoryMapVisibleRows));
         // threads and files: as many rows as mana_inspect counts
-        assertEquals(Integer.parseInt(RealImages.json(json, "threads")), (int) Ui.sync(() -> ed.getTableRows("Threads")));
-        assertEquals(Integer.parseInt(RealImages.json(json, "files")), (int) Ui.sync(() -> ed.getTableRows("Files")));
-        Ui.sync(() -> ed.getTableRows("Signals"));
-        assertTrue(Ui.sync(() -> ed.getPageMessage("MPI")).startsWith("No MPI section"));
+        assertEquals(Integer.parseInt(RealImages.json(json, "threads")), (int) Ui.sync(() -> ed.getTableRows(Messages.ThreadsPage_title)));
+        assertEquals(Integer.parseInt(RealImages.json(json, "files")), (int) Ui.sync(() -> ed.getTableRows(Messages.FilesPage_title)));
+        Ui.sync(() -> ed.getTableRows(Messages.SignalsPage_title));
+        assertTrue(Ui.sync(() -> ed.getPageMessage(Messages.MpiPage_title)).startsWith(Ui.head(Messages.MpiPage_noSection)));
         // verify: OK, every stored region's checksum checked
         Ui.sync(ed::startVerify);
         Ui.waitFor("verify to end", 60_000, () -> ed.getVerifyVerdict() != null);
-        assertEquals("OK", Ui.sync(ed::getVerifyVerdict), Ui.sync(ed::getVerifyStatus));
-        assertEquals("OK (checksum)", Ui.sync(() -> ed.getVerifyRegionResult(r)));
+        assertEquals(Messages.Verification_ok, Ui.sync(ed::getVerifyVerdict), Ui.sync(ed::getVerifyStatus));
+        assertEquals(Messages.Verification_checksum, Ui.sync(() -> ed.getVerifyRegionResult(r)));
     }
 
     @Test
@@ -207,13 +221,16 @@ class ImageBrowsingTest {
         ImageEditor ed = open(cut);
         assertTrue(Ui.sync(ed::isBannerShown));
         String banner = Ui.sync(ed::getBannerText);
-        assertTrue(banner.startsWith("Truncated (TRUNCATED): the file has " + (size * 2 / 3) + " bytes, its header declares " + size),
-            banner);
+        // "Truncated", TRUNCATED and what follows are the image library's words
+        assertTrue(banner.startsWith(NLS.bind(Messages.ImageEditor_problem, new Object[] {"Truncated", "TRUNCATED",
+            "the file has " + (size * 2 / 3) + " bytes, its header declares " + size})), banner);
         Map<String, String> o = Ui.sync(ed::getOverview);
-        assertEquals(real.dir != null ? "heat" : "sum", o.get("Program"), "the header is still shown");
-        assertTrue(o.get("Header checks").contains("file size SHORT"), o.get("Header checks"));
-        assertTrue(Ui.sync(() -> ed.getPageMessage("Memory Map")).startsWith("Memory Map cannot be shown: "),
-            Ui.sync(() -> ed.getPageMessage("Memory Map")));
+        assertEquals(real.dir != null ? "heat" : "sum", o.get(Messages.OverviewPage_program), "the header is still shown");
+        assertTrue(o.get(Messages.OverviewPage_headerChecks).contains(Ui.head(Messages.OverviewPage_sizeShort)),
+            o.get(Messages.OverviewPage_headerChecks));
+        assertTrue(Ui.sync(() -> ed.getPageMessage(Messages.MemoryMapPage_title))
+            .startsWith(Ui.head(Messages.ImagePage_cannotShow, Messages.MemoryMapPage_title)),
+            Ui.sync(() -> ed.getPageMessage(Messages.MemoryMapPage_title)));
         Ui.sync(ed::startVerify);
         Ui.waitFor("verify of the truncated copy", 30_000, () -> ed.getVerifyVerdict() != null);
         assertTrue(Ui.sync(ed::getVerifyVerdict).startsWith("TRUNCATED"), Ui.sync(ed::getVerifyVerdict));
@@ -224,8 +241,9 @@ class ImageBrowsingTest {
         // not an image at all: the banner says so, no page has anything
         Path text = Files.writeString(tmp.resolve("notes.mana"), "these are my notes, not an image\n");
         ImageEditor ed3 = open(text);
-        assertTrue(Ui.sync(ed3::getBannerText).startsWith("Not a checkpoint image (NOT_AN_IMAGE): "), Ui.sync(ed3::getBannerText));
-        assertTrue(Ui.sync(() -> ed3.getPageMessage("Memory Map")).startsWith("Nothing of this image can be read"));
+        assertTrue(Ui.sync(ed3::getBannerText).startsWith(Ui.head(Messages.ImageEditor_problem, "Not a checkpoint image",
+            "NOT_AN_IMAGE")), Ui.sync(ed3::getBannerText));
+        assertEquals(Messages.ImagePage_nothingReadable, Ui.sync(() -> ed3.getPageMessage(Messages.MemoryMapPage_title)));
         Ui.sync(() -> page().closeAllEditors(false));
 
         // one flipped byte in a payload: opens cleanly, verify names the region
@@ -246,7 +264,7 @@ class ImageBrowsingTest {
         assertFalse(Ui.sync(ed2::isBannerShown));
         Ui.sync(ed2::startVerify);
         Ui.waitFor("verify of the corrupt copy", 30_000, () -> ed2.getVerifyVerdict() != null);
-        assertEquals("CORRUPT (1 problem)", Ui.sync(ed2::getVerifyVerdict));
+        assertEquals(NLS.bind(Messages.Verification_problem, "CORRUPT", 1), Ui.sync(ed2::getVerifyVerdict));
         MemoryRegion v = Ui.sync(ed2::getRegions).get(victim.index());
         assertTrue(Ui.sync(() -> ed2.getVerifyRegionResult(v)).startsWith("corrupt: region " + victim.index()),
             Ui.sync(() -> ed2.getVerifyRegionResult(v)));
@@ -274,9 +292,11 @@ class ImageBrowsingTest {
             // a gzip'd image is read through once in the background before its pages fill
             Ui.waitFor("the DMTCP image read", 30_000, ed::isReady);
             Map<String, String> o = Ui.sync(ed::getOverview);
-            assertEquals("DMTCP v4.0 image" + (gz ? " (gzip'd)" : ""), o.get("Format"));
-            assertEquals("ping_pong", o.get("Program"));
-            assertTrue(o.get("Computation").contains("4 peers"), o.get("Computation"));
+            assertEquals(gz ? NLS.bind(Messages.OverviewPage_formatGzipped, "DMTCP v4.0 image") : "DMTCP v4.0 image",
+                o.get(Messages.OverviewPage_format));
+            assertEquals("ping_pong", o.get(Messages.OverviewPage_program));
+            assertTrue(Ui.pattern(Messages.OverviewPage_computationValue, null, null, 4).matcher(o.get(Messages.OverviewPage_computation))
+                .matches(), o.get(Messages.OverviewPage_computation));
             List<MemoryRegion> rs = Ui.sync(ed::getRegions);
             try (CheckpointImage img = Images.open(p)) {
                 assertEquals(img.regions().size(), rs.size());
@@ -286,10 +306,10 @@ class ImageBrowsingTest {
                 Ui.sync(() -> ed.showHex(r.start()));
                 assertEquals(HexDump.line(r.start(), b.array(), 0, 16), firstLine(Ui.sync(ed::getHexText)));
             }
-            assertTrue(Ui.sync(() -> ed.getPageMessage("Threads")).startsWith("DMTCP v4.0 images"));
+            assertEquals(Messages.ThreadsPage_dmtcp, Ui.sync(() -> ed.getPageMessage(Messages.ThreadsPage_title)));
             Ui.sync(ed::startVerify);
             Ui.waitFor("verify of the DMTCP image", 30_000, () -> ed.getVerifyVerdict() != null);
-            assertEquals("OK (structure; no checksums)", Ui.sync(ed::getVerifyVerdict));
+            assertEquals(Messages.Verification_okStructure, Ui.sync(ed::getVerifyVerdict));
             Ui.sync(() -> page().closeAllEditors(false));
         }
     }
@@ -301,16 +321,17 @@ class ImageBrowsingTest {
         CheckpointDirectoryView view = Ui.sync(() -> CheckpointDirectoryView.show(page(), dir.toFile()));
         assertEquals(List.of(1L, 2L), Ui.sync(view::getGenerations));
         assertEquals(ranks, (long) Ui.sync(view::getRankRows));
-        assertTrue(Ui.sync(view::getSummaryText).contains("Restartable from generation 2"), Ui.sync(view::getSummaryText));
-        assertTrue(Ui.sync(() -> view.getCellText(0, 1)).endsWith("not verified"));
+        assertTrue(Ui.sync(view::getSummaryText).contains(Ui.head(Messages.CheckpointDirectoryView_restartable, 2)),
+            Ui.sync(view::getSummaryText));
+        assertTrue(Ui.pattern(Messages.CheckpointDirectoryView_notVerified).matcher(Ui.sync(() -> view.getCellText(0, 1))).matches());
         Job verify = Ui.sync(view::verifyAll);
         assertTrue(verify.join(120_000, null));
-        Ui.waitFor("every cell verified", 10_000, () -> view.getCellText(ranks - 1, 2).endsWith("verified: OK"));
+        Ui.waitFor("every cell verified", 10_000, () -> verifiedOk(view.getCellText(ranks - 1, 2)));
         for (long r = 0; r < ranks; r++) {
             for (long g = 1; g <= 2; g++) {
                 long rank = r;
                 long gen = g;
-                assertEquals("OK", Ui.sync(() -> view.verdictOf(rank, gen)), "rank " + r + " generation " + g);
+                assertEquals(Messages.Verification_ok, Ui.sync(() -> view.verdictOf(rank, gen)), "rank " + r + " generation " + g);
             }
         }
 
@@ -322,7 +343,7 @@ class ImageBrowsingTest {
         Ui.waitFor("the diff editor", 10_000, () -> page().getActiveEditor() instanceof DiffEditor);
         DiffEditor diff = Ui.sync(() -> (DiffEditor) page().getActiveEditor());
         String summary = Ui.sync(diff::getSummary);
-        assertTrue(summary.contains("generation 1 → 2"), summary);
+        assertTrue(Ui.pattern(Messages.DiffEditor_head, null, 1, 2).matcher(summary).find(), summary);
         var r0 = Ui.sync(() -> diff.rank(0));
         assertNotNull(r0.diff(), r0.error());
         assertTrue(r0.diff().count(dev.mana.inspector.ImageDiff.Kind.CHANGED) >= 1, summary);
@@ -332,7 +353,8 @@ class ImageBrowsingTest {
         } else {
             assertTrue(r0.diff().bytesChanged() > 0, summary);
         }
-        assertTrue(summary.contains("(" + r0.diff().bytesChanged() + " bytes) changed"), summary);
+        assertTrue(Ui.pattern(Messages.DiffEditor_rankSummary, 0, null, null, null, null, null, r0.diff().bytesChanged())
+            .matcher(summary).find(), summary);
         assertTrue(Ui.sync(diff::getVisibleRows) >= 1);
         screenshot(diff, "generation-diff");
 
@@ -355,7 +377,7 @@ class ImageBrowsingTest {
             // a double-click on an image of the dialog opens it (once the background check listed them)
             assertTrue(Ui.sync(() -> d.awaitValidation(10_000) != null && d.openImage(0)));
             ImageEditor ed = Ui.sync(() -> (ImageEditor) page().getActiveEditor());
-            assertEquals("2", Ui.sync(ed::getOverview).get("Generation"));
+            assertEquals("2", Ui.sync(ed::getOverview).get(Messages.OverviewPage_generation));
         } finally {
             Ui.sync(() -> d.close());
             config.delete();
@@ -375,10 +397,10 @@ class ImageBrowsingTest {
         assertEquals(List.of(1L, 2L), Ui.sync(view::getGenerations));
         String sum = Ui.sync(view::getSummaryText);
         // generation 2 is complete: restart moves the dead writer's file aside and takes it
-        assertTrue(sum.contains("Restartable from generation 2") && sum.contains("Stale *.tmp")
-            && sum.contains("ckpt_sum_gen3.mana.tmp"), sum);
+        assertTrue(sum.contains(Ui.head(Messages.CheckpointDirectoryView_restartable, 2))
+            && sum.contains(NLS.bind(Messages.CheckpointDirectoryView_stale, "ckpt_rank_3/ckpt_sum_gen3.mana.tmp")), sum);
         assertTrue(Ui.sync(view::verifyAll).join(120_000, null));
-        Ui.waitFor("the rich directory verified", 10_000, () -> view.getCellText(3, 2).endsWith("verified: OK"));
+        Ui.waitFor("the rich directory verified", 10_000, () -> verifiedOk(view.getCellText(3, 2)));
         Ui.sync(() -> view.selectCell(1, 1, false));
         Ui.sync(() -> view.selectCell(1, 2, true));
         screenshot(view, "checkpoint-directory-view");
@@ -414,7 +436,7 @@ class ImageBrowsingTest {
         Files.writeString(target.resolve("image-editor-timing.txt"), line + "\n");
         assertTrue(firstPaintMs < 1000, line);
         ImageEditor ed = Ui.sync(() -> (ImageEditor) page().getActiveEditor());
-        assertEquals("big", Ui.sync(ed::getOverview).get("Program"));
+        assertEquals("big", Ui.sync(ed::getOverview).get(Messages.OverviewPage_program));
         assertTrue(Ui.sync(ed::getRegions).size() == 2);
 
         // verify: progress arrives; Cancel (pressed at the second report, 16 MiB into the 1 GiB) stops it
@@ -426,15 +448,16 @@ class ImageBrowsingTest {
         });
         Ui.sync(ed::startVerify);
         Ui.waitFor("verify to stop", 30_000, () -> ed.getVerifyVerdict() != null);
-        assertEquals("canceled", Ui.sync(ed::getVerifyVerdict));
+        assertEquals(Messages.Verification_canceled, Ui.sync(ed::getVerifyVerdict));
         assertFalse(Ui.sync(ed::isVerifying));
         assertTrue(reports.get() >= 2 && reports.get() < 120, reports.get() + " progress reports before the cancel took");
         ed.setVerifyProgressListener(null);
         // and to the end: progress all the way, OK
         Ui.sync(ed::startVerify);
         Ui.waitFor("verify of 1 GiB", 120_000, () -> ed.getVerifyVerdict() != null);
-        assertEquals("OK", Ui.sync(ed::getVerifyVerdict), Ui.sync(ed::getVerifyStatus));
+        assertEquals(Messages.Verification_ok, Ui.sync(ed::getVerifyVerdict), Ui.sync(ed::getVerifyStatus));
         assertTrue(Ui.sync(ed::getVerifyProgressEvents) >= 100, "one progress report per 8 MiB read");
-        assertTrue(Ui.sync(ed::getVerifyStatus).startsWith("OK: 1.0 GiB read"), Ui.sync(ed::getVerifyStatus));
+        assertTrue(Ui.sync(ed::getVerifyStatus).startsWith(Ui.head(Messages.VerifyPage_done, Messages.Verification_ok, "1.0 GiB")),
+            Ui.sync(ed::getVerifyStatus));
     }
 }

@@ -11,6 +11,7 @@ import org.eclipse.debug.core.DebugPlugin;
 import org.eclipse.debug.core.ILaunchConfigurationWorkingCopy;
 import org.eclipse.debug.core.ILaunchManager;
 import org.eclipse.debug.ui.ILaunchConfigurationTab;
+import org.eclipse.osgi.util.NLS;
 import org.eclipse.swt.widgets.Shell;
 import org.junit.jupiter.api.Test;
 
@@ -18,6 +19,7 @@ import dev.mana.eclipse.core.ManaCore;
 import dev.mana.eclipse.core.MpiImplementation;
 import dev.mana.eclipse.core.MpiLauncher;
 import dev.mana.eclipse.internal.ui.launch.ManaTabGroup;
+import dev.mana.eclipse.internal.ui.launch.Messages;
 
 /** Every tab shows a configuration and writes it back unchanged. */
 class LaunchTabsRoundTripTest {
@@ -53,9 +55,9 @@ class LaunchTabsRoundTripTest {
                 g.createTabs(null, ILaunchManager.RUN_MODE);
                 ILaunchConfigurationTab[] tabs = g.getTabs();
                 assertEquals(5, tabs.length);
-                assertEquals("Main", tabs[0].getName());
-                assertEquals("MPI", tabs[1].getName());
-                assertEquals("Checkpoints", tabs[2].getName());
+                assertEquals(Messages.ManaMainTab_name, tabs[0].getName());
+                assertEquals(Messages.ManaMpiTab_name, tabs[1].getName());
+                assertEquals(Messages.ManaCheckpointTab_name, tabs[2].getName());
                 assertEquals("Environment", tabs[3].getName());
                 ILaunchConfigurationWorkingCopy out = wc.copy("tabs-out");
                 for (int i = 0; i < 4; i++) {
@@ -99,7 +101,7 @@ class LaunchTabsRoundTripTest {
                 main.createControl(shell);
                 main.initializeFrom(wc);
                 assertFalse(main.isValid(wc));
-                assertTrue(main.getErrorMessage().contains("does not exist"), main.getErrorMessage());
+                assertEquals(NLS.bind(Messages.ManaMainTab_programMissing, "/no/such/program"), main.getErrorMessage());
                 main.dispose();
             } finally {
                 shell.dispose();

@@ -44,6 +44,7 @@ import dev.mana.eclipse.internal.core.ClientCoordinator;
 import dev.mana.eclipse.internal.core.JobRegistry;
 import dev.mana.eclipse.internal.core.ManaJob;
 import dev.mana.eclipse.internal.core.ManaProcess;
+import dev.mana.eclipse.internal.ui.Messages;
 import dev.mana.eclipse.internal.ui.actions.RestartDialog;
 import dev.mana.eclipse.internal.ui.views.ManaJobView;
 import dev.mana.eclipse.internal.ui.views.RankRow;
@@ -139,7 +140,7 @@ class ManaJobViewTest {
                 && view.getRows().stream().allMatch(r -> r.state() == RankState.RUNNING));
         assertResponsive("with the ranks shown");
         assertTrue(Ui.sync(view::isScanning), "the image scan ended: the file system did not hang");
-        assertTrue(Ui.sync(view::getSummaryText).contains("2 of 2 ranks protected"), Ui.sync(view::getSummaryText));
+        assertTrue(protectedRanks(2, 2).matcher(Ui.sync(view::getSummaryText)).find(), Ui.sync(view::getSummaryText));
     }
 
     @Test
@@ -161,9 +162,9 @@ class ManaJobViewTest {
         assertNull(rows.get(1).info());
         assertEquals(RankState.RUNNING, rows.get(2).state());
         String summary = Ui.sync(view::getSummaryText);
-        assertTrue(summary.contains("2 of 4 ranks protected"), summary);
+        assertTrue(protectedRanks(2, 4).matcher(summary).find(), summary);
         String cell = Ui.sync(() -> view.getTableItemText(1, 3));
-        assertEquals("unprotected (not connected to the coordinator)", cell);
+        assertEquals(Messages.ManaJobView_unprotected, cell);
         if (System.getProperty("mana.screenshots") != null) {
             Ui.sync(() -> Ui.screenshot(view.getSite().getShell(), "job-view-unprotected"));
         }
@@ -172,7 +173,7 @@ class ManaJobViewTest {
         closing.add(SimulatedRanks.builder(coordinator.loopbackAddress()).job("part").ranks(1, 1).nranks(4)
             .ckptDir(tmp.resolve("sim")).build().start());
         Ui.waitFor(() -> "rank 1 protected: " + Ui.sync(view::getSummaryText), 30_000,
-            () -> unprotected(view).equals(List.of(3)) && view.getSummaryText().contains("3 of 4 ranks protected"));
+            () -> unprotected(view).equals(List.of(3)) && protectedRanks(3, 4).matcher(view.getSummaryText()).find());
     }
 
     @Test
@@ -210,6 +211,11 @@ class ManaJobViewTest {
             assertEquals(1, java.util.Arrays.stream(Ui.display().getShells()).filter(Shell::isVisible).count(),
                 "a dialog opened");
         });
+    }
+
+    /** The view's summary with "k of n ranks protected", whatever the job, state and coordinator. */
+    private static java.util.regex.Pattern protectedRanks(long k, int n) {
+        return Ui.pattern(Messages.ManaJobView_summary, null, null, k, n);
     }
 
     private static List<Integer> unprotected(ManaJobView view) {

@@ -42,6 +42,7 @@ import dev.mana.eclipse.core.ManaCore;
 import dev.mana.eclipse.core.ManaJobs;
 import dev.mana.eclipse.core.ManaRuntime;
 import dev.mana.eclipse.core.MpiImplementation;
+import dev.mana.eclipse.internal.ui.Messages;
 import dev.mana.eclipse.internal.ui.actions.CheckpointJob;
 import dev.mana.eclipse.internal.ui.actions.RestartDialog;
 import dev.mana.eclipse.internal.ui.views.ManaJobView;
@@ -311,14 +312,14 @@ class ManaWorkbenchFlowTest {
                 && r.state() == RankState.RUNNING);
         });
         Ui.waitFor("the last checkpoint in the view", 10_000,
-            () -> view.getSummaryText().contains("Last checkpoint: generation 1"));
+            () -> view.getSummaryText().contains(Ui.head(Messages.ManaJobView_last, 1)));
         // a double-click on a rank opens its image in the image editor
         Ui.sync(() -> {
             RankRow row0 = view.getRows().get(0);
             assertTrue(view.openImage(row0));
             var ed = (dev.mana.eclipse.internal.ui.images.ImageEditor) view.getSite().getPage().getActiveEditor();
             assertEquals(row0.image().file().toPath(), ed.path());
-            assertEquals("1", ed.getOverview().get("Generation"));
+            assertEquals("1", ed.getOverview().get(dev.mana.eclipse.internal.ui.images.Messages.OverviewPage_generation));
             view.getSite().getPage().closeAllEditors(false);
             // and the job's checkpoint directory in the Checkpoint Directory view
             var dirView = view.showCheckpointDirectory();

@@ -14,6 +14,8 @@ import org.eclipse.core.runtime.IStatus;
 import org.eclipse.core.runtime.Status;
 import org.eclipse.debug.core.DebugPlugin;
 import org.eclipse.debug.core.IStatusHandler;
+import org.eclipse.jface.dialogs.IDialogConstants;
+import org.eclipse.osgi.util.NLS;
 import org.eclipse.swt.SWT;
 import org.eclipse.swt.widgets.Button;
 import org.eclipse.swt.widgets.Composite;
@@ -24,7 +26,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import dev.mana.eclipse.internal.mpidiag.PreflightDialog;
+import dev.mana.eclipse.internal.mpidiag.Messages;
 import dev.mana.eclipse.mpidiag.MpiMarkers;
 
 /**
@@ -65,8 +67,8 @@ class PreflightDialogTest {
         IStatusHandler handler = DebugPlugin.getDefault().getStatusHandler(preflight);
         assertNotNull(handler);
 
-        assertEquals(Boolean.FALSE, answer(handler, preflight, program, "Cancel", true));
-        assertEquals(Boolean.TRUE, answer(handler, preflight, program, PreflightDialog.LAUNCH_ANYWAY, false));
+        assertEquals(Boolean.FALSE, answer(handler, preflight, program, IDialogConstants.CANCEL_LABEL, true));
+        assertEquals(Boolean.TRUE, answer(handler, preflight, program, Messages.PreflightDialog_launchAnyway, false));
     }
 
     /** Runs the handler as the launch thread does, presses a button of its dialog, returns its answer. */
@@ -83,8 +85,9 @@ class PreflightDialogTest {
         Ui.sync(() -> {
             Shell s = dialog();
             String text = s.getChildren().length > 0 ? allText(s) : "";
-            assertTrue(text.contains("halo imports 2 MPI functions that MANA cannot checkpoint"), text);
-            assertTrue(text.contains("MPI_Win_create: one-sided communication cannot be checkpointed yet"), text);
+            assertTrue(text.contains(NLS.bind(Messages.Preflight_head, "halo", 2)), text);
+            assertTrue(text.contains(NLS.bind(Messages.Preflight_reason, "MPI_Win_create",
+                "one-sided communication cannot be checkpointed yet")), text);
             if (screenshot) {
                 Ui.screenshot(s, "preflight-dialog");
             }
@@ -97,7 +100,8 @@ class PreflightDialogTest {
 
     private static Shell dialog() {
         for (Shell s : Ui.display().getShells()) {
-            if (!s.isDisposed() && s.isVisible() && PreflightDialog.TITLE.equals(s.getText())) {
+            if (!s.isDisposed() && s.isVisible() && Messages.PreflightDialog_title.equals(s.getText())
+) {
                 return s;
             }
         }

@@ -19,6 +19,33 @@ import org.eclipse.ui.PlatformUI;
 final class Ui {
     private Ui() {}
 
+    /**
+     * A message's text up to its first argument not given, bound with those given: what a longer text made
+     * from it starts with, or contains ({@code head(Messages.X_summary, 2)} of "{0} of {1} ranks" is "2 of ").
+     */
+    static String head(String message, Object... args) {
+        int cut = message.indexOf("{" + args.length + "}");
+        return org.eclipse.osgi.util.NLS.bind(cut < 0 ? message : message.substring(0, cut), args);
+    }
+
+    /**
+     * A bound message as a pattern: the given arguments as they are, a null one (or one not given) any text;
+     * {@code matcher(text).matches()} for the whole text, {@code find()} for a part of it.
+     */
+    static java.util.regex.Pattern pattern(String message, Object... args) {
+        StringBuilder re = new StringBuilder();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\{(\\d+)\\}").matcher(message);
+        int at = 0;
+        while (m.find()) {
+            re.append(java.util.regex.Pattern.quote(message.substring(at, m.start()).replace("''", "'")));
+            int i = Integer.parseInt(m.group(1));
+            re.append(i < args.length && args[i] != null ? java.util.regex.Pattern.quote(String.valueOf(args[i])) : ".*?");
+            at = m.end();
+        }
+        re.append(java.util.regex.Pattern.quote(message.substring(at).replace("''", "'")));
+        return java.util.regex.Pattern.compile(re.toString(), java.util.regex.Pattern.DOTALL);
+    }
+
     static Display display() {
         return PlatformUI.getWorkbench().getDisplay();
     }

@@ -35,6 +35,7 @@ public final class Messages extends NLS {
     public static String RestartDialog_restartFrom;
     public static String RestartDialog_debugFrom;
     public static String RestartDialog_debugRanksWait;
+    public static String RestartDialog_restartCopy;
     public static String ManaJobView_job;
     public static String ManaJobView_restartSuffix;
     public static String ManaJobView_endedSuffix;

@@ -456,7 +456,8 @@ public final class RestartDialog extends TitleAreaDialog {
     protected void okPressed() {
         try {
             ILaunchConfiguration c = selectedConfig();
-            restartCopy = c.getWorkingCopy().copy(c.getName() + " (restart)");
+            restartCopy = c.getWorkingCopy().copy(NLS.bind(Messages.RestartDialog_restartCopy, c.getName()));
+
             restartCopy.setAttribute(ManaCore.ATTR_RESTART, true);
             restartCopy.setAttribute(ManaCore.ATTR_RESTART_DIRECTORY, validation.directory().getPath());
             launchMode = ILaunchManager.RUN_MODE;

@@ -3,6 +3,7 @@ package dev.mana.eclipse.internal.ui.images;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.eclipse.osgi.util.NLS;
 import org.eclipse.swt.SWT;
 import org.eclipse.swt.graphics.Color;
 import org.eclipse.swt.layout.GridData;
@@ -49,7 +50,8 @@ final class Banner {
         }
         lines.add(line);
         text.setText(String.join("\n", lines.size() > 6 ? lines.subList(0, 6) : lines)
-            + (lines.size() > 6 ? "\n(and " + (lines.size() - 6) + " more; see the Verify page)" : ""));
+            + (lines.size() > 6 ? "\n" + NLS.bind(Messages.Banner_more, lines.size() - 6) : ""));
+
         ((GridData) root.getLayoutData()).exclude = false;
         root.setVisible(true);
         root.getParent().layout(true, true);

@@ -21,6 +21,7 @@ import org.eclipse.core.runtime.jobs.Job;
 import org.eclipse.jface.action.Action;
 import org.eclipse.jface.action.IToolBarManager;
 import org.eclipse.jface.dialogs.MessageDialog;
+import org.eclipse.osgi.util.NLS;
 import org.eclipse.swt.SWT;
 import org.eclipse.swt.graphics.Color;
 import org.eclipse.swt.graphics.Point;
@@ -90,13 +91,13 @@ public final class CheckpointDirectoryView extends ViewPart {
         c.setLayout(new GridLayout(3, false));
         org.eclipse.ui.PlatformUI.getWorkbench().getHelpSystem().setHelp(c,
             dev.mana.eclipse.internal.ui.IManaHelpContexts.DIRECTORY_VIEW);
-        new Label(c, SWT.NONE).setText("Checkpoint directory:");
+        new Label(c, SWT.NONE).setText(Messages.CheckpointDirectoryView_directory);
         dirText = new Text(c, SWT.BORDER);
         dirText.setLayoutData(new GridData(SWT.FILL, SWT.CENTER, true, false));
-        dirText.setMessage("the folder that holds ckpt_rank_N/");
+        dirText.setMessage(Messages.CheckpointDirectoryView_directoryHint);
         dirText.addListener(SWT.DefaultSelection, e -> setDirectory(Path.of(dirText.getText().trim())));
         Button browse = new Button(c, SWT.PUSH);
-        browse.setText("&Browse...");
+        browse.setText(Messages.CheckpointDirectoryView_browse);
         browse.addListener(SWT.Selection, e -> browse());
         summary = new Label(c, SWT.WRAP);
         GridData sd = new GridData(SWT.FILL, SWT.TOP, true, false);
@@ -126,32 +127,34 @@ public final class CheckpointDirectoryView extends ViewPart {
         if (initialDirectory != null) {
             setDirectory(Path.of(initialDirectory));
         } else {
-            summary.setText("Choose a checkpoint directory (Browse..., or Restart from Checkpoint... and the job view lead here).");
+            summary.setText(Messages.CheckpointDirectoryView_choose);
         }
     }
 
     private void contributeActions(IToolBarManager tb) {
-        tb.add(action("Refresh", "Reads the directory again", () -> {
+        tb.add(action(Messages.CheckpointDirectoryView_refresh, Messages.CheckpointDirectoryView_refreshTip, () -> {
             if (directory != null) {
                 setDirectory(directory);
             }
         }));
-        tb.add(action("Open", "Opens the selected image", () -> {
+        tb.add(action(Messages.CheckpointDirectoryView_open, Messages.CheckpointDirectoryView_openTip, () -> {
             if (!selection.isEmpty()) {
                 openImage(selection.get(0)[0], selection.get(0)[1]);
             }
         }));
-        tb.add(action("Verify All", "Verifies every image of the directory (checksums, truncation)", this::verifyAll));
-        tb.add(action("Compare", "Compares the two selected generations (or the two newest), rank by rank", () -> {
+        tb.add(action(Messages.CheckpointDirectoryView_verifyAll, Messages.CheckpointDirectoryView_verifyAllTip,
+            this::verifyAll));
+        tb.add(action(Messages.CheckpointDirectoryView_compare, Messages.CheckpointDirectoryView_compareTip, () -> {
             long[] g = generationsToCompare();
             if (g == null) {
-                MessageDialog.openInformation(getSite().getShell(), "Compare Generations",
-                    "The directory holds fewer than two generations to compare.");
+                MessageDialog.openInformation(getSite().getShell(), Messages.CheckpointDirectoryView_compareTitle,
+                    Messages.CheckpointDirectoryView_compareTooFew);
             } else {
                 compare(g[0], g[1]);
             }
         }));
-        tb.add(action("Restart from Here...", "Restarts a MANA job from this directory", this::restartFromHere));
+        tb.add(action(Messages.CheckpointDirectoryView_restart, Messages.CheckpointDirectoryView_restartTip,
+            this::restartFromHere));
     }
 
     private static Action action(String text, String tip, Runnable r) {
@@ -167,7 +170,7 @@ public final class CheckpointDirectoryView extends ViewPart {
 
     private void browse() {
         DirectoryDialog d = new DirectoryDialog(getSite().getShell());
-        d.setMessage("The folder that holds the ckpt_rank_N folders");
+        d.setMessage(Messages.CheckpointDirectoryView_browseMessage);
         if (directory != null) {
             d.setFilterPath(directory.toString());
         }
@@ -208,20 +211,21 @@ public final class CheckpointDirectoryView extends ViewPart {
             }
         }
         generations.addAll(gens);
-        StringBuilder sb = new StringBuilder();
-        sb.append(scanned.nranks()).append(scanned.nranks() == 1 ? " rank, " : " ranks, ").append(gens.size())
-            .append(gens.size() == 1 ? " generation" : " generations").append(gens.isEmpty() ? "" : " " + gens);
-        if (scanned.restartable()) {
-            sb.append(". Restartable from generation ").append(scanned.newestCommonGeneration()).append(" (")
-                .append(ManaFormat.bytes(scanned.bytesOfNewest())).append(").");
-        } else {
-            sb.append(". Not restartable: ").append(String.join(" ", scanned.problems()));
-        }
+        String ranks = NLS.bind(scanned.nranks() == 1 ? Messages.CheckpointDirectoryView_rankOne
+            : Messages.CheckpointDirectoryView_ranks, scanned.nranks());
+        String gensText = gens.isEmpty() ? Messages.CheckpointDirectoryView_generationsNone
+            : gens.size() == 1 ? NLS.bind(Messages.CheckpointDirectoryView_generationOne, gens)
+            : NLS.bind(Messages.CheckpointDirectoryView_generations, gens.size(), gens);
+        String restart = scanned.restartable()
+            ? NLS.bind(Messages.CheckpointDirectoryView_restartable, scanned.newestCommonGeneration(),
+                ManaFormat.bytes(scanned.bytesOfNewest()))
+            : NLS.bind(Messages.CheckpointDirectoryView_notRestartable, String.join(" ", scanned.problems()));
+        String text = NLS.bind(Messages.CheckpointDirectoryView_summary, new Object[] {ranks, gensText, restart});
         if (!scanned.tmpFiles().isEmpty()) {
-            sb.append("\nStale *.tmp (an unfinished or dead writer; a restart moves it aside): ").append(String.join(", ",
+            text += "\n" + NLS.bind(Messages.CheckpointDirectoryView_stale, String.join(", ",
                 scanned.tmpFiles().stream().map(p -> directory.relativize(p).toString()).toList()));
         }
-        summary.setText(sb.toString());
+        summary.setText(text);
         rebuildTable();
     }
 
@@ -232,9 +236,9 @@ public final class CheckpointDirectoryView extends ViewPart {
             for (TableColumn col : table.getColumns()) {
                 col.dispose();
             }
-            column("Rank", 60);
+            column(Messages.CheckpointDirectoryView_columnRank, 60);
             for (long g : generations) {
-                column("Generation " + g, 340);
+                column(NLS.bind(Messages.CheckpointDirectoryView_columnGeneration, g), 340);
             }
             column("*.tmp", 160);
             for (var e : grid.entrySet()) {
@@ -282,10 +286,11 @@ public final class CheckpointDirectoryView extends ViewPart {
         try {
             time = ManaFormat.time(Files.getLastModifiedTime(f.path()).toMillis());
         } catch (IOException e) {
-            time = "?";
+            time = Messages.CheckpointDirectoryView_timeUnknown;
         }
         Verification v = verified.get(f.path());
-        return ManaFormat.bytes(f.size()) + "  " + time + "  " + (v == null ? "not verified" : "verified: " + v.verdict());
+        return v == null ? NLS.bind(Messages.CheckpointDirectoryView_notVerified, ManaFormat.bytes(f.size()), time)
+            : NLS.bind(Messages.CheckpointDirectoryView_verified, new Object[] {ManaFormat.bytes(f.size()), time, v.verdict()});
     }
 
     private long[] cellAt(Point p) {
@@ -366,10 +371,11 @@ public final class CheckpointDirectoryView extends ViewPart {
             }
         }
         var display = table.getDisplay();
-        Job job = new Job("Verify checkpoint images in " + directory) {
+        Job job = new Job(NLS.bind(Messages.CheckpointDirectoryView_verifyJob, directory)) {
             @Override
             protected IStatus run(IProgressMonitor monitor) {
-                SubMonitor sm = SubMonitor.convert(monitor, "Verifying " + all.size() + " images", all.size());
+                SubMonitor sm = SubMonitor.convert(monitor, NLS.bind(Messages.CheckpointDirectoryView_verifyTask, all.size()),
+                    all.size());
                 for (Path p : all) {
                     if (monitor.isCanceled()) {
                         return Status.CANCEL_STATUS;
@@ -421,7 +427,8 @@ public final class CheckpointDirectoryView extends ViewPart {
         }
         Path dir = directory;
         var display = table.getDisplay();
-        Job job = new Job("Compare generation " + genA + " with " + genB) {
+        Job job = new Job(NLS.bind(Messages.CheckpointDirectoryView_compareJob, genA, genB)) {
+
             @Override
             protected IStatus run(IProgressMonitor monitor) {
                 GenerationDiff d;

@@ -7,6 +7,7 @@ import org.eclipse.core.runtime.IProgressMonitor;
 import org.eclipse.jface.resource.ImageDescriptor;
 import org.eclipse.jface.viewers.ArrayContentProvider;
 import org.eclipse.jface.viewers.TableViewer;
+import org.eclipse.osgi.util.NLS;
 import org.eclipse.swt.SWT;
 import org.eclipse.swt.layout.GridData;
 import org.eclipse.swt.layout.GridLayout;
@@ -55,7 +56,7 @@ public final class DiffEditor extends EditorPart {
 
         @Override
         public String getName() {
-            return "Generation " + diff.genA() + " vs " + diff.genB();
+            return NLS.bind(Messages.DiffEditor_name, diff.genA(), diff.genB());
         }
 
         @Override
@@ -65,7 +66,7 @@ public final class DiffEditor extends EditorPart {
 
         @Override
         public String getToolTipText() {
-            return diff.directory() + ": generation " + diff.genA() + " vs " + diff.genB();
+            return NLS.bind(Messages.DiffEditor_tip, new Object[] {diff.directory(), diff.genA(), diff.genB()});
         }
     }
 
@@ -81,7 +82,7 @@ public final class DiffEditor extends EditorPart {
     @Override
     public void init(IEditorSite site, IEditorInput input) throws PartInitException {
         if (!(input instanceof Input in)) {
-            throw new PartInitException("not a generation comparison: " + input.getName());
+            throw new PartInitException(NLS.bind(Messages.DiffEditor_notAComparison, input.getName()));
         }
         setSite(site);
         setInput(input);
@@ -97,39 +98,43 @@ public final class DiffEditor extends EditorPart {
         summary = new Label(c, SWT.WRAP);
         summary.setLayoutData(new GridData(SWT.FILL, SWT.TOP, true, false));
         changedOnly = new Button(c, SWT.CHECK);
-        changedOnly.setText("&Only added, removed and changed regions");
+        changedOnly.setText(Messages.DiffEditor_changedOnly);
         changedOnly.setSelection(true);
         changedOnly.addListener(SWT.Selection, e -> viewer.setInput(visibleRows()));
         viewer = ImagePage.table(c, SWT.SINGLE);
         viewer.setContentProvider(ArrayContentProvider.getInstance());
-        ImagePage.column(viewer, "Rank", 50, Row.class, r -> Long.toString(r.rank()));
-        ImagePage.column(viewer, "Change", 90, Row.class, r -> r.diff() == null ? "ERROR" : r.diff().kind().name());
-        ImagePage.column(viewer, "Range", 250, Row.class, r -> r.diff() == null ? "" : range(r.diff().either()));
-        ImagePage.column(viewer, "Name", 240, Row.class,
-            r -> r.diff() == null ? "" : r.diff().either().name().isEmpty() ? "[anon]" : r.diff().either().name());
-        ImagePage.column(viewer, "Bytes changed", 110, Row.class,
+        ImagePage.column(viewer, Messages.DiffEditor_columnRank, 50, Row.class, r -> Long.toString(r.rank()));
+        ImagePage.column(viewer, Messages.DiffEditor_columnChange, 90, Row.class,
+            r -> r.diff() == null ? Messages.DiffEditor_error : r.diff().kind().name());
+        ImagePage.column(viewer, Messages.DiffEditor_columnRange, 250, Row.class,
+            r -> r.diff() == null ? "" : range(r.diff().either()));
+        ImagePage.column(viewer, Messages.DiffEditor_columnName, 240, Row.class,
+            r -> r.diff() == null ? "" : ImagePage.name(r.diff().either()));
+        ImagePage.column(viewer, Messages.DiffEditor_columnBytesChanged, 110, Row.class,
             r -> r.diff() == null ? "" : ManaFormat.bytes(r.diff().bytesChanged()));
-        ImagePage.column(viewer, "Bytes compared", 110, Row.class,
+        ImagePage.column(viewer, Messages.DiffEditor_columnBytesCompared, 110, Row.class,
             r -> r.diff() == null ? "" : ManaFormat.bytes(r.diff().bytesCompared()));
-        ImagePage.column(viewer, "Details", 400, Row.class,
+        ImagePage.column(viewer, Messages.DiffEditor_columnDetails, 400, Row.class,
             r -> r.diff() == null ? r.error() : String.join("; ", r.diff().changes()));
-        StringBuilder sb = new StringBuilder(diff.directory() + ": generation " + diff.genA() + " → " + diff.genB() + "\n");
+        StringBuilder sb = new StringBuilder(
+            NLS.bind(Messages.DiffEditor_head, new Object[] {diff.directory(), diff.genA(), diff.genB()})).append('\n');
         for (GenerationDiff.RankDiff rd : diff.ranks()) {
             if (rd.diff() == null) {
                 rows.add(new Row(rd.rank(), null, rd.error()));
-                sb.append("rank ").append(rd.rank()).append(": ").append(rd.error()).append('\n');
+                sb.append(NLS.bind(Messages.DiffEditor_rankError, rd.rank(), rd.error())).append('\n');
                 continue;
             }
             ImageDiff d = rd.diff();
             for (ImageDiff.RegionDiff r : d.regions()) {
                 rows.add(new Row(rd.rank(), r, null));
             }
-            sb.append("rank ").append(rd.rank()).append(": ").append(d.count(ImageDiff.Kind.ADDED)).append(" added, ")
-                .append(d.count(ImageDiff.Kind.REMOVED)).append(" removed, ").append(d.count(ImageDiff.Kind.CHANGED))
-                .append(" changed, ").append(d.count(ImageDiff.Kind.UNCHANGED)).append(" unchanged regions; ")
-                .append(ManaFormat.bytes(d.bytesChanged())).append(" (").append(d.bytesChanged()).append(" bytes) changed")
-                .append(d.headerChanges().isEmpty() ? "" : "; " + String.join(", ", d.headerChanges())).append('\n');
+            sb.append(NLS.bind(Messages.DiffEditor_rankSummary, new Object[] {rd.rank(), d.count(ImageDiff.Kind.ADDED),
+                d.count(ImageDiff.Kind.REMOVED), d.count(ImageDiff.Kind.CHANGED), d.count(ImageDiff.Kind.UNCHANGED),
+                ManaFormat.bytes(d.bytesChanged()), d.bytesChanged(), d.headerChanges().isEmpty() ? ""
+                    : NLS.bind(Messages.DiffEditor_headerChanges, String.join(", ", d.headerChanges()))}))
+                .append('\n');
         }
+
         summary.setText(sb.toString().strip());
         viewer.setInput(visibleRows());
     }

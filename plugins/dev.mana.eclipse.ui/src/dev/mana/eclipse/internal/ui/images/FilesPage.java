@@ -20,26 +20,27 @@ final class FilesPage extends ImagePage {
 
     @Override
     String title() {
-        return "Files";
+        return Messages.FilesPage_title;
     }
 
     @Override
     void createContents(Composite parent) {
         viewer = table(parent, SWT.SINGLE);
         viewer.setContentProvider(ArrayContentProvider.getInstance());
-        column(viewer, "FD", 50, OpenFile.class, f -> Integer.toString(f.fd()));
-        column(viewer, "Kind", 90, OpenFile.class, OpenFile::kindName);
-        column(viewer, "Flags", 200, OpenFile.class, f -> f.openFlagNames() + f.fdFlagWords());
-        column(viewer, "Offset", 90, OpenFile.class, f -> Long.toString(f.offset()));
-        column(viewer, "Size", 90, OpenFile.class, f -> ManaFormat.bytes(f.size()));
-        column(viewer, "Mode", 70, OpenFile.class, f -> String.format("%o", f.mode()));
-        column(viewer, "Path", 420, OpenFile.class, OpenFile::path);
+        column(viewer, Messages.FilesPage_columnFd, 50, OpenFile.class, f -> Integer.toString(f.fd()));
+        column(viewer, Messages.FilesPage_columnKind, 90, OpenFile.class, OpenFile::kindName);
+        column(viewer, Messages.FilesPage_columnFlags, 200, OpenFile.class, f -> f.openFlagNames() + f.fdFlagWords());
+        column(viewer, Messages.FilesPage_columnOffset, 90, OpenFile.class, f -> Long.toString(f.offset()));
+        column(viewer, Messages.FilesPage_columnSize, 90, OpenFile.class, f -> ManaFormat.bytes(f.size()));
+        column(viewer, Messages.FilesPage_columnMode, 70, OpenFile.class, f -> String.format("%o", f.mode()));
+        column(viewer, Messages.FilesPage_columnPath, 420, OpenFile.class, OpenFile::path);
     }
 
     @Override
     void fill() throws ImageException {
         if (!(editor.image() instanceof ManaImage m)) {
-            showMessage("DMTCP v4.0 images keep open files in DMTCP's plugin state; this reader does not decode it.");
+            showMessage(Messages.FilesPage_dmtcp);
+
             return;
         }
         viewer.setInput(m.files());

@@ -8,6 +8,7 @@ import java.util.Map;
 import org.eclipse.core.runtime.IProgressMonitor;
 import org.eclipse.core.runtime.OperationCanceledException;
 import org.eclipse.core.runtime.SubMonitor;
+import org.eclipse.osgi.util.NLS;
 
 import dev.mana.inspector.CheckpointImage;
 import dev.mana.inspector.ImageDiff;
@@ -34,18 +35,18 @@ public record GenerationDiff(Path directory, long genA, long genB, List<RankDiff
             IProgressMonitor monitor) {
         java.util.TreeSet<Long> ranks = new java.util.TreeSet<>(a.keySet());
         ranks.addAll(b.keySet());
-        SubMonitor sm = SubMonitor.convert(monitor, "Comparing generation " + genA + " with " + genB, ranks.size() * 100);
+        SubMonitor sm = SubMonitor.convert(monitor, NLS.bind(Messages.GenerationDiff_task, genA, genB), ranks.size() * 100);
         List<RankDiff> out = new ArrayList<>();
         for (long rank : ranks) {
             Path pa = a.get(rank);
             Path pb = b.get(rank);
             if (pa == null || pb == null) {
-                out.add(new RankDiff(rank, pa, pb, null, "rank " + rank + " has no image of generation "
-                    + (pa == null ? genA : genB)));
+                out.add(new RankDiff(rank, pa, pb, null, NLS.bind(Messages.GenerationDiff_noImage, rank,
+                    pa == null ? genA : genB)));
                 sm.worked(100);
                 continue;
             }
-            sm.subTask("rank " + rank);
+            sm.subTask(NLS.bind(Messages.GenerationDiff_rank, rank));
             try (CheckpointImage ia = Images.open(pa); CheckpointImage ib = Images.open(pb)) {
                 long total = Math.max(1, Math.max(ia.fileSize(), ib.fileSize()));
                 SubMonitor rm = sm.split(100);
@@ -63,7 +64,9 @@ public record GenerationDiff(Path directory, long genA, long genB, List<RankDiff
                 });
                 out.add(new RankDiff(rank, pa, pb, d, null));
             } catch (ImageException e) {
-                out.add(new RankDiff(rank, pa, pb, null, e.kind().label() + ": " + e.getMessage()));
+                out.add(new RankDiff(rank, pa, pb, null, NLS.bind(Messages.GenerationDiff_error, e.kind().label(),
+                    e.getMessage())));
+
             }
         }
         return new GenerationDiff(dir, genA, genB, out);

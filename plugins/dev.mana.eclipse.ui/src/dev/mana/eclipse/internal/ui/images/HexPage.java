@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.util.List;
 
 import org.eclipse.jface.resource.JFaceResources;
+import org.eclipse.osgi.util.NLS;
 import org.eclipse.swt.SWT;
 import org.eclipse.swt.custom.StyledText;
 import org.eclipse.swt.layout.GridData;
@@ -36,7 +37,7 @@ final class HexPage extends ImagePage {
 
     @Override
     String title() {
-        return "Hex";
+        return Messages.HexPage_title;
     }
 
     @Override
@@ -46,7 +47,7 @@ final class HexPage extends ImagePage {
         GridLayout gl = new GridLayout(6, false);
         gl.marginWidth = 0;
         bar.setLayout(gl);
-        new Label(bar, SWT.NONE).setText("&Address:");
+        new Label(bar, SWT.NONE).setText(Messages.HexPage_address);
         address = new Text(bar, SWT.BORDER);
         GridData ad = new GridData(SWT.LEFT, SWT.CENTER, false, false);
         ad.widthHint = 180;
@@ -54,13 +55,13 @@ final class HexPage extends ImagePage {
         address.setMessage("0x7ffff7dbc000");
         address.addListener(SWT.DefaultSelection, e -> go());
         Button go = new Button(bar, SWT.PUSH);
-        go.setText("&Go");
+        go.setText(Messages.HexPage_go);
         go.addListener(SWT.Selection, e -> go());
         Button prev = new Button(bar, SWT.PUSH);
-        prev.setText("< &Previous page");
+        prev.setText(Messages.HexPage_previous);
         prev.addListener(SWT.Selection, e -> step(-1));
         Button next = new Button(bar, SWT.PUSH);
-        next.setText("&Next page >");
+        next.setText(Messages.HexPage_next);
         next.addListener(SWT.Selection, e -> step(1));
         where = new Label(bar, SWT.NONE);
         where.setLayoutData(new GridData(SWT.FILL, SWT.CENTER, true, false));
@@ -79,7 +80,7 @@ final class HexPage extends ImagePage {
                     return;
                 }
             }
-            where.setText("No region of this image stores contents.");
+            where.setText(Messages.HexPage_noContents);
         }
     }
 
@@ -89,7 +90,7 @@ final class HexPage extends ImagePage {
             long a = s.startsWith("0x") ? Long.parseUnsignedLong(s.substring(2), 16) : Long.parseUnsignedLong(s);
             show(a);
         } catch (NumberFormatException e) {
-            where.setText("Not an address: " + s + " (0x… hex or decimal)");
+            where.setText(NLS.bind(Messages.HexPage_notAnAddress, s));
         }
     }
 
@@ -125,11 +126,11 @@ final class HexPage extends ImagePage {
         try {
             MemoryRegion r = editor.image().regionAt(addr);
             if (r == null) {
-                where.setText(hex(addr) + " is not in any region of the image.");
+                where.setText(NLS.bind(Messages.HexPage_notInRegion, hex(addr)));
                 return;
             }
             if (!r.saved()) {
-                where.setText(hex(addr) + " lies in " + r + ": " + r.whyNotSaved() + ".");
+                where.setText(NLS.bind(Messages.HexPage_notSaved, new Object[] {hex(addr), r, r.whyNotSaved()}));
                 return;
             }
             long start = Math.max(r.start(), addr & ~(long) (PAGE - 1));
@@ -140,12 +141,13 @@ final class HexPage extends ImagePage {
             shownStart = start;
             shownLength = n;
             long pageNo = (start - r.start()) / PAGE;
-            where.setText("region " + r.index() + " " + (r.name().isEmpty() ? "[anon]" : r.name()) + " " + r.permissions()
-                + ": page " + (pageNo + 1) + " of " + ((r.mappedBytes() + PAGE - 1) / PAGE));
+            where.setText(NLS.bind(Messages.HexPage_where, new Object[] {r.index(), name(r), r.permissions(), pageNo + 1,
+                (r.mappedBytes() + PAGE - 1) / PAGE}));
             int line = (int) ((addr - start) / 16);
             text.setTopIndex(Math.max(0, line - 2));
         } catch (ImageException e) {
-            where.setText("Cannot read " + hex(addr) + ": " + e.getMessage());
+            where.setText(NLS.bind(Messages.HexPage_cannotRead, hex(addr), e.getMessage()));
+
             editor.report(title(), e);
         }
         where.getParent().layout();

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.eclipse.core.runtime.IProgressMonitor;
+import org.eclipse.osgi.util.NLS;
 import org.eclipse.swt.SWT;
 import org.eclipse.swt.layout.FillLayout;
 import org.eclipse.swt.layout.GridData;
@@ -59,7 +60,7 @@ public final class ImageEditor extends MultiPageEditorPart {
         super.init(site, input);
         path = ImageInputs.pathOf(input);
         if (path == null) {
-            throw new PartInitException("The image editor opens local files only: " + input.getName());
+            throw new PartInitException(NLS.bind(Messages.ImageEditor_localFilesOnly, input.getName()));
         }
         setPartName(path.getFileName().toString());
         setTitleToolTip(path.toString());
@@ -112,7 +113,7 @@ public final class ImageEditor extends MultiPageEditorPart {
     private void readInBackground(dev.mana.inspector.DmtcpImage d) {
         ready = false;
         var display = getContainer().getDisplay();
-        org.eclipse.core.runtime.jobs.Job job = new org.eclipse.core.runtime.jobs.Job("Reading " + path.getFileName()) {
+        org.eclipse.core.runtime.jobs.Job job = new org.eclipse.core.runtime.jobs.Job(NLS.bind(Messages.ImageEditor_readJob, path.getFileName())) {
             @Override
             protected org.eclipse.core.runtime.IStatus run(IProgressMonitor monitor) {
                 ImageException failure = null;
@@ -128,7 +129,7 @@ public final class ImageEditor extends MultiPageEditorPart {
                         return;
                     }
                     if (f != null) {
-                        report("Image", f);
+                        report(Messages.ImageEditor_image, f);
                     }
                     int active = getActivePage();
                     overview.ensureLoaded();
@@ -176,7 +177,7 @@ public final class ImageEditor extends MultiPageEditorPart {
 
     /** A part of the image could not be read: say so in the banner. */
     void report(String page, ImageException e) {
-        reportLine(line(e.kind(), page + ": " + e.getMessage()));
+        reportLine(line(e.kind(), NLS.bind(Messages.ImageEditor_pageProblem, page, e.getMessage())));
     }
 
     void reportLine(String line) {
@@ -188,7 +189,7 @@ public final class ImageEditor extends MultiPageEditorPart {
     private static String line(ErrorKind kind, String message) {
         String label = kind.label().substring(0, 1).toUpperCase() + kind.label().substring(1);
         String m = message.startsWith(kind.label() + ": ") ? message.substring(kind.label().length() + 2) : message;
-        return label + " (" + kind.name() + "): " + m;
+        return NLS.bind(Messages.ImageEditor_problem, new Object[] {label, kind.name(), m});
     }
 
     /** The first problem of {@code kind} found when the image was opened, or null. */
@@ -331,12 +332,17 @@ public final class ImageEditor extends MultiPageEditorPart {
 
     public int getTableRows(String title) {
         showPage(title);
-        return switch (title) {
-            case "Threads" -> threads.rows();
-            case "Files" -> files.rows();
-            case "Signals" -> signals.rows();
-            default -> throw new IllegalArgumentException(title);
-        };
+        if (title.equals(threads.title())) {
+            return threads.rows();
+        }
+        if (title.equals(files.title())) {
+            return files.rows();
+        }
+        if (title.equals(signals.title())) {
+            return signals.rows();
+        }
+        throw new IllegalArgumentException(title);
+
     }
 
     public String getMpiText() {

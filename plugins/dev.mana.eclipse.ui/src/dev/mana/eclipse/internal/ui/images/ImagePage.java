@@ -3,6 +3,7 @@ package dev.mana.eclipse.internal.ui.images;
 import org.eclipse.jface.viewers.ColumnLabelProvider;
 import org.eclipse.jface.viewers.TableViewer;
 import org.eclipse.jface.viewers.TableViewerColumn;
+import org.eclipse.osgi.util.NLS;
 import org.eclipse.swt.SWT;
 import org.eclipse.swt.layout.GridData;
 import org.eclipse.swt.layout.GridLayout;
@@ -66,19 +67,19 @@ abstract class ImagePage {
         }
         ensureCreated();
         if (!editor.ready()) {
-            showMessage("Reading the gzip'd image (see the Progress view)...");
+            showMessage(Messages.ImagePage_readingGzip);
             return; // the editor loads the page once the image was read
         }
         hideMessage();
         loaded = true;
         if (editor.image() == null) {
-            showMessage("Nothing of this image can be read (see the message above).");
+            showMessage(Messages.ImagePage_nothingReadable);
             return;
         }
         try {
             fill();
         } catch (ImageException e) {
-            showMessage(title() + " cannot be shown: " + e.getMessage());
+            showMessage(NLS.bind(Messages.ImagePage_cannotShow, title(), e.getMessage()));
             editor.report(title(), e);
         }
     }
@@ -130,7 +131,13 @@ abstract class ImagePage {
         return c;
     }
 
+    /** A region's name as the tables show it ({@code [anon]} for an anonymous mapping). */
+    static String name(dev.mana.inspector.MemoryRegion r) {
+        return r.name().isEmpty() ? Messages.ImagePage_anonymous : r.name();
+    }
+
     static String hex(long v) {
+
         return "0x" + Long.toHexString(v);
     }
 }

@@ -13,6 +13,7 @@ import org.eclipse.jface.viewers.TableViewerColumn;
 import org.eclipse.jface.viewers.Viewer;
 import org.eclipse.jface.viewers.ViewerComparator;
 import org.eclipse.jface.viewers.ViewerFilter;
+import org.eclipse.osgi.util.NLS;
 import org.eclipse.swt.SWT;
 import org.eclipse.swt.layout.GridData;
 import org.eclipse.swt.layout.GridLayout;
@@ -46,7 +47,7 @@ final class MemoryMapPage extends ImagePage {
 
     @Override
     String title() {
-        return "Memory Map";
+        return Messages.MemoryMapPage_title;
     }
 
     @Override
@@ -57,34 +58,34 @@ final class MemoryMapPage extends ImagePage {
         GridLayout gl = new GridLayout(5, false);
         gl.marginWidth = 0;
         bar.setLayout(gl);
-        new Label(bar, SWT.NONE).setText("Filter:");
+        new Label(bar, SWT.NONE).setText(Messages.MemoryMapPage_filter);
         filter = new Text(bar, SWT.BORDER | SWT.SEARCH | SWT.ICON_CANCEL);
-        filter.setMessage("name, address, permissions or half");
+        filter.setMessage(Messages.MemoryMapPage_filterHint);
         GridData fd = new GridData(SWT.LEFT, SWT.CENTER, false, false);
         fd.widthHint = 260;
         filter.setLayoutData(fd);
         filter.addModifyListener(e -> viewer.refresh());
         savedOnly = new Button(bar, SWT.CHECK);
-        savedOnly.setText("&Saved regions only");
+        savedOnly.setText(Messages.MemoryMapPage_savedOnly);
         savedOnly.addListener(SWT.Selection, e -> viewer.refresh());
         Button hex = new Button(bar, SWT.PUSH);
-        hex.setText("Show &Hex");
+        hex.setText(Messages.MemoryMapPage_showHex);
         hex.addListener(SWT.Selection, e -> showSelectedInHex());
         totals = new Label(bar, SWT.NONE);
         totals.setLayoutData(new GridData(SWT.FILL, SWT.CENTER, true, false));
 
         viewer = table(parent, SWT.SINGLE);
         viewer.setContentProvider(ArrayContentProvider.getInstance());
-        sortable("#", 45, r -> Integer.toString(r.index()), Comparator.comparingInt(MemoryRegion::index));
-        sortable("Half", 60, r -> r.half().label(), Comparator.comparing(r -> r.half()));
-        sortable("Start", 130, r -> hex(r.start()), (a, b) -> Long.compareUnsigned(a.start(), b.start()));
-        sortable("End", 130, r -> hex(r.end()), (a, b) -> Long.compareUnsigned(a.end(), b.end()));
-        sortable("Size", 80, r -> ManaFormat.bytes(r.mappedBytes()), Comparator.comparingLong(MemoryRegion::mappedBytes));
-        sortable("Perms", 55, MemoryRegion::permissions, Comparator.comparing(MemoryRegion::permissions));
-        sortable("Name", 300, r -> r.name().isEmpty() ? "[anon]" : r.name(), Comparator.comparing(MemoryRegion::name));
-        sortable("Stored", 80, r -> ManaFormat.bytes(r.storedBytes()), Comparator.comparingLong(MemoryRegion::storedBytes));
-        sortable("Zero", 80, r -> ManaFormat.bytes(r.zeroBytes()), Comparator.comparingLong(MemoryRegion::zeroBytes));
-        sortable("Not saved because", 200, MemoryRegion::whyNotSaved, Comparator.comparing(MemoryRegion::whyNotSaved));
+        sortable(Messages.ImagePage_columnIndex, 45, r -> Integer.toString(r.index()), Comparator.comparingInt(MemoryRegion::index));
+        sortable(Messages.MemoryMapPage_columnHalf, 60, r -> r.half().label(), Comparator.comparing(r -> r.half()));
+        sortable(Messages.MemoryMapPage_columnStart, 130, r -> hex(r.start()), (a, b) -> Long.compareUnsigned(a.start(), b.start()));
+        sortable(Messages.MemoryMapPage_columnEnd, 130, r -> hex(r.end()), (a, b) -> Long.compareUnsigned(a.end(), b.end()));
+        sortable(Messages.MemoryMapPage_columnSize, 80, r -> ManaFormat.bytes(r.mappedBytes()), Comparator.comparingLong(MemoryRegion::mappedBytes));
+        sortable(Messages.MemoryMapPage_columnPerms, 55, MemoryRegion::permissions, Comparator.comparing(MemoryRegion::permissions));
+        sortable(Messages.MemoryMapPage_columnName, 300, ImagePage::name, Comparator.comparing(MemoryRegion::name));
+        sortable(Messages.MemoryMapPage_columnStored, 80, r -> ManaFormat.bytes(r.storedBytes()), Comparator.comparingLong(MemoryRegion::storedBytes));
+        sortable(Messages.MemoryMapPage_columnZero, 80, r -> ManaFormat.bytes(r.zeroBytes()), Comparator.comparingLong(MemoryRegion::zeroBytes));
+        sortable(Messages.MemoryMapPage_columnNotSaved, 200, MemoryRegion::whyNotSaved, Comparator.comparing(MemoryRegion::whyNotSaved));
         viewer.addFilter(new ViewerFilter() {
             @Override
             public boolean select(Viewer v, Object parentElement, Object element) {
@@ -137,8 +138,9 @@ final class MemoryMapPage extends ImagePage {
             stored += r.storedBytes();
             zero += r.zeroBytes();
         }
-        totals.setText(regions.size() + " regions (" + saved + " saved): mapped " + ManaFormat.bytes(mapped) + ", stored "
-            + ManaFormat.bytes(stored) + ", zero pages " + ManaFormat.bytes(zero));
+        totals.setText(NLS.bind(Messages.MemoryMapPage_totals, new Object[] {regions.size(), saved,
+            ManaFormat.bytes(mapped), ManaFormat.bytes(stored), ManaFormat.bytes(zero)}));
+
         totals.getParent().layout();
         strip.setRegions(regions);
         viewer.setInput(regions);

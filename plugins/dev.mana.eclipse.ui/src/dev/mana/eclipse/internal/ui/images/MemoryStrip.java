@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 
+import org.eclipse.osgi.util.NLS;
 import org.eclipse.swt.SWT;
 import org.eclipse.swt.graphics.Color;
 import org.eclipse.swt.graphics.GC;
@@ -58,8 +59,10 @@ final class MemoryStrip {
         });
         canvas.addListener(SWT.MouseHover, e -> {
             MemoryRegion r = regionAtX(e.x);
-            canvas.setToolTipText(r == null ? null : r + "  " + ManaFormat.bytes(r.mappedBytes()) + "  "
-                + r.half().label() + (r.saved() ? "" : "  (" + r.whyNotSaved() + ")"));
+            canvas.setToolTipText(r == null ? null : r.saved()
+                ? NLS.bind(Messages.MemoryStrip_tip, new Object[] {r, ManaFormat.bytes(r.mappedBytes()), r.half().label()})
+                : NLS.bind(Messages.MemoryStrip_tipNotSaved,
+                    new Object[] {r, ManaFormat.bytes(r.mappedBytes()), r.half().label(), r.whyNotSaved()}));
         });
     }
 
@@ -214,8 +217,9 @@ final class MemoryStrip {
         }
         int lx = 2;
         int ly = top + h + 2 + lineH;
-        String[] names = {"upper half, saved", "upper half, not saved (guard, shared file)", "lower half (never saved)",
-            "kernel (vdso, vvar)"};
+        String[] names = {Messages.MemoryStrip_upperSaved, Messages.MemoryStrip_upperNotSaved, Messages.MemoryStrip_lower,
+            Messages.MemoryStrip_kernel};
+
         Color[] colours = {new Color(50, 110, 200), new Color(170, 185, 205), new Color(235, 150, 60),
             new Color(150, 100, 190)};
         for (int k = 0; k < names.length; k++) {

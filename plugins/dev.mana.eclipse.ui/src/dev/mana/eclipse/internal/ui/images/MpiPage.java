@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.util.Optional;
 
 import org.eclipse.jface.resource.JFaceResources;
+import org.eclipse.osgi.util.NLS;
 import org.eclipse.swt.SWT;
 import org.eclipse.swt.custom.StyledText;
 import org.eclipse.swt.layout.GridData;
@@ -27,7 +28,7 @@ final class MpiPage extends ImagePage {
 
     @Override
     String title() {
-        return "MPI";
+        return Messages.MpiPage_title;
     }
 
     @Override
@@ -40,22 +41,22 @@ final class MpiPage extends ImagePage {
     @Override
     void fill() throws ImageException {
         if (!(editor.image() instanceof ManaImage m)) {
-            showMessage("DMTCP v4.0 images keep MPI state (MANA 1.x) inside the process memory; see the Memory Map.");
+            showMessage(Messages.MpiPage_dmtcp);
             return;
         }
         Optional<SectionInfo> sec = m.mpiSection();
         if (sec.isEmpty()) {
-            showMessage("No MPI section (a program without MPI, or MPI state not saved). Header MPI: "
-                + m.header().mpi() + (m.header().hasMpi() ? "; the header's MPI flag is set" : ""));
+            showMessage(NLS.bind(Messages.MpiPage_noSection, m.header().mpi(),
+                m.header().hasMpi() ? Messages.MpiPage_mpiFlag : ""));
             return;
         }
         SectionInfo s = sec.get();
         int n = (int) Math.min(4096, s.length());
         ByteBuffer b = ByteBuffer.allocate(n);
         m.readSection(s, 0, b);
-        showMessage(String.format("MPI section: layout version %d, %d bytes at offset %d, %d records, CRC 0x%08x. "
-            + "Its layout is not defined yet (the MPI runtime will define it): raw bytes%s.", s.version(), s.length(),
-            s.offset(), s.count(), s.crc(), s.length() > n ? ", first " + n : ""));
+        showMessage(NLS.bind(Messages.MpiPage_section, new Object[] {s.version(), s.length(), s.offset(), s.count(),
+            String.format("0x%08x", s.crc()), s.length() > n ? NLS.bind(Messages.MpiPage_first, n) : ""}));
+
         text.setText(HexDump.lines(0, b.array(), n));
     }
 

@@ -8,6 +8,7 @@ import java.util.Map;
 
 import org.eclipse.jface.viewers.ArrayContentProvider;
 import org.eclipse.jface.viewers.TableViewer;
+import org.eclipse.osgi.util.NLS;
 import org.eclipse.swt.widgets.Composite;
 
 import dev.mana.eclipse.core.ManaFormat;
@@ -36,14 +37,14 @@ final class OverviewPage extends ImagePage {
 
     @Override
     String title() {
-        return "Overview";
+        return Messages.OverviewPage_title;
     }
 
     @Override
     void createContents(Composite parent) {
         viewer = table(parent, 0);
-        column(viewer, "Field", 200, String[].class, r -> r[0]);
-        column(viewer, "Value", 720, String[].class, r -> r[1]);
+        column(viewer, Messages.OverviewPage_columnField, 200, String[].class, r -> r[0]);
+        column(viewer, Messages.OverviewPage_columnValue, 720, String[].class, r -> r[1]);
         viewer.setContentProvider(ArrayContentProvider.getInstance());
     }
 
@@ -51,71 +52,78 @@ final class OverviewPage extends ImagePage {
     void fill() throws ImageException {
         CheckpointImage img = editor.image();
         ImageSummary s = img.summary();
-        put("Image", img.path().toString());
-        put("Format", s.format().displayName() + (s.compressed() ? " (gzip'd)" : ""));
-        put("Program", s.program());
+        put(Messages.OverviewPage_image, img.path().toString());
+        String format = s.format().displayName();
+        put(Messages.OverviewPage_format, s.compressed() ? NLS.bind(Messages.OverviewPage_formatGzipped, format) : format);
+        put(Messages.OverviewPage_program, s.program());
         if (!s.executable().isEmpty()) {
-            put("Executable", s.executable());
+            put(Messages.OverviewPage_executable, s.executable());
         }
-        put("Rank", s.rank() < 0 ? "unknown (DMTCP images do not record it)" : s.rank() + " of " + s.nranks());
-        put("Generation", Long.toString(s.generation()));
-        put("PID", Long.toString(s.pid()));
-        put("Host", s.host());
-        put("MPI", s.mpi().isEmpty() ? "unknown" : s.mpi());
-        put("MPI state", mpiState(img, s));
-        put("Checkpoint time", s.timeUnixNs() < 0 ? "unknown" : Instant.ofEpochSecond(0, s.timeUnixNs()).toString()
-            + " (" + ManaFormat.time(s.timeUnixNs() / 1_000_000) + " local)");
-        put("File size", size(s.fileSize()));
-        put("Mapped", size(s.mappedBytes()));
-        put("Stored", size(s.storedBytes()));
-        put("Zero pages skipped", size(s.zeroBytes()));
-        put("Regions", count(s.regionCount()));
-        put("Threads", count(s.threadCount()));
-        put("Files", count(s.fileCount()));
+        put(Messages.OverviewPage_rank, s.rank() < 0 ? Messages.OverviewPage_rankUnknown
+            : NLS.bind(Messages.OverviewPage_rankOf, s.rank(), s.nranks()));
+        put(Messages.OverviewPage_generation, Long.toString(s.generation()));
+        put(Messages.OverviewPage_pid, Long.toString(s.pid()));
+        put(Messages.OverviewPage_host, s.host());
+        put(Messages.OverviewPage_mpi, s.mpi().isEmpty() ? Messages.OverviewPage_unknown : s.mpi());
+        put(Messages.OverviewPage_mpiState, mpiState(img, s));
+        put(Messages.OverviewPage_time, s.timeUnixNs() < 0 ? Messages.OverviewPage_unknown
+            : NLS.bind(Messages.OverviewPage_timeValue, Instant.ofEpochSecond(0, s.timeUnixNs()),
+                ManaFormat.time(s.timeUnixNs() / 1_000_000)));
+        put(Messages.OverviewPage_fileSize, size(s.fileSize()));
+        put(Messages.OverviewPage_mapped, size(s.mappedBytes()));
+        put(Messages.OverviewPage_stored, size(s.storedBytes()));
+        put(Messages.OverviewPage_zero, size(s.zeroBytes()));
+        put(Messages.OverviewPage_regions, count(s.regionCount()));
+        put(Messages.OverviewPage_threads, count(s.threadCount()));
+        put(Messages.OverviewPage_files, count(s.fileCount()));
         if (img instanceof ManaImage m) {
             ManaHeader h = m.header();
-            put("Format version", h.version() + " (header " + h.headerSize() + " bytes, page " + h.pageSize() + ")");
-            put("Sections", m.sections().isEmpty() ? "the section table cannot be read"
-                : m.sections().size() + ": " + String.join(", ", m.sections().stream().map(SectionInfo::name).toList()));
-            put("Header checks", headerChecks(h));
+            put(Messages.OverviewPage_version,
+                NLS.bind(Messages.OverviewPage_versionValue, new Object[] {h.version(), h.headerSize(), h.pageSize()}));
+            put(Messages.OverviewPage_sections, m.sections().isEmpty() ? Messages.OverviewPage_noSectionTable
+                : NLS.bind(Messages.OverviewPage_sectionsValue, m.sections().size(),
+                    String.join(", ", m.sections().stream().map(SectionInfo::name).toList())));
+            put(Messages.OverviewPage_headerChecks, headerChecks(h));
         } else if (img instanceof DmtcpImage d) {
             DmtcpHeader h = d.header();
-            put("Format version", h.signature().strip());
-            put("Process", h.procname() + " (" + h.procSelfExe() + "), ppid " + h.ppid() + ", upid " + h.upid());
-            put("Computation", h.compGroup() + ", generation " + h.compGroup().generation() + ", " + h.numPeers()
-                + " peers");
-            put("Header checks", "signature DMTCP v4.0; DMTCP images carry no checksums (Verify checks the structure)");
+            put(Messages.OverviewPage_version, h.signature().strip());
+            put(Messages.OverviewPage_process, NLS.bind(Messages.OverviewPage_processValue,
+                new Object[] {h.procname(), h.procSelfExe(), h.ppid(), h.upid()}));
+            put(Messages.OverviewPage_computation, NLS.bind(Messages.OverviewPage_computationValue,
+                new Object[] {h.compGroup(), h.compGroup().generation(), h.numPeers()}));
+            put(Messages.OverviewPage_headerChecks, Messages.OverviewPage_dmtcpChecks);
         }
         viewer.setInput(rows());
     }
 
     private String headerChecks(ManaHeader h) {
         List<String> out = new ArrayList<>();
-        out.add("magic MANAIMG1, version 1");
+        out.add(Messages.OverviewPage_magic);
         Problem crc = editor.openProblem(ErrorKind.CORRUPT);
-        out.add(String.format("header CRC 0x%08x %s", h.headerCrc(), crc == null ? "matches" : "MISMATCH"));
+        out.add(NLS.bind(crc == null ? Messages.OverviewPage_crcMatches : Messages.OverviewPage_crcMismatch,
+            String.format("0x%08x", h.headerCrc())));
         Problem size = editor.openProblem(ErrorKind.TRUNCATED);
-        out.add(size == null ? "file size as declared (" + h.fileSize() + " bytes)"
-            : "file size SHORT: " + editor.image().fileSize() + " of " + h.fileSize() + " bytes");
+        out.add(size == null ? NLS.bind(Messages.OverviewPage_sizeAsDeclared, h.fileSize())
+            : NLS.bind(Messages.OverviewPage_sizeShort, editor.image().fileSize(), h.fileSize()));
         return String.join("; ", out);
     }
 
     private static String mpiState(CheckpointImage img, ImageSummary s) {
         if (img instanceof ManaImage m) {
-            return m.mpiSection().map(sec -> "MPI section of " + sec.length() + " bytes, " + sec.count()
-                + " records (layout not yet defined by the MPI runtime: shown raw on the MPI page)")
-                .orElse("no MPI section (a program without MPI, or MPI state not saved)");
+            return m.mpiSection().map(sec -> NLS.bind(Messages.OverviewPage_mpiSection, sec.length(), sec.count()))
+                .orElse(Messages.OverviewPage_noMpiSection);
         }
-        return "kept by MANA's plugins in the image's memory (not decoded)";
+        return Messages.OverviewPage_dmtcpMpi;
     }
 
     static String size(long n) {
-        return n < 0 ? "unknown" : ManaFormat.bytes(n) + " (" + n + " bytes)";
+        return n < 0 ? Messages.OverviewPage_unknown : NLS.bind(Messages.OverviewPage_bytes, ManaFormat.bytes(n), n);
     }
 
     private static String count(long n) {
-        return n < 0 ? "unknown" : Long.toString(n);
+        return n < 0 ? Messages.OverviewPage_unknown : Long.toString(n);
     }
+
 
     private void put(String k, String v) {
         values.put(k, v);

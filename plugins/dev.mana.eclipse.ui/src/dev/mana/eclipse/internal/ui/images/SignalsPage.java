@@ -5,6 +5,7 @@ import java.util.List;
 
 import org.eclipse.jface.viewers.ArrayContentProvider;
 import org.eclipse.jface.viewers.TableViewer;
+import org.eclipse.osgi.util.NLS;
 import org.eclipse.swt.SWT;
 import org.eclipse.swt.widgets.Composite;
 
@@ -22,39 +23,41 @@ final class SignalsPage extends ImagePage {
 
     @Override
     String title() {
-        return "Signals";
+        return Messages.SignalsPage_title;
     }
 
     @Override
     void createContents(Composite parent) {
         viewer = table(parent, SWT.SINGLE);
         viewer.setContentProvider(ArrayContentProvider.getInstance());
-        column(viewer, "Signal / timer", 160, String[].class, r -> r[0]);
-        column(viewer, "Handler / interval", 200, String[].class, r -> r[1]);
-        column(viewer, "Flags / value", 200, String[].class, r -> r[2]);
-        column(viewer, "Mask", 170, String[].class, r -> r[3]);
-        column(viewer, "Restorer", 150, String[].class, r -> r[4]);
+        column(viewer, Messages.SignalsPage_columnSignal, 160, String[].class, r -> r[0]);
+        column(viewer, Messages.SignalsPage_columnHandler, 200, String[].class, r -> r[1]);
+        column(viewer, Messages.SignalsPage_columnFlags, 200, String[].class, r -> r[2]);
+        column(viewer, Messages.SignalsPage_columnMask, 170, String[].class, r -> r[3]);
+        column(viewer, Messages.SignalsPage_columnRestorer, 150, String[].class, r -> r[4]);
     }
 
     @Override
     void fill() throws ImageException {
         if (!(editor.image() instanceof ManaImage m)) {
-            showMessage("DMTCP v4.0 images keep signal state in DMTCP's plugin state; this reader does not decode it.");
+            showMessage(Messages.SignalsPage_dmtcp);
             return;
         }
         SignalState s = m.signals();
         List<String[]> rows = new ArrayList<>();
         for (SignalState.Action a : s.actions()) {
-            rows.add(new String[] {SignalState.signalName(a.signo()) + " (" + a.signo() + ")",
+            rows.add(new String[] {NLS.bind(Messages.SignalsPage_signal, SignalState.signalName(a.signo()), a.signo()),
                 a.ignored() ? "SIG_IGN" : hex(a.handler()), hex(a.flags()), String.format("0x%016x", a.mask()),
                 hex(a.restorer())});
         }
         for (SignalState.Timer t : s.timers()) {
-            rows.add(new String[] {t.whichName(), "interval " + t.intervalNs() + " ns", "value " + t.valueNs() + " ns", "", ""});
+            rows.add(new String[] {t.whichName(), NLS.bind(Messages.SignalsPage_interval, t.intervalNs()),
+                NLS.bind(Messages.SignalsPage_value, t.valueNs()), "", ""});
         }
         viewer.setInput(rows);
-        showMessage(s.actions().size() + " handler(s) other than SIG_DFL, " + s.timers().size()
-            + " interval timer(s); pending signals " + String.format("0x%016x", s.pending()));
+        showMessage(NLS.bind(Messages.SignalsPage_summary, new Object[] {s.actions().size(), s.timers().size(),
+            String.format("0x%016x", s.pending())}));
+
     }
 
     int rows() {

@@ -1,9 +1,13 @@
 package dev.mana.eclipse.internal.ui.images;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import org.eclipse.jface.resource.JFaceResources;
 import org.eclipse.jface.viewers.ArrayContentProvider;
 import org.eclipse.jface.viewers.IStructuredSelection;
 import org.eclipse.jface.viewers.TableViewer;
+import org.eclipse.osgi.util.NLS;
 import org.eclipse.swt.SWT;
 import org.eclipse.swt.layout.GridData;
 import org.eclipse.swt.widgets.Composite;
@@ -24,21 +28,21 @@ final class ThreadsPage extends ImagePage {
 
     @Override
     String title() {
-        return "Threads";
+        return Messages.ThreadsPage_title;
     }
 
     @Override
     void createContents(Composite parent) {
         viewer = table(parent, SWT.SINGLE);
         viewer.setContentProvider(ArrayContentProvider.getInstance());
-        column(viewer, "TID", 70, ThreadInfo.class, t -> Integer.toString(t.tid()));
-        column(viewer, "Role", 120, ThreadInfo.class, t -> (t.main() ? "main " : "") + (t.checkpointThread() ? "checkpoint" : ""));
-        column(viewer, "FS base", 130, ThreadInfo.class, t -> hex(t.fsBase()));
-        column(viewer, "GS base", 90, ThreadInfo.class, t -> hex(t.gsBase()));
-        column(viewer, "Stack", 260, ThreadInfo.class, t -> hex(t.stackStart()) + "-" + hex(t.stackEnd()));
-        column(viewer, "Signal mask", 150, ThreadInfo.class, t -> String.format("0x%016x", t.sigmask()));
-        column(viewer, "RIP", 130, ThreadInfo.class, t -> hex(t.register("rip")));
-        column(viewer, "RSP", 130, ThreadInfo.class, t -> hex(t.register("rsp")));
+        column(viewer, Messages.ThreadsPage_columnTid, 70, ThreadInfo.class, t -> Integer.toString(t.tid()));
+        column(viewer, Messages.ThreadsPage_columnRole, 120, ThreadInfo.class, ThreadsPage::role);
+        column(viewer, Messages.ThreadsPage_columnFs, 130, ThreadInfo.class, t -> hex(t.fsBase()));
+        column(viewer, Messages.ThreadsPage_columnGs, 90, ThreadInfo.class, t -> hex(t.gsBase()));
+        column(viewer, Messages.ThreadsPage_columnStack, 260, ThreadInfo.class, t -> hex(t.stackStart()) + "-" + hex(t.stackEnd()));
+        column(viewer, Messages.ThreadsPage_columnSigmask, 150, ThreadInfo.class, t -> String.format("0x%016x", t.sigmask()));
+        column(viewer, Messages.ThreadsPage_columnRip, 130, ThreadInfo.class, t -> hex(t.register("rip")));
+        column(viewer, Messages.ThreadsPage_columnRsp, 130, ThreadInfo.class, t -> hex(t.register("rsp")));
         registers = new Text(parent, SWT.BORDER | SWT.READ_ONLY | SWT.MULTI | SWT.V_SCROLL);
         registers.setFont(JFaceResources.getTextFont());
         GridData gd = new GridData(SWT.FILL, SWT.FILL, true, false);
@@ -50,20 +54,32 @@ final class ThreadsPage extends ImagePage {
         });
     }
 
+    private static String role(ThreadInfo t) {
+        List<String> roles = new ArrayList<>();
+        if (t.main()) {
+            roles.add(Messages.ThreadsPage_roleMain);
+        }
+        if (t.checkpointThread()) {
+            roles.add(Messages.ThreadsPage_roleCheckpoint);
+        }
+        return String.join(" ", roles);
+    }
+
     private static String registers(ThreadInfo t) {
-        StringBuilder sb = new StringBuilder("thread " + t.tid() + ":\n");
+        StringBuilder sb = new StringBuilder(NLS.bind(Messages.ThreadsPage_registersHead, t.tid()) + "\n");
         for (int i = 0; i < ThreadInfo.GREG_NAMES.size() && i < t.gregs().size(); i++) {
             sb.append(String.format("%-8s 0x%016x%s", ThreadInfo.GREG_NAMES.get(i), t.gregs().get(i), i % 4 == 3 ? "\n" : "    "));
         }
-        sb.append(String.format("%nctid 0x%x  robust list 0x%x (%d)  altstack 0x%x (%d bytes, flags %d)", t.ctidAddr(),
-            t.robustList(), t.robustListLen(), t.altstackSp(), t.altstackSize(), t.altstackFlags()));
+        sb.append('\n').append(NLS.bind(Messages.ThreadsPage_registersTail, new Object[] {hex(t.ctidAddr()),
+            hex(t.robustList()), t.robustListLen(), hex(t.altstackSp()), t.altstackSize(), t.altstackFlags()}));
         return sb.toString();
     }
 
     @Override
     void fill() throws ImageException {
         if (!(editor.image() instanceof ManaImage m)) {
-            showMessage("DMTCP v4.0 images do not list threads in a form this reader decodes (mana_inspect: not available).");
+            showMessage(Messages.ThreadsPage_dmtcp);
+
             return;
         }
         viewer.setInput(m.threads());

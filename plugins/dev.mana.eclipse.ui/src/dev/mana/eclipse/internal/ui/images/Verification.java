@@ -6,6 +6,7 @@ import java.util.function.LongConsumer;
 
 import org.eclipse.core.runtime.IProgressMonitor;
 import org.eclipse.core.runtime.OperationCanceledException;
+import org.eclipse.osgi.util.NLS;
 
 import dev.mana.inspector.CheckpointImage;
 import dev.mana.inspector.ImageException;
@@ -31,12 +32,13 @@ record Verification(VerifyReport report, List<MemoryRegion> regions, String fail
         Salvaged s = Images.salvage(path);
         if (s.image() == null) {
             Problem p = s.problems().get(0);
-            return new Verification(null, List.of(), p.kind().label() + ": " + p.message(), false);
+            return new Verification(null, List.of(), NLS.bind(Messages.Verification_failure, p.kind().label(), p.message()),
+                false);
         }
         try (CheckpointImage img = s.image()) {
             long size = Math.max(1, img.fileSize());
             int total = 1000;
-            monitor.beginTask("Verifying " + path.getFileName(), total);
+            monitor.beginTask(NLS.bind(Messages.Verification_task, path.getFileName()), total);
             int[] reported = {0};
             VerifyReport r = img.verify(done -> {
                 if (monitor.isCanceled()) {
@@ -47,8 +49,8 @@ record Verification(VerifyReport report, List<MemoryRegion> regions, String fail
                     monitor.worked(now - reported[0]);
                     reported[0] = now;
                 }
-                monitor.subTask(dev.mana.eclipse.core.ManaFormat.bytes(done) + " of "
-                    + dev.mana.eclipse.core.ManaFormat.bytes(img.fileSize()));
+                monitor.subTask(NLS.bind(Messages.Verification_progress, dev.mana.eclipse.core.ManaFormat.bytes(done),
+                    dev.mana.eclipse.core.ManaFormat.bytes(img.fileSize())));
                 if (progress != null) {
                     progress.accept(done);
                 }
@@ -63,7 +65,8 @@ record Verification(VerifyReport report, List<MemoryRegion> regions, String fail
         } catch (OperationCanceledException e) {
             return new Verification(null, List.of(), "", true);
         } catch (ImageException e) {
-            return new Verification(null, List.of(), e.kind().label() + ": " + e.getMessage(), false);
+            return new Verification(null, List.of(), NLS.bind(Messages.Verification_failure, e.kind().label(),
+                e.getMessage()), false);
         } finally {
             monitor.done();
         }
@@ -76,16 +79,16 @@ record Verification(VerifyReport report, List<MemoryRegion> regions, String fail
     /** "OK", "CORRUPT (2 problems)", "canceled", "truncated: ..." : one word or line for a table cell. */
     String verdict() {
         if (canceled) {
-            return "canceled";
+            return Messages.Verification_canceled;
         }
         if (report == null) {
             return failure;
         }
         if (report.ok()) {
-            return report.checksums() ? "OK" : "OK (structure; no checksums)";
+            return report.checksums() ? Messages.Verification_ok : Messages.Verification_okStructure;
         }
-        return report.worstKind().name() + " (" + report.problems().size() + " problem"
-            + (report.problems().size() == 1 ? "" : "s") + ")";
+        int n = report.problems().size();
+        return NLS.bind(n == 1 ? Messages.Verification_problem : Messages.Verification_problems, report.worstKind().name(), n);
     }
 
     /** "corrupt: region 3 (...): checksum mismatch ...": the kind once (the library's messages may start with it). */
@@ -106,11 +109,12 @@ record Verification(VerifyReport report, List<MemoryRegion> regions, String fail
             return sb.toString();
         }
         if (!r.saved()) {
-            return "not saved (" + r.whyNotSaved() + ")";
+            return NLS.bind(Messages.Verification_notSaved, r.whyNotSaved());
         }
         if (r.storedBytes() == 0) {
-            return "OK (zero pages only)";
+            return Messages.Verification_zeroOnly;
         }
-        return report.checksums() ? "OK (checksum)" : "OK (structure)";
+        return report.checksums() ? Messages.Verification_checksum : Messages.Verification_structure;
+
     }
 }

@@ -10,6 +10,7 @@ import org.eclipse.core.runtime.Status;
 import org.eclipse.core.runtime.jobs.Job;
 import org.eclipse.jface.viewers.ArrayContentProvider;
 import org.eclipse.jface.viewers.TableViewer;
+import org.eclipse.osgi.util.NLS;
 import org.eclipse.swt.SWT;
 import org.eclipse.swt.layout.GridData;
 import org.eclipse.swt.layout.GridLayout;
@@ -50,7 +51,7 @@ final class VerifyPage extends ImagePage {
 
     @Override
     String title() {
-        return "Verify";
+        return Messages.VerifyPage_title;
     }
 
     @Override
@@ -61,10 +62,10 @@ final class VerifyPage extends ImagePage {
         gl.marginWidth = 0;
         bar0.setLayout(gl);
         start = new Button(bar0, SWT.PUSH);
-        start.setText("&Verify");
+        start.setText(Messages.VerifyPage_verify);
         start.addListener(SWT.Selection, e -> start());
         cancel = new Button(bar0, SWT.PUSH);
-        cancel.setText("&Cancel");
+        cancel.setText(Messages.VerifyPage_cancel);
         cancel.setEnabled(false);
         cancel.addListener(SWT.Selection, e -> cancel());
         bar = new ProgressBar(bar0, SWT.HORIZONTAL | SWT.SMOOTH);
@@ -74,14 +75,14 @@ final class VerifyPage extends ImagePage {
         bar.setLayoutData(bd);
         status = new Label(bar0, SWT.NONE);
         status.setLayoutData(new GridData(SWT.FILL, SWT.CENTER, true, false));
-        status.setText("Reads every byte of the image once: checksums, truncation, consistency.");
+        status.setText(Messages.VerifyPage_intro);
         viewer = table(parent, SWT.SINGLE);
         viewer.setContentProvider(ArrayContentProvider.getInstance());
-        column(viewer, "#", 45, MemoryRegion.class, r -> Integer.toString(r.index()));
-        column(viewer, "Range", 260, MemoryRegion.class, r -> hex(r.start()) + "-" + hex(r.end()));
-        column(viewer, "Name", 260, MemoryRegion.class, r -> r.name().isEmpty() ? "[anon]" : r.name());
-        column(viewer, "Stored", 80, MemoryRegion.class, r -> ManaFormat.bytes(r.storedBytes()));
-        column(viewer, "Result", 420, MemoryRegion.class, r -> result == null ? "" : result.regionResult(r));
+        column(viewer, Messages.ImagePage_columnIndex, 45, MemoryRegion.class, r -> Integer.toString(r.index()));
+        column(viewer, Messages.VerifyPage_columnRange, 260, MemoryRegion.class, r -> hex(r.start()) + "-" + hex(r.end()));
+        column(viewer, Messages.VerifyPage_columnName, 260, MemoryRegion.class, ImagePage::name);
+        column(viewer, Messages.VerifyPage_columnStored, 80, MemoryRegion.class, r -> ManaFormat.bytes(r.storedBytes()));
+        column(viewer, Messages.VerifyPage_columnResult, 420, MemoryRegion.class, r -> result == null ? "" : result.regionResult(r));
         others = new Text(parent, SWT.BORDER | SWT.READ_ONLY | SWT.MULTI | SWT.V_SCROLL | SWT.WRAP);
         GridData od = new GridData(SWT.FILL, SWT.FILL, true, false);
         od.heightHint = 90;
@@ -104,9 +105,9 @@ final class VerifyPage extends ImagePage {
         start.setEnabled(false);
         cancel.setEnabled(true);
         bar.setSelection(0);
-        status.setText("Verifying...");
+        status.setText(Messages.VerifyPage_verifying);
         var display = root.getDisplay();
-        job = new Job("Verify " + editor.path().getFileName()) {
+        job = new Job(NLS.bind(Messages.VerifyPage_job, editor.path().getFileName())) {
             @Override
             protected IStatus run(IProgressMonitor monitor) {
                 Verification v = Verification.run(editor.path(), monitor, done -> {
@@ -119,7 +120,8 @@ final class VerifyPage extends ImagePage {
                     display.asyncExec(() -> {
                         if (!bar.isDisposed()) {
                             bar.setSelection((int) (done * 1000 / size));
-                            status.setText("Verifying: " + ManaFormat.bytes(done) + " of " + ManaFormat.bytes(size));
+                            status.setText(NLS.bind(Messages.VerifyPage_progress, ManaFormat.bytes(done),
+                                ManaFormat.bytes(size)));
                         }
                     });
                 });
@@ -158,13 +160,13 @@ final class VerifyPage extends ImagePage {
         start.setEnabled(true);
         cancel.setEnabled(false);
         if (v.canceled()) {
-            status.setText("Canceled.");
+            status.setText(Messages.VerifyPage_canceled);
             return;
         }
         bar.setSelection(v.report() == null ? 0 : 1000);
-        status.setText(v.report() == null ? "Cannot verify: " + v.failure()
-            : v.verdict() + ": " + ManaFormat.bytes(v.report().bytesRead()) + " read, " + v.report().regionsChecked()
-                + " regions and " + v.report().sectionsChecked() + " sections checked");
+        status.setText(v.report() == null ? NLS.bind(Messages.VerifyPage_cannotVerify, v.failure())
+            : NLS.bind(Messages.VerifyPage_done, new Object[] {v.verdict(), ManaFormat.bytes(v.report().bytesRead()),
+                v.report().regionsChecked(), v.report().sectionsChecked()}));
         status.getParent().layout();
         viewer.setInput(v.regions());
         List<String> lines = new ArrayList<>();
@@ -175,13 +177,15 @@ final class VerifyPage extends ImagePage {
                 }
             }
             for (String n : v.report().notes()) {
-                lines.add("note: " + n);
+                lines.add(NLS.bind(Messages.VerifyPage_note, n));
             }
             if (!v.report().ok()) {
-                editor.reportLine("Verify: " + v.verdict() + ", the first: " + Verification.describe(v.report().problems().get(0)));
+                editor.reportLine(NLS.bind(Messages.VerifyPage_banner, v.verdict(),
+                    Verification.describe(v.report().problems().get(0))));
             }
         }
-        others.setText(lines.isEmpty() ? "No other problem." : String.join("\n", lines));
+        others.setText(lines.isEmpty() ? Messages.VerifyPage_noOtherProblem : String.join("\n", lines));
+
     }
 
     Verification result() {

@@ -7,6 +7,7 @@ import org.eclipse.core.variables.VariablesPlugin;
 import org.eclipse.debug.core.ILaunchConfiguration;
 import org.eclipse.debug.core.ILaunchConfigurationWorkingCopy;
 import org.eclipse.debug.ui.AbstractLaunchConfigurationTab;
+import org.eclipse.osgi.util.NLS;
 import org.eclipse.swt.SWT;
 import org.eclipse.swt.layout.GridData;
 import org.eclipse.swt.layout.GridLayout;
@@ -43,32 +44,32 @@ public final class ManaCheckpointTab extends AbstractLaunchConfigurationTab {
         setControl(c);
         PlatformUI.getWorkbench().getHelpSystem().setHelp(c, IManaHelpContexts.CHECKPOINT_TAB);
 
-        Group g = TabSupport.group(c, "Checkpoint &directory (ckpt_rank_N folders go here):", 1);
+        Group g = TabSupport.group(c, Messages.ManaCheckpointTab_directory, 1);
         directory = TabSupport.text(g, 1, this::changed);
-        directory.setMessage("default: the working directory");
-        TabSupport.browseButtons(g, directory, true, "Choose the checkpoint directory");
+        directory.setMessage(Messages.ManaCheckpointTab_directoryHint);
+        TabSupport.browseButtons(g, directory, true, Messages.ManaCheckpointTab_directoryBrowse);
 
-        Group i = TabSupport.group(c, "Checkpoints", 3);
-        new Label(i, SWT.NONE).setText("Checkpoint &every");
+        Group i = TabSupport.group(c, Messages.ManaCheckpointTab_checkpointsGroup, 3);
+        new Label(i, SWT.NONE).setText(Messages.ManaCheckpointTab_every);
         interval = new Spinner(i, SWT.BORDER);
         interval.setMinimum(0);
         interval.setMaximum(7 * 24 * 3600);
         interval.addModifyListener(e -> changed());
-        new Label(i, SWT.NONE).setText("seconds (0 = only when asked: Run > Checkpoint Now)");
+        new Label(i, SWT.NONE).setText(Messages.ManaCheckpointTab_seconds);
         timing = new Button(i, SWT.CHECK);
-        timing.setText("Print checkpoint and restart &timings (--timing, MANA_TIMING)");
+        timing.setText(Messages.ManaCheckpointTab_timing);
         GridData span = new GridData();
         span.horizontalSpan = 3;
         timing.setLayoutData(span);
         timing.addListener(SWT.Selection, e -> changed());
 
-        Group r = TabSupport.group(c, "Restart", 1);
+        Group r = TabSupport.group(c, Messages.ManaCheckpointTab_restartGroup, 1);
         restart = new Button(r, SWT.CHECK);
-        restart.setText("&Restart from a checkpoint (mana_restart) instead of starting the program");
+        restart.setText(Messages.ManaCheckpointTab_restart);
         restart.addListener(SWT.Selection, e -> changed());
-        new Label(r, SWT.NONE).setText("Checkpoint to restart &from (default: the checkpoint directory):");
+        new Label(r, SWT.NONE).setText(Messages.ManaCheckpointTab_restartFrom);
         restartDirectory = TabSupport.text(r, 1, this::changed);
-        TabSupport.browseButtons(r, restartDirectory, true, "Choose the checkpoint to restart from");
+        TabSupport.browseButtons(r, restartDirectory, true, Messages.ManaCheckpointTab_restartBrowse);
         restartStatus = new Label(r, SWT.WRAP);
         restartStatus.setLayoutData(new GridData(SWT.FILL, SWT.TOP, true, false));
     }
@@ -108,10 +109,10 @@ public final class ManaCheckpointTab extends AbstractLaunchConfigurationTab {
             return "";
         }
         if (v.isValid()) {
-            return "Checkpoint found in " + v.directory() + ": " + v.summary() + ", written "
-                + ManaFormat.time(v.lastModified()) + ".";
+            return NLS.bind(Messages.ManaCheckpointTab_found, new Object[] {v.directory(), v.summary(),
+                ManaFormat.time(v.lastModified())});
         }
-        return restart.getSelection() ? v.summary() : "No usable checkpoint yet.";
+        return restart.getSelection() ? v.summary() : Messages.ManaCheckpointTab_noCheckpoint;
     }
 
     @Override
@@ -160,7 +161,7 @@ public final class ManaCheckpointTab extends AbstractLaunchConfigurationTab {
         if (restart.getSelection()) {
             CheckpointValidation v = restartValidation();
             if (v != null && !v.isValid()) {
-                setErrorMessage("Cannot restart: " + v.summary());
+                setErrorMessage(NLS.bind(Messages.ManaCheckpointTab_cannotRestart, v.summary()));
                 return false;
             }
         }
@@ -169,7 +170,8 @@ public final class ManaCheckpointTab extends AbstractLaunchConfigurationTab {
 
     @Override
     public String getName() {
-        return "Checkpoints";
+        return Messages.ManaCheckpointTab_name;
+
     }
 
     @Override

@@ -7,6 +7,7 @@ import org.eclipse.debug.internal.ui.launchConfigurations.EnvironmentVariable;
 import org.eclipse.debug.ui.EnvironmentTab;
 import org.eclipse.jface.viewers.ArrayContentProvider;
 import org.eclipse.jface.viewers.LabelProvider;
+import org.eclipse.osgi.util.NLS;
 import org.eclipse.swt.SWT;
 import org.eclipse.swt.layout.GridData;
 import org.eclipse.swt.widgets.Button;
@@ -31,8 +32,8 @@ public final class ManaEnvironmentTab extends EnvironmentTab {
     @Override
     protected void createTableButtons(Composite parent) {
         super.createTableButtons(parent);
-        manaButton = createPushButton(parent, "&MANA...", null);
-        manaButton.setToolTipText("Add variables that MANA reads (MANA_DEBUG, MANA_TIMING, ...), with their meaning");
+        manaButton = createPushButton(parent, Messages.ManaEnvironmentTab_mana, null);
+        manaButton.setToolTipText(Messages.ManaEnvironmentTab_manaTip);
         manaButton.setLayoutData(new GridData(SWT.FILL, SWT.TOP, false, false));
         manaButton.addListener(SWT.Selection, e -> chooseManaVariables());
     }
@@ -55,11 +56,12 @@ public final class ManaEnvironmentTab extends EnvironmentTab {
                 @Override
                 public String getText(Object o) {
                     ManaEnvironmentVariable v = (ManaEnvironmentVariable) o;
-                    return v.name() + " \u2014 " + v.description();
+                    return NLS.bind(Messages.ManaEnvironmentTab_variable, v.name(), v.description());
                 }
             })
-            .message("Choose the MANA variables to set (each is added with the value that switches it on):")
-            .title("MANA Environment Variables")
+            .message(Messages.ManaEnvironmentTab_chooseMessage)
+            .title(Messages.ManaEnvironmentTab_chooseTitle)
+
             .create(getShell());
         if (d.open() == ListSelectionDialog.OK) {
             List<EnvironmentVariable> add = new ArrayList<>();

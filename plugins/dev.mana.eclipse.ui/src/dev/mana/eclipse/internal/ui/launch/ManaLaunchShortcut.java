@@ -15,6 +15,7 @@ import org.eclipse.debug.ui.ILaunchShortcut;
 import org.eclipse.jface.dialogs.ErrorDialog;
 import org.eclipse.jface.viewers.ISelection;
 import org.eclipse.jface.viewers.IStructuredSelection;
+import org.eclipse.osgi.util.NLS;
 import org.eclipse.ui.IEditorPart;
 import org.eclipse.ui.PlatformUI;
 
@@ -49,7 +50,9 @@ public final class ManaLaunchShortcut implements ILaunchShortcut {
             DebugUITools.launch(findOrCreate(program), mode);
         } catch (CoreException e) {
             ErrorDialog.openError(PlatformUI.getWorkbench().getActiveWorkbenchWindow().getShell(),
-                "MANA MPI Job", "Cannot create a launch configuration for " + program, e.getStatus());
+                Messages.ManaLaunchShortcut_title, NLS.bind(Messages.ManaLaunchShortcut_cannotCreate, program),
+                e.getStatus());
+
         }
     }
 

@@ -3,6 +3,7 @@ package dev.mana.eclipse.internal.ui.launch;
 import java.io.File;
 
 import org.eclipse.core.runtime.CoreException;
+import org.eclipse.osgi.util.NLS;
 import org.eclipse.debug.core.ILaunchConfiguration;
 import org.eclipse.debug.core.ILaunchConfigurationWorkingCopy;
 import org.eclipse.debug.ui.AbstractLaunchConfigurationTab;
@@ -32,13 +33,13 @@ public final class ManaMainTab extends AbstractLaunchConfigurationTab {
         setControl(c);
         PlatformUI.getWorkbench().getHelpSystem().setHelp(c, IManaHelpContexts.MAIN_TAB);
 
-        Group g = TabSupport.group(c, "&Program:", 1);
+        Group g = TabSupport.group(c, Messages.ManaMainTab_program, 1);
         program = TabSupport.text(g, 1, this::changed);
-        program.setMessage("the MPI executable, as built with mpicc");
+        program.setMessage(Messages.ManaMainTab_programHint);
         program.setData("name", "program");
-        TabSupport.browseButtons(g, program, false, "Choose the MPI program");
+        TabSupport.browseButtons(g, program, false, Messages.ManaMainTab_programBrowse);
 
-        Group a = TabSupport.group(c, "Program &arguments:", 1);
+        Group a = TabSupport.group(c, Messages.ManaMainTab_arguments, 1);
         arguments = new Text(a, SWT.MULTI | SWT.WRAP | SWT.BORDER | SWT.V_SCROLL);
         GridData gd = new GridData(SWT.FILL, SWT.FILL, true, false);
         gd.heightHint = 60;
@@ -48,13 +49,13 @@ public final class ManaMainTab extends AbstractLaunchConfigurationTab {
         Composite vb = new Composite(a, SWT.NONE);
         vb.setLayout(new GridLayout(1, false));
         vb.setLayoutData(new GridData(SWT.END, SWT.TOP, true, false));
-        TabSupport.button(vb, "Var&iables...", () -> TabSupport.variables(arguments));
+        TabSupport.button(vb, Messages.ManaMainTab_variables, () -> TabSupport.variables(arguments));
 
-        Group w = TabSupport.group(c, "&Working directory:", 1);
+        Group w = TabSupport.group(c, Messages.ManaMainTab_workingDirectory, 1);
         workingDirectory = TabSupport.text(w, 1, this::changed);
-        workingDirectory.setMessage("default: the program's folder");
+        workingDirectory.setMessage(Messages.ManaMainTab_workingDirectoryHint);
         workingDirectory.setData("name", "workingDirectory");
-        TabSupport.browseButtons(w, workingDirectory, true, "Choose the working directory");
+        TabSupport.browseButtons(w, workingDirectory, true, Messages.ManaMainTab_workingDirectoryBrowse);
     }
 
     private void changed() {
@@ -91,7 +92,7 @@ public final class ManaMainTab extends AbstractLaunchConfigurationTab {
         setMessage(null);
         String p = program.getText().trim();
         if (p.isEmpty()) {
-            setMessage("Choose the MPI program to run under MANA.");
+            setMessage(Messages.ManaMainTab_chooseProgram);
             return false;
         }
         if (!p.contains("${")) {
@@ -101,17 +102,17 @@ public final class ManaMainTab extends AbstractLaunchConfigurationTab {
                 f = new File(wd, p);
             }
             if (f.isAbsolute() && !f.isFile()) {
-                setErrorMessage("The program " + f + " does not exist.");
+                setErrorMessage(NLS.bind(Messages.ManaMainTab_programMissing, f));
                 return false;
             }
             if (f.isAbsolute() && !f.canExecute()) {
-                setErrorMessage("The program " + f + " is not executable.");
+                setErrorMessage(NLS.bind(Messages.ManaMainTab_programNotExecutable, f));
                 return false;
             }
         }
         String wd = workingDirectory.getText().trim();
         if (!wd.isEmpty() && !wd.contains("${") && !new File(wd).isDirectory()) {
-            setErrorMessage("The working directory " + wd + " does not exist.");
+            setErrorMessage(NLS.bind(Messages.ManaMainTab_workingDirectoryMissing, wd));
             return false;
         }
         return true;
@@ -119,7 +120,8 @@ public final class ManaMainTab extends AbstractLaunchConfigurationTab {
 
     @Override
     public String getName() {
-        return "Main";
+        return Messages.ManaMainTab_name;
+
     }
 
     @Override

@@ -41,48 +41,48 @@ public final class ManaMpiTab extends AbstractLaunchConfigurationTab {
         setControl(c);
         PlatformUI.getWorkbench().getHelpSystem().setHelp(c, IManaHelpContexts.MPI_TAB);
 
-        Group g = TabSupport.group(c, "MPI", 2);
-        new Label(g, SWT.NONE).setText("Number of &ranks:");
+        Group g = TabSupport.group(c, Messages.ManaMpiTab_mpiGroup, 2);
+        new Label(g, SWT.NONE).setText(Messages.ManaMpiTab_ranks);
         ranks = new Spinner(g, SWT.BORDER);
         ranks.setMinimum(1);
         ranks.setMaximum(65536);
         ranks.addModifyListener(e -> changed());
-        new Label(g, SWT.NONE).setText("MPI &implementation:");
+        new Label(g, SWT.NONE).setText(Messages.ManaMpiTab_implementation);
         mpi = new Combo(g, SWT.READ_ONLY);
         for (MpiImplementation m : MpiImplementation.values()) {
-            mpi.add(m == MpiImplementation.AUTO ? "Automatic (the mpirun on the PATH)" : m.label());
+            mpi.add(m == MpiImplementation.AUTO ? Messages.ManaMpiTab_automatic : m.label());
         }
         mpi.addModifyListener(e -> changed());
-        new Label(g, SWT.NONE).setText("Launcher:");
+        new Label(g, SWT.NONE).setText(Messages.ManaMpiTab_launcher);
         Composite radios = new Composite(g, SWT.NONE);
         radios.setLayout(new GridLayout(2, false));
         mpirun = new Button(radios, SWT.RADIO);
-        mpirun.setText("&mpirun");
+        mpirun.setText(Messages.ManaMpiTab_mpirun);
         srun = new Button(radios, SWT.RADIO);
-        srun.setText("&srun (Slurm)");
+        srun.setText(Messages.ManaMpiTab_srun);
         mpirun.addListener(SWT.Selection, e -> changed());
         srun.addListener(SWT.Selection, e -> changed());
-        new Label(g, SWT.NONE).setText("Launcher ar&guments:");
+        new Label(g, SWT.NONE).setText(Messages.ManaMpiTab_launcherArguments);
         launcherArgs = TabSupport.text(g, 1, this::changed);
-        launcherArgs.setMessage("extra options for mpirun or srun, e.g. --bind-to none");
+        launcherArgs.setMessage(Messages.ManaMpiTab_launcherArgumentsHint);
 
-        Group k = TabSupport.group(c, "Coordinator", 2);
+        Group k = TabSupport.group(c, Messages.ManaMpiTab_coordinatorGroup, 2);
         hostCoordinator = new Button(k, SWT.RADIO);
-        hostCoordinator.setText("&Host a coordinator in Eclipse for this job (recommended)");
+        hostCoordinator.setText(Messages.ManaMpiTab_hostCoordinator);
         GridData span = new GridData();
         span.horizontalSpan = 2;
         hostCoordinator.setLayoutData(span);
         joinCoordinator = new Button(k, SWT.RADIO);
-        joinCoordinator.setText("&Join a running coordinator (mana_coordinator):");
+        joinCoordinator.setText(Messages.ManaMpiTab_joinCoordinator);
         GridData span2 = new GridData();
         span2.horizontalSpan = 2;
         joinCoordinator.setLayoutData(span2);
-        new Label(k, SWT.NONE).setText("Status &file:");
+        new Label(k, SWT.NONE).setText(Messages.ManaMpiTab_statusFile);
         statusFile = TabSupport.text(k, 1, this::changed);
-        statusFile.setMessage("~/.mana.rc (Host, Port and Secret are read from it)");
-        new Label(k, SWT.NONE).setText("H&ost:");
+        statusFile.setMessage(Messages.ManaMpiTab_statusFileHint);
+        new Label(k, SWT.NONE).setText(Messages.ManaMpiTab_host);
         host = TabSupport.text(k, 1, this::changed);
-        new Label(k, SWT.NONE).setText("P&ort:");
+        new Label(k, SWT.NONE).setText(Messages.ManaMpiTab_port);
         port = new Spinner(k, SWT.BORDER);
         port.setMinimum(1);
         port.setMaximum(65535);
@@ -144,7 +144,7 @@ public final class ManaMpiTab extends AbstractLaunchConfigurationTab {
     public boolean isValid(ILaunchConfiguration cfg) {
         setErrorMessage(null);
         if (joinCoordinator.getSelection() && statusFile.getText().isBlank() && host.getText().isBlank()) {
-            setErrorMessage("Name the coordinator to join: its status file, or its host and port.");
+            setErrorMessage(Messages.ManaMpiTab_nameCoordinator);
             return false;
         }
         return true;
@@ -152,7 +152,8 @@ public final class ManaMpiTab extends AbstractLaunchConfigurationTab {
 
     @Override
     public String getName() {
-        return "MPI";
+        return Messages.ManaMpiTab_name;
+
     }
 
     @Override

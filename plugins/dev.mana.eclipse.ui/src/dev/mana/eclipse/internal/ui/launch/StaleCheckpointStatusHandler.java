@@ -13,6 +13,7 @@ import org.eclipse.core.runtime.IStatus;
 import org.eclipse.core.runtime.Status;
 import org.eclipse.debug.core.IStatusHandler;
 import org.eclipse.jface.dialogs.MessageDialog;
+import org.eclipse.osgi.util.NLS;
 import org.eclipse.swt.widgets.Display;
 import org.eclipse.ui.PlatformUI;
 
@@ -26,9 +27,8 @@ public final class StaleCheckpointStatusHandler implements IStatusHandler {
         File dir = (File) source;
         AtomicBoolean yes = new AtomicBoolean();
         Display d = PlatformUI.getWorkbench().getDisplay();
-        d.syncExec(() -> yes.set(MessageDialog.openQuestion(d.getActiveShell(), "Old Checkpoint",
-            "The checkpoint directory " + dir + " already holds a checkpoint.\n\n"
-                + "Delete it and launch? (Choose No to keep it; Run > Restart from Checkpoint... restarts from it.)")));
+        d.syncExec(() -> yes.set(MessageDialog.openQuestion(d.getActiveShell(), Messages.StaleCheckpoint_title,
+            NLS.bind(Messages.StaleCheckpoint_question, dir))));
         if (!yes.get()) {
             return Boolean.FALSE;
         }
@@ -39,7 +39,8 @@ public final class StaleCheckpointStatusHandler implements IStatusHandler {
                     Files.delete(p);
                 }
             } catch (IOException e) {
-                throw new CoreException(Status.error("Cannot delete " + r + ": " + e.getMessage(), e));
+                throw new CoreException(Status.error(NLS.bind(Messages.StaleCheckpoint_cannotDelete, r, e.getMessage()), e)
+);
             }
         }
         return Boolean.TRUE;

@@ -63,7 +63,7 @@ final class TabSupport {
         GridData gd = new GridData(SWT.END, SWT.TOP, true, false);
         gd.horizontalSpan = ((GridLayout) parent.getLayout()).numColumns;
         c.setLayoutData(gd);
-        button(c, folder ? "File &System..." : "&Browse...", () -> {
+        button(c, folder ? Messages.TabSupport_fileSystem : Messages.TabSupport_browse, () -> {
             String path;
             if (folder) {
                 DirectoryDialog d = new DirectoryDialog(parent.getShell());
@@ -80,7 +80,8 @@ final class TabSupport {
                 target.setText(path);
             }
         });
-        button(c, "&Variables...", () -> variables(target));
+        button(c, Messages.TabSupport_variables,
+ () -> variables(target));
     }
 
     static void variables(Text target) {
