@@ -178,11 +178,13 @@ static int resolve_program(const char *prog, char *out, size_t len)
 
 static __attribute__((noreturn)) void jump_to(uint64_t sp, uint64_t entry)
 {
+    /* sp and entry in fixed registers: with a free "r" the compiler may hand out rdx or rbp (it does at
+     * -O0: entry in rdx), and the xors below would zero the jump target. */
     __asm__ volatile("mov %0, %%rsp\n\t"
                      "xor %%edx, %%edx\n\t"   /* no rtld_fini from a "kernel" */
                      "xor %%ebp, %%ebp\n\t"
                      "jmp *%1\n\t"
-                     : : "r"(sp), "r"(entry) : "memory");
+                     : : "D"(sp), "S"(entry) : "rdx", "memory");
     __builtin_unreachable();
 }
 
