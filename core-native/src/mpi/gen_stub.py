@@ -95,13 +95,15 @@ def wrapped(sources):
 
 
 def defined_extra(sources):
-    """Other exported functions the wrappers define: the predefined attribute callbacks
-    (Open MPI's OMPI_C_MPI_*_FN, MPICH's MPIR_Dup_fn), so the stub leaves them out."""
+    """Other exported symbols the wrappers define, so the stub leaves them out: the predefined
+    attribute callbacks (Open MPI's OMPI_C_MPI_*_FN, MPICH's MPIR_Dup_fn) and constant pointers
+    with their values (MPICH's MPI_UNWEIGHTED, MPI_WEIGHTS_EMPTY: `int *const NAME = ...`)."""
     names = set()
     for src in sources:
         with open(src, encoding="utf-8") as f:
             for line in f:
-                m = re.match(r"^(?:int\s+|[A-Z_]+\()((?:OMPI_C_|MPIR_)\w+)", line)
+                m = (re.match(r"^(?:int\s+|[A-Z_]+\()((?:OMPI_C_|MPIR_)\w+)", line)
+                     or re.match(r"^int \*const (MPI_\w+) =", line))
                 if m:
                     names.add(m.group(1))
     return names

@@ -19,12 +19,13 @@
 enum { W_GIVEN = 0, W_UNWEIGHTED, W_EMPTY };
 
 #ifndef OPEN_MPI
+/* Defined here with their values (gen_stub.py leaves them out of the stub): they are const, and a
+ * program that names them holds a copy relocation in its read-only-after-relocation data, filled from
+ * these at load. Storing into them later is undefined (GCC drops such stores at -O2, leaving both
+ * NULL and alike; at -O0 the store faults on the program's read-only copy). */
 static int unweighted_sentinel, empty_sentinel;
-__attribute__((constructor)) static void weights_init(void)
-{
-    *(int **)&MPI_UNWEIGHTED = &unweighted_sentinel;
-    *(int **)&MPI_WEIGHTS_EMPTY = &empty_sentinel;
-}
+int *const MPI_UNWEIGHTED = &unweighted_sentinel;
+int *const MPI_WEIGHTS_EMPTY = &empty_sentinel;
 #endif
 
 static int wkind(const int *w)

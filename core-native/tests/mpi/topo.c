@@ -1,7 +1,8 @@
-/* topo - graph and distributed-graph communicators, group set operations, MPI_Comm_create_group,
- * info objects and communicator hints, a user error handler (with added error classes, codes and
- * strings) beside MPI_ERRORS_RETURN, and C/Fortran handle round trips; everything made before the
- * checkpoint and used every iteration after it.  Exchanges go along the topologies' neighbour lists. */
+/* topo - graph and distributed-graph communicators (one with MPI_WEIGHTS_EMPTY at its ends), group
+ * set operations, MPI_Comm_create_group, info objects and communicator hints, a user error handler
+ * (with added error classes, codes and strings) beside MPI_ERRORS_RETURN, and C/Fortran handle round
+ * trips; everything made before the checkpoint and used every iteration after it.  Exchanges go along
+ * the topologies' neighbour lists. */
 #include "mpitest.h"
 
 /* MPI_UNWEIGHTED is a small constant pointer in Open MPI, which GCC takes for an array of size 0 */
@@ -76,6 +77,16 @@ int main(int argc, char **argv)
     MPI_Comm dgen;
     /* mana-lint: ignore MPI_Dist_graph_create (no hints given) */
     MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &me, &one, &two, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &dgen);
+
+    /* dist graph, adjacent and weighted, a chain i -> i+1 of weight 10+i: its ends have no edge on one
+     * side and say so with MPI_WEIGHTS_EMPTY, which must stay apart from MPI_UNWEIGHTED (taken for it,
+     * the graph would be unweighted) */
+    if (MPI_UNWEIGHTED == MPI_WEIGHTS_EMPTY) mt_fail("MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY are the same");
+    int cin = me > 0, cout = me < n - 1, csrc = me - 1, cdst = me + 1, cwin = 9 + me, cwout = 10 + me;
+    MPI_Comm chain;
+    /* mana-lint: ignore MPI_Dist_graph_create_adjacent (no hints given) */
+    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, cin, &csrc, cin ? &cwin : MPI_WEIGHTS_EMPTY, cout, &cdst,
+                                   cout ? &cwout : MPI_WEIGHTS_EMPTY, MPI_INFO_NULL, 0, &chain);
 
     /* groups: evens, odds = world - evens, union, intersection, exclusion */
     MPI_Group world, evens, odds, both, none, noteven0;
@@ -179,6 +190,17 @@ int main(int argc, char **argv)
         MPI_Sendrecv(&val, 1, MPI_LONG, gd, 3, &got, 1, MPI_LONG, gs, 3, dgen, MPI_STATUS_IGNORE);
         val = (val + 3 * got) % 1000003;
 
+        int cs = -1, cd = -1, cw1 = -1, cw2 = -1;
+        MPI_Dist_graph_neighbors_count(chain, &indeg, &outdeg, &weighted);
+        MPI_Dist_graph_neighbors(chain, cin, &cs, &cw1, cout, &cd, &cw2); /* MPICH 4.0 faults on a max above a 0 degree */
+        if (indeg != cin || outdeg != cout || !weighted || (cin && (cs != csrc || cw1 != cwin)) ||
+            (cout && (cd != cdst || cw2 != cwout)))
+            mt_fail("chain dist graph: %d %d %d %d %d %d %d", indeg, outdeg, weighted, cs, cd, cw1, cw2);
+        got = 0;
+        MPI_Sendrecv(&val, cout, MPI_LONG, cout ? cdst : MPI_PROC_NULL, 4, &got, cin, MPI_LONG,
+                     cin ? csrc : MPI_PROC_NULL, 4, chain, MPI_STATUS_IGNORE);
+        val = (val + got * cwin) % 1000003;
+
         /* the odd ranks' communicator: a collective only some ranks make between two of the world's
          * (the collective drain may need more than one round for it) */
         if (oddc != MPI_COMM_NULL) {
@@ -237,6 +259,7 @@ int main(int argc, char **argv)
     MPI_Comm_free(&graph);
     MPI_Comm_free(&dadj);
     MPI_Comm_free(&dgen);
+    MPI_Comm_free(&chain);
     MPI_Comm_free(&hinted);
     MPI_Comm_free(&ecomm);
     MPI_Comm_free(&rcomm);
