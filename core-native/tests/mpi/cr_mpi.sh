@@ -120,7 +120,7 @@ hang_report() {
         echo "---- rank $r: threads (mana_gdb, both halves' symbols)"
         timeout 90 "$ROOT/bin/mana_gdb" --rank "$r" --batch -ex 'thread apply all bt 25' \
             -ex "source $(dirname -- "$(readlink -f -- "$0")")/drain_state.py" 2>&1 |
-            grep -E '^(Thread|#|drain state|  comm )' | head -n 160
+            grep -E '^(Thread|#|drain state|  comm |lower half|  thread LWP)' | head -n 160
     done
 }
 checkpoint() {   # checkpoint [--kill]
