@@ -70,6 +70,9 @@ struct mana_plugin_iface {
                   size_t errlen);
     /* Tid of the checkpoint thread (it passes the restart gate). */
     volatile int *ckpt_tid;
+    /* Offset of the tid field in glibc's struct pthread (from pthread_self(), i.e. FS:0x10), found
+     * once by the plugin (plugin.c: find_tid_offset); 0 if unknown. */
+    const uint32_t *tid_offset;
 };
 
 /* In libmana.so. */

@@ -602,14 +602,13 @@ void mana_mpi_init_lazy(void)
     lower.deferred = lower.iface->deferred;
     lower.sig = lower.iface->ckpt_signal;
     lower.ckpt_tid = lower.iface->ckpt_tid;
-    /* tid field of glibc's struct pthread (read without a system call on every MPI call) */
-    {
-        uint64_t up;
-        __asm__ volatile("mov %%fs:0x10, %0" : "=r"(up));
-        int tid = mana_gettid();
-        main_tid = tid;
-        for (uint32_t off = 0; off < 2048; off += 4)
-            if (*(int *)(up + off) == tid) { lower.tid_offset = off; break; }
+    /* tid field of glibc's struct pthread (read without a system call on every MPI call): the
+     * plugin's, which checks it (a scan of this thread alone can take a pointer's upper half for it) */
+    main_tid = mana_gettid();
+    lower.tid_offset = *lower.iface->tid_offset;
+    if (!lower.tid_offset) {
+        say("MANA: the runtime did not find the tid field of glibc's thread descriptor");
+        _exit(1);
     }
     vtab = calloc(MANA_MAX_VOBJ, sizeof *vtab);
     if (!vtab) { say("MANA: out of memory"); _exit(1); }

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -60,7 +61,7 @@ static int lower_tids[MANA_MAX_THREADS];      /* threads of the MPI library: nev
 static volatile int n_lower_tids;
 static int reduce_for_mpi(uint32_t g, uint16_t phase, int op, int64_t *vals, uint32_t n, char *err, size_t errlen);
 static struct mana_plugin_iface iface = {
-    &lower_owner, &mpi_deferred, &mana_pl.cfg.ckpt_signal, reduce_for_mpi, &ckpt_tid_word,
+    &lower_owner, &mpi_deferred, &mana_pl.cfg.ckpt_signal, reduce_for_mpi, &ckpt_tid_word, &mana_pl.tid_offset,
 };
 
 struct mana_plugin_iface *mana_mpi_register(const struct mana_mpi_hooks *hooks)
@@ -815,12 +816,42 @@ static void *ckpt_thread(void *arg)
 
 /* ---- start-up ---- */
 
+/* The tid field of glibc's struct pthread, as an offset from pthread_self().  The first int equal to
+ * the tid is not it: pid_max is often 32768, and tid 32767 (0x7fff) is the upper half of every
+ * pointer into 0x7fff........, such as the descriptor's own first word (a checkpoint thread keyed on
+ * that read its tid as 32767 and waited at the restart gate for good, about once per pid wrap). */
+struct tid_probe { const char *main_pd; int main_tid; uint32_t off; };
+
+/* On a second thread: the one offset that holds the tid in both descriptors (their tids differ). */
+static void *tid_probe_thread(void *arg)
+{
+    struct tid_probe *p = arg;
+    const char *pd = (const char *)pthread_self();
+    int tid = mana_gettid();
+    for (uint32_t off = 4; off < 2048; off += 4)
+        if (*(const int *)(p->main_pd + off) == p->main_tid && *(const int *)(pd + off) == tid) {
+            p->off = off;
+            break;
+        }
+    return NULL;
+}
+
 static void find_tid_offset(void)
 {
     char *pd = (char *)pthread_self();
     int tid = mana_gettid();
-    for (uint32_t off = 0; off < 2048; off += 4) {
-        if (*(int *)(pd + off) == tid) { mana_pl.tid_offset = off; return; }
+    /* glibc registers &pd->tid with set_tid_address at start-up: the kernel says where it is
+     * (PR_GET_TID_ADDRESS, kernels built with CONFIG_CHECKPOINT_RESTORE). */
+    int *at = NULL;
+    if (prctl(PR_GET_TID_ADDRESS, &at, 0, 0, 0) == 0 && (char *)at > pd && (char *)at < pd + 2048 && *at == tid) {
+        mana_pl.tid_offset = (uint32_t)((char *)at - pd);
+        return;
+    }
+    struct tid_probe p = { pd, tid, 0 };
+    pthread_t th;
+    if (pthread_create(&th, NULL, tid_probe_thread, &p) == 0 && pthread_join(th, NULL) == 0 && p.off) {
+        mana_pl.tid_offset = p.off;
+        return;
     }
     mana_warn("cannot find the tid field in glibc's thread descriptor; restart will not fix cached tids");
 }

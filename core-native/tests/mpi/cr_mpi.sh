@@ -3,7 +3,7 @@
 # an uninterrupted native run of the same number of iterations (see mpitest.h).
 #
 #   cr_mpi.sh [--mode kill|continue|cycles|reconnect] [--cycles N] [--seed S] [--extra E] [--native REF]
-#             [--script FILE] [--restart-env VAR=VALUE] MPI NP PROGRAM [ARGS]
+#             [--script FILE] [--restart-env VAR=VALUE] [--rank-pid P] MPI NP PROGRAM [ARGS]
 #
 #   kill      launch; at a random moment after "ready": checkpoint-and-kill; restart; stop; compare
 #   continue  launch; checkpoint (the job goes on); stop; compare
@@ -18,10 +18,15 @@
 # comes from MPI (MANA_MPI), since the interpreter's own libraries do not name one.
 # --restart-env: the restarts run with VAR=VALUE in their environment (e.g. MANA_NO_FSGSBASE=1: an
 # image taken with one way of switching FS restarts with the other, as on another CPU).
+# --rank-pid: the last rank is launched as pid P (rank_pid.sh steers the kernel's next pid through
+# /proc/sys/kernel/ns_last_pid; exit 77, skipped, where that cannot be written; launched again, 5 times
+# at most, when another process took the pid first).
+# P=32767 is 0x7fff, the upper half of every pointer into 0x7fff........: a scan for the tid field of
+# glibc's thread descriptor once took such a pointer for it in that rank.
 # Every wait is bounded; a hang fails the test.  Exit 0 = PASS.
 set -u
 ROOT=${MANA_ROOT:-$(cd "$(dirname -- "$(readlink -f -- "$0")")/../../.." && pwd -P)}
-mode=kill cycles=3 seed=${MANA_TEST_SEED:-$$} extra=50 native='' script= restart_env=()
+mode=kill cycles=3 seed=${MANA_TEST_SEED:-$$} extra=50 native='' script= restart_env=() rank_pid=
 while [ $# -gt 0 ]; do
     case $1 in
         --mode) mode=$2; shift 2;;
@@ -31,6 +36,7 @@ while [ $# -gt 0 ]; do
         --native) native=$2; shift 2;;
         --script) script=$2; shift 2;;
         --restart-env) restart_env+=("$2"); shift 2;;
+        --rank-pid) rank_pid=$2; shift 2;;
         *) break;;
     esac
 done
@@ -131,14 +137,38 @@ checkpoint() {   # checkpoint [--kill]
     grep -q "written" "$tmp/status.out" || fail "no checkpoint written"
 }
 
+launch_once() {
+    if [ -n "$script" ]; then
+        start_job launch mana_launch --ckptdir "$tmp/ck" "$prog" "$script" --stop-file "$tmp/stop" "$@"
+    else
+        start_job launch mana_launch --ckptdir "$tmp/ck" "$prog" --stop-file "$tmp/stop" "$@"
+    fi
+    wait_for 60 has "$tmp/launch.out" '^ready' || fail "no 'ready' line from the launched program"
+    wait_for 60 running || fail "not every rank registered"
+}
+rank_pids() { "$ROOT/bin/mana_status" --list 2>/dev/null | awk 'NR > 1 { print $3 }'; }
 start_coordinator
-if [ -n "$script" ]; then
-    start_job launch mana_launch --ckptdir "$tmp/ck" "$prog" "$script" --stop-file "$tmp/stop" "$@"
+if [ -z "$rank_pid" ]; then
+    launch_once "$@"
 else
-    start_job launch mana_launch --ckptdir "$tmp/ck" "$prog" --stop-file "$tmp/stop" "$@"
+    [ -w /proc/sys/kernel/ns_last_pid ] || { say "SKIP: cannot steer pids (/proc/sys/kernel/ns_last_pid)"; exit 77; }
+    try=0
+    while :; do
+        try=$((try + 1))
+        MPIRUN_SAVED=$MPIRUN
+        MPIRUN="$MPIRUN $(dirname -- "$(readlink -f -- "$0")")/rank_pid.sh $rank_pid $((np - 1))"
+        launch_once "$@"
+        MPIRUN=$MPIRUN_SAVED
+        pids=$(echo $(rank_pids))
+        case " $pids " in *" $rank_pid "*) say "rank pids $pids (launch $try)"; break;; esac
+        [ "$try" -lt 5 ] || fail "no rank got pid $rank_pid in 5 launches (last: $pids)"
+        echo 1 > "$tmp/stop"
+        finish_job || fail "a launch that missed pid $rank_pid did not end cleanly"
+        rm -f "$tmp/stop"
+        pkill -f "status-file $tmp/" 2>/dev/null
+        start_coordinator
+    done
 fi
-wait_for 60 has "$tmp/launch.out" '^ready' || fail "no 'ready' line from the launched program"
-wait_for 60 running || fail "not every rank registered"
 random_pause
 final=launch
 case $mode in

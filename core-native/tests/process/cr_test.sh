@@ -160,6 +160,32 @@ threads|signals|mallocs|files|mallocs_direct)
     fi
     ;;
 
+pid7fff)   # the program runs as pid 32767 (0x7fff, the upper half of every pointer into 0x7fff........):
+           # the runtime must still find the tid field of glibc's thread descriptor (a scan once took the
+           # descriptor's own pointer for it), or a restart writes the new tids over that pointer
+    [ -w /proc/sys/kernel/ns_last_pid ] || { echo "SKIP: cannot steer pids (/proc/sys/kernel/ns_last_pid)"; exit 77; }
+    start_coordinator
+    want=$(plain_final threads 150 0)
+    hold
+    for try in 1 2 3 4 5; do
+        echo 32766 > /proc/sys/kernel/ns_last_pid
+        launch a threads 150 10                 # its fork is the next one: pid 32767 unless taken
+        [ "$LAST_PID" = 32767 ] && break
+        kill -9 "$LAST_PID"; wait "$LAST_PID" 2>/dev/null
+    done
+    [ "$LAST_PID" = 32767 ] || fail "could not launch as pid 32767 in 5 tries"
+    wait_registered
+    wait_lines "$W/a.out" 5
+    checkpoint
+    kill -9 "$LAST_PID"; wait "$LAST_PID" 2>/dev/null
+    restart b
+    release
+    wait_exit "$LAST_PID" 60
+    [ "$RC" = 0 ] || fail "restarted run exited with $RC"
+    got=$(final_line "$W/b.out")
+    [ "$got" = "$want" ] || fail "final line '$got', want '$want'"
+    ;;
+
 vector)    # 6 threads computing in vector registers (AVX-512 here): every register must come back
     VEC=$PROJECT_BIN/tests/process/vecregs
     [ -x "$VEC" ] || fail "$VEC not built"
