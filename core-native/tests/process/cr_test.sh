@@ -45,6 +45,18 @@ launch() {
     LAST_PID=$!
     PIDS+=("$LAST_PID")
 }
+# launch_as_pid P NAME PROG ARGS...: launch, steering the kernel's next pid so the program is pid P
+# (/proc/sys/kernel/ns_last_pid); again, 5 times at most, when another process took it first
+launch_as_pid() {
+    local p=$1 try; shift
+    for try in 1 2 3 4 5; do
+        echo $((p - 1)) > /proc/sys/kernel/ns_last_pid
+        launch "$@"                             # its fork is the next one
+        [ "$LAST_PID" = "$p" ] && return 0
+        kill -9 "$LAST_PID"; wait "$LAST_PID" 2>/dev/null
+    done
+    fail "could not launch as pid $p in 5 tries"
+}
 restart() {
     local name=$1; shift
     "$B/mana_restart" --restartdir "$W/ck" "$@" > "$W/$name.out" 2> "$W/$name.err" &
@@ -126,10 +138,15 @@ counter)   # checkpoint at a random moment, kill -9, restart: the sequence goes 
     msg=$(check_counter_sequence "$W/a.out" "$W/b.out" 60) || fail "$msg"
     ;;
 
-threads|signals|mallocs|files|mallocs_direct)
+threads|signals|mallocs|files|mallocs_direct|pid7fff)
     start_coordinator
     case $SCENARIO in
         threads) args=(threads 150 10); plain=(threads 150 0) ;;
+        # pid7fff: threads as pid 32767 (0x7fff, the upper half of every pointer into 0x7fff........):
+        # the runtime must still find glibc's tid field (a scan once took the thread descriptor's own
+        # pointer for it, and a restart wrote the new tids over that pointer)
+        pid7fff) args=(threads 150 10); plain=(threads 150 0)
+                 [ -w /proc/sys/kernel/ns_last_pid ] || { echo "SKIP: cannot steer pids (ns_last_pid)"; exit 77; } ;;
         signals) args=(signals 40 50); plain=(signals 40 50) ;;
         mallocs) args=(mallocs 60 40); plain=(mallocs 60 0) ;;
         mallocs_direct) export MANA_DIRECT_IO=1; args=(mallocs 60 40); plain=(mallocs 60 0) ;;   # O_DIRECT writer
@@ -138,7 +155,7 @@ threads|signals|mallocs|files|mallocs_direct)
     want=$(plain_final "${plain[@]}")
     [ -n "$want" ] || fail "plain run of ${plain[*]} printed no final line"
     hold
-    launch a "${args[@]}"
+    if [ "$SCENARIO" = pid7fff ]; then launch_as_pid 32767 a "${args[@]}"; else launch a "${args[@]}"; fi
     wait_registered
     wait_lines "$W/a.out" 5
     sleep_ms "$(rand_ms 200 800)"     # where in the run: random; mid-run: always (hold)
@@ -158,32 +175,6 @@ threads|signals|mallocs|files|mallocs_direct)
         step=$(echo "$first" | sed 's/.*step \([0-9]*\).*/\1/')
         grep -q "^files step $((step - 1)) " "$W/a.out" || fail "restart began at step $step, not after a step of the first run"
     fi
-    ;;
-
-pid7fff)   # the program runs as pid 32767 (0x7fff, the upper half of every pointer into 0x7fff........):
-           # the runtime must still find the tid field of glibc's thread descriptor (a scan once took the
-           # descriptor's own pointer for it), or a restart writes the new tids over that pointer
-    [ -w /proc/sys/kernel/ns_last_pid ] || { echo "SKIP: cannot steer pids (/proc/sys/kernel/ns_last_pid)"; exit 77; }
-    start_coordinator
-    want=$(plain_final threads 150 0)
-    hold
-    for try in 1 2 3 4 5; do
-        echo 32766 > /proc/sys/kernel/ns_last_pid
-        launch a threads 150 10                 # its fork is the next one: pid 32767 unless taken
-        [ "$LAST_PID" = 32767 ] && break
-        kill -9 "$LAST_PID"; wait "$LAST_PID" 2>/dev/null
-    done
-    [ "$LAST_PID" = 32767 ] || fail "could not launch as pid 32767 in 5 tries"
-    wait_registered
-    wait_lines "$W/a.out" 5
-    checkpoint
-    kill -9 "$LAST_PID"; wait "$LAST_PID" 2>/dev/null
-    restart b
-    release
-    wait_exit "$LAST_PID" 60
-    [ "$RC" = 0 ] || fail "restarted run exited with $RC"
-    got=$(final_line "$W/b.out")
-    [ "$got" = "$want" ] || fail "final line '$got', want '$want'"
     ;;
 
 vector)    # 6 threads computing in vector registers (AVX-512 here): every register must come back
