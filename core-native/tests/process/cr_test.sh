@@ -45,6 +45,12 @@ launch() {
     LAST_PID=$!
     PIDS+=("$LAST_PID")
 }
+# can_steer_pids: whether this process may set the kernel's last pid (a write of its own value: root
+# without CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE passes a -w test and still gets EPERM)
+can_steer_pids() {
+    local v
+    v=$(cat /proc/sys/kernel/ns_last_pid 2>/dev/null) && (echo "$v" > /proc/sys/kernel/ns_last_pid) 2>/dev/null
+}
 # launch_as_pid P NAME PROG ARGS...: launch, steering the kernel's next pid so the program is pid P
 # (/proc/sys/kernel/ns_last_pid); again, 5 times at most, when another process took it first
 launch_as_pid() {
@@ -146,7 +152,8 @@ threads|signals|mallocs|files|mallocs_direct|pid7fff)
         # the runtime must still find glibc's tid field (a scan once took the thread descriptor's own
         # pointer for it, and a restart wrote the new tids over that pointer)
         pid7fff) args=(threads 150 10); plain=(threads 150 0)
-                 [ -w /proc/sys/kernel/ns_last_pid ] || { echo "SKIP: cannot steer pids (ns_last_pid)"; exit 77; } ;;
+                 can_steer_pids ||
+                     { echo "SKIP: cannot steer pids (ns_last_pid: needs CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE)"; exit 77; } ;;
         signals) args=(signals 40 50); plain=(signals 40 50) ;;
         mallocs) args=(mallocs 60 40); plain=(mallocs 60 0) ;;
         mallocs_direct) export MANA_DIRECT_IO=1; args=(mallocs 60 40); plain=(mallocs 60 0) ;;   # O_DIRECT writer
