@@ -104,11 +104,12 @@ running() { [ "$("$ROOT/bin/mana_status" --list 2>/dev/null | grep -c ' RUNNING 
 random_pause() { sleep "0.$(printf '%03d' $((RANDOM % 400)))"; }
 
 # One run of the job in the background: its output in $tmp/$1.out / .err.
+wrap=                      # a command the ranks run under (--rank-pid: rank_pid.sh), empty for none
 start_job() {
     local envs=()
     case $2 in mana_restart) envs=("${restart_env[@]}");; esac
     (cd "$tmp/run" && ulimit -c unlimited 2>/dev/null
-     exec env ${envs[@]+"${envs[@]}"} timeout 300 $MPIRUN "$ROOT/bin/$2" "${@:3}") > "$tmp/$1.out" 2> "$tmp/$1.err" &
+     exec env ${envs[@]+"${envs[@]}"} timeout 300 $MPIRUN $wrap "$ROOT/bin/$2" "${@:3}") > "$tmp/$1.out" 2> "$tmp/$1.err" &
     jobs_pid=$!
 }
 finish_job() {
@@ -156,12 +157,10 @@ else
     v=$(cat /proc/sys/kernel/ns_last_pid 2>/dev/null) && (echo "$v" > /proc/sys/kernel/ns_last_pid) 2>/dev/null ||
         { say "SKIP: cannot steer pids (/proc/sys/kernel/ns_last_pid: needs CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE)"; exit 77; }
     try=0
+    wrap="$(dirname -- "$(readlink -f -- "$0")")/rank_pid.sh $rank_pid $((np - 1))"
     while :; do
         try=$((try + 1))
-        MPIRUN_SAVED=$MPIRUN
-        MPIRUN="$MPIRUN $(dirname -- "$(readlink -f -- "$0")")/rank_pid.sh $rank_pid $((np - 1))"
         launch_once "$@"
-        MPIRUN=$MPIRUN_SAVED
         pids=$(echo $(rank_pids))
         case " $pids " in *" $rank_pid "*) say "rank pids $pids (launch $try)"; break;; esac
         [ "$try" -lt 5 ] || fail "no rank got pid $rank_pid in 5 launches (last: $pids)"
@@ -171,6 +170,7 @@ else
         pkill -f "status-file $tmp/" 2>/dev/null
         start_coordinator
     done
+    wrap=                  # restarts run as they are
 fi
 random_pause
 final=launch
