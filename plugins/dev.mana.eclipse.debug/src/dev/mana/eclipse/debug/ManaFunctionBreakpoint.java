@@ -1,6 +1,8 @@
 package dev.mana.eclipse.debug;
 
+import java.util.Map;
 import org.eclipse.core.resources.IMarker;
+import org.eclipse.core.resources.IWorkspaceRoot;
 import org.eclipse.core.resources.IWorkspaceRunnable;
 import org.eclipse.core.resources.ResourcesPlugin;
 import org.eclipse.core.runtime.CoreException;
@@ -13,16 +15,16 @@ public class ManaFunctionBreakpoint extends Breakpoint {
     public ManaFunctionBreakpoint() {
     }
 
+    /** A new, enabled breakpoint on {@code function}; created whole, as {@link ManaLineBreakpoint} says why. */
     public ManaFunctionBreakpoint(String function) throws CoreException {
-        IWorkspaceRunnable create = monitor -> {
-            IMarker marker = ResourcesPlugin.getWorkspace().getRoot().createMarker(ManaDebugModel.FUNCTION_MARKER);
-            setMarker(marker);
-            marker.setAttribute(IBreakpoint.ENABLED, true);
-            marker.setAttribute(IBreakpoint.ID, getModelIdentifier());
-            marker.setAttribute(ManaDebugModel.FUNCTION_ATTR, function);
-            marker.setAttribute(IMarker.MESSAGE, "MANA function breakpoint: " + function);
-        };
-        run(getMarkerRule(ResourcesPlugin.getWorkspace().getRoot()), create);
+        IWorkspaceRoot root = ResourcesPlugin.getWorkspace().getRoot();
+        Map<String, Object> attributes = Map.of(
+                IBreakpoint.ENABLED, true,
+                IBreakpoint.ID, ManaDebugModel.ID,
+                ManaDebugModel.FUNCTION_ATTR, function,
+                IMarker.MESSAGE, "MANA function breakpoint: " + function);
+        IWorkspaceRunnable create = monitor -> setMarker(root.createMarker(ManaDebugModel.FUNCTION_MARKER, attributes));
+        run(getMarkerRule(root), create);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.mana.eclipse.debug;
 
+import java.util.Map;
 import org.eclipse.core.resources.IMarker;
 import org.eclipse.core.resources.IResource;
 import org.eclipse.core.resources.IWorkspaceRunnable;
@@ -18,16 +19,19 @@ public class ManaLineBreakpoint extends LineBreakpoint {
     public ManaLineBreakpoint() {
     }
 
-    /** A new, enabled breakpoint at {@code line} (1-based) of {@code resource}; register it with the breakpoint manager. */
+    /**
+     * A new, enabled breakpoint at {@code line} (1-based) of {@code resource}; register it with the breakpoint manager.
+     * The marker is created with all its attributes at once: the breakpoint manager deletes a breakpoint marker it
+     * sees without a model id (it does so when it loads the breakpoints of a project just opened, on the resource
+     * notification thread), and a marker given its attributes one by one can be seen that way.
+     */
     public ManaLineBreakpoint(IResource resource, int line) throws CoreException {
-        IWorkspaceRunnable create = monitor -> {
-            IMarker marker = resource.createMarker(ManaDebugModel.LINE_MARKER);
-            setMarker(marker);
-            marker.setAttribute(IBreakpoint.ENABLED, true);
-            marker.setAttribute(IMarker.LINE_NUMBER, line);
-            marker.setAttribute(IBreakpoint.ID, getModelIdentifier());
-            marker.setAttribute(IMarker.MESSAGE, "MANA line breakpoint: " + resource.getName() + " [line " + line + "]");
-        };
+        Map<String, Object> attributes = Map.of(
+                IBreakpoint.ENABLED, true,
+                IMarker.LINE_NUMBER, line,
+                IBreakpoint.ID, ManaDebugModel.ID,
+                IMarker.MESSAGE, "MANA line breakpoint: " + resource.getName() + " [line " + line + "]");
+        IWorkspaceRunnable create = monitor -> setMarker(resource.createMarker(ManaDebugModel.LINE_MARKER, attributes));
         run(getMarkerRule(resource), create);
     }
 
