@@ -14,6 +14,7 @@
  */
 #define _GNU_SOURCE
 #include "plugin.h"
+#include "tid_offset.h"
 #include "mana_sys.h"
 #include "mana_util.h"
 #include "mana/image_format.h"
@@ -29,7 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
-#include <sys/prctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -816,43 +816,12 @@ static void *ckpt_thread(void *arg)
 
 /* ---- start-up ---- */
 
-/* The tid field of glibc's struct pthread, as an offset from pthread_self().  The first int equal to
- * the tid is not it: pid_max is often 32768, and tid 32767 (0x7fff) is the upper half of every
- * pointer into 0x7fff........, such as the descriptor's own first word (a checkpoint thread keyed on
- * that read its tid as 32767 and waited at the restart gate for good, about once per pid wrap). */
-struct tid_probe { const char *main_pd; int main_tid; uint32_t off; };
-
-/* On a second thread: the one offset that holds the tid in both descriptors (their tids differ). */
-static void *tid_probe_thread(void *arg)
-{
-    struct tid_probe *p = arg;
-    const char *pd = (const char *)pthread_self();
-    int tid = mana_gettid();
-    for (uint32_t off = 4; off < 2048; off += 4)
-        if (*(const int *)(p->main_pd + off) == p->main_tid && *(const int *)(pd + off) == tid) {
-            p->off = off;
-            break;
-        }
-    return NULL;
-}
-
+/* The tid field of glibc's struct pthread (tid_offset.c says why it is found this way). */
 static void find_tid_offset(void)
 {
-    char *pd = (char *)pthread_self();
-    int tid = mana_gettid();
-    /* glibc registers &pd->tid with set_tid_address at start-up: the kernel says where it is
-     * (PR_GET_TID_ADDRESS, kernels built with CONFIG_CHECKPOINT_RESTORE). */
-    int *at = NULL;
-    if (prctl(PR_GET_TID_ADDRESS, &at, 0, 0, 0) == 0 && (char *)at > pd && (char *)at < pd + 2048 && *at == tid) {
-        mana_pl.tid_offset = (uint32_t)((char *)at - pd);
+    if (mana_tid_offset_from_kernel(&mana_pl.tid_offset) == 0 || mana_tid_offset_by_probe(&mana_pl.tid_offset) == 0)
         return;
-    }
-    struct tid_probe p = { pd, tid, 0 };
-    pthread_t th;
-    if (pthread_create(&th, NULL, tid_probe_thread, &p) == 0 && pthread_join(th, NULL) == 0 && p.off) {
-        mana_pl.tid_offset = p.off;
-        return;
-    }
+    mana_pl.tid_offset = 0;
     mana_warn("cannot find the tid field in glibc's thread descriptor; restart will not fix cached tids");
 }
 
