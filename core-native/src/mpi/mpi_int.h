@@ -101,6 +101,9 @@ struct vobj {
     uint64_t gid;             /* the same on every member: hash of how it was made */
     uint64_t seq;             /* collectives started on it */
     uint64_t target;          /* drain: the sequence number every member must reach */
+    uint64_t cm_epoch;        /* drain: the comm_max call (core.c) that counted it, still unresolved */
+    uint64_t cm_done;         /* drain: the comm_max call that found its maximum (in cm_val) */
+    int64_t  cm_val;          /* drain: its value for comm_max, then the maximum over its members */
     uint64_t errh;            /* real predefined errhandler set on it (0 = default) */
     /* requests */
     uint16_t rkind;           /* enum rkind */
