@@ -3,7 +3,8 @@
 # for Open MPI and MPICH (2 ranks): small-message round trip, 1-int allreduce, 1 MiB bandwidth,
 # startup (mpirun to exit of an MPI_Init/MPI_Finalize program), the heat demo's wall time, and for a
 # 2-rank ping-pong: checkpoint time (as mana_status reports it), restart time (mpirun mana_restart to
-# the job's end, one iteration after the checkpoint) and image size per rank.  A table per MPI, then
+# the job's end, one iteration after the checkpoint) and image size per rank; the checkpoint time of a
+# program with 300 live communicators (tests/mpi/comms.c).  A table per MPI, then
 # one JSON line (keys of the MPI issue, prefixed ompi_/mpich_).
 set -u
 ROOT=$(cd "$(dirname -- "$(readlink -f -- "$0")")/../.." && pwd -P)
@@ -25,7 +26,9 @@ for mpi in openmpi mpich; do
     else run="mpirun.mpich -n 2"; cc=mpicc.mpich; p=mpich; fi
     d=$tmp/$mpi; mkdir -p "$d"
     $cc -O2 -o "$d/bench" "$ROOT/core-native/bench/bench_mpi.c" || exit 1
-    $cc -O2 -I"$ROOT/core-native/tests/mpi" -o "$d/pingpong" "$ROOT/core-native/tests/mpi/pingpong.c" || exit 1
+    for t in pingpong comms; do
+        $cc -O2 -I"$ROOT/core-native/tests/mpi" -o "$d/$t" "$ROOT/core-native/tests/mpi/$t.c" || exit 1
+    done
     $cc -O2 -o "$d/heat" "$ROOT/core-native/examples/heat_mpi.c" || exit 1
     coord
     val() { $run "$@" 2>/dev/null | awk -v k="$KEY" '$1 == k { print $2 }' | tail -n 1; }
@@ -48,19 +51,25 @@ for mpi in openmpi mpich; do
     heat_m=$(MANA_NO_COORD=1 best $run "$B/mana_launch" --ckptdir "$d/ck4" "$d/heat" 60 100)
     hot_n=$(best $run "$d/heat" "$N_HOT" 0)
     hot_m=$(MANA_NO_COORD=1 best $run "$B/mana_launch" --ckptdir "$d/ck5" "$d/heat" "$N_HOT" 0)
+    # checkpoint time (as mana_status reports it) of a 2-rank program of tests/mpi, killed after it
+    ckpt_of() {   # ckpt_of NAME: images in $d/ck_NAME
+        coord
+        $run "$B/mana_launch" --ckptdir "$d/ck_$1" "$d/$1" --stop-file "$d/stop_$1" > "$d/l_$1.out" 2>&1 &
+        local job=$!
+        for _ in $(seq 600); do grep -q '^ready' "$d/l_$1.out" 2>/dev/null && break; sleep 0.05; done
+        for _ in $(seq 600); do [ "$("$B/mana_status" --list 2>/dev/null | grep -c ' RUNNING ')" = 2 ] && break; sleep 0.05; done
+        "$B/mana_status" --checkpoint-and-kill 2>&1 | sed -n 's/.* in \([0-9.]*\) s .*/\1/p'
+        wait $job
+    }
     # checkpoint / restart / image of a 2-rank ping-pong
+    ck=$(ckpt_of pingpong)
+    img=$(du -b "$d"/ck_pingpong/ckpt_rank_0/*.mana | awk '{ printf "%.1f", $1 / 1048576 }')
     coord
-    $run "$B/mana_launch" --ckptdir "$d/ck" "$d/pingpong" --stop-file "$d/stop" > "$d/l.out" 2>&1 &
-    job=$!
-    for _ in $(seq 600); do grep -q '^ready' "$d/l.out" 2>/dev/null && break; sleep 0.05; done
-    for _ in $(seq 600); do [ "$("$B/mana_status" --list 2>/dev/null | grep -c ' RUNNING ')" = 2 ] && break; sleep 0.05; done
-    ck=$("$B/mana_status" --checkpoint-and-kill 2>&1 | sed -n 's/.* in \([0-9.]*\) s .*/\1/p')
-    wait $job
-    img=$(du -b "$d"/ck/ckpt_rank_0/*.mana | awk '{ printf "%.1f", $1 / 1048576 }')
-    coord
-    echo 1 > "$d/stop"
-    t0=$(now); $run "$B/mana_restart" --restartdir "$d/ck" > "$d/r.out" 2>&1; rs=$(echo "$(now) - $t0" | bc)
+    echo 1 > "$d/stop_pingpong"
+    t0=$(now); $run "$B/mana_restart" --restartdir "$d/ck_pingpong" > "$d/r.out" 2>&1; rs=$(echo "$(now) - $t0" | bc)
     grep -q "done:" "$d/r.out" || { echo "bench_mpi: $mpi restart failed" >&2; cat "$d/r.out" >&2; }
+    # the same with 300 live communicators (the collective drain's count covers each of them)
+    ck300=$(ckpt_of comms)
     ratio() { echo "scale=3; $1 / $2" | bc; }
     bwr=$(ratio "$bw_m" "$bw_n")
     demo=$(echo "scale=1; ($heat_m - $heat_n) * 100 / $heat_n" | bc)
@@ -77,9 +86,10 @@ for mpi in openmpi mpich; do
     printf '%-34s %12s %12s   overhead %s %%\n' "heat demo, 60 steps x 100 ms (s)" "$heat_n" "$heat_m" "$demo"
     printf '%-34s %12s %12s   overhead %s %%\n' "heat, $N_HOT steps, no pause (s)" "$hot_n" "$hot_m" "$hot"
     printf '%-34s %12s\n' "checkpoint, 2-rank ping-pong (s)" "$ck"
+    printf '%-34s %12s\n' "checkpoint, 300 communicators (s)" "$ck300"
     printf '%-34s %12s\n' "restart to end, mpirun incl. (s)" "$rs"
     printf '%-34s %12s\n' "image per rank (MB)" "$img"
-    json="$json\"${p}_rtt_native_us\":$rtt_n,\"${p}_rtt_mana_us\":$rtt_m,\"${p}_allreduce_native_us\":$ar_n,\"${p}_allreduce_mana_us\":$ar_m,\"${p}_bw_ratio\":$bwr,\"${p}_startup_native_s\":$st_n,\"${p}_startup_mana_s\":$st_m,\"${p}_demo_overhead_pct\":$demo,\"${p}_heat_nopause_overhead_pct\":$hot,\"${p}_ckpt_s\":${ck:-null},\"${p}_restart_s\":$rs,\"${p}_image_mb\":$img,"
+    json="$json\"${p}_rtt_native_us\":$rtt_n,\"${p}_rtt_mana_us\":$rtt_m,\"${p}_allreduce_native_us\":$ar_n,\"${p}_allreduce_mana_us\":$ar_m,\"${p}_bw_ratio\":$bwr,\"${p}_startup_native_s\":$st_n,\"${p}_startup_mana_s\":$st_m,\"${p}_demo_overhead_pct\":$demo,\"${p}_heat_nopause_overhead_pct\":$hot,\"${p}_ckpt_s\":${ck:-null},\"${p}_ckpt_300comms_s\":${ck300:-null},\"${p}_restart_s\":$rs,\"${p}_image_mb\":$img,"
 done
 echo
 echo "{${json}\"fs_switch\":\"${fs:-unknown}\"}"
