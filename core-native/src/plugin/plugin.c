@@ -821,7 +821,6 @@ static void find_tid_offset(void)
 {
     if (mana_tid_offset_from_kernel(&mana_pl.tid_offset) == 0 || mana_tid_offset_by_probe(&mana_pl.tid_offset) == 0)
         return;
-    mana_pl.tid_offset = 0;
     mana_warn("cannot find the tid field in glibc's thread descriptor; restart will not fix cached tids");
 }
 
