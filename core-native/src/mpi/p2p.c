@@ -261,9 +261,12 @@ static void spin_in_lower(struct vobj **rs, int n, int need_all)
 void req_wait_set(struct vobj **rs, int n, int need_all, int *which)
 {
     for (;;) {
+        /* Null and inactive entries (rs[i] == NULL) count as complete: MPI_Waitall ignores them. */
         int done = 0, first = -1;
-        for (int i = 0; i < n; i++)
-            if (rs[i] && (rs[i]->flags & VF_DONE)) { done++; if (first < 0) first = i; }
+        for (int i = 0; i < n; i++) {
+            if (!rs[i]) { done++; continue; }
+            if (rs[i]->flags & VF_DONE) { done++; if (first < 0) first = i; }
+        }
         if ((need_all && done == n) || (!need_all && first >= 0)) { if (which) *which = first; return; }
         uint64_t up = lower_enter();
         spin_in_lower(rs, n, need_all);
