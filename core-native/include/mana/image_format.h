@@ -95,7 +95,9 @@ struct mana_img_process {
     uint64_t upper_stack_start;   /*  64 stack the lower half gave the upper half */
     uint64_t upper_stack_end;     /*  72 */
     uint64_t upper_entry;         /*  80 entry point of the upper ld.so at launch (informational) */
-    uint64_t reserved[5];         /*  88 0 */
+    uint64_t upper_brk_slot;      /*  88 address of the upper libc's cached break (`__curbrk`); 0: unknown */
+    uint64_t upper_brk;           /*  96 its value at the checkpoint (informational) */
+    uint64_t reserved[3];         /* 104 0 */
 };                                /* 128 */
 
 /* Region flags. */

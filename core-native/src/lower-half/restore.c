@@ -699,6 +699,34 @@ static void debug_move_vdso(void)
         }
 }
 
+/*
+ * The upper libc's sbrk trusts the break it cached (`__curbrk`), and this process's break is the new
+ * lower heap's end, which may lie past the old one.  Left as it was, the program's next heap growth
+ * would ask the kernel for a break below the current one: the kernel shrinks the lower heap under MPI
+ * and sbrk hands those pages to the program's malloc too.  Point the cache at the real break, where the
+ * guard page stops any growth exactly as it did at launch (glibc's malloc then takes mmap), so the
+ * program's heap behaves as it did before the checkpoint.  Images without the slot (0) keep theirs.
+ */
+static int point_upper_brk(const struct mana_img_process *proc, const struct mana_image_region *regs, uint32_t nregs)
+{
+    uint64_t slot = proc->upper_brk_slot;
+    if (!slot) return 0;
+    int in_upper = 0;
+    for (uint32_t i = 0; i < nregs && !in_upper; i++)
+        in_upper = is_upper(&regs[i].r) && (regs[i].r.prot & PROT_WRITE) && slot >= regs[i].r.start &&
+                   slot + 8 <= regs[i].r.end && !(slot & 7);
+    if (!in_upper) FAIL("cannot restart: %s is corrupt (upper_brk_slot %#lx is in no writable upper region)",
+                        img_path_for_errors, (unsigned long)slot);
+    long cur = mana_sys1(SYS_brk, 0);
+    if (cur < 0 && cur > -4096) FAIL("cannot restart: cannot read the program break: %s", strerror((int)-cur));
+    if (!mana_lh.brk_guard.start || (uint64_t)cur > mana_lh.brk_guard.start)
+        FAIL("cannot restart: the break %#lx is not below its guard page", (unsigned long)cur);
+    *(volatile uint64_t *)slot = (uint64_t)cur;
+    mana_dbg("upper break: %#lx at the checkpoint, now %#lx (guard at %#lx)", (unsigned long)proc->upper_brk,
+             (unsigned long)cur, (unsigned long)mana_lh.brk_guard.start);
+    return 0;
+}
+
 struct kernel_sigaction_raw {
     uint64_t handler, flags, restorer, mask;
 };
@@ -868,6 +896,7 @@ int lh_restore(const char *dir)
         if (lh_guard_brk() != 0) return 1;
         if (lh_record_ranges(up, nu) != 0) return 1;
     }
+    if (point_upper_brk(&proc, regs, nregs) != 0) return 1;
     if (!proc.lh_info_slot) FAIL("cannot restart: %s has no lh_info slot", path);
     *(struct lh_info *volatile *)proc.lh_info_slot = &mana_lh;
 

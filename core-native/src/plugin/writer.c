@@ -28,6 +28,9 @@
 #include <unistd.h>
 #include <asm/prctl.h>
 
+/* glibc's break as sbrk last saw it (exported by libc.so.6 since GLIBC_2.2.5). */
+extern void *__curbrk;
+
 int mana_plugin_is_internal_fd(int fd);
 
 /* MANA_DIRECT_IO=1 (read at start-up): write payloads with O_DIRECT. */
@@ -458,6 +461,9 @@ int mana_write_image(const char *path, uint32_t generation, struct mana_write_re
         p.upper_stack_start = mana_pl.uh_stack.start;
         p.upper_stack_end = mana_pl.uh_stack.end;
         p.upper_entry = mana_pl.uh_entry;
+        /* glibc's sbrk trusts its cached break; restart points it at the new process's break. */
+        p.upper_brk_slot = (uint64_t)&__curbrk;
+        p.upper_brk = (uint64_t)__curbrk;
         if (!sec_put(&w, &p, sizeof p)) goto small;
         char cwd[4096];
         if (!getcwd(cwd, sizeof cwd)) cwd[0] = 0;
