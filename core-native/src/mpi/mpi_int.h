@@ -262,6 +262,16 @@ int  mana_p2p_drain(uint32_t g, char *err, size_t errlen);
 /* p2p.c internals the other point-to-point files share (persist.c, bsend.c, mprobe.c). */
 void req_wait_set(struct vobj **rs, int n, int need_all, int *which);
 void status_empty(MPI_Status *st);
+/* Copy a status out to the program.  MPI calls never write its MPI_ERROR field, except the multiple
+ * completions when they return MPI_ERR_IN_STATUS (MPI 4.0 3.2.5): the program's value stays (MPICH's
+ * mprobe test checks it). */
+static inline void status_give(MPI_Status *dst, const MPI_Status *src)
+{
+    if (dst == MPI_STATUS_IGNORE) return;
+    int e = dst->MPI_ERROR;
+    *dst = *src;
+    dst->MPI_ERROR = e;
+}
 int  req_is_send(int rkind);
 /* A program's request handle: 0 and *r set (NULL for MPI_REQUEST_NULL or an inactive persistent
  * request, which complete at once with an empty status), or MPI_ERR_REQUEST. */

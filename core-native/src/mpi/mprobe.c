@@ -14,10 +14,7 @@
 
 #define ALIAS(n) extern __typeof__(PMPI_##n) MPI_##n __attribute__((weak, alias("PMPI_" #n)));
 
-static void status_copy(MPI_Status *dst, const MPI_Status *src)
-{
-    if (dst != MPI_STATUS_IGNORE) *dst = *src;
-}
+static void status_copy(MPI_Status *dst, const MPI_Status *src) { status_give(dst, src); }
 
 /* A handle for the oldest buffered message that matches, if any. */
 static int from_buffer(struct vobj *c, int src, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *st)

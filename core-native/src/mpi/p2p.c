@@ -58,7 +58,6 @@ static void status_fill(MPI_Status *st, int src, int tag, size_t bytes)
     if (st == MPI_STATUS_IGNORE) return;
     st->MPI_SOURCE = src;
     st->MPI_TAG = tag;
-    st->MPI_ERROR = MPI_SUCCESS;
     LOWER(real.Status_set_elements(st, R(MPI_BYTE), (int)bytes));
 }
 
@@ -207,10 +206,7 @@ static void req_finished(struct vobj *r, const MPI_Status *st)
         p2p_received++;
 }
 
-static void status_out(MPI_Status *dst, const MPI_Status *src)
-{
-    if (dst != MPI_STATUS_IGNORE) *dst = *src;
-}
+static void status_out(MPI_Status *dst, const MPI_Status *src) { status_give(dst, src); }
 
 /* One test of a pending request in the lower half (call inside an excursion). */
 static int test_in_lower(struct vobj *r)
@@ -445,7 +441,7 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int
         int pos = 0, got = 0;
         LOWER(real.Get_count(&s2, R(MPI_PACKED), &got); rc = real.Unpack(tmp, got, &pos, buf, count, R(type), R(comm)));
         if (st != MPI_STATUS_IGNORE) {
-            *st = s2;
+            status_give(st, &s2);
             LOWER(real.Status_set_elements(st, R(MPI_BYTE), got));
         }
     }
@@ -514,7 +510,7 @@ int PMPI_Waitall(int n, MPI_Request hs[], MPI_Status sts[])
     req_wait_set(rs, n, 1, NULL);
     for (int i = 0; i < n; i++) {
         if (!rs[i]) { if (sts != MPI_STATUSES_IGNORE) status_empty(&sts[i]); continue; }
-        if (sts != MPI_STATUSES_IGNORE) sts[i] = rs[i]->status;
+        if (sts != MPI_STATUSES_IGNORE) status_give(&sts[i], &rs[i]->status);
         req_complete_user(&hs[i], rs[i]);
     }
     if (rs != small) free(rs);
@@ -550,7 +546,7 @@ int PMPI_Waitsome(int n, MPI_Request hs[], int *outcount, int idx[], MPI_Status 
     if (first == MPI_UNDEFINED) { *outcount = MPI_UNDEFINED; return MPI_SUCCESS; }
     int k = 0;
     idx[k] = first;
-    if (sts != MPI_STATUSES_IGNORE) sts[k] = st;
+    if (sts != MPI_STATUSES_IGNORE) status_give(&sts[k], &st);
     k++;
     for (int i = 0; i < n; i++) {
         struct vobj *r;
@@ -559,7 +555,7 @@ int PMPI_Waitsome(int n, MPI_Request hs[], int *outcount, int idx[], MPI_Status 
         req_test(r, &flag, &st);
         if (!flag) continue;
         idx[k] = i;
-        if (sts != MPI_STATUSES_IGNORE) sts[k] = st;
+        if (sts != MPI_STATUSES_IGNORE) status_give(&sts[k], &st);
         k++;
         req_complete_user(&hs[i], r);
     }
@@ -584,7 +580,7 @@ int PMPI_Testall(int n, MPI_Request hs[], int *flag, MPI_Status sts[])
     *flag = all;
     for (int i = 0; all && i < n; i++) {
         if (!rs[i]) { if (sts != MPI_STATUSES_IGNORE) status_empty(&sts[i]); continue; }
-        if (sts != MPI_STATUSES_IGNORE) sts[i] = rs[i]->status;
+        if (sts != MPI_STATUSES_IGNORE) status_give(&sts[i], &rs[i]->status);
         req_complete_user(&hs[i], rs[i]);
     }
     if (rs != small) free(rs);
@@ -626,7 +622,7 @@ int PMPI_Testsome(int n, MPI_Request hs[], int *outcount, int idx[], MPI_Status 
         req_test(r, &f, &st);
         if (!f) continue;
         idx[k] = i;
-        if (sts != MPI_STATUSES_IGNORE) sts[k] = st;
+        if (sts != MPI_STATUSES_IGNORE) status_give(&sts[k], &st);
         k++;
         req_complete_user(&hs[i], r);
     }
