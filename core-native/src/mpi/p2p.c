@@ -682,6 +682,17 @@ int PMPI_Test_cancelled(const MPI_Status *st, int *flag)
 }
 ALIAS(Test_cancelled)
 
+/* Only edits the program's status (generalized requests' query functions call it, and so do
+ * programs that build statuses): the real function knows where this ABI keeps the bit. */
+int PMPI_Status_set_cancelled(MPI_Status *st, int flag)
+{
+    MANA_CHECK_INIT();
+    int rc;
+    LOWER(rc = real.Status_set_cancelled(st, flag));
+    return rc;
+}
+ALIAS(Status_set_cancelled)
+
 int PMPI_Get_count(const MPI_Status *st, MPI_Datatype type, int *count)
 {
     MANA_CHECK_INIT();

@@ -10,6 +10,9 @@
  * MPI: the next MPI call faulted (Open MPI) or MPI's heap was corrupted (MPICH).  The harness stops
  * the program 50 iterations after the restart (--extra), which is about 3 MiB of growth.
  *
+ * A buffer from MPI_Alloc_mem (with an alignment hint) is checked every iteration: the runtime gives
+ * upper-half memory, which a restart brings back; the real MPI's would be in the lower half, lost.
+ *
  * Iterations are paced (a little local work each) so that the image stays small: ~200 per second. */
 #include "mpitest.h"
 
@@ -23,10 +26,21 @@ int main(int argc, char **argv)
     struct mt_run r;
     mt_init(&r, &argc, &argv);
     int right = (r.rank + 1) % r.size, left = (r.rank + r.size - 1) % r.size;
+    /* A buffer from MPI_Alloc_mem, kept for the whole run: it must come back with the program. */
+    enum { AM = 256 * 1024 };
+    long *am = NULL;
+    MPI_Info hint;
+    MPI_Info_create(&hint);
+    MPI_Info_set(hint, "mpi_minimum_memory_alignment", "4096");
+    if (MPI_Alloc_mem(AM, hint, &am) != MPI_SUCCESS || !am) mt_fail("MPI_Alloc_mem failed");
+    MPI_Info_free(&hint);
+    for (long i = 0; i < AM / (long)sizeof *am; i++) am[i] = i * 3 + r.rank;
     uint64_t h = MT_HASH0;
     long it = 0, nb = 0;
     do {
         it++;
+        for (long i = it % 97; i < AM / (long)sizeof *am; i += 4096)
+            if (am[i] != i * 3 + r.rank) mt_fail("MPI_Alloc_mem buffer: word %ld is %ld", i, am[i]);
         if (nb < MAX_BLOCKS) {
             char *b = malloc(BLOCK);
             if (!b) mt_fail("malloc of block %ld failed", nb);
@@ -48,6 +62,7 @@ int main(int argc, char **argv)
         free(q);
         usleep(5000);                                           /* local work */
     } while (!mt_done(&r, it));
+    MPI_Free_mem(am);
     long sum = 0;
     MPI_Allreduce(&nb, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
     h = mt_hash(h, &sum, sizeof sum);

@@ -57,6 +57,11 @@ static uint64_t ring(int rank, int size, long it, int *pin, int *pout, MPI_Reque
     MPI_Testall(3, none, &flag, sts);
     if (!flag) mt_fail("Testall over null/inactive entries: flag 0");
     MPI_Waitall(3, none, sts);
+    /* MPI_Status_set_cancelled only edits a status (generalized requests' query functions use it). */
+    int canc = -1;
+    MPI_Status_set_cancelled(&sts[0], (int)(it & 1));
+    MPI_Test_cancelled(&sts[0], &canc);
+    if (canc != (int)(it & 1)) mt_fail("Status_set_cancelled(%d) read back as %d", (int)(it & 1), canc);
     return h;
 }
 
