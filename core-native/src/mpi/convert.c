@@ -33,7 +33,7 @@ static uint64_t ours_f2c(MPI_Fint f, int kind, int *mine)
     *mine = f >= MANA_F_BASE;
     if (!*mine) return 0;
     uint32_t i = (uint32_t)(f - MANA_F_BASE);
-    if (i >= MANA_MAX_VOBJ || vtab[i].kind != kind || (vtab[i].flags & VF_ZOMBIE)) return 0;
+    if (i >= vtab_usable || vtab[i].kind != kind || (vtab[i].flags & VF_ZOMBIE)) return 0;
     return vhandle(&vtab[i]);
 }
 

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -76,6 +77,30 @@ static const uint32_t mpich_null[] = {
 };
 #endif
 
+uint32_t vtab_usable;               /* entries made readable and writable so far */
+
+/* Reserve the whole table, usable in chunks (untouched, a chunk costs nothing; the rest is a PROT_NONE
+ * reservation that an image records without payload). */
+static void vtab_reserve(void)
+{
+    size_t len = (size_t)MANA_MAX_VOBJ * sizeof(struct vobj);
+    void *p = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) { say("MANA: cannot reserve the MPI object table: %s", strerror(errno)); _exit(1); }
+    vtab = p;
+}
+
+/* Make entries up to i usable (under vlock). 0, or -1 when the system refuses. */
+static int vtab_grow(uint32_t i)
+{
+    while (i >= vtab_usable) {
+        if (vtab_usable + MANA_VOBJ_CHUNK > MANA_MAX_VOBJ) return -1;
+        if (mprotect(&vtab[vtab_usable], (size_t)MANA_VOBJ_CHUNK * sizeof(struct vobj), PROT_READ | PROT_WRITE) != 0)
+            return -1;
+        vtab_usable += MANA_VOBJ_CHUNK;
+    }
+    return 0;
+}
+
 struct vobj *vnew(enum vkind k, uint64_t realh)
 {
     vlock();
@@ -84,7 +109,10 @@ struct vobj *vnew(enum vkind k, uint64_t realh)
         i = free_head;
         free_head = (uint32_t)vtab[i].a[0];
     } else {
-        if (vtab_used + 1 >= MANA_MAX_VOBJ) { vunlock(); mana_unsupported("(object table)", "more than 65,535 live MPI objects"); }
+        if (vtab_used + 1 >= MANA_MAX_VOBJ || vtab_grow(vtab_used + 1) != 0) {
+            vunlock();
+            mana_unsupported("(object table)", "more than 4,194,303 live MPI objects, or no memory for more");
+        }
         i = ++vtab_used;
     }
     struct vobj *o = &vtab[i];
@@ -97,9 +125,31 @@ struct vobj *vnew(enum vkind k, uint64_t realh)
     return o;
 }
 
+void vref(struct vobj *o)
+{
+    if (o) __atomic_add_fetch(&o->refs, 1, __ATOMIC_RELAXED);
+}
+
+void vunref(struct vobj *o)
+{
+    if (!o || __atomic_sub_fetch(&o->refs, 1, __ATOMIC_ACQ_REL) != 0) return;
+    /* Only datatypes go here: a freed communicator's record stays while any member may still need the
+     * collective that made it (the replay runs it on every member). */
+    if (o->kind != K_TYPE || !(o->flags & VF_ZOMBIE)) return;
+    /* The real handle is read inside the excursion: a checkpoint comes before or after both, never
+     * between (a handle read before a restart is the old process's). */
+    MPI_Datatype t;
+    LOWER(t = HMAKE(MPI_Datatype, o->real); if (o->real) real.Type_free(&t));
+    vrelease(o);
+}
+
 void vrelease(struct vobj *o)
 {
     if (!o || (o->flags & VF_PREDEF)) return;
+    /* What this object named goes first: its recipe's parents, a request's datatype. */
+    for (uint32_t k = 0; k < o->nparents && k < 2; k++) vunref(o->parent[k]);
+    if (o->kind == K_TYPE) mana_type_drop_refs(o);
+    if (o->kind == K_REQ) vunref(o->type);
     free(o->arr);
     vlock();
     uint32_t i = o->idx;
@@ -122,19 +172,19 @@ uint64_t vhandle(const struct vobj *o)
 uint64_t v2r_slow(uint64_t h)
 {
     uint32_t i = (uint32_t)(h & 0x03FFFFFFu);
-    return i < MANA_MAX_VOBJ ? vtab[i].real : h;
+    return i < vtab_usable ? vtab[i].real : h;
 }
 
 struct vobj *vobj_of(uint64_t h)
 {
 #ifdef OPEN_MPI
-    uint64_t lo = (uint64_t)(uintptr_t)vtab, hi = lo + (uint64_t)MANA_MAX_VOBJ * sizeof(struct vobj);
+    uint64_t lo = (uint64_t)(uintptr_t)vtab, hi = lo + (uint64_t)vtab_usable * sizeof(struct vobj);
     if (h >= lo && h < hi) return (struct vobj *)(uintptr_t)h;
     return NULL;
 #else
     if ((h & 0xC0000000u) != 0 || (h & 0x03FFFFFFu) == 0) return NULL;
     uint32_t i = (uint32_t)(h & 0x03FFFFFFu);
-    return i < MANA_MAX_VOBJ && vtab[i].kind ? &vtab[i] : NULL;
+    return i < vtab_usable && vtab[i].kind ? &vtab[i] : NULL;
 #endif
 }
 
@@ -156,6 +206,7 @@ void mana_record_parent(struct vobj *child, struct vobj *p)
     if (!p || child->nparents >= 2) return;
     child->parent[child->nparents++] = p;
     p->flags |= VF_PARENT;
+    vref(p);
 }
 
 /* ---- communicators ---- */
@@ -654,8 +705,7 @@ void mana_mpi_init_lazy(void)
         say("MANA: the runtime did not find the tid field of glibc's thread descriptor");
         _exit(1);
     }
-    vtab = calloc(MANA_MAX_VOBJ, sizeof *vtab);
-    if (!vtab) { say("MANA: out of memory"); _exit(1); }
+    vtab_reserve();
     void *(*resolve)(const char *) = (void *(*)(const char *))lh->mpi.resolve;
 #define RESOLVE(n) LOWER(real.n = (__typeof__(real.n))resolve("PMPI_" #n));
     MANA_REAL_FNS(RESOLVE)

@@ -105,6 +105,9 @@ struct vobj {
     uint64_t cm_done;         /* drain: the comm_max call that found its maximum (in cm_val) */
     int64_t  cm_val;          /* drain: its value for comm_max, then the maximum over its members */
     uint64_t errh;            /* real predefined errhandler set on it (0 = default) */
+    uint32_t refs;            /* objects that name this one: recipes (parent[], a struct's type list)
+                               * and requests (their datatype).  A datatype the program frees while
+                               * named stays, a zombie that keeps its real type, until the last goes */
     /* requests */
     uint16_t rkind;           /* enum rkind */
     int      peer, tag, count;
@@ -113,10 +116,17 @@ struct vobj {
     MPI_Status status;        /* VF_DONE: what the program gets from the completion call */
 };
 
-#define MANA_MAX_VOBJ (1u << 16)
+/* The table is one reservation (never moved: Open MPI handles are addresses in it) made usable in
+ * chunks as it fills; MPICH handles hold the index in 26 bits. */
+#define MANA_MAX_VOBJ (1u << 22)
+#define MANA_VOBJ_CHUNK (1u << 14)
 extern struct vobj *vtab;
+extern uint32_t vtab_usable;                 /* entries below this index are mapped */
 
 struct vobj *vnew(enum vkind k, uint64_t real);
+void vref(struct vobj *o);                   /* one more object names o (NULL: nothing) */
+void vunref(struct vobj *o);                 /* one less; a freed datatype goes with its last one */
+void mana_type_drop_refs(struct vobj *o);    /* objects.c: the refs a struct type's list holds */
 void vrelease(struct vobj *o);
 struct vobj *vobj_of(uint64_t h);            /* NULL for a NULL or unknown handle */
 uint64_t vhandle(const struct vobj *o);      /* the handle the program holds */

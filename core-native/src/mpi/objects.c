@@ -365,7 +365,7 @@ int PMPI_Type_create_struct(int count, const int blens[], const MPI_Aint displs[
         for (int i = 0; i < count; i++) {
             tv[i] = HBITS(types[i]);
             struct vobj *p = vobj_of(tv[i]);
-            if (p) p->flags |= VF_PARENT;
+            if (p) { p->flags |= VF_PARENT; vref(p); }
         }
         o->arr = arr;
         o->arr_len = sz;
@@ -447,15 +447,26 @@ int PMPI_Type_free(MPI_Datatype *type)
     if (!o) return MPI_ERR_TYPE;
     int rc = mana_attr_clear(K_TYPE, HBITS(*type));
     if (rc != MPI_SUCCESS) return rc;
-    MPI_Datatype r;
-    LOWER(r = R(*type); rc = real.Type_free(&r));
-    if (rc != MPI_SUCCESS) return rc;
-    if (o->flags & VF_PARENT) { o->flags |= VF_ZOMBIE; o->real = 0; }
-    else vrelease(o);
     *type = MPI_DATATYPE_NULL;
-    return MPI_SUCCESS;
+    /* Still named by another type's recipe or by a request (a persistent one may start again, a pending
+     * one may be posted again after a restart): a zombie that keeps its real type until the last of
+     * them goes (vunref).  MPI allows freeing a type in use; the operations go on with it. */
+    if (__atomic_load_n(&o->refs, __ATOMIC_ACQUIRE) > 0) { o->flags |= VF_ZOMBIE; return MPI_SUCCESS; }
+    MPI_Datatype r;
+    LOWER(r = HMAKE(MPI_Datatype, o->real); rc = real.Type_free(&r));
+    vrelease(o);
+    return rc;
 }
 ALIAS(Type_free)
+
+/* A struct type names its member types in its list (arr), not in parent[]. */
+void mana_type_drop_refs(struct vobj *o)
+{
+    if (o->recipe != R_TYPE_STRUCT || !o->arr) return;
+    int count = (int)o->a[0];
+    const uint64_t *tv = (const uint64_t *)((const char *)o->arr + (size_t)count * (sizeof(int) + sizeof(MPI_Aint)));
+    for (int i = 0; i < count; i++) vunref(vobj_of(tv[i]));
+}
 
 int PMPI_Type_size(MPI_Datatype t, int *size) { MANA_CHECK_INIT(); int rc; LOWER(rc = real.Type_size(R(t), size)); return rc; }
 ALIAS(Type_size)

@@ -154,6 +154,9 @@ struct vobj *req_new(int rkind, void *buf, int count, MPI_Datatype type, int pee
     r->a[0] = (int64_t)HBITS(type);
     r->a[1] = (int64_t)HBITS(comm);
     r->comm = comm_obj(comm);
+    /* the request names its datatype: a program may free the type before the operation ends */
+    struct vobj *t = vobj_of(HBITS(type));
+    if (t && t->kind == K_TYPE) { vref(t); r->type = t; }
     return r;
 }
 

@@ -142,12 +142,13 @@ int mana_replay(char *err, size_t errlen)
             return -1;
         }
     }
-    /* Zombies did their part. */
+    /* Zombie communicators did their part.  A zombie datatype keeps its real type: a request may still
+     * use it (vunref frees it with the last object that names it). */
     for (uint32_t i = 0; i < n; i++) {
         struct vobj *o = list[i];
-        if (!(o->flags & VF_ZOMBIE) || !o->real) continue;
-        if (o->kind == K_COMM) { MPI_Comm c = HMAKE(MPI_Comm, o->real); LOWER(real.Comm_free(&c)); }
-        else if (o->kind == K_TYPE) { MPI_Datatype t = HMAKE(MPI_Datatype, o->real); LOWER(real.Type_free(&t)); }
+        if (!(o->flags & VF_ZOMBIE) || !o->real || o->kind != K_COMM) continue;
+        MPI_Comm c = HMAKE(MPI_Comm, o->real);
+        LOWER(real.Comm_free(&c));
         o->real = 0;
     }
     LOWER(real.Group_free(&wg));
