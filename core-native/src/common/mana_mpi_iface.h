@@ -2,9 +2,13 @@
  * mana_mpi_iface.h - how the upper half's MPI library (src/mpi/, one build per MPI ABI) and the
  * checkpoint plugin (libmana.so, MPI-agnostic) work together.
  *
- * The MPI library's constructor finds mana_mpi_register() in libmana.so (preloaded, so always there
+ * The MPI library's start-up finds mana_mpi_register() in libmana.so (preloaded, so always there
  * under the runtime) and hands over its hooks; it gets back the plugin's side: the words the
- * checkpoint signal handler and the wrappers share, and the coordinator's reductions for the drains.
+ * checkpoint signal handler and the wrappers share, the coordinator's reductions for the drains, and
+ * the lower half's block.  mana_mpi_register is the only name libmana.so exports besides the libc
+ * functions it interposes, and the MPI library looks it up in libmana.so alone (dlopen RTLD_NOLOAD of
+ * its soname, then dlsym on that handle): a program's global of that name, or of any other of the
+ * plugin's names, is never taken for the plugin's.
  *
  * Checkpoint (plugin.c do_checkpoint):   quiesce (user threads still run: collective drain)
  *                                        -> user threads stopped -> drain (p2p, by the checkpoint
@@ -16,6 +20,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+struct lh_info;                   /* lh_info.h */
 
 /* Coordinator reduction ops (as MNCP's COLLECTIVE op). */
 #define MANA_RED_BARRIER 0
@@ -73,9 +79,13 @@ struct mana_plugin_iface {
     /* Offset of the tid field in glibc's struct pthread (from pthread_self(), i.e. FS:0x10), found
      * once by the plugin (plugin.c: find_tid_offset); 0 if unknown. */
     const uint32_t *tid_offset;
+    /* The plugin's pointer to the lower half's block (lh_info.h): set at launch from the environment,
+     * rewritten by the restore code at restart. */
+    struct lh_info *volatile *lh_info;
 };
 
-/* In libmana.so. */
+/* In libmana.so (its soname: MANA_PLUGIN_SONAME). */
+#define MANA_PLUGIN_SONAME "libmana.so"
 struct mana_plugin_iface *mana_mpi_register(const struct mana_mpi_hooks *hooks);
 
 #endif

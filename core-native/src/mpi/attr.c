@@ -291,7 +291,7 @@ DUP(OMPI_C_MPI_DUP_FN, MPI_Comm)
 NULL_DELETE(OMPI_C_MPI_NULL_DELETE_FN, MPI_Comm)
 #else
 /* MPICH: the NULL callbacks are null pointers; MPI_*_DUP_FN is this one. */
-int MPIR_Dup_fn(MPI_Comm h, int kv, void *extra, void *in, void *out, int *flag);
+MANA_ABI int MPIR_Dup_fn(MPI_Comm h, int kv, void *extra, void *in, void *out, int *flag);
 int MPIR_Dup_fn(MPI_Comm h, int kv, void *extra, void *in, void *out, int *flag)
 { (void)h; (void)kv; (void)extra; *(void **)out = in; *flag = 1; return MPI_SUCCESS; }
 #endif

@@ -670,16 +670,25 @@ void mana_refresh_predefined(void)
 void mana_mpi_init_lazy(void)
 {
     if (mana_initialized) return;
-    struct lh_info *volatile *slot = dlsym(RTLD_DEFAULT, "mana_lh_info");
-    struct mana_plugin_iface *(*reg)(const struct mana_mpi_hooks *) = dlsym(RTLD_DEFAULT, "mana_mpi_register");
-    struct lh_info *lh = slot ? *slot : NULL;
+    /* The plugin's entry point from libmana.so itself: a lookup in the global scope (RTLD_DEFAULT) would
+     * take a program's global of the same name first.  A handle of an object searches that object and
+     * its dependencies only; RTLD_NOLOAD finds the preloaded plugin by its soname, loads nothing. */
+    struct mana_plugin_iface *(*reg)(const struct mana_mpi_hooks *) = NULL;
+    void *plugin = dlopen(MANA_PLUGIN_SONAME, RTLD_NOW | RTLD_NOLOAD);
+    if (plugin) {
+        reg = (struct mana_plugin_iface *(*)(const struct mana_mpi_hooks *))dlsym(plugin, "mana_mpi_register");
+        dlclose(plugin);          /* drops the reference NOLOAD took; a preloaded object stays */
+    }
+    /* Register now (hooks the plugin only calls during a checkpoint): the lower half's block comes back. */
+    lower.iface = reg ? reg(&hooks) : NULL;
+    struct lh_info *lh = lower.iface ? *lower.iface->lh_info : NULL;
     uint32_t want =
 #ifdef OPEN_MPI
         MANA_MPI_OPENMPI;
 #else
         MANA_MPI_MPICH;
 #endif
-    if (!lh || !reg || lh->magic != MANA_LH_MAGIC) {
+    if (!lh || lh->magic != MANA_LH_MAGIC) {
         say("MANA: this program runs with MANA's MPI library but was not started by mana_launch or mana_restart");
         _exit(1);
     }
@@ -692,7 +701,6 @@ void mana_mpi_init_lazy(void)
     lower.lh = lh;
     lower.fs = lh->mpi.lh_fs_base;
     lower.fsgsbase = lh->mpi.fsgsbase;
-    lower.iface = reg(&hooks);
     lower.owner = lower.iface->lower_owner;
     lower.deferred = lower.iface->deferred;
     lower.sig = lower.iface->ckpt_signal;

@@ -36,7 +36,16 @@
 #define MANA_MPI_INT_H
 
 #define _GNU_SOURCE
+/* What the program may see of this library is the MPI ABI and nothing else: it is built with
+ * -fvisibility=hidden and linked with a version script that gen_stub.py writes from the real library's
+ * own exports (CMakeLists.txt), so every name below (lower, real, vtab, vnew, coll_enter...) is local and
+ * a program's global of the same name cannot take it over.  mpi.h declares the API: its declarations are
+ * given default visibility, so the wrappers' definitions of them are exported; MANA_ABI marks the few
+ * exported definitions mpi.h does not declare (MPICH's MPIR_Dup_fn). */
+#pragma GCC visibility push(default)
 #include <mpi.h>
+#pragma GCC visibility pop
+#define MANA_ABI __attribute__((visibility("default")))
 #include <stddef.h>
 #include <stdint.h>
 

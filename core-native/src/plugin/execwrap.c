@@ -152,19 +152,19 @@ static int follow(const char *path, char *const argv[], char *const envp[])
     return real_execve(path, argv, envp);
 }
 
-int execve(const char *path, char *const argv[], char *const envp[])
+MANA_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
     return follow(path, argv, envp);
 }
 
-int execv(const char *path, char *const argv[])
+MANA_EXPORT int execv(const char *path, char *const argv[])
 {
     return follow(path, argv, environ);
 }
 
 /* execvp's search (as glibc's): PATH of the caller's environment, default "/bin:/usr/bin"; a file
  * that is no executable format runs with /bin/sh. */
-int execvpe(const char *file, char *const argv[], char *const envp[])
+MANA_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
     if (!*file) { errno = ENOENT; return -1; }
     if (strchr(file, '/')) {
@@ -210,7 +210,7 @@ script_direct:;
     return follow("/bin/sh", sargv, envp);
 }
 
-int execvp(const char *file, char *const argv[])
+MANA_EXPORT int execvp(const char *file, char *const argv[])
 {
     return execvpe(file, argv, environ);
 }
@@ -228,7 +228,7 @@ int execvp(const char *file, char *const argv[])
         for (size_t i_ = 1; i_ <= n_; i_++) out[i_] = va_arg(ap, char *); \
     } while (0)
 
-int execl(const char *path, const char *arg, ...)
+MANA_EXPORT int execl(const char *path, const char *arg, ...)
 {
     va_list ap;
     char **argv;
@@ -238,7 +238,7 @@ int execl(const char *path, const char *arg, ...)
     return execv(path, argv);
 }
 
-int execlp(const char *file, const char *arg, ...)
+MANA_EXPORT int execlp(const char *file, const char *arg, ...)
 {
     va_list ap;
     char **argv;
@@ -248,7 +248,7 @@ int execlp(const char *file, const char *arg, ...)
     return execvp(file, argv);
 }
 
-int execle(const char *path, const char *arg, ...)
+MANA_EXPORT int execle(const char *path, const char *arg, ...)
 {
     va_list ap;
     char **argv;

@@ -79,28 +79,28 @@ static void fix_owner(pthread_mutex_t *m)
     static __typeof__(&fn) real; \
     if (__builtin_expect(!real, 0)) real = (__typeof__(&fn))dlsym(RTLD_NEXT, name)
 
-int pthread_mutex_lock(pthread_mutex_t *m)
+MANA_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
     REAL("pthread_mutex_lock", pthread_mutex_lock);
     fix_owner(m);
     return real(m);
 }
 
-int pthread_mutex_trylock(pthread_mutex_t *m)
+MANA_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 {
     REAL("pthread_mutex_trylock", pthread_mutex_trylock);
     fix_owner(m);
     return real(m);
 }
 
-int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *t)
+MANA_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *t)
 {
     REAL("pthread_mutex_timedlock", pthread_mutex_timedlock);
     fix_owner(m);
     return real(m, t);
 }
 
-int pthread_mutex_unlock(pthread_mutex_t *m)
+MANA_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 {
     REAL("pthread_mutex_unlock", pthread_mutex_unlock);
     fix_owner(m);

@@ -62,9 +62,10 @@ static volatile int n_lower_tids;
 static int reduce_for_mpi(uint32_t g, uint16_t phase, int op, int64_t *vals, uint32_t n, char *err, size_t errlen);
 static struct mana_plugin_iface iface = {
     &lower_owner, &mpi_deferred, &mana_pl.cfg.ckpt_signal, reduce_for_mpi, &ckpt_tid_word, &mana_pl.tid_offset,
+    &mana_lh_info,
 };
 
-struct mana_plugin_iface *mana_mpi_register(const struct mana_mpi_hooks *hooks)
+MANA_EXPORT struct mana_plugin_iface *mana_mpi_register(const struct mana_mpi_hooks *hooks)
 {
     mpi = hooks;
     mana_pl.mpi = hooks;

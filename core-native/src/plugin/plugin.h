@@ -13,6 +13,12 @@
 
 #define MANA_MAX_THREADS 4096
 
+/* libmana.so is preloaded into the program, behind the program itself in the symbol scope: any name it
+ * exported would be taken over by a program's global of the same name (mana_pl, mana_err...).  So it is
+ * built with -fvisibility=hidden and libmana.map, and exports only what is marked MANA_EXPORT (and listed
+ * there): the libc functions it interposes and mana_mpi_register, the MPI library's way in. */
+#define MANA_EXPORT __attribute__((visibility("default")))
+
 /* What the checkpoint signal handler records for each suspended thread. */
 struct mana_thr {
     volatile int tid;

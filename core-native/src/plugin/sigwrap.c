@@ -36,7 +36,7 @@ static const sigset_t *filtered(int how, const sigset_t *set, sigset_t *copy)
     return copy;
 }
 
-int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+MANA_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
     static int (*real)(int, const sigset_t *, sigset_t *);
     if (!real) real = (int (*)(int, const sigset_t *, sigset_t *))dlsym(RTLD_NEXT, "pthread_sigmask");
@@ -44,7 +44,7 @@ int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
     return real(how, filtered(how, set, &copy), old);
 }
 
-int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+MANA_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
     static int (*real)(int, const sigset_t *, sigset_t *);
     if (!real) real = (int (*)(int, const sigset_t *, sigset_t *))dlsym(RTLD_NEXT, "sigprocmask");
@@ -92,7 +92,7 @@ static int move_ckpt_signal(int s)
     return 0;
 }
 
-int sigaction(int signo, const struct sigaction *act, struct sigaction *old)
+MANA_EXPORT int sigaction(int signo, const struct sigaction *act, struct sigaction *old)
 {
     static int (*real)(int, const struct sigaction *, struct sigaction *);
     if (!real) real = (int (*)(int, const struct sigaction *, struct sigaction *))dlsym(RTLD_NEXT, "sigaction");
@@ -109,7 +109,7 @@ int sigaction(int signo, const struct sigaction *act, struct sigaction *old)
     return real(signo, act, old);
 }
 
-sighandler_t signal(int signo, sighandler_t handler)
+MANA_EXPORT sighandler_t signal(int signo, sighandler_t handler)
 {
     static sighandler_t (*real)(int, sighandler_t);
     if (!real) real = (sighandler_t (*)(int, sighandler_t))dlsym(RTLD_NEXT, "signal");

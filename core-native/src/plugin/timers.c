@@ -192,7 +192,7 @@ void mana_timers_restarted(void)
     refresh();
 }
 
-int timer_create(clockid_t clock, struct sigevent *sev, timer_t *out)
+MANA_EXPORT int timer_create(clockid_t clock, struct sigevent *sev, timer_t *out)
 {
     static int (*real)(clockid_t, struct sigevent *, timer_t *);
     if (!mana_plugin_active()) {
@@ -248,7 +248,7 @@ static int ret(long r)
     return (int)r;
 }
 
-int timer_settime(timer_t h, int flags, const struct itimerspec *v, struct itimerspec *old)
+MANA_EXPORT int timer_settime(timer_t h, int flags, const struct itimerspec *v, struct itimerspec *old)
 {
     struct vtimer *t = lookup(h);
     if (!t) return ((int (*)(timer_t, int, const struct itimerspec *, struct itimerspec *))real_fn("timer_settime"))(h, flags, v, old);
@@ -256,7 +256,7 @@ int timer_settime(timer_t h, int flags, const struct itimerspec *v, struct itime
     return ret(mana_sys4(SYS_timer_settime, t->kid, flags, (long)v, (long)old));
 }
 
-int timer_gettime(timer_t h, struct itimerspec *cur)
+MANA_EXPORT int timer_gettime(timer_t h, struct itimerspec *cur)
 {
     struct vtimer *t = lookup(h);
     if (!t) return ((int (*)(timer_t, struct itimerspec *))real_fn("timer_gettime"))(h, cur);
@@ -264,7 +264,7 @@ int timer_gettime(timer_t h, struct itimerspec *cur)
     return ret(mana_sys2(SYS_timer_gettime, t->kid, (long)cur));
 }
 
-int timer_getoverrun(timer_t h)
+MANA_EXPORT int timer_getoverrun(timer_t h)
 {
     struct vtimer *t = lookup(h);
     if (!t) return ((int (*)(timer_t))real_fn("timer_getoverrun"))(h);
@@ -272,7 +272,7 @@ int timer_getoverrun(timer_t h)
     return ret(mana_sys1(SYS_timer_getoverrun, t->kid));
 }
 
-int timer_delete(timer_t h)
+MANA_EXPORT int timer_delete(timer_t h)
 {
     struct vtimer *t = lookup(h);
     if (!t) {
