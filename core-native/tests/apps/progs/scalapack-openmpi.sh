@@ -37,5 +37,5 @@ app_result() {
     grep -a -E 'tests (completed|skipped)|^Finished' out.txt
 }
 APP_EXPECT=known-failure
-APP_REASON='BLACS creates and frees an MPI_Op for every combine (MPI_Op_create/MPI_Op_free per reduction): the runtime ends the job at its 65th MPI_Op_create although no more than a few are live at once'
+APP_REASON='user-defined operations: the job ends with "more than 64 user-defined operations" in the first factorisation; BLACS creates an MPI_Op for its max/min combines and frees it after each, so freed entries seem not to be reused'
 APP_REASON_RE='MANA: MPI_Op_create is not supported under checkpointing \(more than 64 user-defined operations\)'
