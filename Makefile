@@ -22,7 +22,7 @@ DEB_PACKAGES := build-essential cmake gdb openmpi-bin libopenmpi-dev mpich libmp
                 xvfb xauth libgtk-3-0 fonts-dejavu-core procps psmisc bsdutils util-linux \
                 neovim python3 bc sqlite3 python3-mpi4py
 
-.PHONY: all deps build test test-fast demo clean bench-process bench-coordinator bench-attack bench-inspector bench-lint bench-gdb bench-mpi check-jdk screenshots
+.PHONY: all deps build test test-fast demo clean bench-process bench-coordinator bench-attack bench-inspector bench-lint bench-gdb bench-mpi check-jdk screenshots test-apps
 
 all: build
 
@@ -52,6 +52,15 @@ test-fast: check-jdk
 	$(MVN) -q -o -T 3 -pl control-plane,image-inspector,mpi-diagnostics test -DexcludedGroups=slow
 	cmake --build $(ROOT)/core-native/build -j2 > /dev/null
 	cd $(ROOT)/core-native/build && ctest -L unit --output-on-failure
+
+# Third-party MPI programs from Debian's packages, natively and checkpointed/killed/restarted under the
+# runtime (core-native/tests/apps, docs/testing.md "Real MPI programs"); not part of `make test`.
+# APPS="lammps meep" runs some of them.
+APP_PACKAGES = $(shell cat $(ROOT)/core-native/tests/apps/progs/*.sh | sed -n 's/^APP_PACKAGES="*\([^"]*\)"*$$/\1/p' | tr ' ' '\n' | sort -u)
+test-apps:
+	@[ -x $(ROOT)/bin/lower-half-openmpi ] && [ -x $(ROOT)/bin/mana_coordinator ] || $(MAKE) build
+	@$(MAKE) --no-print-directory deps DEB_PACKAGES="$(APP_PACKAGES)"
+	$(ROOT)/core-native/tests/apps/run_apps.sh $(APPS)
 
 demo:
 	@[ -x $(ROOT)/bin/mana_launch ] && [ -x $(ROOT)/bin/mana_coordinator ] || $(MAKE) build
