@@ -52,7 +52,7 @@ PARTIAL = {
     "MPI_Dist_graph_create": "the info hints are not given to the MPI library",
     "MPI_Dist_graph_create_adjacent": "the info hints are not given to the MPI library",
     "MPI_Comm_split_type": "the info argument is not kept for the restart",
-    "MPI_Op_create": "at most 64 user-defined operations per run",
+    "MPI_Op_create": "at most 64 different user functions in operations that are live at once",
 }
 
 C_NAME = re.compile(r"^P?MPI_[A-Z][a-z0-9_]*$")

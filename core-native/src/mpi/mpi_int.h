@@ -74,6 +74,7 @@ enum vkind { K_FREE = 0, K_COMM, K_GROUP, K_TYPE, K_OP, K_REQ, K_ERRH, K_INFO, K
                                * message counted but not sent, or sent but not counted) */
 #define VF_PERSIST  0x100u    /* persistent request (MPI_Send_init...): outlives its completions */
 #define VF_ACTIVE   0x200u    /* persistent request started and not yet completed */
+#define VF_CANCELING 0x400u   /* the program cancelled it: its completion may have moved no message */
 
 /* How an object was made, for the replay at restart. */
 enum recipe {

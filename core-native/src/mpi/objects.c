@@ -496,7 +496,8 @@ ALIAS(Pack_size)
 
 #define MAX_OPS 64
 static MPI_User_function *op_fn[MAX_OPS];
-static int n_ops;
+static int op_live[MAX_OPS];            /* live ops whose trampoline is this slot */
+static volatile int op_lock;
 
 static void op_call(int i, void *in, void *inout, int *len, MPI_Datatype *dt)
 {
@@ -522,16 +523,35 @@ static MPI_User_function *const tramps[MAX_OPS] = {
 
 MPI_User_function *mana_op_tramp(int slot) { return tramps[slot]; }
 
+/* The trampoline slot of fn: ops of one function share it (BLACS makes and frees an op for every
+ * combine), and a slot no live op uses is taken for another function.  -1: 64 functions live at once. */
+static int op_slot(MPI_User_function *fn)
+{
+    while (__atomic_exchange_n(&op_lock, 1, __ATOMIC_ACQUIRE)) mana_sys0(SYS_sched_yield);
+    int slot = -1;
+    for (int i = 0; i < MAX_OPS && slot < 0; i++) if (op_fn[i] == fn) slot = i;
+    for (int i = 0; i < MAX_OPS && slot < 0; i++) if (!op_fn[i] || !op_live[i]) slot = i;
+    if (slot >= 0) { op_fn[slot] = fn; op_live[slot]++; }
+    __atomic_store_n(&op_lock, 0, __ATOMIC_RELEASE);
+    return slot;
+}
+
+static void op_slot_put(int slot)
+{
+    while (__atomic_exchange_n(&op_lock, 1, __ATOMIC_ACQUIRE)) mana_sys0(SYS_sched_yield);
+    if (slot >= 0 && slot < MAX_OPS && op_live[slot] > 0) op_live[slot]--;
+    __atomic_store_n(&op_lock, 0, __ATOMIC_RELEASE);
+}
+
 int PMPI_Op_create(MPI_User_function *fn, int commute, MPI_Op *op)
 {
     MANA_CHECK_INIT();
-    if (n_ops >= MAX_OPS) mana_unsupported("MPI_Op_create", "more than 64 user-defined operations");
-    int slot = n_ops++;
-    op_fn[slot] = fn;
+    int slot = op_slot(fn);
+    if (slot < 0) mana_unsupported("MPI_Op_create", "more than 64 different user functions in live operations");
     MPI_Op r;
     int rc;
     LOWER(rc = real.Op_create(tramps[slot], commute, &r));
-    if (rc != MPI_SUCCESS) return rc;
+    if (rc != MPI_SUCCESS) { op_slot_put(slot); return rc; }
     struct vobj *o = vnew(K_OP, HBITS(r));
     o->recipe = R_OP_CREATE;
     o->a[0] = slot;
@@ -549,6 +569,7 @@ int PMPI_Op_free(MPI_Op *op)
     MPI_Op r;
     int rc;
     LOWER(r = R(*op); rc = real.Op_free(&r));
+    if (o->recipe == R_OP_CREATE) op_slot_put((int)o->a[0]);
     vrelease(o);
     *op = MPI_OP_NULL;
     return rc;

@@ -47,7 +47,7 @@ int PMPI_Start(MPI_Request *h)
     MANA_CHECK_INIT();
     struct vobj *r = *h == MPI_REQUEST_NULL ? NULL : vobj_of(HBITS(*h));
     if (!r || r->kind != K_REQ || !(r->flags & VF_PERSIST) || (r->flags & VF_ACTIVE)) return MPI_ERR_REQUEST;
-    r->flags &= ~(VF_DONE | VF_POSTED | VF_COUNTED);
+    r->flags &= ~(VF_DONE | VF_POSTED | VF_COUNTED | VF_CANCELING);
     r->real = 0;
     if (r->rkind == RQ_BSEND) {
         /* A buffered send completes locally: its data is in the attached buffer (bsend.c). */

@@ -10,6 +10,7 @@
  *          work while its partner does not receive yet, then MPI_Waitall's both.  A checkpoint taken
  *          during the polls completes the send in its drain, MPI_Test then sets the handle to
  *          MPI_REQUEST_NULL, and MPI_Waitall gets a null entry (a real benchmark hung there).
+ *   cancel a cancelled any-source receive that no message matches, waited for after a bit of work.
  * The checksum covers every byte received, so it does not depend on when MPI_Test saw the send end. */
 #include "mpitest.h"
 
@@ -62,6 +63,20 @@ static uint64_t ring(int rank, int size, long it, int *pin, int *pout, MPI_Reque
     MPI_Status_set_cancelled(&sts[0], (int)(it & 1));
     MPI_Test_cancelled(&sts[0], &canc);
     if (canc != (int)(it & 1)) mt_fail("Status_set_cancelled(%d) read back as %d", (int)(it & 1), canc);
+
+    /* A receive nobody sends to, cancelled (HPCC's RandomAccess ends with this): it completes cancelled
+     * and moved no message, so the drain's count of messages in flight must not change.  The checkpoint
+     * may come between the cancel and the wait. */
+    int none_sent = 0;
+    MPI_Request cr;
+    MPI_Status cst;
+    MPI_Irecv(&none_sent, 1, MPI_INT, MPI_ANY_SOURCE, 999, MPI_COMM_WORLD, &cr);
+    MPI_Cancel(&cr);
+    usleep(100);                                /* local work */
+    MPI_Wait(&cr, &cst);
+    canc = 0;
+    MPI_Test_cancelled(&cst, &canc);
+    if (!canc) mt_fail("the cancelled receive was not cancelled (got %d from %d)", none_sent, cst.MPI_SOURCE);
     return h;
 }
 
