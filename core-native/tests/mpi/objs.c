@@ -6,6 +6,7 @@
  *           freed parent first, then used and freed: a type freed while another's recipe names it
  *           must go once the last one that names it goes (the old runtime kept each such parent for
  *           good and ran out of objects after ~70 iterations).
+ *   ops     two user reduction ops made, used and freed every iteration (BLACS does so per combine).
  *   pending a persistent send and receive made with a derived type that the program frees at once,
  *           started every iteration (MPICH's multi_psend_derived), and an Isend whose type is freed
  *           before the wait: MPI lets the operation go on with it, before and after a restart.
@@ -16,6 +17,15 @@
 #define CHAINS 300
 
 static MPI_Datatype held[HELD];
+
+/* a user reduction: the value of largest magnitude */
+static void maxabs(void *in, void *inout, int *len, MPI_Datatype *t)
+{
+    (void)t;
+    const long *a = in;
+    long *b = inout;
+    for (int i = 0; i < *len; i++) if (labs(a[i]) > labs(b[i])) b[i] = a[i];
+}
 
 static MPI_Datatype chain(int k)
 {
@@ -80,6 +90,18 @@ int main(int argc, char **argv)
             if (pin[i] != want) mt_fail("persistent derived: pin[%d] = %d, want %d", i, pin[i], want);
         }
         h = mt_hash(h, pin, sizeof pin);
+
+        /* user ops made and freed every iteration, as BLACS does for each combine (more than 64 in a run) */
+        for (int k = 0; k < 2; k++) {
+            MPI_Op op;
+            MPI_Op_create(maxabs, 1, &op);
+            long v = (r.rank % 2 ? -1 : 1) * (r.rank * 10 + it + k), res = 0;
+            MPI_Allreduce(&v, &res, 1, MPI_LONG, op, MPI_COMM_WORLD);
+            MPI_Op_free(&op);
+            long want = (long)((r.size - 1) % 2 ? -1 : 1) * ((r.size - 1) * 10 + it + k);
+            if (res != want) mt_fail("user op: %ld, want %ld", res, want);
+            h = mt_hash(h, &res, sizeof res);
+        }
 
         /* an Isend whose type the program frees before the receive is even posted */
         MPI_Datatype pair;
