@@ -177,6 +177,14 @@ ALIAS(Ineighbor_alltoallv)
  * The arrays of real datatypes are the runtime's own; for the nonblocking forms they live as long as
  * the request (its arr), because the real library may read them until completion. */
 
+/* The peers of a collective without topology: the group, or the remote group of an inter-communicator. */
+static int group_peers(MPI_Comm rc, int *n)
+{
+    int inter = 0, rc_ = real.Comm_test_inter(rc, &inter);
+    if (rc_ != MPI_SUCCESS) return rc_;
+    return inter ? real.Comm_remote_size(rc, n) : real.Comm_size(rc, n);
+}
+
 /* How many peers a "w" collective names on each side: the group size, or the topology's degrees. */
 static int w_peers(MPI_Comm rc, int *nsend, int *nrecv)
 {
@@ -195,7 +203,7 @@ static int w_peers(MPI_Comm rc, int *nsend, int *nrecv)
         int w = 0;
         rc_ = real.Dist_graph_neighbors_count(rc, nrecv, nsend, &w);
     } else {
-        rc_ = real.Comm_size(rc, nsend);
+        rc_ = group_peers(rc, nsend);
         *nrecv = *nsend;
     }
     return rc_;
@@ -208,7 +216,7 @@ static MPI_Datatype *w_types(MPI_Comm comm, int neighbours, const MPI_Datatype s
     int rc = MPI_SUCCESS;
     *ns = *nr = 0;
     if (neighbours) LOWER(rc = w_peers(R(comm), ns, nr));
-    else LOWER(rc = real.Comm_size(R(comm), ns); *nr = *ns);
+    else LOWER(rc = group_peers(R(comm), ns); *nr = *ns);
     if (rc != MPI_SUCCESS) return NULL;
     MPI_Datatype *t = malloc(((size_t)*ns + (size_t)*nr + 1) * sizeof *t);
     if (!t) return NULL;

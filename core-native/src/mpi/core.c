@@ -232,13 +232,35 @@ static uint64_t mix(uint64_t x)
 /* The same value on every member of the new communicator and on no other communicator: how it was
  * made (parent, the parent's collective count at that moment) and which of the communicators that
  * call made (the world rank of its rank 0).  Call inside LOWER. */
-static uint64_t gid_of(uint64_t parent_gid, uint64_t parent_seq, uint64_t realcomm)
+uint64_t mana_gid_combine(uint64_t a, uint64_t b)
+{
+    uint64_t h = mix(mix(a) ^ mix(b + 0x9e3779b9)) & 0x3fffffffffffffffULL;
+    return h ? h : 1;
+}
+
+/* World rank of rank 0 of a real group (inside an excursion). */
+static int world_rank0(MPI_Group g)
 {
     int wr = 0, zero = 0;
+    real.Group_translate_ranks(g, 1, &zero, HMAKE(MPI_Group, real_world_group), &wr);
+    return wr;
+}
+
+static uint64_t gid_of(uint64_t parent_gid, uint64_t parent_seq, uint64_t realcomm)
+{
+    int wr = 0, inter = 0;
     MPI_Group g;
     if (real.Comm_group(HMAKE(MPI_Comm, realcomm), &g) == MPI_SUCCESS) {
-        real.Group_translate_ranks(g, 1, &zero, HMAKE(MPI_Group, real_world_group), &wr);
+        wr = world_rank0(g);
         real.Group_free(&g);
+    }
+    /* an inter-communicator: both groups must get the same id, so take the smaller of the two groups'
+     * first world ranks (its local group is a different one in each) */
+    real.Comm_test_inter(HMAKE(MPI_Comm, realcomm), &inter);
+    if (inter && real.Comm_remote_group(HMAKE(MPI_Comm, realcomm), &g) == MPI_SUCCESS) {
+        int wr2 = world_rank0(g);
+        real.Group_free(&g);
+        if (wr2 < wr) wr = wr2;
     }
     uint64_t h = mix(mix(parent_gid) ^ mix(parent_seq + 0x51ed27) ^ mix((uint64_t)wr + 0x1234567));
     h &= 0x3fffffffffffffffULL;

@@ -88,6 +88,8 @@ enum recipe {
     R_INFO, R_ERRH_USER, R_ERR_CLASS, R_ERR_CODE, R_ERR_STRING,
     R_GRAPH_CREATE, R_DIST_GRAPH, R_DIST_GRAPH_ADJ, R_COMM_CREATE_GROUP,
     R_TYPE_DARRAY, R_TYPE_HINDEXED_BLOCK, R_TYPE_F90,
+    /* intercomm.c */
+    R_INTERCOMM_CREATE, R_INTERCOMM_MERGE,
 };
 
 /* Requests: what the program asked for, so a pending one can be posted again after a restart. */
@@ -261,6 +263,7 @@ static inline int lower_interrupted(void) { return *lower.deferred || mana_gate;
 /* ---- communicators, requests, drains (core.c, p2p.c) ---- */
 struct vobj *comm_obj(MPI_Comm c);                 /* never NULL for a valid communicator */
 void comm_init_gid(struct vobj *nc, struct vobj *parent);
+uint64_t mana_gid_combine(uint64_t a, uint64_t b);  /* an id from two (the same on every rank) */
 /* Collective sequence gate, then the lower half: returns like lower_enter.  The count goes up only
  * while the thread holds the lower half, so no thread ever stops between counting a collective and
  * being inside it (a checkpoint would otherwise wait for a partner that can never come). */

@@ -15,6 +15,7 @@ MPI_User_function *mana_op_tramp(int slot);
 int mana_topo_replay(struct vobj *o, MPI_Comm pc, MPI_Comm *nc);     /* topo.c */
 int mana_dtype_replay(struct vobj *o, MPI_Datatype *t);             /* dtype.c */
 int mana_errcode_replay(struct vobj *o);                            /* errh.c */
+int mana_intercomm_replay(struct vobj *o, MPI_Comm *nc);            /* intercomm.c */
 
 static int by_order(const void *a, const void *b)
 {
@@ -97,6 +98,7 @@ static int replay_one(struct vobj *o, MPI_Group wg)
         break;
     }
     case R_TYPE_DARRAY: case R_TYPE_HINDEXED_BLOCK: case R_TYPE_F90: rc = mana_dtype_replay(o, &t); break;
+    case R_INTERCOMM_CREATE: case R_INTERCOMM_MERGE: rc = mana_intercomm_replay(o, &nc); break;
     /* info objects live in the upper half: only the real MPI_INFO_NULL they stand for is new */
     case R_INFO: o->real = v2r(HBITS(MPI_INFO_NULL)); return MPI_SUCCESS;
     case R_ERRH_USER: return MPI_SUCCESS;                 /* mana_errh_replay did it */

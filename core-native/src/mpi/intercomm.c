@@ -1,0 +1,104 @@
+/*
+ * intercomm.c - inter-communicators: MPI_Intercomm_create, MPI_Intercomm_merge, MPI_Comm_remote_size,
+ * MPI_Comm_remote_group.  (Dup, split, create and free of an inter-communicator, and collectives and
+ * point-to-point on it, go through the ordinary wrappers.)
+ *
+ * Drain: every member of both groups holds the inter-communicator, and every collective on it is
+ * entered by all of them, so its count works as an intra-communicator's.  Its id must be the same in
+ * both groups, but each group only knows its own local communicator: inside the creation each group
+ * puts a value derived from its local communicator into an MPI_MAX allreduce over the new
+ * inter-communicator, which hands each group the other's, and both make the id from the pair.
+ * Creation itself is counted as a collective on the local communicator only (the groups meet inside
+ * the real call), as MPI_Comm_create_group is: the coverage manifest says what that means.
+ *
+ * Replay: the creation is made again from (local communicator, local leader, peer communicator, remote
+ * leader, tag) in creation order, on every member of both groups, as the program made it; a merge from
+ * (inter-communicator, high).
+ */
+#include "mpi_int.h"
+
+#define ALIAS(n) extern __typeof__(PMPI_##n) MPI_##n __attribute__((weak, alias("PMPI_" #n)));
+
+int PMPI_Intercomm_create(MPI_Comm local, int local_leader, MPI_Comm peer, int remote_leader, int tag,
+                          MPI_Comm *newcomm)
+{
+    MANA_CHECK_INIT();
+    struct vobj *lc = comm_obj(local);
+    if (!lc) return MPI_ERR_COMM;
+    /* the peer communicator is significant at the leaders only; elsewhere it may be anything */
+    struct vobj *pc = peer == MPI_COMM_NULL ? NULL : comm_obj(peer);
+    MPI_Comm ic = MPI_COMM_NULL;
+    uint64_t mine = 0, theirs = 0;
+    int rc;
+    COLL_LOWER(lc, mine = mana_gid_combine(lc->gid, lc->seq);
+               rc = real.Intercomm_create(R(local), local_leader, pc ? R(peer) : R(MPI_COMM_NULL), remote_leader,
+                                          tag, &ic);
+               if (rc == MPI_SUCCESS)
+                   rc = real.Allreduce(&mine, &theirs, 1, R(MPI_UINT64_T), R(MPI_MAX), ic));
+    if (rc != MPI_SUCCESS) return rc;
+    lc->flags |= VF_PARENT;
+    struct vobj *o;
+    new_comm(ic, lc, R_INTERCOMM_CREATE, newcomm, &o);
+    if (!o) return MPI_SUCCESS;
+    mana_record_parent(o, pc);
+    o->gid = mana_gid_combine(mine < theirs ? mine : theirs, mine < theirs ? theirs : mine);
+    o->a[0] = local_leader;
+    o->a[1] = remote_leader;
+    o->a[2] = tag;
+    o->a[3] = pc != NULL;
+    return MPI_SUCCESS;
+}
+ALIAS(Intercomm_create)
+
+int PMPI_Intercomm_merge(MPI_Comm inter, int high, MPI_Comm *newcomm)
+{
+    MANA_CHECK_INIT();
+    struct vobj *p = comm_obj(inter);
+    if (!p) return MPI_ERR_COMM;
+    MPI_Comm nc;
+    int rc;
+    COLL_LOWER(p, rc = real.Intercomm_merge(R(inter), high, &nc));
+    if (rc != MPI_SUCCESS) return rc;
+    p->flags |= VF_PARENT;
+    struct vobj *o;
+    new_comm(nc, p, R_INTERCOMM_MERGE, newcomm, &o);
+    if (o) o->a[0] = high;
+    return MPI_SUCCESS;
+}
+ALIAS(Intercomm_merge)
+
+int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
+{
+    MANA_CHECK_INIT();
+    int rc;
+    LOWER(rc = real.Comm_remote_size(R(comm), size));
+    return rc;
+}
+ALIAS(Comm_remote_size)
+
+/* A group of world ranks, like every group here (the remote group is a group of processes too). */
+int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
+{
+    MANA_CHECK_INIT();
+    MPI_Group g;
+    int rc;
+    LOWER(rc = real.Comm_remote_group(R(comm), &g));
+    if (rc != MPI_SUCCESS) return rc;
+    return new_group(g, group);
+}
+ALIAS(Comm_remote_group)
+
+/* replay.c: make one of ours again (the parents are already made). */
+int mana_intercomm_replay(struct vobj *o, MPI_Comm *nc)
+{
+    int rc;
+    MPI_Comm local = HMAKE(MPI_Comm, o->parent[0] ? o->parent[0]->real : 0);
+    if (o->recipe == R_INTERCOMM_MERGE) {
+        LOWER(rc = real.Intercomm_merge(local, (int)o->a[0], nc));
+        return rc;
+    }
+    MPI_Comm peer = o->a[3] && o->nparents > 1 && o->parent[1] ? HMAKE(MPI_Comm, o->parent[1]->real)
+                                                                : HMAKE(MPI_Comm, v2r(HBITS(MPI_COMM_NULL)));
+    LOWER(rc = real.Intercomm_create(local, (int)o->a[0], peer, (int)o->a[1], (int)o->a[2], nc));
+    return rc;
+}

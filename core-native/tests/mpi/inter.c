@@ -1,0 +1,98 @@
+/* inter - inter-communicators across checkpoints: the even and the odd ranks are two groups joined by
+ * MPI_Intercomm_create (as MPICH's test iterator MTestGetIntercomm does), then merged, duplicated and
+ * split.  Every iteration: point-to-point between the groups, rooted and unrooted collectives on the
+ * inter-communicator (MPI_ROOT / MPI_PROC_NULL roots, results from the other group), a collective on
+ * the merged communicator and one on the duplicate; every 16th iteration a second inter-communicator
+ * is made, merged and freed (freed parents are made again at restart).  Needs an even number of ranks. */
+#include "mpitest.h"
+
+static void check_remote(MPI_Comm inter, int want_size, int first_world)
+{
+    int rs = -1, flag = 0, wr = -1, zero = 0;
+    MPI_Comm_test_inter(inter, &flag);
+    MPI_Comm_remote_size(inter, &rs);
+    if (!flag || rs != want_size) mt_fail("remote size %d (inter %d), want %d", rs, flag, want_size);
+    MPI_Group rg, wg;
+    MPI_Comm_remote_group(inter, &rg);
+    MPI_Comm_group(MPI_COMM_WORLD, &wg);
+    MPI_Group_translate_ranks(rg, 1, &zero, wg, &wr);
+    if (wr != first_world) mt_fail("remote group's rank 0 is world rank %d, want %d", wr, first_world);
+    MPI_Group_free(&rg);
+    MPI_Group_free(&wg);
+}
+
+int main(int argc, char **argv)
+{
+    struct mt_run r;
+    mt_init(&r, &argc, &argv);
+    if (r.size % 2) mt_fail("needs an even number of ranks, not %d", r.size);
+    int side = r.rank % 2, half = r.size / 2;
+    MPI_Comm local, inter, merged, dup, sub;
+    MPI_Comm_split(MPI_COMM_WORLD, side, r.rank, &local);
+    int lrank;
+    MPI_Comm_rank(local, &lrank);
+    /* leaders: world ranks 0 and 1; the peer communicator matters at the leaders only */
+    MPI_Intercomm_create(local, 0, lrank == 0 ? MPI_COMM_WORLD : MPI_COMM_NULL, side ? 0 : 1, 77, &inter);
+    MPI_Intercomm_merge(inter, side, &merged);
+    MPI_Comm_dup(inter, &dup);
+    MPI_Comm_split(inter, lrank % 2, lrank, &sub);      /* an inter-communicator of each parity */
+    check_remote(inter, half, side ? 0 : 1);
+    int mrank = -1;
+    MPI_Comm_rank(merged, &mrank);
+    if (mrank != side * half + lrank) mt_fail("merged rank %d, want %d", mrank, side * half + lrank);
+
+    uint64_t h = MT_HASH0;
+    long it = 0;
+    do {
+        it++;
+        /* point-to-point: local rank i of one group with local rank i of the other */
+        long out[4], in[4] = { 0, 0, 0, 0 };
+        for (int i = 0; i < 4; i++) out[i] = r.rank * 1000 + it * 4 + i;
+        MPI_Status st;
+        MPI_Sendrecv(out, 4, MPI_LONG, lrank, 5, in, 4, MPI_LONG, lrank, 5, inter, &st);
+        int peer_world = 2 * lrank + !side;
+        if (in[0] != peer_world * 1000 + it * 4 || st.MPI_SOURCE != lrank)
+            mt_fail("inter p2p: %ld from %d", in[0], st.MPI_SOURCE);
+        h = mt_hash(h, in, sizeof in);
+
+        /* rooted: group 0's rank 0 broadcasts to group 1 */
+        long b = side == 0 && lrank == 0 ? it * 31 : -1;
+        int root = side == 0 ? (lrank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+        MPI_Bcast(&b, 1, MPI_LONG, root, inter);
+        if (side == 1 && b != it * 31) mt_fail("inter bcast: %ld", b);
+        if (side == 0 && b != (lrank == 0 ? it * 31 : -1)) mt_fail("inter bcast changed the sending side: %ld", b);
+
+        /* unrooted: each group gets the other group's sum */
+        long v = r.rank + it, sum = 0, want = 0;
+        MPI_Allreduce(&v, &sum, 1, MPI_LONG, MPI_SUM, inter);
+        for (int w = !side; w < r.size; w += 2) want += w + it;
+        if (sum != want) mt_fail("inter allreduce: %ld, want %ld", sum, want);
+        h = mt_hash(h, &sum, sizeof sum);
+
+        long all = 0;
+        MPI_Allreduce(&v, &all, 1, MPI_LONG, MPI_SUM, merged);
+        h = mt_hash(h, &all, sizeof all);
+        MPI_Barrier(dup);
+        long sv = lrank, ss = 0;
+        MPI_Allreduce(&sv, &ss, 1, MPI_LONG, MPI_SUM, sub);
+        h = mt_hash(h, &ss, sizeof ss);
+
+        if (it % 16 == 0) {
+            MPI_Comm t, tm;
+            MPI_Intercomm_create(local, 0, lrank == 0 ? MPI_COMM_WORLD : MPI_COMM_NULL, side ? 0 : 1, 78, &t);
+            MPI_Intercomm_merge(t, !side, &tm);
+            long x = r.rank, tot = 0;
+            MPI_Allreduce(&x, &tot, 1, MPI_LONG, MPI_SUM, tm);
+            if (tot != (long)r.size * (r.size - 1) / 2) mt_fail("temporary merge: %ld", tot);
+            MPI_Comm_free(&t);                  /* freed before the communicator made from it */
+            MPI_Comm_free(&tm);
+        }
+    } while (!mt_done(&r, it));
+    MPI_Comm_free(&sub);
+    MPI_Comm_free(&dup);
+    MPI_Comm_free(&merged);
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&local);
+    mt_finish(&r, "inter", it, h);
+    return 0;
+}
