@@ -149,7 +149,7 @@ void vrelease(struct vobj *o)
     /* What this object named goes first: its recipe's parents, a request's datatype. */
     for (uint32_t k = 0; k < o->nparents && k < 2; k++) vunref(o->parent[k]);
     if (o->kind == K_TYPE) mana_type_drop_refs(o);
-    if (o->kind == K_REQ) vunref(o->type);
+    if (o->kind == K_REQ) { vunref(o->type); mana_req_drop_parts(o); }
     free(o->arr);
     vlock();
     uint32_t i = o->idx;

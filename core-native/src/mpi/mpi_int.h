@@ -95,7 +95,9 @@ enum recipe {
 /* Requests: what the program asked for, so a pending one can be posted again after a restart. */
 enum rkind { RQ_SEND = 1, RQ_SSEND, RQ_RSEND, RQ_BSEND, RQ_RECV, RQ_COLL,
              RQ_MRECV,    /* MPI_Imrecv of a matched message: never posted again (its message is gone) */
-             RQ_BSENT };  /* the send behind an MPI_Bsend (bsend.c): internal, owns attached-buffer space */
+             RQ_BSENT,    /* the send behind an MPI_Bsend (bsend.c): internal, owns attached-buffer space */
+             RQ_SENDRECV };  /* MPI_Isendrecv(_replace): done when its two parts are (a[4], a[5]: their
+                              * table indices; arr: the _replace form's receive buffer) */
 
 struct vobj {
     uint64_t real;            /* the real handle: MUST stay first (see above) */
@@ -139,6 +141,7 @@ struct vobj *vnew(enum vkind k, uint64_t real);
 void vref(struct vobj *o);                   /* one more object names o (NULL: nothing) */
 void vunref(struct vobj *o);                 /* one less; a freed datatype goes with its last one */
 void mana_type_drop_refs(struct vobj *o);    /* objects.c: the refs a struct type's list holds */
+void mana_req_drop_parts(struct vobj *o);    /* p2p.c: an MPI_Isendrecv's two parts */
 void vrelease(struct vobj *o);
 struct vobj *vobj_of(uint64_t h);            /* NULL for a NULL or unknown handle */
 uint64_t vhandle(const struct vobj *o);      /* the handle the program holds */

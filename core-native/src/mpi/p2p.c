@@ -218,11 +218,15 @@ static void req_finished(struct vobj *r, const MPI_Status *st)
 
 static void status_out(MPI_Status *dst, const MPI_Status *src) { status_give(dst, src); }
 
+static int sendrecv_test(struct vobj *r);
+static struct vobj *part(const struct vobj *r, int k);
+
 /* One test of a pending request in the lower half (call inside an excursion). */
 static int test_in_lower(struct vobj *r)
 {
     if (r->flags & VF_DONE) return 1;
     if (!(r->flags & VF_POSTED)) return 0;
+    if (r->rkind == RQ_SENDRECV) return sendrecv_test(r);
     MPI_Request rr = HMAKE(MPI_Request, r->real);
     int flag = 0;
     MPI_Status st;          /* no libc call here: this runs on the lower TLS */
@@ -460,6 +464,100 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int
 }
 ALIAS(Sendrecv_replace)
 
+/* ---- MPI_Isendrecv, MPI_Isendrecv_replace (MPI 4.0) ----
+ * The program's request stands for two ordinary ones, a receive and a send, which the drain and a
+ * restart treat as any others (the send is completed, the receive buffered or posted again); it is
+ * done when both are.  The _replace form receives into a buffer of its own and unpacks it into the
+ * program's buffer once both parts are done (the send reads that buffer until then). */
+
+static struct vobj *part(const struct vobj *r, int k) { return &vtab[(uint32_t)r->a[4 + k]]; }
+
+/* Inside an excursion (test_in_lower). */
+static int sendrecv_test(struct vobj *r)
+{
+    struct vobj *rv = part(r, 0), *sd = part(r, 1);
+    int a = test_in_lower(rv), b = test_in_lower(sd);
+    if (!a || !b) return 0;
+    r->status = rv->status;
+    if (r->arr && rv->status.MPI_ERROR == MPI_SUCCESS) {
+        int pos = 0, got = 0;
+        real.Get_count(&rv->status, R(MPI_PACKED), &got);
+        int rc = real.Unpack(r->arr, got, &pos, r->buf, r->count, R(HMAKE(MPI_Datatype, r->a[0])),
+                             R(HMAKE(MPI_Comm, r->a[1])));
+        real.Status_set_elements(&r->status, R(MPI_BYTE), got);
+        if (rc != MPI_SUCCESS) r->status.MPI_ERROR = rc;
+    }
+    r->flags |= VF_DONE;
+    return 1;
+}
+
+void mana_req_drop_parts(struct vobj *o)
+{
+    if (o->rkind != RQ_SENDRECV) return;
+    for (int k = 0; k < 2; k++) {
+        struct vobj *p = part(o, k);
+        if (p->kind == K_REQ) vrelease(p);
+    }
+}
+
+static int isendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag, void *rbuf, int rcount,
+                     MPI_Datatype rtype, int src, int rtag, MPI_Comm comm, void *tmp, MPI_Request *req)
+{
+    if (__builtin_expect(n_orphans > 0, 0)) orphans_reap();
+    struct vobj *rv = req_new(RQ_RECV, rbuf, rcount, rtype, src, rtag, comm);
+    struct vobj *sd = req_new(RQ_SEND, (void *)sbuf, scount, stype, dest, stag, comm);
+    rv->flags |= VF_INTERNAL;
+    sd->flags |= VF_INTERNAL;
+    int rc = req_post(rv);
+    if (rc == MPI_SUCCESS) rc = req_post(sd);
+    if (rc != MPI_SUCCESS) {
+        /* a part that was posted still completes: leave it to the orphans */
+        if (rv->flags & VF_POSTED) orphan_add(rv); else vrelease(rv);
+        if (sd->flags & VF_POSTED) orphan_add(sd); else vrelease(sd);
+        free(tmp);
+        *req = MPI_REQUEST_NULL;
+        return rc;
+    }
+    struct vobj *r = vnew(K_REQ, 0);
+    r->rkind = RQ_SENDRECV;
+    r->comm = comm_obj(comm);
+    r->a[4] = rv->idx;
+    r->a[5] = sd->idx;
+    r->arr = tmp;
+    r->flags |= VF_POSTED;
+    *req = V(MPI_Request, r);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Isendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag, void *rbuf, int rcount,
+                   MPI_Datatype rtype, int src, int rtag, MPI_Comm comm, MPI_Request *req)
+{
+    MANA_CHECK_INIT();
+    return isendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm, NULL, req);
+}
+ALIAS(Isendrecv)
+
+int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int stag, int src, int rtag,
+                           MPI_Comm comm, MPI_Request *req)
+{
+    MANA_CHECK_INIT();
+    int size = 0, rc;
+    LOWER(rc = real.Pack_size(count, R(type), R(comm), &size));
+    if (rc != MPI_SUCCESS) return rc;
+    char *tmp = malloc(size ? (size_t)size : 1);
+    if (!tmp) return MPI_ERR_NO_MEM;
+    rc = isendrecv(buf, count, type, dest, stag, tmp, size, MPI_PACKED, src, rtag, comm, tmp, req);
+    if (rc != MPI_SUCCESS) return rc;
+    struct vobj *r = vobj_of(HBITS(*req)), *t = vobj_of(HBITS(type));
+    if (t && t->kind == K_TYPE) { vref(t); r->type = t; }     /* the unpack at completion uses it */
+    r->buf = buf;
+    r->count = count;
+    r->a[0] = (int64_t)HBITS(type);
+    r->a[1] = (int64_t)HBITS(comm);
+    return MPI_SUCCESS;
+}
+ALIAS(Isendrecv_replace)
+
 /* ---- completion ---- */
 
 int PMPI_Wait(MPI_Request *h, MPI_Status *st)
@@ -672,6 +770,13 @@ int PMPI_Cancel(MPI_Request *h)
      * real handle is read inside the excursion: a restart may have posted the request anew. */
     int rc = MPI_SUCCESS;
     r->flags |= VF_CANCELING;
+    if (r->rkind == RQ_SENDRECV) {                   /* both parts */
+        for (int k = 0; k < 2 && rc == MPI_SUCCESS; k++) {
+            MPI_Request ph = V(MPI_Request, part(r, k));
+            rc = PMPI_Cancel(&ph);
+        }
+        return rc;
+    }
     LOWER(if (r->flags & VF_POSTED) { MPI_Request rr = HMAKE(MPI_Request, r->real); rc = real.Cancel(&rr); });
     return rc;
 }
@@ -805,7 +910,9 @@ int mana_p2p_drain(uint32_t g, char *err, size_t errlen)
     uint32_t n = mana_vtab_used();
     for (uint32_t i = 1; i <= n; i++) {
         struct vobj *r = &vtab[i];
-        if (r->kind != K_REQ || (r->flags & VF_DONE) || !(r->flags & VF_POSTED) || r->rkind == RQ_RECV) continue;
+        if (r->kind != K_REQ || (r->flags & VF_DONE) || !(r->flags & VF_POSTED) || r->rkind == RQ_RECV ||
+            r->rkind == RQ_SENDRECV)
+            continue;
         uint64_t up = lower_enter();
         for (long spin = 0; spin < 10000000 && !test_in_lower(r); spin++) ;
         lower_leave(up);
@@ -832,7 +939,7 @@ int mana_p2p_restart(void)
     uint32_t n = mana_vtab_used();
     for (uint32_t i = 1; i <= n; i++) {
         struct vobj *r = &vtab[i];
-        if (r->kind != K_REQ || (r->flags & VF_DONE) || !(r->flags & VF_POSTED)) continue;
+        if (r->kind != K_REQ || (r->flags & VF_DONE) || !(r->flags & VF_POSTED) || r->rkind == RQ_SENDRECV) continue;
         if (r->rkind != RQ_RECV) { r->flags |= VF_DONE; continue; }
         if (r->flags & VF_CANCELING) {
             /* cancelled before the checkpoint and still unmatched (the drain found no message for it):
