@@ -111,23 +111,37 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *name, int *len)
 }
 ALIAS(Comm_get_name)
 
-/* A request that is already complete (the drain and the replay leave RQ_COLL requests alone). */
-static void done_request(MPI_Request *req)
-{
-    struct vobj *v = vnew(K_REQ, 0);
-    v->rkind = RQ_COLL;
-    v->flags |= VF_DONE | VF_POSTED;
-    v->status.MPI_SOURCE = MPI_ANY_SOURCE;
-    v->status.MPI_TAG = MPI_ANY_TAG;
-    v->status.MPI_ERROR = MPI_SUCCESS;
-    *req = V(MPI_Request, v);
-}
-
-/* Done at once, as MPI_Comm_dup: a checkpoint then never finds a dup half made. */
+/*
+ * MPI_Comm_idup: the real nonblocking dup, counted as a collective on the parent like any nonblocking
+ * collective.  The new communicator's entry exists at once (the program holds its handle), with the
+ * real MPI writing the real handle into it when the dup completes (Open MPI writes it only then), and
+ * id, rank and size filled in at completion (mana_idup_finish): until then the drain skips it (id 0),
+ * and a checkpoint's drain completes the request as it completes every nonblocking collective.  The
+ * recipe is a plain dup: a restart makes a completed one again with MPI_Comm_dup, in creation order.
+ * Attributes are copied at the call.  (A dup that only returns when done deadlocked programs that
+ * communicate between the idup and its wait: MPICH's comm_idup tests.)
+ */
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req)
 {
-    int rc = PMPI_Comm_dup(comm, newcomm);
-    if (rc == MPI_SUCCESS) done_request(req);
+    MANA_CHECK_INIT();
+    struct vobj *p = comm_obj(comm);
+    if (!p) return MPI_ERR_COMM;
+    struct vobj *nc = vnew(K_COMM, 0), *v = vnew(K_REQ, 0);
+    nc->recipe = R_COMM_DUP;
+    mana_record_parent(nc, p);
+    nc->errh = p->errh ? p->errh : HBITS(MPI_ERRORS_ARE_FATAL);
+    v->rkind = RQ_COLL;
+    v->a[4] = nc->idx;
+    v->a[5] = 1;                               /* an idup: finish the communicator at completion */
+    MPI_Request rr;
+    int rc;
+    COLL_LOWER(p, nc->a[2] = (int64_t)p->seq;
+               rc = real.Comm_idup(R(comm), (MPI_Comm *)&nc->real, &rr);
+               if (rc == MPI_SUCCESS) { v->real = HBITS(rr); v->flags |= VF_POSTED; });
+    if (rc != MPI_SUCCESS) { vrelease(v); vrelease(nc); return rc; }
+    *newcomm = V(MPI_Comm, nc);
+    *req = V(MPI_Request, v);
+    rc = mana_attr_copy(K_COMM, HBITS(comm), HBITS(*newcomm));
     return rc;
 }
 ALIAS(Comm_idup)
@@ -135,9 +149,9 @@ ALIAS(Comm_idup)
 #ifndef OPEN_MPI
 int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *req)
 {
-    int rc = PMPI_Comm_dup_with_info(comm, info, newcomm);
-    if (rc == MPI_SUCCESS) done_request(req);
-    return rc;
+    int rc = PMPI_Comm_idup(comm, newcomm, req);
+    if (rc != MPI_SUCCESS || info == MPI_INFO_NULL) return rc;
+    return hints_set(*newcomm, info);
 }
 ALIAS(Comm_idup_with_info)
 #endif

@@ -267,6 +267,23 @@ static uint64_t gid_of(uint64_t parent_gid, uint64_t parent_seq, uint64_t realco
     return h ? h : 1;
 }
 
+/* An MPI_Comm_idup completed (inside an excursion): the communicator's id, rank and size, from its
+ * parent's id and the parent's count when the idup was called (a[2]). */
+void mana_idup_finish(struct vobj *req)
+{
+    struct vobj *nc = &vtab[(uint32_t)req->a[4]], *parent = nc->parent[0];
+    int r = 0, s = 1;
+    if (!parent || !nc->real) return;
+    real.Comm_rank(HMAKE(MPI_Comm, nc->real), &r);
+    real.Comm_size(HMAKE(MPI_Comm, nc->real), &s);
+    nc->a[6] = r;
+    nc->a[7] = s;
+    nc->target = 0;
+    if (nc->errh) real.Comm_set_errhandler(HMAKE(MPI_Comm, nc->real), HMAKE(MPI_Errhandler, v2r(nc->errh)));
+    nc->gid = gid_of(parent->gid, (uint64_t)nc->a[2], nc->real);
+    req->a[5] = 0;
+}
+
 void comm_init_gid(struct vobj *nc, struct vobj *parent)
 {
     int r = 0, s = 1;

@@ -42,8 +42,7 @@ REASONS = [
 # Wrapped, with a limit the user should know.
 PARTIAL = {
     "MPI_Init_thread": "MPI_THREAD_MULTIPLE is granted as MPI_THREAD_SERIALIZED",
-    "MPI_Comm_idup": "completes before it returns (as MPI_Comm_dup), so it does not overlap other work",
-    "MPI_Comm_idup_with_info": "completes before it returns (as MPI_Comm_dup_with_info); hints are kept, not given to MPI",
+    "MPI_Comm_idup_with_info": "hints are kept for MPI_Comm_get_info but not given to the MPI library",
     "MPI_Comm_create_group": "collective over the group only: a checkpoint that comes while some members are inside it and others wait at another collective times out",
     "MPI_Comm_dup_with_info": "hints are kept for MPI_Comm_get_info but not given to the MPI library",
     "MPI_Comm_set_info": "hints are kept for MPI_Comm_get_info but not given to the MPI library",

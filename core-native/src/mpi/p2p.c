@@ -235,7 +235,11 @@ static int test_in_lower(struct vobj *r)
     st.MPI_ERROR = MPI_SUCCESS;
     int rc = real.Test(&rr, &flag, &st);
     if (rc != MPI_SUCCESS) { flag = 1; st.MPI_ERROR = rc; }
-    if (flag) { r->real = HBITS(rr); req_finished(r, &st); }
+    if (flag) {
+        r->real = HBITS(rr);
+        if (r->rkind == RQ_COLL && r->a[5] == 1) mana_idup_finish(r);
+        req_finished(r, &st);
+    }
     return flag;
 }
 
@@ -869,7 +873,8 @@ static int drain_round(void)
     lower_leave(up);
     for (uint32_t i = 1; i <= n; i++) {
         struct vobj *c = &vtab[i];
-        if (c->kind != K_COMM || (c->flags & VF_ZOMBIE) || !c->real) continue;
+        /* gid 0: an MPI_Comm_idup still running (its communicator cannot be used yet) */
+        if (c->kind != K_COMM || (c->flags & VF_ZOMBIE) || !c->real || !c->gid) continue;
         for (;;) {
             int flag = 0, bytes = 0;
             MPI_Status st;

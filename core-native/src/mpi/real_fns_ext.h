@@ -13,7 +13,7 @@
 #endif
 
 #define MANA_REAL_FNS_EXT(X) MANA_REAL_FNS_ABI(X) \
-    X(Intercomm_create) X(Intercomm_merge) X(Comm_remote_size) X(Comm_remote_group) \
+    X(Comm_idup) X(Intercomm_create) X(Intercomm_merge) X(Comm_remote_size) X(Comm_remote_group) \
     X(Comm_create_group) X(Comm_get_errhandler) X(Comm_create_errhandler) X(Comm_call_errhandler) \
     X(Errhandler_free) X(Add_error_class) X(Add_error_code) X(Add_error_string) \
     X(Info_get) X(Info_get_nkeys) X(Info_get_nthkey) X(Info_get_valuelen) \

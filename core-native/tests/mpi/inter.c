@@ -3,7 +3,8 @@
  * split.  Every iteration: point-to-point between the groups, rooted and unrooted collectives on the
  * inter-communicator (MPI_ROOT / MPI_PROC_NULL roots, results from the other group), a collective on
  * the merged communicator and one on the duplicate; every 16th iteration a second inter-communicator
- * is made, merged and freed (freed parents are made again at restart).  Needs an even number of ranks. */
+ * is made, merged and freed (freed parents are made again at restart); and an MPI_Comm_idup that must
+ * not block (a pair communicates between one rank's idup and the other's).  Needs an even number of ranks. */
 #include "mpitest.h"
 
 static void check_remote(MPI_Comm inter, int want_size, int first_world)
@@ -76,6 +77,26 @@ int main(int argc, char **argv)
         long sv = lrank, ss = 0;
         MPI_Allreduce(&sv, &ss, 1, MPI_LONG, MPI_SUM, sub);
         h = mt_hash(h, &ss, sizeof ss);
+
+        /* MPI_Comm_idup overlaps other work: the odd rank of each pair posts it and then synchronously
+         * sends to the even one, which receives before posting its own (MPICH's comm_idup) */
+        {
+            MPI_Comm nd;
+            MPI_Request dq;
+            long tok = it;
+            if (side) {
+                MPI_Comm_idup(MPI_COMM_WORLD, &nd, &dq);
+                MPI_Ssend(&tok, 1, MPI_LONG, r.rank - 1, 9, MPI_COMM_WORLD);
+            } else {
+                MPI_Recv(&tok, 1, MPI_LONG, r.rank + 1, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                MPI_Comm_idup(MPI_COMM_WORLD, &nd, &dq);
+            }
+            MPI_Wait(&dq, MPI_STATUS_IGNORE);
+            long one = 1, n = 0;
+            MPI_Allreduce(&one, &n, 1, MPI_LONG, MPI_SUM, nd);
+            if (n != r.size || tok != it) mt_fail("idup: %ld ranks, token %ld", n, tok);
+            MPI_Comm_free(&nd);
+        }
 
         if (it % 16 == 0) {
             MPI_Comm t, tm;
