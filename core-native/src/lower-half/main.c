@@ -77,13 +77,24 @@ void lh_read_settings(void)
     s->timing = env_flag("MANA_TIMING");
     s->quiet = env_flag("MANA_QUIET");
     s->no_coord = env_flag("MANA_NO_COORD");
-    s->rank = 0;
-    const char *rank_vars[] = { "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID" };
-    for (size_t i = 0; i < sizeof rank_vars / sizeof *rank_vars; i++) {
-        int r = env_int(rank_vars[i], -1);
-        if (r >= 0) { s->rank = r; break; }
+    /* The launcher's rank and world size, read as mana_launch's launcher_env reads them (keep the two
+     * in step).  An MPI lower half replaces both with MPI's own (lh_mpi.c).  Without MPI the size
+     * makes the ranks of `mpirun -n N mana_launch --mpi none` ranks 0..N-1 of one job of N at the
+     * coordinator, where as ranks R of 1 all but rank 0 would be refused; with no size (no launcher, a
+     * batch script, a launcher that does not say) a process is rank R of 1 as before. */
+    int rank = -1, size = -1;
+    if ((rank = env_int("OMPI_COMM_WORLD_RANK", -1)) >= 0) {
+        size = env_int("OMPI_COMM_WORLD_SIZE", -1);
+    } else if ((rank = env_int("PMI_RANK", -1)) >= 0) {
+        size = env_int("PMI_SIZE", -1);
+    } else if ((rank = env_int("PMIX_RANK", -1)) >= 0) {
+        /* srun's PMIx gives the step's size; SLURM_* of a launcher srun started count its daemons */
+        if (env_int("SLURM_PROCID", -1) == rank) size = env_int("SLURM_STEP_NUM_TASKS", -1);
+    } else if ((rank = env_int("SLURM_PROCID", -1)) >= 0) {
+        size = env_int("SLURM_STEP_NUM_TASKS", -1);
     }
-    s->nranks = 1;
+    s->rank = rank >= 0 ? rank : 0;
+    s->nranks = size > s->rank ? size : 1;
     s->restart_pause = env_int("MANA_RESTART_PAUSE", env_int("DMTCP_RESTART_PAUSE", 0));
 }
 

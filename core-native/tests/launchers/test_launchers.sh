@@ -14,8 +14,10 @@ cp "$src/mana_launch" "$src/mana_restart" "$root/bin/"
 cat > "$root/bin/lower-half" <<'FAKE'
 #!/bin/sh
 echo "ARGS:$*"
+echo "LOWER:${0##*/}"
 for v in MANA_ROOT MANA_COORD_HOST MANA_COORD_PORT MANA_COORD_RC MANA_COORD_SECRET MANA_COORD_SECRET_FD MANA_COORD_SECRET_FILE MANA_JOB \
-         MANA_CKPT_DIR MANA_CKPT_INTERVAL MANA_CKPT_SIGNAL MANA_DEBUG MANA_TIMING MANA_QUIET MANA_RESTART_PAUSE; do
+         MANA_CKPT_DIR MANA_CKPT_INTERVAL MANA_CKPT_SIGNAL MANA_DEBUG MANA_TIMING MANA_QUIET MANA_RESTART_PAUSE \
+         MANA_MPI_SHADOW; do
     eval "echo $v=\${$v-UNSET}"
 done
 # the secret arrives on a descriptor, as the real lower half reads it
@@ -27,6 +29,8 @@ fi
 for a in "$@"; do echo "ARG[$a]"; done
 FAKE
 chmod +x "$root/bin/lower-half"
+cp "$root/bin/lower-half" "$root/bin/lower-half-openmpi"
+cp "$root/bin/lower-half" "$root/bin/lower-half-mpich"
 printf '#!/bin/sh\nexit 0\n' > "$tmp/work/app"
 chmod +x "$tmp/work/app"
 cat > "$tmp/home/.mana.rc" <<'RC'
@@ -112,6 +116,51 @@ expect "MANA's --tmpdir accepted" 0 "ARGS:./app" -- clean_env "$L" --tmpdir /tmp
 expect "--use-shadowlibs accepted" 0 "ARGS:./app" -- clean_env "$L" --use-shadowlibs ./app
 expect "--with-plugin refused" 2 "not supported" -- clean_env "$L" --with-plugin x ./app
 expect "bad --mpi" 2 "bad --mpi" -- clean_env "$L" --mpi lam ./app
+# --- which MPI, for a program whose libraries name none (./app; python3 with mpi4py): the launcher's
+# (the variables as Debian's mpirun.openmpi 4.1 and mpirun.mpich 4.0.2 set them, srun, prterun)
+ompi="OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_LOCAL_RANK=1 PMIX_RANK=1 PMIX_NAMESPACE=x"
+hydra="PMI_RANK=1 PMI_SIZE=2 PMI_FD=6 HYDI_CONTROL_FD=7 MPI_LOCALNRANKS=2 MPI_LOCALRANKID=1"
+expect "Open MPI's mpirun names Open MPI" 0 "LOWER:lower-half-openmpi" -- clean_env $ompi "$L" ./app
+expect "... and its library" 0 "MANA_MPI_SHADOW=$root/lib/mana/openmpi\$" -- clean_env $ompi "$L" ./app
+expect "MPICH's mpirun names MPICH" 0 "LOWER:lower-half-mpich" -- clean_env $hydra "$L" ./app
+expect "MPICH's mpirun in a Slurm step" 0 "LOWER:lower-half-mpich" -- \
+    clean_env $hydra SLURM_PROCID=0 SLURM_STEP_NUM_TASKS=1 "$L" ./app
+expect "a PMI launcher outside srun is MPICH's" 0 "LOWER:lower-half-mpich" -- clean_env PMI_RANK=0 PMI_SIZE=4 "$L" ./app
+expect "verbose says who named it" 0 "(MPI: openmpi, named by Open MPI's mpirun (OMPI_COMM_WORLD_RANK))" -- \
+    clean_env $ompi "$L" --verbose ./app
+expect "the flag over the launcher" 0 "LOWER:lower-half-mpich" -- clean_env $ompi "$L" --mpi mpich ./app
+expect "MANA_MPI over the launcher" 0 "LOWER:lower-half\$" -- clean_env $ompi MANA_MPI=none "$L" ./app
+# a launcher that serves both MPIs, with several ranks: refused, with the flags that settle it
+srun2="SLURM_PROCID=1 SLURM_STEP_NUM_TASKS=2 SLURM_NTASKS=2 SLURM_JOB_ID=5"
+expect "srun of 2 names no MPI: refused" 1 "app links no MPI library, and srun (SLURM_PROCID, SLURM_STEP_NUM_TASKS) does not say which MPI its 2 ranks run: pass --mpi openmpi or --mpi mpich (the MPI the program loads), or --mpi none (2 processes without MPI)\$" -- \
+    clean_env $srun2 MANA_RC="$tmp/home/.mana.rc" "$L" ./app
+one_line "srun of 2: one line" 1 -- clean_env $srun2 MANA_RC="$tmp/home/.mana.rc" "$L" ./app
+expect "srun's PMI of 2: refused" 1 "srun's PMI (PMI_RANK, SLURM_STEP_NUM_TASKS) does not say which MPI its 2 ranks run: pass --mpi openmpi" -- \
+    clean_env PMI_RANK=1 PMI_SIZE=2 PMI_FD=4 $srun2 MANA_RC="$tmp/home/.mana.rc" "$L" ./app
+expect "srun's PMIx of 2: refused" 1 "srun's PMIx (PMIX_RANK, SLURM_STEP_NUM_TASKS) does not say which MPI its 2 ranks run" -- \
+    clean_env PMIX_RANK=1 $srun2 MANA_RC="$tmp/home/.mana.rc" "$L" ./app
+expect "a PMIx launcher without a size: refused" 1 "a PMIx launcher (PMIX_RANK without OMPI_COMM_WORLD_RANK) says neither which MPI it runs nor how many ranks: pass --mpi openmpi or --mpi mpich" -- \
+    clean_env PMIX_RANK=0 PMIX_NAMESPACE=x "$L" ./app
+one_line "a PMIx launcher: one line" 1 -- clean_env PMIX_RANK=0 "$L" ./app
+# prterun started by srun in an allocation: SLURM_* count its daemons, not the ranks
+expect "PMIx ranks of a launcher srun started: no size from Slurm" 1 "a PMIx launcher .* says neither" -- \
+    clean_env PMIX_RANK=3 SLURM_PROCID=0 SLURM_STEP_NUM_TASKS=1 MANA_RC="$tmp/home/.mana.rc" "$L" ./app
+expect "the runtime is not started when refused" 1 "does not say which MPI" -- clean_env $srun2 MANA_RC="$tmp/home/.mana.rc" "$L" --verbose ./app
+out=$(cd "$tmp/work" && clean_env $srun2 MANA_RC="$tmp/home/.mana.rc" "$L" ./app 2>&1)
+case $out in *ARGS:*) fail "a refused launch ran the lower half: $out";; *) echo "ok: a refused launch runs nothing";; esac
+# one rank, or no launcher: a program without MPI, as before
+expect "srun of 1: no MPI" 0 "LOWER:lower-half\$" -- clean_env SLURM_PROCID=0 SLURM_STEP_NUM_TASKS=1 MANA_RC="$tmp/home/.mana.rc" "$L" ./app
+expect "a batch script (SLURM_PROCID=0, no step): no MPI" 0 "LOWER:lower-half\$" -- \
+    clean_env SLURM_PROCID=0 SLURM_NTASKS=4 SLURM_JOB_ID=5 MANA_RC="$tmp/home/.mana.rc" "$L" ./app
+expect "no launcher: no MPI" 0 "MANA_MPI_SHADOW=UNSET" -- clean_env "$L" ./app
+# --mpi none under a launcher: N processes without MPI, ranks 0..N-1 of one job (the lower half takes N
+# from the launcher); a launcher that does not say N is refused
+expect "--mpi none under srun of 2" 0 "LOWER:lower-half\$" -- clean_env $srun2 MANA_RC="$tmp/home/.mana.rc" "$L" --mpi none ./app
+expect "--mpi none under Open MPI's mpirun" 0 "LOWER:lower-half\$" -- clean_env $ompi "$L" --mpi none ./app
+expect "--mpi none without a size: refused" 1 "--mpi none: a PMIx launcher (PMIX_RANK without OMPI_COMM_WORLD_RANK) does not say how many ranks the job has, so rank 2 cannot register as one of them" -- \
+    clean_env PMIX_RANK=2 "$L" --mpi none ./app
+one_line "--mpi none without a size: one line" 1 -- clean_env PMIX_RANK=2 "$L" --mpi none ./app
+expect "--mpi openmpi under srun" 0 "LOWER:lower-half-openmpi" -- clean_env $srun2 MANA_RC="$tmp/home/.mana.rc" "$L" --mpi openmpi ./app
 # --- usage errors (2) and refusals (1)
 expect "no program" 2 "no program given" -- clean_env "$L"
 expect "bad port" 2 "bad port" -- clean_env "$L" -p 99999 ./app
@@ -164,6 +213,8 @@ expect "restart ckptdir flag" 0 "MANA_CKPT_DIR=$tmp/work/new\$" -- clean_env "$R
 expect "restart from cwd" 0 "ARGS:--restore $tmp/work/r1\$" -- sh -c "cd r1 && env -i PATH=/usr/bin:/bin HOME=$tmp/home $R"
 expect "restart rank image" 1 "no checkpoint image for rank 1" -- clean_env OMPI_COMM_WORLD_RANK=1 "$R" --restartdir r1
 expect "restart rank 0 image" 0 "ARGS:--restore" -- clean_env PMI_RANK=0 "$R" --restartdir r1
+expect "restart rank of srun" 1 "no checkpoint image for rank 1" -- clean_env SLURM_PROCID=1 SLURM_STEP_NUM_TASKS=2 "$R" --restartdir r1
+expect "restart rank of a PMIx launcher" 1 "no checkpoint image for rank 1" -- clean_env PMIX_RANK=1 "$R" --restartdir r1
 expect "restart takes no program" 2 "takes no program" -- clean_env "$R" ./app
 mkdir -p "$tmp/work/r1/ckpt_rank_1" && : > "$tmp/work/r1/ckpt_rank_1/ckpt_app_gen2.mana"
 expect "debug-rank: that rank pauses" 0 "MANA_RESTART_PAUSE=3" -- clean_env OMPI_COMM_WORLD_RANK=1 "$R" --restartdir r1 --debug-rank 1 --debug-level 3

@@ -3,7 +3,7 @@
 # an uninterrupted native run of the same number of iterations (see mpitest.h).
 #
 #   cr_mpi.sh [--mode kill|continue|cycles|reconnect] [--cycles N] [--seed S] [--extra E] [--native REF]
-#             [--script FILE] [--restart-env VAR=VALUE] [--rank-pid P] MPI NP PROGRAM [ARGS]
+#             [--script FILE [--launcher-mpi]] [--restart-env VAR=VALUE] [--rank-pid P] MPI NP PROGRAM [ARGS]
 #
 #   kill      launch; at a random moment after "ready": checkpoint-and-kill; restart; stop; compare
 #   continue  launch; checkpoint (the job goes on); stop; compare
@@ -15,7 +15,9 @@
 # MPI is openmpi or mpich.  --native: the reference run uses REF (the same source built with the MPI's
 # own mpicc) instead of PROGRAM, for programs that only run under the runtime (mpicc_mana builds).
 # --script: PROGRAM is an interpreter and FILE its script (before the protocol's arguments); the MPI
-# comes from MPI (MANA_MPI), since the interpreter's own libraries do not name one.
+# comes from MPI (MANA_MPI), since the interpreter's own libraries do not name one.  --launcher-mpi:
+# MANA_MPI stays unset, so mana_launch takes the MPI from MPI's mpirun, as a user's
+# `mpirun -n N mana_launch python3 app.py` does.
 # --restart-env: the restarts run with VAR=VALUE in their environment (e.g. MANA_NO_FSGSBASE=1: an
 # image taken with one way of switching FS restarts with the other, as on another CPU).
 # --rank-pid: the last rank is launched as pid P (rank_pid.sh steers the kernel's next pid through
@@ -26,7 +28,7 @@
 # Every wait is bounded; a hang fails the test.  Exit 0 = PASS.
 set -u
 ROOT=${MANA_ROOT:-$(cd "$(dirname -- "$(readlink -f -- "$0")")/../../.." && pwd -P)}
-mode=kill cycles=3 seed=${MANA_TEST_SEED:-$$} extra=50 native='' script= restart_env=() rank_pid=
+mode=kill cycles=3 seed=${MANA_TEST_SEED:-$$} extra=50 native='' script= restart_env=() rank_pid= launcher_mpi=
 while [ $# -gt 0 ]; do
     case $1 in
         --mode) mode=$2; shift 2;;
@@ -35,6 +37,7 @@ while [ $# -gt 0 ]; do
         --extra) extra=$2; shift 2;;
         --native) native=$2; shift 2;;
         --script) script=$2; shift 2;;
+        --launcher-mpi) launcher_mpi=1; shift;;
         --restart-env) restart_env+=("$2"); shift 2;;
         --rank-pid) rank_pid=$2; shift 2;;
         *) break;;
@@ -55,7 +58,8 @@ case $mpi in
     *) echo "bad MPI $mpi" >&2; exit 2;;
 esac
 name=$(basename "${script:-$prog}")
-if [ -n "$script" ]; then
+unset MANA_MPI
+if [ -n "$script" ] && [ -z "$launcher_mpi" ]; then
     export MANA_MPI=$mpi
 fi
 tmp=$(mktemp -d /tmp/mana_crmpi.XXXXXX) || exit 1

@@ -121,8 +121,10 @@ public final class CoordinatorClient implements AutoCloseable {
 
     public synchronized JobStatus status() throws CoordinatorException {
         StatusReply r = request(new StatusRequest(), StatusReply.class);
+        List<RefusedRank> refused = new ArrayList<>(r.refused().size());
+        for (RefusedEntry e : r.refused()) refused.add(new RefusedRank(e.rank(), e.nranks(), e.host(), e.pid(), e.reason()));
         return new JobStatus(r.job(), r.nranks(), r.connected(), r.generation(), r.checkpointing(), r.lastCkptUnixMs(),
-                r.lastCkptNs(), r.lastCkptBytes(), r.lastCkptDir(), r.interval());
+                r.lastCkptNs(), r.lastCkptBytes(), r.lastCkptDir(), r.interval(), refused);
     }
 
     /**

@@ -269,6 +269,29 @@ class FaultTest {
     }
 
     @Test
+    void aJobWithARefusedRankGetsNoCheckpointWritten() throws Exception {
+        // mpirun -n 2 of a program whose MPI the launcher missed: both ranks say "rank R of 1"
+        Coordinator c = coordinator();
+        Path dir = tmp.resolve("ck");
+        track(SimulatedRanks.builder(c.loopbackAddress()).ranks(0, 1).nranks(1).ckptDir(dir).build().start());
+        try (RawClient r1 = RawClient.authenticated(c)) {
+            r1.send(1, Hello.rank("", 1, 1, "node7", 4242, "none", 0, false, "", ""));
+            assertEquals(new ErrorMessage(ErrorCode.PROTOCOL, "rank 1 outside 0..0"), r1.read());
+        }
+        try (CoordinatorClient cl = CoordinatorClient.connect(c.loopbackAddress(), "")) {
+            CheckpointResult r = cl.checkpoint(false, null);
+            assertFalse(r.ok(), "checkpoint of 1 of the 2 ranks reported written");
+            assertEquals("job 'default' has a rank the coordinator refused at registration: rank 1 (pid 4242 on node7): "
+                    + "rank 1 outside 0..0; it runs without checkpoints, so a checkpoint would miss it "
+                    + "(mana_status --list shows it)", r.message());
+            assertEquals(List.of(new RefusedRank(1, 1, "node7", 4242, "rank 1 outside 0..0")), cl.status().refused());
+            try (var files = Files.exists(dir) ? Files.walk(dir) : java.util.stream.Stream.<Path>empty()) {
+                assertEquals(List.of(), files.filter(Files::isRegularFile).toList(), "no image written");
+            }
+        }
+    }
+
+    @Test
     void collectiveOpMismatchIsReportedToEveryParticipant() throws Exception {
         Coordinator c = coordinator();
         try (RawClient r0 = RawClient.authenticated(c); RawClient r1 = RawClient.authenticated(c)) {

@@ -10,6 +10,7 @@ import dev.mana.coordinator.CoordinatorException;
 import dev.mana.coordinator.JobStatus;
 import dev.mana.coordinator.RankInfo;
 import dev.mana.coordinator.RankState;
+import dev.mana.coordinator.RefusedRank;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -144,7 +145,8 @@ public final class StatusCommand implements Callable<Integer> {
     }
 
     private int list(CoordinatorClient c, PrintWriter out) throws CoordinatorException {
-        List<RankInfo> ranks = withUnprotected(c.list(), c.status());
+        JobStatus st = c.status();
+        List<RankInfo> ranks = withUnprotected(c.list(), st);
         if (json) {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("job", c.job());
@@ -159,6 +161,7 @@ public final class StatusCommand implements Callable<Integer> {
                 e.put("clientId", r.clientId());
                 return e;
             }).toList());
+            m.put("refused", refusedJson(st.refused()));
             out.println(gson.toJson(m));
             return 0;
         }
@@ -169,7 +172,27 @@ public final class StatusCommand implements Callable<Integer> {
             out.printf(fmt, r.rank(), r.host(), r.pid(), r.state(), r.generation(), r.mpi());
         }
         if (ranks.isEmpty()) out.println("(no ranks registered)");
+        printRefused(st.refused(), out);
         return 0;
+    }
+
+    /** The job's refused ranks, after the list and the status: the reason its checkpoints are refused. */
+    private static void printRefused(List<RefusedRank> refused, PrintWriter out) {
+        if (refused.isEmpty()) return;
+        out.println("Refused at registration (no checkpoints for them, so none for the job until it ends):");
+        for (RefusedRank r : refused) out.println("  " + r.describe());
+    }
+
+    private static List<Map<String, Object>> refusedJson(List<RefusedRank> refused) {
+        return refused.stream().map(r -> {
+            Map<String, Object> e = new LinkedHashMap<>();
+            e.put("rank", r.rank());
+            e.put("nranks", r.nranks());
+            e.put("host", r.host());
+            e.put("pid", r.pid());
+            e.put("reason", r.reason());
+            return e;
+        }).toList();
     }
 
     /**
@@ -203,6 +226,7 @@ public final class StatusCommand implements Callable<Integer> {
             m.put("lastCheckpointBytes", s.lastCheckpointBytes());
             m.put("lastCheckpointDir", s.lastCheckpointDir());
             m.put("interval", s.intervalSeconds());
+            m.put("refused", refusedJson(s.refused()));
             out.println(gson.toJson(m));
             return 0;
         }
@@ -221,6 +245,7 @@ public final class StatusCommand implements Callable<Integer> {
             out.println("Last checkpoint:   none");
         }
         out.println("Interval:          " + (s.intervalSeconds() == 0 ? "off" : s.intervalSeconds() + " s"));
+        printRefused(s.refused(), out);
         return 0;
     }
 

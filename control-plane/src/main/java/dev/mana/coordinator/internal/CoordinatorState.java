@@ -7,6 +7,7 @@ import dev.mana.coordinator.CoordinatorListener;
 import dev.mana.coordinator.JobStatus;
 import dev.mana.coordinator.RankInfo;
 import dev.mana.coordinator.RankState;
+import dev.mana.coordinator.RefusedRank;
 import dev.mana.coordinator.protocol.ErrorCode;
 import dev.mana.coordinator.protocol.Frame;
 import dev.mana.coordinator.protocol.Message;
@@ -70,6 +71,16 @@ public final class CoordinatorState {
     /** SET_INTERVAL of a job (by name, so it outlives a run of the job and may precede its ranks). */
     private final Map<String, Integer> jobIntervals = new HashMap<>();
     private boolean everHadRank;
+    /**
+     * Ranks refused at HELLO, by job name. Such a rank runs on without checkpoints, so a checkpoint of
+     * its job would be reported written without its image: the job's checkpoints are refused while
+     * it has one. By name, not on the Job: the refusal may come before the job's first rank
+     * registers (rank 1 of an mpirun before rank 0), and then it counts for the run that rank
+     * starts. Cleared when the run ends (its last live rank leaves); a refused process that then
+     * registers after all (a rank that followed an exec is briefly a duplicate of itself) takes its
+     * refusal back.
+     */
+    private final Map<String, Refusals> refusals = new HashMap<>();
 
     /**
      * @param listener     receives events through {@code events}; may be null
@@ -242,11 +253,14 @@ public final class CoordinatorState {
         return only;
     }
 
-    /** The job a control request means; null when no job exists yet and none was named. */
+    /**
+     * The job a control request means; null when no job exists yet and none was named, or the named
+     * one has no rank yet but a refused one (its status shows it, its checkpoint is refused for it).
+     */
     private Job resolveOrThrow(String name) {
         Job j = resolve(name);
         if (j != null) return j;
-        if (name != null && !name.isEmpty()) {
+        if (name != null && !name.isEmpty() && !refusals.containsKey(name)) {
             throw new IllegalStateException(new CoordinatorException("no job named '" + name + "'",
                     ErrorCode.UNKNOWN_JOB, null));
         }
@@ -257,11 +271,61 @@ public final class CoordinatorState {
 
     private JobStatus jobStatus(Job j, String name) {
         if (j == null) {
-            return new JobStatus(name == null ? "" : name, 0, 0, 0, false, 0, 0, 0, "",
-                    intervalOf(name == null || name.isEmpty() ? "default" : name));
+            String key = name == null || name.isEmpty() ? "default" : name;
+            return new JobStatus(name == null ? "" : name, 0, 0, 0, false, 0, 0, 0, "", intervalOf(key),
+                    refusedRanks(key));
         }
         return new JobStatus(j.name, j.nranks, j.live, j.generation, j.ckpt != null, j.lastCkptUnixMs, j.lastCkptNs,
-                j.lastCkptBytes, j.lastCkptDir, intervalOf(j.name));
+                j.lastCkptBytes, j.lastCkptDir, intervalOf(j.name), refusedRanks(j.name));
+    }
+
+    // ================================================================ refused ranks
+
+    /** A job's refused ranks: the first {@link #KEEP} listed, the rest counted. */
+    private static final class Refusals {
+        static final int KEEP = 64;    // what STATUS_REPLY lists; far below its 1 MiB
+        final List<RefusedRank> kept = new ArrayList<>(1);
+        int dropped;                   // beyond KEEP: never taken back, only cleared with the run
+
+        int total() { return kept.size() + dropped; }
+    }
+
+    private List<RefusedRank> refusedRanks(String job) {
+        Refusals rs = refusals.get(job);
+        return rs == null ? List.of() : rs.kept;
+    }
+
+    /** A rank HELLO of job {@code name} was refused: remember it, and abort the job's checkpoint in progress. */
+    private void rankRefused(String name, RefusedRank r) {
+        Refusals rs = refusals.computeIfAbsent(name, k -> new Refusals());
+        if (rs.kept.contains(r)) return;   // the same process, refused the same way again
+        if (rs.kept.size() < Refusals.KEEP) {
+            rs.kept.add(r);
+        } else {
+            rs.dropped++;
+        }
+        Job j = jobs.get(name);
+        if (j != null && j.ckpt != null) abort(j, refusalText(name));
+    }
+
+    /** The process (host, pid) registered after all: its refusals of this job no longer hold. */
+    private void refusalTakenBack(String name, String host, int pid) {
+        Refusals rs = refusals.get(name);
+        if (rs == null) return;
+        rs.kept.removeIf(r -> r.pid() == pid && r.host().equals(host));
+        if (rs.total() == 0) refusals.remove(name);
+    }
+
+    /** Why job {@code name} cannot be checkpointed, or null when no rank of it was refused. */
+    private String refusalText(String name) {
+        Refusals rs = refusals.get(name);
+        if (rs == null || rs.total() == 0) return null;
+        RefusedRank first = rs.kept.isEmpty() ? null : rs.kept.get(0);
+        int more = rs.total() - (first == null ? 0 : 1);
+        return "job '" + name + "' has a rank the coordinator refused at registration"
+                + (first == null ? "" : ": " + first.describe())
+                + (more > 0 ? " (and " + more + " more refused)" : "")
+                + "; it runs without checkpoints, so a checkpoint would miss it (mana_status --list shows it)";
     }
 
     private void rankGone(Slot s, String reason) {
@@ -269,6 +333,7 @@ public final class CoordinatorState {
         if (!s.live) return;
         s.live = false;
         j.live--;
+        if (j.live == 0) refusals.remove(j.name); // the run is over; the next one starts clean
         RankState prev = s.state;
         s.state = RankState.EXITED;
         if (j.ckpt != null) {
@@ -431,8 +496,12 @@ public final class CoordinatorState {
     // ================================================================ checkpoints
 
     private void startCheckpoint(Job j, String name, boolean exitAfter, Waiter waiter, boolean wait) {
-        String refuse = null;
-        if (j == null || j.nranks == 0) {
+        // a refused rank first: it explains "1 of 2 ranks registered" too, and nothing else would stop
+        // a checkpoint of the ranks that did register
+        String refuse = refusalText(j != null ? j.name : name == null || name.isEmpty() ? "default" : name);
+        if (refuse != null) {
+            // refused below
+        } else if (j == null || j.nranks == 0) {
             refuse = "no ranks registered";
         } else if (j.ckpt != null) {
             refuse = "checkpoint already in progress";
@@ -782,15 +851,17 @@ public final class CoordinatorState {
                 reject(this, ErrorCode.PROTOCOL, "unknown role " + m.role(), id);
                 return;
             }
+            String name = m.job().isEmpty() ? "default" : m.job();
             if (m.nranks() < 1 || m.nranks() > MAX_RANKS) {
-                reject(this, ErrorCode.TOO_LARGE, "nranks " + m.nranks() + " outside 1.." + MAX_RANKS, id);
+                refuseRank(id, ErrorCode.TOO_LARGE, "nranks " + m.nranks() + " outside 1.." + MAX_RANKS, name,
+                        m.rank(), m.nranks(), m.host(), m.pid());
                 return;
             }
             if (m.rank() < 0 || m.rank() >= m.nranks()) {
-                reject(this, ErrorCode.PROTOCOL, "rank " + m.rank() + " outside 0.." + (m.nranks() - 1), id);
+                refuseRank(id, ErrorCode.PROTOCOL, "rank " + m.rank() + " outside 0.." + (m.nranks() - 1), name,
+                        m.rank(), m.nranks(), m.host(), m.pid());
                 return;
             }
-            String name = m.job().isEmpty() ? "default" : m.job();
             Job j = jobs.get(name);
             boolean fresh = false;
             if (j == null) {
@@ -803,13 +874,15 @@ public final class CoordinatorState {
                 fresh = true;
             }
             if (j.nranks != m.nranks()) {
-                reject(this, ErrorCode.MISMATCH, "job '" + name + "' has " + j.nranks + " ranks, not " + m.nranks(), id);
+                refuseRank(id, ErrorCode.MISMATCH, "job '" + name + "' has " + j.nranks + " ranks, not " + m.nranks(),
+                        name, m.rank(), m.nranks(), m.host(), m.pid());
                 return;
             }
             Slot old = j.slots[m.rank()];
             if (old != null && old.live) {
-                reject(this, ErrorCode.DUPLICATE_RANK, "rank " + m.rank() + " of job '" + name
-                        + "' is already registered (pid " + old.pid + " on " + old.host + ")", id);
+                refuseRank(id, ErrorCode.DUPLICATE_RANK, "rank " + m.rank() + " of job '" + name
+                        + "' is already registered (pid " + old.pid + " on " + old.host + ")", name, m.rank(),
+                        m.nranks(), m.host(), m.pid());
                 return;
             }
             Slot s = register(j, new GroupMember(m.rank(), m.host(), m.pid(), m.mpi(), m.generation(),
@@ -832,6 +905,21 @@ public final class CoordinatorState {
             if (j.live == j.nranks && j.ckpt == null) scheduleInterval(j);
         }
 
+        /** Sends ERROR for a rank's HELLO (the connection then closes) and remembers the refusal on its job. */
+        private void refuseRank(int id, ErrorCode code, String message, String job, int rank, int nranks, String host,
+                                int pid) {
+            reject(this, code, message, id);
+            rankRefused(job, new RefusedRank(rank, nranks, host, pid, message));
+        }
+
+        /** The same for a group HELLO: none of its members got in, so each is a refused rank of the job. */
+        private void refuseGroup(int id, ErrorCode code, String message, String job, GroupHello m) {
+            reject(this, code, message, id);
+            for (GroupMember gm : m.members()) {
+                rankRefused(job, new RefusedRank(gm.rank(), m.nranks(), gm.host(), gm.pid(), message));
+            }
+        }
+
         /** Registers one rank of job j on this connection, from a rank HELLO or one member of a group HELLO. */
         private Slot register(Job j, GroupMember m) {
             Slot s = new Slot(j, m.rank());
@@ -849,14 +937,16 @@ public final class CoordinatorState {
             j.generation = Math.max(j.generation, m.generation());
             j.slots[m.rank()] = s;
             j.live++;
+            refusalTakenBack(j.name, s.host, s.pid);
             return s;
         }
 
         @Override public void onGroupHello(int id, GroupHello m) throws IOException {
             if (role != 0) throw new ProtocolException(ErrorCode.PROTOCOL, "second HELLO");
             int n = m.nranks();
+            String name = m.job().isEmpty() ? "default" : m.job();
             if (n < 1 || n > MAX_RANKS) {
-                reject(this, ErrorCode.TOO_LARGE, "nranks " + n + " outside 1.." + MAX_RANKS, id);
+                refuseGroup(id, ErrorCode.TOO_LARGE, "nranks " + n + " outside 1.." + MAX_RANKS, name, m);
                 return;
             }
             List<GroupMember> ms = m.members();
@@ -868,7 +958,7 @@ public final class CoordinatorState {
             for (int i = 0; i < ranks.length; i++) {
                 int r = ms.get(i).rank();
                 if (r < 0 || r >= n) {
-                    reject(this, ErrorCode.PROTOCOL, "member rank " + r + " outside 0.." + (n - 1), id);
+                    refuseGroup(id, ErrorCode.PROTOCOL, "member rank " + r + " outside 0.." + (n - 1), name, m);
                     return;
                 }
                 ranks[i] = r;
@@ -877,23 +967,23 @@ public final class CoordinatorState {
             java.util.Arrays.sort(sorted);
             for (int i = 1; i < sorted.length; i++) {
                 if (sorted[i] == sorted[i - 1]) {
-                    reject(this, ErrorCode.PROTOCOL, "member rank " + sorted[i] + " listed twice", id);
+                    refuseGroup(id, ErrorCode.PROTOCOL, "member rank " + sorted[i] + " listed twice", name, m);
                     return;
                 }
             }
-            String name = m.job().isEmpty() ? "default" : m.job();
             Job j = jobs.get(name);
             boolean fresh = j == null || (j.live == 0 && j.ckpt == null);
             if (!fresh) { // all checks before anything is registered: a group gets in whole or not at all
                 if (j.nranks != n) {
-                    reject(this, ErrorCode.MISMATCH, "job '" + name + "' has " + j.nranks + " ranks, not " + n, id);
+                    refuseGroup(id, ErrorCode.MISMATCH, "job '" + name + "' has " + j.nranks + " ranks, not " + n,
+                            name, m);
                     return;
                 }
                 for (int r : sorted) {
                     Slot old = j.slots[r];
                     if (old != null && old.live) {
-                        reject(this, ErrorCode.DUPLICATE_RANK, "rank " + r + " of job '" + name
-                                + "' is already registered (pid " + old.pid + " on " + old.host + ")", id);
+                        refuseGroup(id, ErrorCode.DUPLICATE_RANK, "rank " + r + " of job '" + name
+                                + "' is already registered (pid " + old.pid + " on " + old.host + ")", name, m);
                         return;
                     }
                 }
@@ -1134,14 +1224,15 @@ public final class CoordinatorState {
             JobStatus st = jobStatus(j == NO_JOB ? null : j, controlJob);
             send(this, id, new StatusReply(st.job(), st.nranks(), st.connected(), st.generation(), st.checkpointing(),
                     st.lastCheckpointUnixMs(), st.lastCheckpointNanos(), st.lastCheckpointBytes(),
-                    st.lastCheckpointDir(), st.intervalSeconds()));
+                    st.lastCheckpointDir(), st.intervalSeconds(), st.refused().stream()
+                            .map(r -> new RefusedEntry(r.rank(), r.nranks(), r.host(), r.pid(), r.reason())).toList()));
         }
 
         @Override public void onCheckpoint(int id, Checkpoint m)
                 throws IOException {
             requireControl();
             Job j = resolve(controlJob);
-            if (j == null && !controlJob.isEmpty()) {
+            if (j == null && !controlJob.isEmpty() && !refusals.containsKey(controlJob)) {
                 send(this, id, new CkptResult(false, 0, 0, 0, 0, "", "no job named '" + controlJob + "'"));
                 return;
             }

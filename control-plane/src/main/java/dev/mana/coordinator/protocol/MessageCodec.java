@@ -165,9 +165,22 @@ public final class MessageCodec {
             }
             case STATUS:
                 return new StatusRequest();
-            case STATUS_REPLY:
-                return new StatusReply(r.str(), r.i32(), r.u32(), r.u32(), r.bool(), r.i64(), r.u64(), r.u64(),
-                        r.str(), r.u32());
+            case STATUS_REPLY: {
+                String job = r.str();
+                int nranks = r.i32(), connected = r.u32(), generation = r.u32();
+                boolean checkpointing = r.bool();
+                long unixMs = r.i64(), ns = r.u64(), bytes = r.u64();
+                String dir = r.str();
+                int interval = r.u32();
+                List<RefusedEntry> refused = new ArrayList<>(0);
+                if (r.remaining() > 0) { // absent from the first v2 coordinators' replies
+                    // smallest entry: rank 4, nranks 4, host 2, pid 4, reason 2
+                    int n = r.count(Integer.MAX_VALUE, 16, "refused ranks");
+                    for (int i = 0; i < n; i++) refused.add(new RefusedEntry(r.i32(), r.i32(), r.str(), r.i32(), r.str()));
+                }
+                return new StatusReply(job, nranks, connected, generation, checkpointing, unixMs, ns, bytes, dir,
+                        interval, refused);
+            }
             case CHECKPOINT:
                 return new Checkpoint(r.u8());
             case CKPT_RESULT:
@@ -315,6 +328,8 @@ public final class MessageCodec {
                 w.str(m.job()).i32(m.nranks()).u32(m.connected()).u32(m.generation()).bool(m.checkpointing())
                         .i64(m.lastCkptUnixMs()).u64(m.lastCkptNs()).u64(m.lastCkptBytes()).str(m.lastCkptDir())
                         .u32(m.interval());
+                w.u32(m.refused().size());
+                for (RefusedEntry e : m.refused()) w.i32(e.rank()).i32(e.nranks()).str(e.host()).i32(e.pid()).str(e.reason());
                 break;
             }
             case CHECKPOINT:

@@ -286,11 +286,29 @@ public final class Messages {
         @Override public void dispatch(MessageHandler h, int id) throws IOException { h.onStatus(id, this); }
     }
 
-    /** 0x53 STATUS_REPLY. */
+    /**
+     * A rank the coordinator refused at HELLO (rank outside 0..nranks-1, nranks mismatch, duplicate rank), as
+     * STATUS_REPLY lists it: the job's checkpoints are refused while it is listed.
+     */
+    public record RefusedEntry(int rank, int nranks, String host, int pid, String reason) {
+        public RefusedEntry { host = nz(host); reason = nz(reason); }
+    }
+
+    /**
+     * 0x53 STATUS_REPLY. {@code refused} was appended after the first v2 coordinators: a reply
+     * from one of those ends before it and decodes with none.
+     */
     public record StatusReply(String job, int nranks, int connected, int generation, boolean checkpointing,
                               long lastCkptUnixMs, long lastCkptNs, long lastCkptBytes, String lastCkptDir,
-                              int interval) implements Message {
-        public StatusReply { job = nz(job); lastCkptDir = nz(lastCkptDir); }
+                              int interval, List<RefusedEntry> refused) implements Message {
+        public StatusReply { job = nz(job); lastCkptDir = nz(lastCkptDir); refused = List.copyOf(refused); }
+
+        /** A reply with no refused rank. */
+        public StatusReply(String job, int nranks, int connected, int generation, boolean checkpointing,
+                           long lastCkptUnixMs, long lastCkptNs, long lastCkptBytes, String lastCkptDir, int interval) {
+            this(job, nranks, connected, generation, checkpointing, lastCkptUnixMs, lastCkptNs, lastCkptBytes,
+                    lastCkptDir, interval, List.of());
+        }
         @Override public MessageType type() { return MessageType.STATUS_REPLY; }
         @Override public void dispatch(MessageHandler h, int id) throws IOException { h.onStatusReply(id, this); }
     }

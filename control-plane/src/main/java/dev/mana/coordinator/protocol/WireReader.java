@@ -20,6 +20,9 @@ final class WireReader {
         }
     }
 
+    /** Bytes left in the body: fields appended by a later revision are read only when present. */
+    int remaining() { return buf.remaining(); }
+
     int u8() throws ProtocolException { need(1, "u8"); return buf.get() & 0xff; }
     boolean bool() throws ProtocolException { return u8() != 0; }
     int u16() throws ProtocolException { need(2, "u16"); return buf.getShort() & 0xffff; }

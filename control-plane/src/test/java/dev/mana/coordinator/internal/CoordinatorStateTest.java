@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.*;
 
 import dev.mana.coordinator.CheckpointResult;
 import dev.mana.coordinator.RankState;
+import dev.mana.coordinator.RefusedRank;
 import dev.mana.coordinator.protocol.ErrorCode;
 import dev.mana.coordinator.protocol.Frame;
 import dev.mana.coordinator.protocol.FrameDecoder;
@@ -217,5 +218,126 @@ class CoordinatorStateTest {
         st.received(t, new Frame(1, Hello.rank("j", 5, 2, "h", 1, "none", 0, false, "", "")));
         assertEquals(ErrorCode.PROTOCOL, q.rejected, "rank outside 0..nranks-1");
         assertTrue(st.jobNames().isEmpty() || st.list("j").isEmpty(), "nothing registered");
+    }
+
+    /** A rank HELLO on a fresh connection; returns its peer (WELCOME or ERROR is its last frame). */
+    Rec hello(CoordinatorState st, int clientId, String job, int rank, int nranks, int pid) {
+        Rec p = new Rec();
+        CoordinatorState.Session s = st.open(p, clientId);
+        st.received(s, new Frame(1, Hello.rank(job, rank, nranks, "h", pid, "none", 0, false, "/ck", "/bin/app")));
+        peers.add(p);
+        sessions.add(s);
+        return p;
+    }
+
+    /** A checkpoint request that is refused at once; returns its result. */
+    CheckpointResult refusedNow(CoordinatorState st, String job) {
+        CompletableFuture<CheckpointResult> f = new CompletableFuture<>();
+        st.checkpoint(job, false, f, null);
+        assertTrue(f.isDone(), "refused at once");
+        assertFalse(f.join().ok(), f.join().message());
+        return f.join();
+    }
+
+    /** A checkpoint request that starts: CKPT_REQUEST(generation) goes to the rank of {@code p}. */
+    void startsNow(CoordinatorState st, String job, Rec p, int generation) {
+        CompletableFuture<CheckpointResult> f = new CompletableFuture<>();
+        st.checkpoint(job, false, f, null);
+        assertFalse(f.isDone(), () -> "refused: " + f.join().message());
+        assertEquals(new CkptRequest(generation, 0, ""), p.last());
+    }
+
+    @Test
+    void aRankRefusedAtRegistrationBlocksTheJobsCheckpointsUntilTheRunEnds() {
+        // mpirun -n 2 of a program whose MPI the launcher missed: each rank says it is rank R of 1
+        CoordinatorState st = state(0, false);
+        assertInstanceOf(Welcome.class, hello(st, 1, "", 0, 1, 100).last());
+        Rec refused = hello(st, 2, "", 1, 1, 101);
+        assertEquals(ErrorCode.PROTOCOL, refused.rejected);
+        assertEquals("rank 1 outside 0..0", refused.last(ErrorMessage.class).message());
+        CheckpointResult r = refusedNow(st, "");     // a checkpoint of rank 0 alone would be reported written
+        assertTrue(r.message().contains("rank 1 (pid 101 on h): rank 1 outside 0..0"), r.message());
+        assertTrue(r.message().startsWith("job 'default' has a rank the coordinator refused"), r.message());
+        assertInstanceOf(Welcome.class, peers.get(0).last(), "no CKPT_REQUEST went to rank 0");
+        assertEquals(List.of(new RefusedRank(1, 1, "h", 101, "rank 1 outside 0..0")), st.status("").refused());
+        // the run ends with its last rank: the next run of the job starts clean and checkpoints
+        st.received(sessions.get(0), new Frame(0, new Bye(Protocol.BYE_EXIT, 0)));
+        assertEquals(List.of(), st.status("").refused());
+        Rec again = hello(st, 3, "", 0, 1, 200);
+        assertInstanceOf(Welcome.class, again.last());
+        startsNow(st, "", again, 1);
+    }
+
+    @Test
+    void aRefusalBeforeTheFirstRankRegisteredCountsForTheRunItStarts() {
+        CoordinatorState st = state(0, false);
+        Rec refused = hello(st, 1, "j", 1, 1, 101);    // rank 1's HELLO came first
+        assertEquals(ErrorCode.PROTOCOL, refused.rejected);
+        assertEquals(1, st.status("j").refused().size(), "listed while the job has no rank yet");
+        assertInstanceOf(Welcome.class, hello(st, 2, "j", 0, 1, 100).last());
+        CheckpointResult r = refusedNow(st, "j");
+        assertTrue(r.message().contains("rank 1 (pid 101 on h)"), r.message());
+    }
+
+    @Test
+    void everyKindOfRefusedHelloIsRemembered() {
+        CoordinatorState st = state(0, false);
+        ranks(st, 2);                                           // job j: ranks 0 and 1 of 2
+        assertEquals(ErrorCode.MISMATCH, hello(st, 10, "j", 0, 3, 300).rejected);
+        assertEquals(ErrorCode.DUPLICATE_RANK, hello(st, 11, "j", 1, 2, 301).rejected);
+        assertEquals(ErrorCode.TOO_LARGE, hello(st, 12, "j", 0, 0, 302).rejected);
+        assertEquals(ErrorCode.DUPLICATE_RANK, hello(st, 11, "j", 1, 2, 301).rejected);   // the same again
+        Rec g = new Rec();
+        st.received(st.open(g, 13), new Frame(1, new GroupHello("j", 2, List.of(
+                new GroupMember(0, "g", 400, "none", 0, false, "", ""), new GroupMember(1, "g", 401, "none", 0, false, "", "")))));
+        assertEquals(ErrorCode.DUPLICATE_RANK, g.rejected);
+        List<RefusedRank> refused = st.status("j").refused();
+        assertEquals(List.of(300, 301, 302, 400, 401), refused.stream().map(RefusedRank::pid).toList(),
+                "one entry per refused process (a repeat is not listed twice), every member of a refused group");
+        assertEquals("job 'j' has 2 ranks, not 3", refused.get(0).reason());
+        assertEquals(3, refused.get(0).nranks());
+        CheckpointResult r = refusedNow(st, "j");
+        assertTrue(r.message().contains("rank 0 (pid 300 on h): job 'j' has 2 ranks, not 3 (and 4 more refused)"),
+                r.message());
+        // another job is not affected
+        Rec other = hello(st, 20, "other", 0, 1, 500);
+        assertInstanceOf(Welcome.class, other.last());
+        startsNow(st, "other", other, 1);
+    }
+
+    @Test
+    void aRefusalDuringACheckpointAbortsIt() {
+        CoordinatorState st = state(0, false);
+        ranks(st, 2);
+        CompletableFuture<CheckpointResult> f = new CompletableFuture<>();
+        st.checkpoint("j", false, f, null);
+        everyone(st, 1, Protocol.PHASE_SUSPENDED);
+        assertEquals(ErrorCode.DUPLICATE_RANK, hello(st, 9, "j", 0, 2, 999).rejected);
+        assertTrue(f.isDone(), "the refusal ended the checkpoint");   // (join cannot be interrupted)
+        CheckpointResult r = f.join();
+        assertFalse(r.ok());
+        assertTrue(r.message().startsWith("checkpoint 1 aborted: job 'j' has a rank the coordinator refused"),
+                r.message());
+        assertInstanceOf(CkptAbort.class, peers.get(0).last());
+        // its phases come too late to commit anything
+        everyone(st, 1, Protocol.PHASE_CHECKPOINTED);
+        assertInstanceOf(CkptAbort.class, peers.get(0).last());
+        assertEquals(0, st.status("j").generation());
+    }
+
+    @Test
+    void aRefusedProcessThatRegistersAfterAllTakesItsRefusalBack() {
+        // a rank that follows an exec registers again from the same pid, and is briefly a duplicate of itself
+        CoordinatorState st = state(0, false);
+        ranks(st, 2);                                          // pids 100, 101
+        assertEquals(ErrorCode.DUPLICATE_RANK, hello(st, 9, "j", 1, 2, 101).rejected);
+        refusedNow(st, "j");
+        st.received(sessions.get(1), new Frame(0, new Bye(Protocol.BYE_EXIT, 0)));   // the program before the exec
+        assertInstanceOf(Welcome.class, hello(st, 10, "j", 1, 2, 101).last());       // the program after it
+        assertEquals(List.of(), st.status("j").refused());
+        startsNow(st, "j", peers.get(0), 1);
+        // another process is not forgiven by someone else's registration
+        assertEquals(ErrorCode.DUPLICATE_RANK, hello(st, 11, "j", 1, 2, 777).rejected);
+        assertEquals(1, st.status("j").refused().size());
     }
 }

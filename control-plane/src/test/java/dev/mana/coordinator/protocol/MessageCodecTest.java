@@ -48,6 +48,9 @@ class MessageCodecTest {
                 new ListReply(List.of(new RankEntry(0, "h", 1, 1, 0, "none", 1), new RankEntry(1, "héllo", 2, 7, 3, "openmpi", 2))),
                 new StatusRequest(),
                 new StatusReply("default", 4, 3, 2, true, 1700000000000L, 5_000_000L, 1L << 33, "/ckpt", 60),
+                new StatusReply("j", 1, 1, 0, false, 0, 0, 0, "", 0, List.of(
+                        new RefusedEntry(1, 1, "node7", 4242, "rank 1 outside 0..0"),
+                        new RefusedEntry(0, 2, "héllo", 7, "rank 0 of job 'j' is already registered (pid 1 on h)"))),
                 new Checkpoint(Protocol.FLAG_WAIT | Protocol.FLAG_EXIT_AFTER),
                 new CkptResult(false, 3, 1, 2, 4, "/d", "3 of 4 ranks registered"),
                 new CkptProgress(3, 2, 1, 4),
@@ -230,12 +233,40 @@ class MessageCodecTest {
         // every proper prefix of every sample body that is shorter than its fields
         for (Message m : samples()) {
             byte[] full = MessageCodec.encodeBytes(1, m);
+            int older = olderStatusReplyEnd(m);
             for (int cut = 16; cut < full.length; cut++) {
+                if (cut == older) continue; // a whole reply of an older coordinator (the test below)
                 byte[] body = java.util.Arrays.copyOfRange(full, 16, cut);
                 ProtocolException e = decodeFails(frame(m.type().code, body));
                 assertEquals(ErrorCode.BAD_FRAME, e.code(), m.type() + " cut at " + cut);
             }
         }
+    }
+
+    /** Where a STATUS_REPLY of the first v2 coordinators ends (before the refused ranks), else -1. */
+    static int olderStatusReplyEnd(Message m) throws ProtocolException {
+        if (!(m instanceof StatusReply r)) return -1;
+        StatusReply none = new StatusReply(r.job(), r.nranks(), r.connected(), r.generation(), r.checkpointing(),
+                r.lastCkptUnixMs(), r.lastCkptNs(), r.lastCkptBytes(), r.lastCkptDir(), r.interval());
+        return MessageCodec.encodeBytes(1, none).length - 4;   // without the u32 count of refused ranks
+    }
+
+    @Test
+    void aStatusReplyEndsWithItsRefusedRanksAndOneFromAnOlderCoordinatorHasNone() throws Exception {
+        StatusReply r = new StatusReply("j", 1, 1, 0, false, 0, 0, 0, "", 0,
+                List.of(new RefusedEntry(1, 1, "h", 0x01020304, "x")));
+        byte[] b = MessageCodec.encodeBytes(1, r);
+        // ... interval u32, then count u32 1, rank i32 1, nranks i32 1, host str "h", pid i32, reason str "x"
+        assertArrayEquals(new byte[] {0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 'h', 4, 3, 2, 1, 1, 0, 'x'},
+                java.util.Arrays.copyOfRange(b, b.length - 26, b.length));
+        int older = olderStatusReplyEnd(r);
+        byte[] olderBody = java.util.Arrays.copyOfRange(b, 16, older);
+        StatusReply got = (StatusReply) new FrameDecoder().next(ByteBuffer.wrap(frame(0x53, olderBody))).message();
+        assertEquals(List.of(), got.refused());
+        assertEquals(new StatusReply("j", 1, 1, 0, false, 0, 0, 0, "", 0), got);
+        // a count beyond what the body holds is malformed
+        byte[] cut = java.util.Arrays.copyOfRange(b, 16, b.length - 1);
+        assertEquals(ErrorCode.BAD_FRAME, decodeFails(frame(0x53, cut)).code());
     }
 
     @Test
