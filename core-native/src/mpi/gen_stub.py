@@ -48,7 +48,6 @@ PARTIAL = {
     "MPI_Comm_set_info": "hints are kept for MPI_Comm_get_info but not given to the MPI library",
     "MPI_Dist_graph_create": "the info hints are not given to the MPI library",
     "MPI_Dist_graph_create_adjacent": "the info hints are not given to the MPI library",
-    "MPI_Comm_split_type": "the info argument is not kept for the restart",
     "MPI_Intercomm_create": "collective over the two groups: a checkpoint that comes while one group is inside it and the other waits elsewhere times out",
     "MPI_Op_create": "at most 64 different user functions in operations that are live at once",
 }

@@ -67,6 +67,25 @@ static int info_new(MPI_Info *out, struct info **made)
 
 int mana_info_dup(MPI_Info src, MPI_Info *out);
 
+/* A real info holding the hints of one of ours, for a call whose result depends on them (the real
+ * MPI_INFO_NULL for none); the caller frees it with mana_info_real_free.  Upper half: mallocs nothing. */
+MPI_Info mana_info_real(MPI_Info ours)
+{
+    MPI_Info ri = HMAKE(MPI_Info, v2r(HBITS(MPI_INFO_NULL)));
+    const struct info *in = ours == MPI_INFO_NULL ? NULL : info_of(ours);
+    if (!in || in->n == 0) return ri;
+    int rc;
+    LOWER(rc = real.Info_create(&ri);
+          for (int i = 0; rc == MPI_SUCCESS && i < in->n; i++) rc = real.Info_set(ri, in->key[i], in->val[i]));
+    return rc == MPI_SUCCESS ? ri : HMAKE(MPI_Info, v2r(HBITS(MPI_INFO_NULL)));
+}
+
+void mana_info_real_free(MPI_Info ri)
+{
+    if (HBITS(ri) == v2r(HBITS(MPI_INFO_NULL))) return;
+    LOWER(real.Info_free(&ri));
+}
+
 int PMPI_Info_create(MPI_Info *info) { MANA_CHECK_INIT(); return info_new(info, NULL); }
 ALIAS(Info_create)
 

@@ -268,6 +268,9 @@ struct vobj *comm_obj(MPI_Comm c);                 /* never NULL for a valid com
 void comm_init_gid(struct vobj *nc, struct vobj *parent);
 uint64_t mana_gid_combine(uint64_t a, uint64_t b);  /* an id from two (the same on every rank) */
 void mana_idup_finish(struct vobj *req);            /* an MPI_Comm_idup's request completed (in an excursion) */
+MPI_Info mana_info_real(MPI_Info ours);             /* info.c: a real info with our hints (free below) */
+void mana_info_real_free(MPI_Info real_info);
+int mana_info_dup(MPI_Info src, MPI_Info *out);
 /* Collective sequence gate, then the lower half: returns like lower_enter.  The count goes up only
  * while the thread holds the lower half, so no thread ever stops between counting a collective and
  * being inside it (a checkpoint would otherwise wait for a partner that can never come). */

@@ -82,14 +82,21 @@ int PMPI_Comm_split_type(MPI_Comm comm, int type, int key, MPI_Info info, MPI_Co
     struct vobj *p = comm_obj(comm);
         MPI_Comm rc_;
     int rc;
-    COLL_LOWER(p, rc = real.Comm_split_type(R(comm), type, key, R(info), &rc_));
+    /* The hints choose the split for some types (MPI_COMM_TYPE_HW_GUIDED's "mpi_hw_resource_type",
+     * MPICH's MPIX_COMM_TYPE_NEIGHBORHOOD's "nbhd_common_dirname"): the real MPI gets them, and the
+     * recipe keeps a copy of ours for the replay. */
+    MPI_Info ri = mana_info_real(info), kept = MPI_INFO_NULL;
+    COLL_LOWER(p, rc = real.Comm_split_type(R(comm), type, key, ri, &rc_));
+    mana_info_real_free(ri);
     if (rc != MPI_SUCCESS) return rc;
+    if (info != MPI_INFO_NULL && mana_info_dup(info, &kept) != MPI_SUCCESS) kept = MPI_INFO_NULL;
     p->flags |= VF_PARENT;
     struct vobj *o;
     new_comm(rc_, p, R_COMM_SPLIT_TYPE, newcomm, &o);
     if (!o) { o = vnew(K_COMM, 0); o->recipe = R_COMM_SPLIT_TYPE; o->flags |= VF_ZOMBIE; mana_record_parent(o, p); }
     o->a[0] = type;
     o->a[1] = key;
+    o->a[2] = (int64_t)HBITS(kept);
     return MPI_SUCCESS;
 }
 ALIAS(Comm_split_type)

@@ -16,7 +16,7 @@
     X(Comm_idup) X(Intercomm_create) X(Intercomm_merge) X(Comm_remote_size) X(Comm_remote_group) \
     X(Comm_create_group) X(Comm_get_errhandler) X(Comm_create_errhandler) X(Comm_call_errhandler) \
     X(Errhandler_free) X(Add_error_class) X(Add_error_code) X(Add_error_string) \
-    X(Info_get) X(Info_get_nkeys) X(Info_get_nthkey) X(Info_get_valuelen) \
+    X(Info_create) X(Info_set) X(Info_free) X(Info_get) X(Info_get_nkeys) X(Info_get_nthkey) X(Info_get_valuelen) \
     X(Group_union) X(Group_intersection) X(Group_difference) X(Group_excl) X(Group_range_incl) \
     X(Group_range_excl) \
     X(Graph_create) X(Graphdims_get) X(Graph_get) X(Graph_neighbors_count) X(Graph_neighbors) X(Graph_map) \

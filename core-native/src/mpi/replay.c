@@ -45,9 +45,12 @@ static int replay_one(struct vobj *o, MPI_Group wg)
     switch (o->recipe) {
     case R_COMM_DUP: LOWER(rc = real.Comm_dup(pc, &nc)); break;
     case R_COMM_SPLIT: LOWER(rc = real.Comm_split(pc, (int)o->a[0], (int)o->a[1], &nc)); break;
-    case R_COMM_SPLIT_TYPE:
-        LOWER(rc = real.Comm_split_type(pc, (int)o->a[0], (int)o->a[1], R(MPI_INFO_NULL), &nc));
+    case R_COMM_SPLIT_TYPE: {
+        MPI_Info ri = mana_info_real(o->a[2] ? HMAKE(MPI_Info, o->a[2]) : MPI_INFO_NULL);
+        LOWER(rc = real.Comm_split_type(pc, (int)o->a[0], (int)o->a[1], ri, &nc));
+        mana_info_real_free(ri);
         break;
+    }
     case R_COMM_CREATE: {
         MPI_Group g;
         LOWER(rc = real.Group_incl(wg, (int)(o->arr_len / sizeof(int)), ia, &g);

@@ -4,7 +4,8 @@
  * inter-communicator (MPI_ROOT / MPI_PROC_NULL roots, results from the other group), a collective on
  * the merged communicator and one on the duplicate; every 16th iteration a second inter-communicator
  * is made, merged and freed (freed parents are made again at restart); and an MPI_Comm_idup that must
- * not block (a pair communicates between one rank's idup and the other's).  Needs an even number of ranks. */
+ * not block (a pair communicates between one rank's idup and the other's).  MPI_Comm_split_type with
+ * hints (MPICH's MPIX_COMM_TYPE_NEIGHBORHOOD needs one) gives two more communicators.  Needs an even number of ranks. */
 #include "mpitest.h"
 
 static void check_remote(MPI_Comm inter, int want_size, int first_world)
@@ -38,6 +39,18 @@ int main(int argc, char **argv)
     MPI_Comm_dup(inter, &dup);
     MPI_Comm_split(inter, lrank % 2, lrank, &sub);      /* an inter-communicator of each parity */
     check_remote(inter, half, side ? 0 : 1);
+    /* MPI_Comm_split_type with hints that decide the split: MPICH's neighborhood type needs its
+     * directory hint (without it the real MPI returns MPI_COMM_NULL); shared memory takes one too */
+    MPI_Info hints;
+    MPI_Info_create(&hints);
+    MPI_Info_set(hints, "nbhd_common_dirname", ".");
+    MPI_Comm node, nbhd = MPI_COMM_NULL;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, r.rank, hints, &node);
+#ifdef MPIX_COMM_TYPE_NEIGHBORHOOD
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPIX_COMM_TYPE_NEIGHBORHOOD, r.rank, hints, &nbhd);
+    if (nbhd == MPI_COMM_NULL) mt_fail("MPIX_COMM_TYPE_NEIGHBORHOOD with its directory hint gave MPI_COMM_NULL");
+#endif
+    MPI_Info_free(&hints);
     int mrank = -1;
     MPI_Comm_rank(merged, &mrank);
     if (mrank != side * half + lrank) mt_fail("merged rank %d, want %d", mrank, side * half + lrank);
@@ -74,6 +87,10 @@ int main(int argc, char **argv)
         MPI_Allreduce(&v, &all, 1, MPI_LONG, MPI_SUM, merged);
         h = mt_hash(h, &all, sizeof all);
         MPI_Barrier(dup);
+        long nn = 0;
+        MPI_Allreduce(&v, &nn, 1, MPI_LONG, MPI_SUM, node);
+        h = mt_hash(h, &nn, sizeof nn);
+        if (nbhd != MPI_COMM_NULL) MPI_Barrier(nbhd);
         long sv = lrank, ss = 0;
         MPI_Allreduce(&sv, &ss, 1, MPI_LONG, MPI_SUM, sub);
         h = mt_hash(h, &ss, sizeof ss);
@@ -109,6 +126,8 @@ int main(int argc, char **argv)
             MPI_Comm_free(&tm);
         }
     } while (!mt_done(&r, it));
+    if (nbhd != MPI_COMM_NULL) MPI_Comm_free(&nbhd);
+    MPI_Comm_free(&node);
     MPI_Comm_free(&sub);
     MPI_Comm_free(&dup);
     MPI_Comm_free(&merged);
