@@ -94,7 +94,7 @@ int main(int argc, char **argv)
         /* user ops made and freed every iteration, as BLACS does for each combine (more than 64 in a run) */
         for (int k = 0; k < 2; k++) {
             MPI_Op op;
-            MPI_Op_create(maxabs, 1, &op);
+            MPI_Op_create(maxabs, 1, &op);   /* mana-lint: ignore MPI_Op_create (one function) */
             long v = (r.rank % 2 ? -1 : 1) * (r.rank * 10 + it + k), res = 0;
             MPI_Allreduce(&v, &res, 1, MPI_LONG, op, MPI_COMM_WORLD);
             MPI_Op_free(&op);
