@@ -146,11 +146,11 @@ void vunref(struct vobj *o)
 void vrelease(struct vobj *o)
 {
     if (!o || (o->flags & VF_PREDEF)) return;
-    /* What this object named goes first: its recipe's parents, a request's datatype. */
-    for (uint32_t k = 0; k < o->nparents && k < 2; k++) vunref(o->parent[k]);
-    if (o->kind == K_TYPE) mana_type_drop_refs(o);
-    if (o->kind == K_REQ) { vunref(o->type); mana_req_drop_parts(o); }
-    free(o->arr);
+    /* The entry goes first, then what it named (its recipe's parents, a request's datatype and parts),
+     * from a copy: a checkpoint that stops this thread inside that cascade (it frees real types in
+     * excursions) must not find a recipe that names an entry already gone (a restart then made a struct
+     * type from a released member: 'Null Datatype pointer'). */
+    struct vobj was = *o;
     vlock();
     uint32_t i = o->idx;
     memset(o, 0, sizeof *o);
@@ -158,6 +158,10 @@ void vrelease(struct vobj *o)
     o->a[0] = free_head;
     free_head = i;
     vunlock();
+    for (uint32_t k = 0; k < was.nparents && k < 2; k++) vunref(was.parent[k]);
+    if (was.kind == K_TYPE) mana_type_drop_refs(&was);
+    if (was.kind == K_REQ) { vunref(was.type); mana_req_drop_parts(&was); }
+    free(was.arr);
 }
 
 uint64_t vhandle(const struct vobj *o)
