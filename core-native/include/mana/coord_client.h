@@ -36,6 +36,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mana/phases.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -67,18 +69,8 @@ enum mana_coord_op {
     MANA_COORD_MIN     = 4,
 };
 
-/* Phase numbers of the checkpoint and restart sequence (protocol §6). */
-enum mana_coord_phase {
-    MANA_PHASE_SUSPENDED    = 1,
-    MANA_PHASE_DRAINED      = 2,
-    MANA_PHASE_CHECKPOINTED = 3,
-    MANA_PHASE_COMMITTED    = 4,
-    MANA_PHASE_DRAIN_FIRST  = 16,   /* drain rounds use 16..31 */
-    MANA_PHASE_DRAIN_LAST   = 31,
-    MANA_PHASE_RESTARTED    = 32,
-    MANA_PHASE_REFILLED     = 33,
-    MANA_PHASE_RESUMED      = 34,
-};
+/* Phase numbers of the checkpoint and restart sequence (protocol §6): enum mana_coord_phase in
+ * mana/phases.h. */
 
 /* ERROR codes (protocol §4.7), as returned by mana_coord_remote_code(). */
 enum mana_coord_remote_error {
@@ -278,6 +270,21 @@ struct mana_coord_ckpt_result {
 };
 int mana_coord_checkpoint(mana_coord_t *c, uint8_t flags, struct mana_coord_ckpt_result *res,
                           int timeout_ms, char *err, size_t errlen);
+
+/* LIST → LIST_REPLY, on a control connection: the ranks of the client's job as the coordinator
+ * sees them (protocol §4.6); the first cap into out, their number into *count. */
+#define MANA_COORD_STATE_RUNNING 1          /* rank states: protocol §3 */
+struct mana_coord_rank_info {
+    int32_t  rank;
+    char     host[256];
+    int32_t  pid;
+    uint8_t  state;
+    uint32_t generation;
+    char     mpi[64];
+    uint32_t client_id;
+};
+int mana_coord_list(mana_coord_t *c, struct mana_coord_rank_info *out, uint32_t cap, uint32_t *count,
+                    int timeout_ms, char *err, size_t errlen);
 
 /* Close the socket and free the handle (NULL is fine). */
 void mana_coord_close(mana_coord_t *c);

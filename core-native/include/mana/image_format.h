@@ -1,9 +1,14 @@
 /*
  * image_format.h - the on-disk layout of a MANA checkpoint image (format version 1).
  *
- * This header and docs/image-format.md describe the same thing; change both together.
- * The Java inspector (image-inspector/) reads images from the doc, so every field here is
- * fixed-size, little-endian (x86-64 native), and at a documented offset.
+ * This header is the definition of the format: the writer (src/plugin/writer.c), the C reader
+ * (src/lower-half/image_check.c) and the restore use these structs, and the Java side is held to them
+ * by a test: image-inspector's ImageLayoutTest compiles a program that prints offsetof/sizeof of every
+ * field of every struct mana_img_* below and the value of every MANA_* constant, and wants the same
+ * numbers in dev.mana.inspector.ImageLayout, the same offsets in the comments here (so keep the offset
+ * comment on each field and the size comment after each struct), and the same offsets in the tables
+ * of docs/image-format.md.  Every field is fixed-size, little-endian (x86-64 native), no implicit
+ * padding (write it out as a reserved field).
  *
  * Shape of a file:
  *
@@ -29,6 +34,19 @@
 
 /* Header flags. */
 #define MANA_IMG_F_MPI        0x1u          /* the image has an MPI section */
+#define MANA_IMG_F_INCREMENTAL 0x2u         /* a generation of a chain: pages in no run of a region are the
+                                             * parent image's (PARENT section names it) */
+#define MANA_IMG_F_UNTRACKED  0x4u          /* incremental checkpoints were asked for, but the kernel could
+                                             * not track written pages: a full image (never with 0x2) */
+
+/* Limits both readers apply (docs/image-format.md, "What a reader checks"). */
+#define MANA_IMG_MAX_SECTIONS 64                   /* the format defines 10 types */
+#define MANA_IMG_MAX_META     (128ULL << 20)       /* a metadata section (types 1..5) larger is refused */
+#define MANA_IMG_MAX_NAME     4095u                /* a region name or file path longer is refused */
+#define MANA_IMG_MAX_REGIONS  (1u << 20)
+#define MANA_IMG_MAX_SIGACTIONS 64u                /* sigaction records in SIGNALS */
+#define MANA_IMG_MAX_TIMERS   3u                   /* interval timers in SIGNALS (ITIMER_REAL/VIRTUAL/PROF) */
+#define MANA_IMG_MAX_CHAIN    64u                  /* images in an incremental chain, the full one included */
 
 struct mana_img_header {
     char     magic[8];            /*   0 "MANAIMG1" */
@@ -71,9 +89,14 @@ enum mana_section_type {
     MANA_SEC_THREADS = 3,         /* count = threads */
     MANA_SEC_FILES   = 4,         /* count = file descriptors */
     MANA_SEC_SIGNALS = 5,         /* count = sigaction records */
-    MANA_SEC_MPI     = 6,         /* defined by the MPI runtime; opaque to the process layer */
+    MANA_SEC_MPI     = 6,         /* count = 1: struct mana_img_mpi (MPI programs only) */
     MANA_SEC_FILEDATA = 7,        /* count = files whose contents are saved (optional; readers that do
                                    * not know it skip it) */
+    MANA_SEC_MPI_OBJECTS = 8,     /* count = MPI objects listed: open MPI-IO files (optional, MPI programs
+                                   * with such objects; for readers: the restore does not use it) */
+    MANA_SEC_PARENT  = 9,         /* count = 1: struct mana_img_parent (incremental images only) */
+    MANA_SEC_ZSTD    = 10,        /* count = compressed regions: struct mana_img_zstd each (only when a region
+                                   * has MANA_REG_ZSTD) */
 };
 
 /*
@@ -110,12 +133,15 @@ struct mana_img_process {
 #define MANA_REG_VVAR       0x040u   /* [vvar]; never stored */
 #define MANA_REG_LOWER      0x080u   /* lower half: listed for information, never stored or restored */
 #define MANA_REG_GUARD      0x100u   /* PROT_NONE reservation (no payload; restored as PROT_NONE) */
+#define MANA_REG_ZSTD       0x200u   /* the stored pages are zstd-compressed (ZSTD section: their length) */
 
 /*
  * MEMORY: count records, each struct mana_img_region, then name_len bytes of name (no NUL) padded with
- * zeros to a multiple of 8, then run_count x struct mana_img_run. The runs list the stored pages of
- * the region in increasing order; pages in no run are zero. The stored pages of a region lie
- * contiguously at payload_offset (page-aligned) in run order, stored_bytes in all.
+ * zeros to a multiple of 8, then run_count x struct mana_img_run, then zero_run_count x struct
+ * mana_img_run. The runs list the stored pages of the region in increasing order; in a full image pages
+ * in no run are zero. The stored pages of a region lie contiguously at payload_offset (page-aligned) in
+ * run order, stored_bytes in all.  An incremental image (MANA_IMG_F_INCREMENTAL) also lists zero runs
+ * (pages that are zero now), disjoint from the stored runs; a page in neither is the parent's.
  */
 struct mana_img_region {
     uint64_t start;               /*  0 first byte (page-aligned) */
@@ -131,7 +157,7 @@ struct mana_img_region {
     uint32_t run_count;           /* 64 */
     uint32_t payload_crc;         /* 68 CRC-32C over the stored bytes in order (0 when none) */
     uint32_t name_len;            /* 72 bytes of name that follow ("" for anonymous, "[heap]", a path) */
-    uint32_t reserved;            /* 76 0 */
+    uint32_t zero_run_count;      /* 76 zero runs after the stored runs (incremental images; else 0) */
 };                                /* 80 */
 
 struct mana_img_run {
@@ -237,6 +263,81 @@ struct mana_img_filedata {
     uint64_t dev;                 /* 24 */
 };                                /* 32 */
 
+/*
+ * MPI (type 6, count 1, present when the header has MANA_IMG_F_MPI): the summary a reader needs.  The
+ * MPI state itself (virtual handles, object recipes, buffered messages) lives in upper-half memory and
+ * comes back with it; the MPI library fills this in (mana_mpi_iface.h: hooks.describe).
+ */
+struct mana_img_mpi {
+    uint32_t kind;                /*  0 MANA_MPI_OPENMPI 1 / MANA_MPI_MPICH 2 (lh_info.h) */
+    int32_t  thread_level;        /*  4 the level granted to the program (MPI_THREAD_*) */
+    uint32_t comms;               /*  8 live communicators, predefined included */
+    uint32_t groups;              /* 12 */
+    uint32_t datatypes;           /* 16 derived ones */
+    uint32_t ops;                 /* 20 user-defined */
+    uint32_t requests;            /* 24 pending (re-posted or completed at restart) */
+    uint32_t buffered_msgs;       /* 28 drained messages waiting for a receive */
+    uint64_t buffered_bytes;      /* 32 */
+    uint64_t sent;                /* 40 point-to-point messages sent by this rank, whole run */
+    uint64_t received;            /* 48 */
+    uint32_t replay_entries;      /* 56 object recipes replayed at restart */
+    uint32_t finalized;           /* 60 MPI_Finalize was called */
+};                                /* 64 */
+
+/*
+ * MPI_OBJECTS (type 8, optional): what a person looking at a rank's image wants to see of its MPI state
+ * beyond the counts above; the state itself is in upper-half memory.  count records, each a struct
+ * mana_img_mpi_object followed by `name_len` bytes of its name (no NUL), padded with zeros to a
+ * multiple of 8.
+ */
+#define MANA_MPI_OBJ_FILE       1u        /* an open MPI-IO file; name: its path as the program gave it */
+#define MANA_MPI_OBJF_SHARED_FP 0x1u      /* file: the program used the shared file pointer */
+#define MANA_MPI_OBJF_ATOMIC    0x2u      /* file: atomic mode */
+#define MANA_MPI_OBJF_VIEW      0x4u      /* file: a view was set (else the default: bytes from 0) */
+#define MANA_MPI_OBJ_WIN        2u        /* a live window; name: its MPI_Win_set_name name ("" if none) */
+#define MANA_MPI_OBJF_FENCE     0x8u      /* window: a fence epoch is open */
+#define MANA_MPI_OBJF_LOCK_ALL  0x10u     /* window: this rank holds MPI_Win_lock_all */
+#define MANA_MPI_OBJF_LOCKS     0x20u     /* window: this rank holds MPI_Win_lock on some targets */
+struct mana_img_mpi_object {
+    uint32_t kind;                /*  0 MANA_MPI_OBJ_* */
+    uint32_t flags;               /*  4 MANA_MPI_OBJF_* */
+    int32_t  amode;               /*  8 file: MPI_MODE_* bits as opened; window: MPI_WIN_FLAVOR_* */
+    int32_t  comm_size;           /* 12 members of the communicator it was made on */
+    int64_t  position;            /* 16 file: individual file pointer, in etypes of the view; window: size */
+    int64_t  shared_position;     /* 24 file: shared file pointer (0 unless MANA_MPI_OBJF_SHARED_FP); window:
+                                   *    disp_unit */
+    int64_t  disp;                /* 32 file: the view's displacement in bytes; window: base address */
+    uint64_t dev;                 /* 40 file: device of the file when opened (the restart checks it) */
+    uint64_t ino;                 /* 48 file: inode */
+    uint32_t name_len;            /* 56 bytes of name that follow */
+    uint32_t reserved;            /* 60 0 */
+};                                /* 64 */
+
+/*
+ * PARENT (type 9, count 1, exactly when the header has MANA_IMG_F_INCREMENTAL): the image this one
+ * completes, in the same folder, followed by name_len bytes of its file name (no NUL, no '/'), padded
+ * with zeros to a multiple of 8.  A restart refuses a parent whose header is not this one's record of
+ * it (a replaced or rewritten file).
+ */
+struct mana_img_parent {
+    uint32_t generation;          /*  0 the parent's generation (< this image's) */
+    uint32_t header_crc;          /*  4 the parent's header_crc */
+    uint64_t file_size;           /*  8 the parent's file_size */
+    uint32_t depth;               /* 16 images in the chain below this one (1: the parent is a full image) */
+    uint32_t name_len;            /* 20 bytes of the parent's file name that follow */
+};                                /* 24 */
+
+/*
+ * ZSTD (type 10): one record per region with MANA_REG_ZSTD, in region order.  Such a region's payload
+ * is compressed_bytes at payload_offset: zstd frames whose content is the region's stored pages in run
+ * order (stored_bytes in all); payload_crc is the CRC-32C of that content.
+ */
+struct mana_img_zstd {
+    uint32_t region;              /*  0 index of the region in MEMORY */
+    uint32_t level;               /*  4 zstd level it was written with (informational) */
+    uint64_t compressed_bytes;    /*  8 bytes of the payload in the file */
+};                                /* 16 */
+
 #ifdef __cplusplus
 #define MANA_STATIC_ASSERT static_assert
 #else
@@ -253,5 +354,9 @@ MANA_STATIC_ASSERT(sizeof(struct mana_img_signals) == 16, "signals layout");
 MANA_STATIC_ASSERT(sizeof(struct mana_img_sigaction) == 40, "sigaction layout");
 MANA_STATIC_ASSERT(sizeof(struct mana_img_itimer) == 24, "itimer layout");
 MANA_STATIC_ASSERT(sizeof(struct mana_img_filedata) == 32, "filedata layout");
+MANA_STATIC_ASSERT(sizeof(struct mana_img_mpi) == 64, "mpi layout");
+MANA_STATIC_ASSERT(sizeof(struct mana_img_mpi_object) == 64, "mpi object layout");
+MANA_STATIC_ASSERT(sizeof(struct mana_img_parent) == 24, "parent layout");
+MANA_STATIC_ASSERT(sizeof(struct mana_img_zstd) == 16, "zstd layout");
 
 #endif

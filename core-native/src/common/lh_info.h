@@ -56,6 +56,9 @@ struct mana_settings {
 #define MANA_MPI_OPENMPI 1u
 #define MANA_MPI_MPICH   2u
 #define MANA_MAX_LOWER_TIDS 64
+#define MANA_LOWER_FDS 512
+#define MANA_RESTART_F_IO_REPLACED 0x1u   /* MANA_IO_REPLACED=1: MPI-IO files replaced since are accepted (io.c) */
+struct mana_fd_id { uint64_t dev, ino; };
 struct mana_lh_mpi {
     uint64_t resolve;                 /* void *(*)(const char *name): the real MPI's symbol, or 0 */
     uint32_t kind;                    /* MANA_MPI_* */
@@ -69,7 +72,8 @@ struct mana_lh_mpi {
                                          MANA_NO_FSGSBASE=1 turns it off), 0: arch_prctl */
     uint64_t lower_exit;              /* void (*)(int): the lower libc's exit (its handlers run), called
                                          by the upper half's last exit handler (plugin.c) */
-    uint64_t lower_fds[8];            /* bitmap of descriptors 0..511 the MPI library opened in MPI_Init */
+    uint64_t lower_fds[8];            /* bitmap of descriptors 0..511 the MPI library has open: those of
+                                         MPI_Init, and those it opened since (lh_track.c: MPI-IO files...) */
 };
 
 struct lh_info {
@@ -103,7 +107,11 @@ struct lh_info {
     int32_t  pad1;
 
     struct mana_lh_mpi mpi;
-    uint64_t reserved[16];
+    uint64_t lower_fd_ids;            /* struct mana_fd_id[MANA_LOWER_FDS]: device and inode of each
+                                         descriptor in mpi.lower_fds when it was marked (0: none kept) */
+    uint64_t restart_flags;           /* MANA_RESTART_F_*: what the restart's environment asks of the
+                                         upper half, whose own environment is the checkpoint's */
+    uint64_t reserved[14];
 
     /* Descriptors above 2 that were open when the lower half started (inherited from the launcher). */
     uint32_t inherited_count;

@@ -21,6 +21,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mana/image_format.h"
+#include "mana/phases.h"
+
 struct lh_info;                   /* lh_info.h */
 
 /* Coordinator reduction ops (as MNCP's COLLECTIVE op). */
@@ -30,23 +33,7 @@ struct lh_info;                   /* lh_info.h */
 #define MANA_RED_OR      3
 #define MANA_RED_MIN     4
 
-/* The MPI section of an image (MANA_SEC_MPI, version 1; docs/image-format.md).  The MPI state
- * itself lives in upper-half memory; this is what a reader needs to know about it. */
-struct mana_img_mpi {
-    uint32_t kind;                /* MANA_MPI_OPENMPI / MANA_MPI_MPICH */
-    int32_t  thread_level;        /* the level the program asked for */
-    uint32_t comms;               /* live communicators, predefined included */
-    uint32_t groups;
-    uint32_t datatypes;           /* derived ones */
-    uint32_t ops;                 /* user-defined */
-    uint32_t requests;            /* pending (re-posted or completed at restart) */
-    uint32_t buffered_msgs;       /* drained messages waiting for a receive */
-    uint64_t buffered_bytes;
-    uint64_t sent;                /* point-to-point messages sent by this rank, whole run */
-    uint64_t received;
-    uint32_t replay_entries;      /* object recipes replayed at restart */
-    uint32_t finalized;           /* MPI_Finalize was called */
-};                                /* 64 */
+/* The MPI section of an image: struct mana_img_mpi in mana/image_format.h (MANA_SEC_MPI). */
 
 struct mana_mpi_hooks {
     /* Before the user threads stop, with them running: bring every communicator to the same
@@ -62,6 +49,10 @@ struct mana_mpi_hooks {
     int (*restart)(uint32_t generation, char *err, size_t errlen);
     /* 1 once the program called MPI_Finalize (checkpoints are then skipped). */
     int (*finalized)(void);
+    /* The image's MPI_OBJECTS records (image_format.h): each record, then its name, given to put
+     * (which copies and pads it; NULL when the section is full).  Returns the number of records, or -1
+     * when put failed.  Called after drain, with the user threads stopped. */
+    int (*objects)(void *ctx, void *(*put)(void *ctx, const void *data, size_t len));
 };
 
 struct mana_plugin_iface {
@@ -71,7 +62,7 @@ struct mana_plugin_iface {
     /* Set by the handler when it deferred; cleared by the wrapper that re-raises. */
     volatile int *deferred;
     const volatile int *ckpt_signal;   /* the current checkpoint signal (a restart may move it) */
-    /* COLLECTIVE over the job (phases 16-31 of the current checkpoint).  0, or -1 with err. */
+    /* COLLECTIVE over the job (MANA_PHASE_*: the drain rounds and the free phases).  0, or -1 with err. */
     int (*reduce)(uint32_t generation, uint16_t phase, int op, int64_t *vals, uint32_t n, char *err,
                   size_t errlen);
     /* Tid of the checkpoint thread (it passes the restart gate). */

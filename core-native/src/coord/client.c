@@ -556,6 +556,25 @@ int mana_coord_checkpoint(mana_coord_t *c, uint8_t flags, struct mana_coord_ckpt
     return rc;
 }
 
+int mana_coord_list(mana_coord_t *c, struct mana_coord_rank_info *out, uint32_t cap, uint32_t *count,
+                    int timeout_ms, char *err, size_t errlen)
+{
+    int64_t deadline = coord_deadline(timeout_ms);
+    if (!c || !count || (cap && !out))
+        return MANA_COORD_EARG;
+    uint32_t req = new_reqid(c);
+    int rc = send_tx(c, MNCP_LIST, 0, req, deadline, err, errlen);
+    if (rc == MANA_COORD_OK)
+        rc = wait_reply(c, MNCP_LIST_REPLY, req, -1, deadline, err, errlen);
+    if (rc != MANA_COORD_OK)
+        return rc;
+    if (mncp_dec_list_reply(c->body, c->hdr.len, out, cap, count) < 0) {
+        coord_err(err, errlen, "malformed LIST_REPLY from the coordinator");
+        return MANA_COORD_EPROTO;
+    }
+    return MANA_COORD_OK;
+}
+
 void mana_coord_close(mana_coord_t *c)
 {
     if (!c)

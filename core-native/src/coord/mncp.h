@@ -26,6 +26,7 @@ enum {
     MNCP_CKPT_WRITTEN = 0x13, MNCP_CKPT_FAILED = 0x14,
     MNCP_KV_PUT = 0x20, MNCP_OK = 0x21, MNCP_KV_GET = 0x22, MNCP_KV_VALUE = 0x23,
     MNCP_BYE = 0x30,
+    MNCP_LIST = 0x50, MNCP_LIST_REPLY = 0x51,
     MNCP_CHECKPOINT = 0x54, MNCP_CKPT_RESULT = 0x55, MNCP_CKPT_PROGRESS = 0x56,
     MNCP_SET_INTERVAL = 0x57,
     MNCP_CKPT_REQUEST = 0x40, MNCP_CKPT_ABORT = 0x41, MNCP_KILL = 0x42,
@@ -127,6 +128,9 @@ int mncp_dec_kv_value(const uint8_t *b, size_t n, int *found, const uint8_t **va
 /* CKPT_REQUEST, CKPT_ABORT, KILL into an event. */
 int mncp_dec_event(uint16_t type, const uint8_t *b, size_t n, struct mana_coord_event *ev);
 int mncp_dec_ckpt_result(const uint8_t *b, size_t n, struct mana_coord_ckpt_result *res);
+/* LIST_REPLY: the first cap ranks into out, their number on the wire into *count. */
+int mncp_dec_list_reply(const uint8_t *b, size_t n, struct mana_coord_rank_info *out, uint32_t cap,
+                        uint32_t *count);
 int mncp_dec_error(const uint8_t *b, size_t n, uint16_t *code, char *msg, size_t cap);
 
 #endif /* MANA_MNCP_H */

@@ -217,6 +217,27 @@ int mncp_dec_event(uint16_t type, const uint8_t *b, size_t n, struct mana_coord_
     return r.bad ? -1 : 0;
 }
 
+int mncp_dec_list_reply(const uint8_t *b, size_t n, struct mana_coord_rank_info *out, uint32_t cap,
+                        uint32_t *count)
+{
+    struct mncp_r r;
+    static struct mana_coord_rank_info skip;   /* ranks past cap are read and dropped */
+
+    mncp_r_init(&r, b, n);
+    *count = mncp_r_u32(&r);
+    for (uint32_t i = 0; i < *count && !r.bad; i++) {
+        struct mana_coord_rank_info *ri = i < cap ? &out[i] : &skip;
+        ri->rank = (int32_t)mncp_r_u32(&r);
+        mncp_r_str(&r, ri->host, sizeof ri->host);
+        ri->pid = (int32_t)mncp_r_u32(&r);
+        ri->state = mncp_r_u8(&r);
+        ri->generation = mncp_r_u32(&r);
+        mncp_r_str(&r, ri->mpi, sizeof ri->mpi);
+        ri->client_id = mncp_r_u32(&r);
+    }
+    return r.bad || r.off != r.len ? -1 : 0;
+}
+
 int mncp_dec_error(const uint8_t *b, size_t n, uint16_t *code, char *msg, size_t cap)
 {
     struct mncp_r r;

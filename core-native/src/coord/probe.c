@@ -23,6 +23,7 @@ static const char usage[] =
     "                        [--ckptdir DIR] [--timeout MS] [-q]\n"
     "       mana_coord_probe [-h HOST] [-p PORT] [-s SECRET] [-j JOB] --set-interval SEC\n"
     "       mana_coord_probe [-h HOST] [-p PORT] [-s SECRET] [-j JOB] --checkpoint [--exit]\n"
+    "       mana_coord_probe [-h HOST] [-p PORT] [-s SECRET] [-j JOB] --await-running N [--timeout MS]\n"
     "Registers as rank RANK of NRANKS (default 0 of 1) and runs COUNT collectives\n"
     "(default 100 barriers, generation G = 0, phase P = 64: outside the checkpoint\n"
     "phases 1-34), checking every result; prints latency figures.\n"
@@ -30,6 +31,8 @@ static const char usage[] =
     "--set-interval connects as a control client and sets the job's checkpoint interval.\n"
     "--checkpoint asks for a checkpoint, waits for it and prints the coordinator's figures:\n"
     "  checkpoint ok generation=G elapsed_s=T bytes=B ranks=N dir=D   (exit 0; else 1)\n"
+    "--await-running waits until the job lists N ranks, all RUNNING (exit 0), or the time-out\n"
+    "  passes (exit 1, with the ranks as last listed): a test's wait, one process, no JVM.\n"
     "Exit status: 0 ok, 1 wrong result or protocol failure, 2 usage, 3 cannot connect.\n";
 
 static double now_us(void)
@@ -127,6 +130,45 @@ static int run_collectives(mana_coord_t *c, const struct opts *o)
     return 0;
 }
 
+/*
+ * --await-running: LIST every 20 ms on one control connection until the job has exactly n ranks,
+ * all RUNNING. Test harnesses poll this way instead of starting a JVM (mana_status --list) per look.
+ */
+static int await_running(mana_coord_t *c, uint32_t n, int timeout_ms)
+{
+    static struct mana_coord_rank_info ranks[256];
+    struct timespec tick = {0, 20 * 1000 * 1000};
+    double end = now_us() + timeout_ms * 1e3;
+    char err[512];
+    uint32_t count = 0, running = 0;
+
+    for (;;) {
+        int rc = mana_coord_list(c, ranks, 256, &count, 15000, err, sizeof err);
+        if (rc != MANA_COORD_OK) {
+            fprintf(stderr, "mana_coord_probe: list: %s\n", err);
+            return 1;
+        }
+        running = 0;
+        for (uint32_t i = 0; i < count && i < 256; i++)
+            running += ranks[i].state == MANA_COORD_STATE_RUNNING;
+        if (count == n && running == n) {
+            printf("running %u\n", (unsigned)n);
+            return 0;
+        }
+        if (now_us() >= end)
+            break;
+        while (nanosleep(&tick, &tick) < 0 && errno == EINTR) {
+        }
+        tick.tv_nsec = 20 * 1000 * 1000;
+    }
+    fprintf(stderr, "mana_coord_probe: %u of %u ranks running after %d ms; listed:", (unsigned)running,
+            (unsigned)n, timeout_ms);
+    for (uint32_t i = 0; i < count && i < 256; i++)
+        fprintf(stderr, " rank %d pid %d state %u;", ranks[i].rank, ranks[i].pid, ranks[i].state);
+    fputc('\n', stderr);
+    return 1;
+}
+
 /* One checkpoint as a rank does it, minus the image. */
 static int serve_ckpt(mana_coord_t *c, const struct opts *o, const struct mana_coord_event *ev)
 {
@@ -211,7 +253,7 @@ int main(int argc, char **argv)
         {"restarting", required_argument, 0, 'R'}, {"ckptdir", required_argument, 0, 'd'},
         {"timeout", required_argument, 0, 't'}, {"help", no_argument, 0, 'H'},
         {"set-interval", required_argument, 0, 'I'}, {"checkpoint", no_argument, 0, 'C'},
-        {"exit", no_argument, 0, 'E'},
+        {"exit", no_argument, 0, 'E'}, {"await-running", required_argument, 0, 'A'},
         {0, 0, 0, 0}};
     struct opts o = {.rank = 0, .nranks = 1, .count = 100, .timeout_ms = 60000,
                      .phase = 64, .op = MANA_COORD_BARRIER, .ckptdir = "."};
@@ -220,6 +262,7 @@ int main(int argc, char **argv)
     uint32_t restart_gen = 0;
     long set_interval = -1;
     int checkpoint = 0, ckpt_exit = 0;
+    long await_n = -1;
 
     /* Line-buffered even into a file: tests read our progress while we run. */
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -251,6 +294,7 @@ int main(int argc, char **argv)
             break;
         case 'C': checkpoint = 1; break;
         case 'E': ckpt_exit = 1; break;
+        case 'A': await_n = num(optarg, 1, 256); break;
         case 'I': set_interval = num(optarg, 0, UINT32_MAX); break;
         case 'H': fputs(usage, stdout); return 0;
         default: fputs(usage, stderr); return 2;
@@ -267,7 +311,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "mana_coord_probe: %s\n", err);
         return 3;
     }
-    if (set_interval >= 0 || checkpoint) {
+    if (set_interval >= 0 || checkpoint || await_n > 0) {
         struct mana_coord_hello hc = {.role = MANA_COORD_ROLE_CONTROL,
                                       .job = job ? job : getenv("MANA_JOB")};
         int rc;
@@ -275,6 +319,11 @@ int main(int argc, char **argv)
         if (!c) {
             fprintf(stderr, "mana_coord_probe: %s\n", err);
             return 3;
+        }
+        if (await_n > 0) {
+            rc = await_running(c, (uint32_t)await_n, o.timeout_ms);
+            mana_coord_close(c);
+            return rc;
         }
         if (checkpoint) {
             struct mana_coord_ckpt_result res;

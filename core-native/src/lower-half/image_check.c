@@ -22,13 +22,15 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zstd.h>
 
-#define PAGE 4096ULL
+#define PAGE ((uint64_t)MANA_IMG_PAGE_SIZE)
 
 static const char *sec_name(uint32_t type)
 {
-    static const char *names[] = { "?", "PROCESS", "MEMORY", "THREADS", "FILES", "SIGNALS", "MPI", "FILEDATA" };
-    return type >= 1 && type <= 7 ? names[type] : "unknown";
+    static const char *names[] = { "?", "PROCESS", "MEMORY", "THREADS", "FILES", "SIGNALS", "MPI", "FILEDATA",
+                                   "MPI_OBJECTS", "PARENT", "ZSTD" };
+    return type >= 1 && type <= 10 ? names[type] : "unknown";
 }
 
 /* One line in im->err: "PATH: KIND: detail".  Always -1. */
@@ -176,13 +178,14 @@ static int check_table(struct mana_image *im)
         if (s->offset & 7)
             return bad(im, "corrupt", "section %u (%s): offset %llu is not 8-byte aligned", i, sec_name(s->type),
                        (unsigned long long)s->offset);
-        if (s->type < 1 || s->type > 7) continue;            /* unknown: skipped (its CRC: check_bytes) */
+        if ((s->type < 1 || s->type > 7) && s->type != MANA_SEC_PARENT && s->type != MANA_SEC_ZSTD)
+            continue;                                        /* unknown: skipped (its CRC: check_bytes) */
         if (im->sec_ent[s->type]) return bad(im, "corrupt", "section %s appears twice", sec_name(s->type));
         im->sec_ent[s->type] = s;
     }
     for (uint32_t t = MANA_SEC_PROCESS; t <= MANA_SEC_SIGNALS; t++)
         if (!im->sec_ent[t]) return bad(im, "corrupt", "no %s section", sec_name(t));
-    for (uint32_t t = 1; t <= 7; t++)
+    for (uint32_t t = 1; t <= MANA_SEC_ZSTD; t++)
         if (im->sec_ent[t] && im->sec_ent[t]->version != 1)
             return bad(im, "unsupported", "section %s has layout version %u (this reader knows 1)", sec_name(t),
                        im->sec_ent[t]->version);
@@ -204,6 +207,46 @@ static int check_header_values(struct mana_image *im)
     if (!!(h->flags & MANA_IMG_F_MPI) != has_mpi)
         return bad(im, "corrupt", has_mpi ? "the image has an MPI section; the header's MPI flag is clear"
                                           : "the header says the image has an MPI section; there is none");
+    int has_parent = im->sec_ent[MANA_SEC_PARENT] != NULL;
+    if (!!(h->flags & MANA_IMG_F_INCREMENTAL) != has_parent)
+        return bad(im, "corrupt", has_parent ? "the image has a PARENT section; the header's incremental flag is clear"
+                                             : "the header says the image is incremental; there is no PARENT section");
+    if ((h->flags & MANA_IMG_F_INCREMENTAL) && (h->flags & MANA_IMG_F_UNTRACKED))
+        return bad(im, "corrupt", "header: flags %#x: an incremental image cannot be untracked", h->flags);
+    return 0;
+}
+
+/* PARENT (incremental images): small, read whole here; the chain itself is the restore's to follow. */
+static int parse_parent(struct mana_image *im)
+{
+    const struct mana_img_section *s = im->sec_ent[MANA_SEC_PARENT];
+    if (!s) return 0;
+    struct mana_img_parent *p = &im->parent;
+    if (s->count != 1 || s->length < sizeof *p || s->length > sizeof *p + sizeof im->parent_name)
+        return bad(im, "corrupt", "section PARENT (offset %llu): count %u, length %llu (want 1 record of %zu bytes and "
+                   "a name)", (unsigned long long)s->offset, s->count, (unsigned long long)s->length, sizeof *p);
+    char buf[sizeof *p + sizeof im->parent_name];
+    if (read_at(im, buf, s->length, s->offset)) return -1;
+    uint32_t crc = mana_crc32c_update(0, buf, s->length);
+    if (crc != s->crc)
+        return bad(im, "corrupt", "section PARENT (offset %llu): checksum mismatch (stored 0x%08x, computed 0x%08x)",
+                   (unsigned long long)s->offset, s->crc, crc);
+    memcpy(p, buf, sizeof *p);
+    if (p->name_len == 0 || p->name_len >= sizeof im->parent_name || ((sizeof *p + p->name_len + 7) & ~7ULL) != s->length)
+        return bad(im, "corrupt", "section PARENT (offset %llu): a name of %u bytes does not fill the %llu-byte section",
+                   (unsigned long long)s->offset, p->name_len, (unsigned long long)s->length);
+    memcpy(im->parent_name, buf + sizeof *p, p->name_len);
+    im->parent_name[p->name_len] = 0;
+    if (strlen(im->parent_name) != p->name_len || strchr(im->parent_name, '/') ||
+        strcmp(im->parent_name, ".") == 0 || strcmp(im->parent_name, "..") == 0)
+        return bad(im, "corrupt", "section PARENT: the parent's name is not a file name of this folder");
+    for (uint32_t k = p->name_len; sizeof *p + k < s->length; k++)
+        if (buf[sizeof *p + k]) return bad(im, "corrupt", "section PARENT: padding after the name is not zero");
+    if (p->generation < 1 || p->generation >= im->h.generation)
+        return bad(im, "corrupt", "section PARENT: parent generation %u, this image is generation %u (the parent is older)",
+                   p->generation, im->h.generation);
+    if (p->depth < 1 || p->depth >= MANA_IMG_MAX_CHAIN)
+        return bad(im, "corrupt", "section PARENT: chain depth %u (1 to %u)", p->depth, MANA_IMG_MAX_CHAIN - 1);
     return 0;
 }
 
@@ -264,6 +307,53 @@ static int saved_kind(const struct mana_img_region *r)
     return !((r->flags & MANA_REG_SHARED) && (r->flags & MANA_REG_FILE) && r->stored_bytes == 0);
 }
 
+static uint64_t metadata_start(const struct mana_image *im);
+
+/* ZSTD: one record per compressed region, in region order; the compressed payload lies in the payload
+ * area (the rule MEMORY applies to other payloads).  Read after MEMORY. */
+static int parse_zstd(struct mana_image *im)
+{
+    const struct mana_img_section *s = im->sec_ent[MANA_SEC_ZSTD];
+    uint32_t flagged = 0;
+    for (uint32_t i = 0; i < im->nregs; i++) if (im->regs[i].r.flags & MANA_REG_ZSTD) flagged++;
+    if (!s) {
+        if (flagged) return bad(im, "corrupt", "%u regions are compressed; there is no ZSTD section", flagged);
+        return 0;
+    }
+    if (s->count != flagged || (uint64_t)s->count * sizeof(struct mana_img_zstd) != s->length)
+        return bad(im, "corrupt", "section ZSTD (offset %llu): %u records in %llu bytes, %u regions are compressed",
+                   (unsigned long long)s->offset, s->count, (unsigned long long)s->length, flagged);
+    if (s->length > MANA_IMG_MAX_META)
+        return bad(im, "corrupt", "section ZSTD (offset %llu): absurd length %llu", (unsigned long long)s->offset,
+                   (unsigned long long)s->length);
+    struct mana_img_zstd *z = malloc(s->length ? s->length : 1);
+    if (!z) return bad(im, "out of memory", "section ZSTD");
+    if (read_at(im, z, s->length, s->offset)) { free(z); return -1; }
+    uint32_t crc = mana_crc32c_update(0, z, s->length);
+    int rc = 0;
+    if (crc != s->crc)
+        rc = bad(im, "corrupt", "section ZSTD (offset %llu): checksum mismatch (stored 0x%08x, computed 0x%08x)",
+                 (unsigned long long)s->offset, s->crc, crc);
+    uint64_t limit = metadata_start(im);
+    for (uint32_t k = 0; k < s->count && !rc; k++) {
+        uint32_t i = z[k].region;
+        if (i >= im->nregs || !(im->regs[i].r.flags & MANA_REG_ZSTD) || (k && i <= z[k - 1].region)) {
+            rc = bad(im, "corrupt", "section ZSTD: record %u names region %u: not a compressed region, or out of order", k, i);
+            break;
+        }
+        const struct mana_img_region *r = &im->regs[i].r;
+        uint64_t pe = r->payload_offset + z[k].compressed_bytes;
+        if (!z[k].compressed_bytes || r->payload_offset % PAGE || r->payload_offset < PAGE || pe < r->payload_offset ||
+            pe > limit)
+            rc = bad(im, "corrupt", "region %u: compressed payload [%llu, +%llu) is empty, misaligned or outside the "
+                     "payload area [4096, %llu)", i, (unsigned long long)r->payload_offset,
+                     (unsigned long long)z[k].compressed_bytes, (unsigned long long)limit);
+        im->regs[i].payload_len = z[k].compressed_bytes;
+    }
+    free(z);
+    return rc;
+}
+
 /* Payloads lie after page 0 and before the first section. */
 static uint64_t metadata_start(const struct mana_image *im)
 {
@@ -297,6 +387,12 @@ static int parse_memory(struct mana_image *im)
             return bad(im, "corrupt", "section MEMORY: region %u: absurd run count %u", i, r->run_count);
         g->runs = (const struct mana_img_run *)c.p;
         c.p += (uint64_t)r->run_count * sizeof(struct mana_img_run);
+        if (r->zero_run_count && !(im->h.flags & MANA_IMG_F_INCREMENTAL))
+            return bad(im, "corrupt", "section MEMORY: region %u: %u zero runs in a full image", i, r->zero_run_count);
+        if ((uint64_t)r->zero_run_count * sizeof(struct mana_img_run) > (uint64_t)(c.end - c.p))
+            return bad(im, "corrupt", "section MEMORY: region %u: absurd zero run count %u", i, r->zero_run_count);
+        g->zero_runs = (const struct mana_img_run *)c.p;
+        c.p += (uint64_t)r->zero_run_count * sizeof(struct mana_img_run);
         const char *nm = g->name[0] ? g->name : "(anonymous)";
         uint64_t pages = r->end > r->start ? (r->end - r->start) / PAGE : 0, next = 0, sum = 0;
         for (uint32_t k = 0; k < r->run_count; k++) {
@@ -308,6 +404,21 @@ static int parse_memory(struct mana_image *im)
             next = first + cnt;
             sum += cnt;
         }
+        /* zero runs: sorted, disjoint, inside the region, and on no stored page */
+        next = 0;
+        uint32_t sk = 0;
+        for (uint32_t k = 0; k < r->zero_run_count; k++) {
+            uint64_t first = g->zero_runs[k].first_page, cnt = g->zero_runs[k].page_count;
+            if (cnt == 0 || first < next || first > pages || cnt > pages - first)
+                return bad(im, "corrupt", "section MEMORY: region %u %s: zero run %u (pages %llu+%llu) is empty, out of "
+                           "order, overlapping or outside the region's %llu pages", i, nm, k, (unsigned long long)first,
+                           (unsigned long long)cnt, (unsigned long long)pages);
+            next = first + cnt;
+            while (sk < r->run_count && g->runs[sk].first_page + g->runs[sk].page_count <= first) sk++;
+            if (sk < r->run_count && g->runs[sk].first_page < next)
+                return bad(im, "corrupt", "section MEMORY: region %u %s: zero run %u (pages %llu+%llu) overlaps stored "
+                           "run %u", i, nm, k, (unsigned long long)first, (unsigned long long)cnt, sk);
+        }
         if (r->start % PAGE || r->end % PAGE || r->end <= r->start)
             return bad(im, "corrupt", "section MEMORY: region %u: [%#llx, %#llx) is empty or not page-aligned", i,
                        (unsigned long long)r->start, (unsigned long long)r->end);
@@ -318,15 +429,18 @@ static int parse_memory(struct mana_image *im)
         if (sum * PAGE != r->stored_bytes)
             return bad(im, "corrupt", "section MEMORY: region %u %s: stored_bytes %llu, its runs hold %llu pages", i, nm,
                        (unsigned long long)r->stored_bytes, (unsigned long long)sum);
+        g->payload_len = r->stored_bytes;
+        if ((r->flags & MANA_REG_ZSTD) && !r->stored_bytes)
+            return bad(im, "corrupt", "section MEMORY: region %u %s: compressed, but nothing is stored", i, nm);
         uint64_t pe = r->payload_offset + r->stored_bytes;
-        if (r->stored_bytes && (r->payload_offset % PAGE || r->payload_offset < PAGE ||
+        if (r->stored_bytes && !(r->flags & MANA_REG_ZSTD) && (r->payload_offset % PAGE || r->payload_offset < PAGE ||
                                 pe < r->payload_offset || pe > limit))
             return bad(im, "corrupt", "section MEMORY: region %u %s: payload [%llu, +%llu) is misaligned or outside the "
                        "payload area [4096, %llu)", i, nm, (unsigned long long)r->payload_offset,
                        (unsigned long long)r->stored_bytes, (unsigned long long)limit);
         if (!r->stored_bytes && r->payload_crc)
             return bad(im, "corrupt", "section MEMORY: region %u %s: payload_crc is set but nothing is stored", i, nm);
-        if (!saved_kind(r) && (r->stored_bytes || r->run_count))
+        if (!saved_kind(r) && (r->stored_bytes || r->run_count || r->zero_run_count))
             return bad(im, "corrupt", "section MEMORY: region %u %s: a region of this kind (flags %#x) stores nothing, "
                        "it stores %llu bytes", i, nm, r->flags, (unsigned long long)r->stored_bytes);
         stored_total += r->stored_bytes;
@@ -359,7 +473,7 @@ static struct extent *extents(struct mana_image *im, uint32_t *count)
     for (uint32_t i = 0; i < im->nregs; i++)
         if (im->regs[i].r.stored_bytes)
             e[n++] = (struct extent){ im->regs[i].r.payload_offset,
-                                      im->regs[i].r.payload_offset + im->regs[i].r.stored_bytes, EX_PAYLOAD, i };
+                                      im->regs[i].r.payload_offset + im->regs[i].payload_len, EX_PAYLOAD, i };
     for (uint32_t i = 0; i < im->nsec; i++)
         e[n++] = (struct extent){ im->tab[i].offset, im->tab[i].offset + im->tab[i].length, EX_SECTION, i };
     e[n++] = (struct extent){ im->h.section_table_offset, im->h.file_size, EX_TABLE, 0 };
@@ -456,7 +570,7 @@ static int parse_signals(struct mana_image *im)
     uint64_t rest = (uint64_t)(c.end - c.p);
     if (im->sig.nsig != s->count)
         return bad(im, "corrupt", "section SIGNALS: nsig %u differs from the table's count %u", im->sig.nsig, s->count);
-    if (im->sig.nsig > 64 || im->sig.ntimers > 3)
+    if (im->sig.nsig > MANA_IMG_MAX_SIGACTIONS || im->sig.ntimers > MANA_IMG_MAX_TIMERS)
         return bad(im, "corrupt", "section SIGNALS: %u actions and %u timers (at most 64 and 3)", im->sig.nsig,
                    im->sig.ntimers);
     if ((uint64_t)im->sig.nsig * sizeof(struct mana_img_sigaction) + (uint64_t)im->sig.ntimers * sizeof(struct mana_img_itimer) != rest)
@@ -523,8 +637,8 @@ int mana_image_open(struct mana_image *im, const char *path)
      * restart, the address space reserved).  Only advice: a refusal changes nothing but speed. */
     int e = posix_fadvise(im->fd, 0, (off_t)im->h.file_size, POSIX_FADV_WILLNEED);
     if (e) mana_dbg("posix_fadvise(WILLNEED) on %s: %s", path, strerror(e));
-    if (check_table(im) || check_header_values(im) || load_sections(im) || parse_process(im) ||
-        parse_memory(im) || check_overlap(im) || parse_threads(im) || parse_files(im) || parse_signals(im) ||
+    if (check_table(im) || check_header_values(im) || load_sections(im) || parse_parent(im) || parse_process(im) ||
+        parse_memory(im) || parse_zstd(im) || check_overlap(im) || parse_threads(im) || parse_files(im) || parse_signals(im) ||
         check_filedata(im))
         return -1;
     return 0;
@@ -567,6 +681,53 @@ static int crc_at(struct mana_image *im, uint64_t off, uint64_t len, uint32_t *o
     return 0;
 }
 
+/*
+ * Decompress `len` bytes of zstd frames at `off`: the CRC-32C of what comes out and its length.  With
+ * `sink`, each piece of output also goes to it (the restore puts the pages in place); a non-zero return
+ * from it stops with that value.  Too much output (more than stored_bytes) is the caller's to refuse:
+ * the sink sees at most what it asks for.
+ */
+int mana_zstd_crc(struct mana_image *im, uint64_t off, uint64_t len, uint32_t *crc_out, uint64_t *out_len,
+                  int (*sink)(void *ctx, const void *buf, size_t n), void *ctx)
+{
+    static char in[1 << 17], outb[1 << 17];
+    static ZSTD_DStream *ds;
+    if (!ds && !(ds = ZSTD_createDStream())) return bad(im, "out of memory", "zstd decompression");
+    ZSTD_initDStream(ds);
+    uint32_t crc = 0;
+    uint64_t produced = 0;
+    size_t last = 1;
+    while (len) {
+        size_t k = len < sizeof in ? (size_t)len : sizeof in;
+        if (read_at(im, in, k, off)) return -1;
+        off += k;
+        len -= k;
+        ZSTD_inBuffer ib = { in, k, 0 };
+        ZSTD_outBuffer ob;
+        do {                                   /* until this input is used and the output drained */
+            ob = (ZSTD_outBuffer){ outb, sizeof outb, 0 };
+            last = ZSTD_decompressStream(ds, &ob, &ib);
+            if (ZSTD_isError(last))
+                return bad(im, "corrupt", "compressed payload before offset %llu: %s", (unsigned long long)off,
+                           ZSTD_getErrorName(last));
+            if (ob.pos) {
+                crc = mana_crc32c_update(crc, outb, ob.pos);
+                produced += ob.pos;
+                if (sink) {
+                    int r = sink(ctx, outb, ob.pos);
+                    if (r) return r;
+                }
+            }
+        } while (ib.pos < ib.size || ob.pos == ob.size);
+    }
+    if (last != 0)
+        return bad(im, "corrupt", "compressed payload ending at offset %llu: the last frame is cut short",
+                   (unsigned long long)off);
+    *crc_out = crc;
+    *out_len = produced;
+    return 0;
+}
+
 /* Bytes [from, to) that nothing claims are zero. */
 static int zero_at(struct mana_image *im, uint64_t from, uint64_t to)
 {
@@ -597,13 +758,23 @@ int mana_image_check_bytes(struct mana_image *im)
         uint32_t crc;
         if (x->kind == EX_PAYLOAD) {
             const struct mana_image_region *g = &im->regs[x->idx];
-            if ((rc = crc_at(im, x->start, x->end - x->start, &crc))) break;
+            if (g->r.flags & MANA_REG_ZSTD) {
+                uint64_t out = 0;
+                if ((rc = mana_zstd_crc(im, x->start, x->end - x->start, &crc, &out, NULL, NULL))) break;
+                if (out != g->r.stored_bytes) {
+                    rc = bad(im, "corrupt", "region %u: the compressed payload holds %llu bytes, stored_bytes is %llu",
+                             x->idx, (unsigned long long)out, (unsigned long long)g->r.stored_bytes);
+                    break;
+                }
+            } else if ((rc = crc_at(im, x->start, x->end - x->start, &crc))) break;
             if (crc != g->r.payload_crc)
                 rc = bad(im, "corrupt", "region %u [%#llx, %#llx) %s: payload at offset %llu: checksum mismatch (stored "
                          "0x%08x, computed 0x%08x)", x->idx, (unsigned long long)g->r.start, (unsigned long long)g->r.end,
                          g->name[0] ? g->name : "(anonymous)", (unsigned long long)x->start, g->r.payload_crc, crc);
         } else if (x->kind == EX_SECTION && (im->tab[x->idx].type < MANA_SEC_PROCESS ||
-                                             im->tab[x->idx].type == MANA_SEC_MPI || im->tab[x->idx].type > 7)) {
+                                             im->tab[x->idx].type == MANA_SEC_MPI || (im->tab[x->idx].type > 7 &&
+                                             im->tab[x->idx].type != MANA_SEC_PARENT &&
+                                             im->tab[x->idx].type != MANA_SEC_ZSTD))) {
             /* MPI, or a type this reader does not know: the restore skips it; its CRC is checked here */
             const struct mana_img_section *s = &im->tab[x->idx];
             if ((rc = crc_at(im, s->offset, s->length, &crc))) break;
@@ -645,16 +816,28 @@ int lh_check_image(const char *path)
         return 1;
     }
     uint32_t stored = 0;
-    for (uint32_t i = 0; i < im.nregs; i++) if (im.regs[i].r.stored_bytes) stored++;
+    uint32_t compressed = 0;
+    uint64_t zbytes = 0;
+    for (uint32_t i = 0; i < im.nregs; i++) {
+        if (im.regs[i].r.stored_bytes) stored++;
+        if (im.regs[i].r.flags & MANA_REG_ZSTD) { compressed++; zbytes += im.regs[i].payload_len; }
+    }
     char prog[sizeof im.h.program + 1], mpi[sizeof im.h.mpi + 1];
     memcpy(prog, im.h.program, sizeof im.h.program);
     prog[sizeof im.h.program] = 0;
     memcpy(mpi, im.h.mpi, sizeof im.h.mpi);
     mpi[sizeof im.h.mpi] = 0;
+    char chain[320] = "";
+    if (im.h.flags & MANA_IMG_F_INCREMENTAL)
+        snprintf(chain, sizeof chain, ", incremental on %s (generation %u, depth %u)", im.parent_name,
+                 im.parent.generation, im.parent.depth);
+    if (compressed)
+        snprintf(chain + strlen(chain), sizeof chain - strlen(chain), ", %u regions compressed to %llu bytes", compressed,
+                 (unsigned long long)zbytes);
     printf("%s: ok: program %s, generation %u, rank %u of %u, mpi %s, %u regions (%u with stored pages), %u threads, "
-           "%u files, %llu bytes stored, %llu bytes in the file\n", path, prog, im.h.generation, im.h.rank, im.h.nranks,
+           "%u files, %llu bytes stored, %llu bytes in the file%s\n", path, prog, im.h.generation, im.h.rank, im.h.nranks,
            mpi[0] ? mpi : "none", im.nregs, stored, im.nthr, im.nfiles, (unsigned long long)im.h.stored_bytes,
-           (unsigned long long)im.size);
+           (unsigned long long)im.size, chain);
     mana_image_close(&im);
     if (fflush(stdout) != 0) { mana_err("cannot write the summary: %s", strerror(errno)); return 1; }
     return 0;

@@ -13,18 +13,18 @@
 #ifndef MANA_IMAGE_CHECK_H
 #define MANA_IMAGE_CHECK_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "mana/image_format.h"
 
-#define MANA_IMG_MAX_SECTIONS 64                   /* the format defines 7 types */
-#define MANA_IMG_MAX_META     (128ULL << 20)       /* a metadata section (types 1..5) larger is refused */
-#define MANA_IMG_MAX_NAME     4095u                /* a region name or file path longer is refused */
-#define MANA_IMG_MAX_REGIONS  (1u << 20)
+/* The limits (MANA_IMG_MAX_*) are the format's, in image_format.h. */
 
 struct mana_image_region {
     struct mana_img_region r;
     const char *name;                   /* NUL-terminated copy */
     const struct mana_img_run *runs;    /* into the MEMORY section */
+    const struct mana_img_run *zero_runs;   /* incremental images: r.zero_run_count of them, after runs */
+    uint64_t payload_len;               /* bytes of the payload in the file: stored_bytes, or compressed */
 };
 
 struct mana_image_file {
@@ -46,7 +46,7 @@ struct mana_image {
     struct mana_img_header h;
     struct mana_img_section tab[MANA_IMG_MAX_SECTIONS];
     uint32_t nsec;
-    const struct mana_img_section *sec_ent[8];   /* table entry by type 1..7; NULL when absent */
+    const struct mana_img_section *sec_ent[11];  /* table entry by type 1..7, 9, 10; NULL when absent */
     char *sec[7];                       /* bytes of the sections of types 1..5 (checked: CRC) */
     uint64_t sec_len[7];
 
@@ -64,6 +64,8 @@ struct mana_image {
     const struct mana_img_itimer *timers;
     struct mana_image_saved *saved;
     uint32_t nsaved;
+    struct mana_img_parent parent;      /* incremental images (MANA_IMG_F_INCREMENTAL): the parent */
+    char parent_name[256];              /* its file name, in this image's folder */
 
     char err[1024];
 };
@@ -78,6 +80,11 @@ int mana_image_check_name(struct mana_image *im);
 /* Every byte once: each region's payload CRC, the CRC of the sections open did not load (MPI,
  * unknown types), and zeros wherever nothing is stored. */
 int mana_image_check_bytes(struct mana_image *im);
+
+/* Decompress the zstd frames of `len` bytes at `off` of the image: CRC-32C and length of the output,
+ * which also goes to `sink` (when given) piece by piece.  0, or -1 with im->err (or sink's value). */
+int mana_zstd_crc(struct mana_image *im, uint64_t off, uint64_t len, uint32_t *crc_out, uint64_t *out_len,
+                  int (*sink)(void *ctx, const void *buf, size_t n), void *ctx);
 
 /* Frees what open allocated and closes the descriptor (safe after a failed open). */
 void mana_image_close(struct mana_image *im);

@@ -54,21 +54,26 @@ static void lh_mpi_at_exit(int status, void *arg)
     mana_dbg("the lower half's exit handlers run (exit status %d)", status);
 }
 
-/* Descriptors MPI_Init opened (sockets, pipes, shared memory): the lower half's, never saved. */
+/* Descriptors MPI_Init opened (sockets, pipes, shared memory): the lower half's, never saved.  Those it
+ * opens later are marked as it opens them (lh_track.c). */
 static void record_lower_fds(const unsigned char *before)
 {
-    memset(mana_lh.mpi.lower_fds, 0, sizeof mana_lh.mpi.lower_fds);
+    unsigned char now[MANA_LOWER_FDS / 8] = { 0 };
     DIR *d = opendir("/proc/self/fd");
     if (!d) return;
     int self = dirfd(d);
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         int fd = atoi(e->d_name);
-        if (e->d_name[0] < '0' || e->d_name[0] > '9' || fd == self || fd < 3 || fd >= 512) continue;
+        if (e->d_name[0] < '0' || e->d_name[0] > '9' || fd == self || fd < 3 || fd >= MANA_LOWER_FDS) continue;
         if (before[fd / 8] & (1u << (fd % 8))) continue;
-        mana_lh.mpi.lower_fds[fd / 64] |= 1ULL << (fd % 64);
+        now[fd / 8] |= (unsigned char)(1u << (fd % 8));
     }
     closedir(d);
+    /* after closedir: the directory's own descriptor may have been marked by the open hook */
+    memset(mana_lh.mpi.lower_fds, 0, sizeof mana_lh.mpi.lower_fds);
+    for (int fd = 0; fd < MANA_LOWER_FDS; fd++)
+        if (now[fd / 8] & (1u << (fd % 8))) lh_fd_mark(fd);
 }
 
 static void open_fds(unsigned char *map)
@@ -125,6 +130,7 @@ int lh_mpi_init(void)
     mana_lh.mpi.fsgsbase = (getauxval(AT_HWCAP2) & HWCAP2_FSGSBASE) && !(nofs && *nofs && strcmp(nofs, "0") != 0);
     record_lower_tids();
     record_lower_fds(before);
+    lh_track_fds(1);
     mana_lh.settings.rank = rank;
     mana_lh.settings.nranks = size;
     mana_dbg("MPI (%s) initialized in the lower half: rank %d of %d, thread level %d, %u MPI thread(s), FS "

@@ -11,6 +11,14 @@
  *
  * The list stays sorted and non-overlapping (mana_range_piece relies on it).  A spin lock guards it:
  * MPI's own threads may map while the application thread does.
+ *
+ * Descriptors the same way: open, openat and close (and their aliases: the patch rewrites the code, so
+ * every name of the function goes through it) keep mana_lh.mpi.lower_fds current after MPI_Init, so
+ * the files MPI-IO opens (and ROMIO's shared-pointer files, Open MPI's shared-memory segments for
+ * windows) are never saved as the program's own.  Each marked descriptor's device and inode are noted
+ * (lower_fd_ids): a descriptor closed by a path we do not see (glibc's internal close_nocancel, after
+ * an fopen) and then reused by the program no longer matches, and the writer saves it as the program's
+ * (plugin.c, mana_plugin_is_internal_fd).
  */
 #define _GNU_SOURCE
 #include "lower_half.h"
@@ -18,10 +26,12 @@
 #include "mana_util.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -30,6 +40,7 @@
 
 static volatile int track_lock;
 static int tracking;
+static int fd_tracking;       /* off while a restart reopens the program's own files (restore.c) */
 
 static void lock(void)
 {
@@ -111,6 +122,64 @@ static void *hook_mremap(void *old, size_t oldlen, size_t newlen, int flags, ...
     return (void *)r;
 }
 
+/* ---- descriptors ---- */
+static struct mana_fd_id fd_ids[MANA_LOWER_FDS];
+
+void lh_fd_mark(int fd)
+{
+    if (fd < 0 || fd >= MANA_LOWER_FDS) return;
+    struct stat st;
+    if (mana_sys2(SYS_fstat, fd, (long)&st) != 0) return;
+    fd_ids[fd].dev = st.st_dev;
+    fd_ids[fd].ino = st.st_ino;
+    __atomic_or_fetch(&mana_lh.mpi.lower_fds[fd / 64], 1ULL << (fd % 64), __ATOMIC_SEQ_CST);
+}
+
+static void fd_unmark(int fd)
+{
+    if (fd < 0 || fd >= MANA_LOWER_FDS) return;
+    __atomic_and_fetch(&mana_lh.mpi.lower_fds[fd / 64], ~(1ULL << (fd % 64)), __ATOMIC_SEQ_CST);
+}
+
+/* The mode argument exists only with O_CREAT or O_TMPFILE (open(2)). */
+static int wants_mode(int flags) { return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE; }
+
+static int hook_openat(int dirfd, const char *path, int flags, ...)
+{
+    long mode = 0;
+    if (wants_mode(flags)) {
+        va_list ap;
+        va_start(ap, flags);
+        mode = va_arg(ap, int);
+        va_end(ap);
+    }
+    long r = mana_sys4(SYS_openat, dirfd, (long)path, flags, mode);
+    if (r < 0) { errno = (int)-r; return -1; }
+    if (__atomic_load_n(&fd_tracking, __ATOMIC_RELAXED)) lh_fd_mark((int)r);
+    return (int)r;
+}
+
+static int hook_open(const char *path, int flags, ...)
+{
+    long mode = 0;
+    if (wants_mode(flags)) {
+        va_list ap;
+        va_start(ap, flags);
+        mode = va_arg(ap, int);
+        va_end(ap);
+    }
+    return hook_openat(AT_FDCWD, path, flags, (int)mode);
+}
+
+static int hook_close(int fd)
+{
+    /* unmarked first: once the kernel has it back, the number may be handed to anyone */
+    if (__atomic_load_n(&fd_tracking, __ATOMIC_RELAXED)) fd_unmark(fd);
+    long r = mana_sys1(SYS_close, fd);
+    if (r < 0) { errno = (int)-r; return -1; }
+    return 0;
+}
+
 /* Overwrite the first 12 bytes of fn with `movabs $to, %rax; jmp *%rax`. */
 static int patch(const char *name, void *to)
 {
@@ -142,6 +211,11 @@ int lh_track_install(void)
     if (patch("mmap", (void *)hook_mmap) != 0 || patch("munmap", (void *)hook_munmap) != 0 ||
         patch("mremap", (void *)hook_mremap) != 0)
         return -1;
+    if (patch("open", (void *)hook_open) != 0 || patch("open64", (void *)hook_open) != 0 ||
+        patch("openat", (void *)hook_openat) != 0 || patch("openat64", (void *)hook_openat) != 0 ||
+        patch("close", (void *)hook_close) != 0)
+        return -1;
+    mana_lh.lower_fd_ids = (uint64_t)(uintptr_t)fd_ids;
     return 0;
 }
 
@@ -149,3 +223,5 @@ void lh_track_lock(void) { lock(); }
 void lh_track_unlock(void) { unlock(); }
 
 void lh_track_start(void) { __atomic_store_n(&tracking, 1, __ATOMIC_SEQ_CST); }
+
+void lh_track_fds(int on) { __atomic_store_n(&fd_tracking, on, __ATOMIC_SEQ_CST); }

@@ -26,6 +26,8 @@ int lh_read_maps(struct mana_map **maps);
 /* Patch the lower libc's mmap/munmap/mremap so later mappings update mana_lh.lh_ranges. */
 int lh_track_install(void);
 void lh_track_start(void);
+void lh_track_fds(int on);            /* descriptors opened and closed from now on: marked, unmarked */
+void lh_fd_mark(int fd);              /* a descriptor of the MPI library: never saved */
 void lh_track_lock(void);
 void lh_track_unlock(void);
 

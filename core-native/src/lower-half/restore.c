@@ -129,6 +129,31 @@ static int read_exact(int fd, void *buf, size_t len, uint64_t off)
     return 0;
 }
 
+/* The plain lower half read (and so consumed) the coordinator secret the launcher passed it; the lower
+ * half of the image's MPI it hands over to needs it too.  It goes on again as the launcher passes it
+ * (coord/secret_fd.h), on a memfd instead of a deleted file: never in the environment, read and
+ * closed by the next lower half.  Without this, a restarted MPI rank had no secret and its first
+ * registration was refused; it only got in later through the status file, and not at all when no
+ * status file named the coordinator. */
+static int pass_secret_on(void)
+{
+    const char *s = mana_lh.settings.coord_secret;
+    size_t n = strnlen(s, sizeof mana_lh.settings.coord_secret);
+    if (!n) return 0;
+    int fd = memfd_create("mana-coord-secret", 0);      /* inherited by the exec, closed by the reader */
+    if (fd < 0) return -1;
+    for (size_t off = 0; off < n;) {
+        ssize_t w = write(fd, s + off, n - off);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) { close(fd); return -1; }
+        off += (size_t)w;
+    }
+    char num[16];
+    snprintf(num, sizeof num, "%d", fd);
+    if (setenv("MANA_COORD_SECRET_FD", num, 1) != 0) { close(fd); return -1; }
+    return 0;
+}
+
 /* Every check of docs/image-format.md but the payload CRCs (load_regions checks those as it reads),
  * then what this restart needs: the image is the program its name says, under this lower half's MPI. */
 static int open_image(struct mana_image *im, const char *path)
@@ -148,6 +173,8 @@ static int open_image(struct mana_image *im, const char *path)
                 self[n] = 0;
                 snprintf(next, sizeof next, "%s-%s", self, mpi);
                 char *args[] = { next, "--restore", (char *)restore_dir_arg, NULL };
+                if (pass_secret_on() != 0)
+                    FAIL("cannot restart: cannot pass the coordinator secret on to %s: %s", next, strerror(errno));
                 execv(next, args);
                 FAIL("cannot restart: %s was written under %s and %s cannot be run: %s", path, mpi, next, strerror(errno));
             }
@@ -580,10 +607,233 @@ static int reserve_regions(struct mana_image_region *regs, uint32_t n)
  * mappings a fragmented region can create). */
 #define MAP_RUN_MIN (256UL * 1024)
 
-static int load_regions(struct mana_image *im, struct mana_image_region *regs, uint32_t n)
+/* ---- incremental chains (docs/image-format.md, "Incremental images") ---- */
+
+/* chain[0] is the full image, chain[n-1] the one restarted from (the caller's). */
+static struct mana_image chain_im[MANA_IMG_MAX_CHAIN];
+static struct mana_image *chain[MANA_IMG_MAX_CHAIN];
+static int chain_n;
+
+/* Open the parents of `top` (in its folder) down to a full image: each must be the image `top`'s
+ * chain names (generation, header CRC, size), of the same program, rank and MPI. */
+static int open_chain(struct mana_image *top, const char *path)
+{
+    static char dir[4400], ppath[4700];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = 0;
+    else snprintf(dir, sizeof dir, ".");
+    struct mana_image *tmp[MANA_IMG_MAX_CHAIN];
+    int n = 0;
+    tmp[n++] = top;
+    struct mana_image *child = top;
+    while (child->h.flags & MANA_IMG_F_INCREMENTAL) {
+        if (n >= (int)MANA_IMG_MAX_CHAIN)
+            FAIL("cannot restart: %s: the chain of incremental images is longer than %u", path, MANA_IMG_MAX_CHAIN);
+        const struct mana_img_parent *pr = &child->parent;
+        snprintf(ppath, sizeof ppath, "%s/%s", dir, child->parent_name);
+        struct mana_image *p = &chain_im[n];
+        struct stat pst;
+        if (stat(ppath, &pst) != 0 && errno == ENOENT)
+            FAIL("cannot restart: %s is incremental and needs %s (generation %u), which is gone (an image of the "
+                     "chain was deleted by hand?); no image of this chain can be restarted", child->path, ppath,
+                 pr->generation);
+        if (mana_image_open(p, ppath) != 0 || mana_image_check_name(p) != 0)
+            FAIL("cannot restart: %s is incremental and needs %s, which cannot be used: %s", child->path, ppath, p->err);
+        if (p->h.generation != pr->generation || p->h.header_crc != pr->header_crc || p->h.file_size != pr->file_size)
+            FAIL("cannot restart: %s is not the parent %s was written on (generation %u, header CRC 0x%08x, %llu bytes; "
+                 "found generation %u, 0x%08x, %llu bytes): replaced or rewritten", ppath, child->path, pr->generation,
+                 pr->header_crc, (unsigned long long)pr->file_size, p->h.generation, p->h.header_crc,
+                 (unsigned long long)p->h.file_size);
+        uint32_t want_depth = (p->h.flags & MANA_IMG_F_INCREMENTAL) ? p->parent.depth + 1 : 1;
+        if (pr->depth != want_depth)
+            FAIL("cannot restart: %s is corrupt: its PARENT record says depth %u, its parent's chain has %u", child->path,
+                 pr->depth, want_depth);
+        if (p->h.rank != top->h.rank || p->h.nranks != top->h.nranks ||
+            memcmp(p->h.mpi, top->h.mpi, sizeof p->h.mpi) != 0 || memcmp(p->h.program, top->h.program, sizeof p->h.program) != 0)
+            FAIL("cannot restart: %s (parent of %s) is of another program, rank or MPI", ppath, child->path);
+        p->path = strdup(ppath);
+        if (!p->path) FAIL("cannot restart: out of memory");
+        tmp[n++] = p;
+        child = p;
+    }
+    chain_n = n;
+    for (int i = 0; i < n; i++) chain[i] = tmp[n - 1 - i];
+    if (n > 1) mana_dbg("restoring a chain of %d images: generations %u (full) to %u", n, chain[0]->h.generation,
+                        top->h.generation);
+    return 0;
+}
+
+/* Regions the image's pages are put into: upper half, not guards, and not shared file mappings that
+ * were mapped from their file again. */
+static unsigned char *loadable;
+
+/* The region of regs[0..n) (sorted, disjoint) that holds addr, or the index of the first one above
+ * it with *inside = 0. */
+static uint32_t region_at(const struct mana_image_region *regs, uint32_t n, uint64_t addr, int *inside)
+{
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (regs[mid].r.end <= addr) lo = mid + 1;
+        else hi = mid;
+    }
+    *inside = lo < n && regs[lo].r.start <= addr;
+    return lo;
+}
+
+static char skip_buf[1 << 20];
+
+/* Put `len` bytes at file offset `off` of image `im` to memory at `addr`, where a loadable region
+ * of the restored map (regs) is; bytes anywhere else are read only for the CRC. */
+static int put_bytes(struct mana_image *im, const struct mana_image_region *regs, uint32_t nregs, uint64_t addr,
+                     uint64_t len, uint64_t off, int map_ok, uint32_t *crc)
+{
+    while (len) {
+        int inside;
+        uint32_t k = region_at(regs, nregs, addr, &inside);
+        uint64_t piece;
+        if (inside && loadable[k]) {
+            piece = regs[k].r.end - addr < len ? regs[k].r.end - addr : len;
+            void *dst = (void *)addr;
+            int shared = (regs[k].r.flags & MANA_REG_SHARED) != 0;
+            if (map_ok && !shared && piece >= MAP_RUN_MIN) {
+                /* Large runs: map the image's pages (page-aligned payloads) instead of copying
+                 * them; private, so the process's writes never reach the file. */
+                void *fm = mmap(dst, piece, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, im->fd, (off_t)off);
+                if (fm == MAP_FAILED)
+                    FAIL("cannot restart: cannot map %s at %p: %s", im->path, dst, strerror(errno));
+                if (madvise(dst, piece, MADV_WILLNEED) != 0)
+                    mana_dbg("madvise(WILLNEED) at %p: %s (only slower)", dst, strerror(errno));
+            } else if (read_exact(im->fd, dst, piece, off) != 0) {
+                FAIL("cannot restart: cannot read %s: %s", im->path, strerror(errno));
+            }
+            *crc = mana_crc32c_update(*crc, dst, piece);
+        } else {
+            uint64_t stop = inside ? regs[k].r.end : k < nregs ? regs[k].r.start : addr + len;
+            piece = stop - addr < len ? stop - addr : len;
+            if (piece > sizeof skip_buf) piece = sizeof skip_buf;
+            if (read_exact(im->fd, skip_buf, piece, off) != 0)
+                FAIL("cannot restart: cannot read %s: %s", im->path, strerror(errno));
+            *crc = mana_crc32c_update(*crc, skip_buf, piece);
+        }
+        addr += piece;
+        off += piece;
+        len -= piece;
+    }
+    return 0;
+}
+
+/* Where a compressed region's output goes: its runs in order, into the loadable regions of the map. */
+struct zsink {
+    const char *path;                       /* the image, for errors */
+    const struct mana_image_region *g;      /* the image's region */
+    const struct mana_image_region *regs;   /* the restored map */
+    uint32_t nregs;
+    uint32_t run;                           /* current run, and bytes of it done */
+    uint64_t done;
+};
+
+static int zsink_put(void *ctx, const void *buf, size_t n)
+{
+    struct zsink *z = ctx;
+    const char *p = buf;
+    while (n) {
+        if (z->run >= z->g->r.run_count) {
+            mana_err("cannot restart: %s is corrupt (compressed region %#lx-%#lx holds more than its runs)", z->path,
+                     (unsigned long)z->g->r.start, (unsigned long)z->g->r.end);
+            return 1;
+        }
+        const struct mana_img_run *ru = &z->g->runs[z->run];
+        uint64_t left = ru->page_count * PAGE - z->done, piece = n < left ? n : left;
+        uint64_t addr = z->g->r.start + ru->first_page * PAGE + z->done;
+        /* into the loadable regions only (a region of an older image may lie outside today's map) */
+        for (uint64_t a = addr; a < addr + piece;) {
+            int inside;
+            uint32_t k = region_at(z->regs, z->nregs, a, &inside);
+            uint64_t stop = inside ? z->regs[k].r.end : k < z->nregs ? z->regs[k].r.start : addr + piece;
+            if (stop > addr + piece) stop = addr + piece;
+            if (inside && loadable[k]) memcpy((void *)a, p + (a - addr), stop - a);
+            a = stop;
+        }
+        p += piece;
+        n -= piece;
+        z->done += piece;
+        if (z->done == ru->page_count * PAGE) { z->run++; z->done = 0; }
+    }
+    return 0;
+}
+
+/* Pages [addr, addr+len) are zero now (an incremental image's zero run), where they are loadable. */
+static int zero_bytes(const struct mana_image_region *regs, uint32_t nregs, uint64_t addr, uint64_t len)
+{
+    uint64_t end = addr + len;
+    while (addr < end) {
+        int inside;
+        uint32_t k = region_at(regs, nregs, addr, &inside);
+        if (!inside) {
+            if (k >= nregs) break;
+            addr = regs[k].r.start;
+            continue;
+        }
+        uint64_t stop = regs[k].r.end < end ? regs[k].r.end : end;
+        if (loadable[k]) {
+            if (regs[k].r.flags & MANA_REG_SHARED) {
+                memset((void *)addr, 0, stop - addr);
+            } else if (mmap((void *)addr, stop - addr, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+                            -1, 0) == MAP_FAILED) {
+                FAIL("cannot restart: cannot map %#lx-%#lx: %s", (unsigned long)addr, (unsigned long)stop, strerror(errno));
+            }
+        }
+        addr = stop;
+    }
+    return 0;
+}
+
+/* One image of the chain, applied over what the older ones put there: its stored pages, each
+ * region's CRC checked, and its zero runs. */
+static int apply_image(struct mana_image *im, const struct mana_image_region *regs, uint32_t nregs, int map_ok)
 {
     int adv = posix_fadvise(im->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
     if (adv) mana_dbg("posix_fadvise(SEQUENTIAL): %s (only slower)", strerror(adv));
+    for (uint32_t i = 0; i < im->nregs; i++) {
+        const struct mana_image_region *g = &im->regs[i];
+        const struct mana_img_region *r = &g->r;
+        if (r->stored_bytes && (r->flags & MANA_REG_ZSTD)) {
+            struct zsink z = { im->path, g, regs, nregs, 0, 0 };
+            uint32_t crc;
+            uint64_t out;
+            int rc = mana_zstd_crc(im, r->payload_offset, g->payload_len, &crc, &out, zsink_put, &z);
+            if (rc < 0) FAIL("cannot restart: %s", im->err);
+            if (rc > 0) return 1;
+            if (out != r->stored_bytes || crc != r->payload_crc)
+                FAIL("cannot restart: %s is corrupt (checksum mismatch in compressed region %#lx-%#lx %s)", im->path,
+                     (unsigned long)r->start, (unsigned long)r->end, g->name[0] ? g->name : "(anonymous)");
+        } else if (r->stored_bytes) {
+            uint64_t off = r->payload_offset;
+            uint32_t crc = 0;
+            for (uint32_t k = 0; k < r->run_count; k++) {
+                uint64_t bytes = g->runs[k].page_count * PAGE;
+                if (put_bytes(im, regs, nregs, r->start + g->runs[k].first_page * PAGE, bytes, off, map_ok, &crc) != 0)
+                    return 1;
+                off += bytes;
+            }
+            if (crc != r->payload_crc)
+                FAIL("cannot restart: %s is corrupt (checksum mismatch in region %#lx-%#lx %s)", im->path,
+                     (unsigned long)r->start, (unsigned long)r->end, g->name[0] ? g->name : "(anonymous)");
+        }
+        for (uint32_t k = 0; k < r->zero_run_count; k++)
+            if (zero_bytes(regs, nregs, r->start + g->zero_runs[k].first_page * PAGE, g->zero_runs[k].page_count * PAGE) != 0)
+                return 1;
+    }
+    return 0;
+}
+
+static int load_regions(struct mana_image *im, struct mana_image_region *regs, uint32_t n)
+{
+    (void)im;
+    loadable = calloc(n ? n : 1, 1);
+    if (!loadable) FAIL("cannot restart: out of memory");
     for (uint32_t i = 0; i < n; i++) {
         struct mana_img_region *r = &regs[i].r;
         if (!is_upper(r) || (r->flags & MANA_REG_GUARD)) continue;
@@ -608,32 +858,16 @@ static int load_regions(struct mana_image *im, struct mana_image_region *regs, u
         if (m == MAP_FAILED)
             FAIL("cannot restart: cannot map %#lx-%#lx: %s", (unsigned long)r->start, (unsigned long)r->end,
                  strerror(errno));
-        if (r->stored_bytes) {
-            uint64_t off = r->payload_offset;
-            uint32_t crc = 0;
-            for (uint32_t k = 0; k < r->run_count; k++) {
-                const struct mana_img_run *ru = &regs[i].runs[k];
-                void *dst = (void *)(r->start + ru->first_page * PAGE);
-                uint64_t bytes = ru->page_count * PAGE;
-                if (!shared && bytes >= MAP_RUN_MIN) {
-                    /* Large runs: map the image's pages (page-aligned payloads) instead of copying
-                     * them; private, so the process's writes never reach the file. */
-                    void *fm = mmap(dst, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, im->fd, (off_t)off);
-                    if (fm == MAP_FAILED)
-                        FAIL("cannot restart: cannot map %s at %p: %s", img_path_for_errors, dst, strerror(errno));
-                    if (madvise(dst, bytes, MADV_WILLNEED) != 0)
-                        mana_dbg("madvise(WILLNEED) at %p: %s (only slower)", dst, strerror(errno));
-                } else if (read_exact(im->fd, dst, bytes, off) != 0) {
-                    FAIL("cannot restart: cannot read %s: %s", img_path_for_errors, strerror(errno));
-                }
-                crc = mana_crc32c_update(crc, dst, bytes);
-                off += bytes;
-            }
-            if (crc != r->payload_crc)
-                FAIL("cannot restart: %s is corrupt (checksum mismatch in region %#lx-%#lx %s)", img_path_for_errors,
-                     (unsigned long)r->start, (unsigned long)r->end, regs[i].name[0] ? regs[i].name : "(anonymous)");
-        }
-        if (r->prot != (PROT_READ | PROT_WRITE) && mprotect((void *)r->start, len, (int)r->prot) != 0)
+        loadable[i] = 1;
+    }
+    /* oldest first: each image's pages replace its parent's.  Large runs of every image are mapped from
+     * their file (a read into pages mapped from the parent would copy each page on write first) */
+    for (int c = 0; c < chain_n; c++)
+        if (apply_image(chain[c], regs, n, 1) != 0) return 1;
+    for (uint32_t i = 0; i < n; i++) {
+        struct mana_img_region *r = &regs[i].r;
+        if (!loadable[i] || r->prot == (PROT_READ | PROT_WRITE)) continue;
+        if (mprotect((void *)r->start, r->end - r->start, (int)r->prot) != 0)
             FAIL("cannot restart: mprotect %#lx-%#lx: %s", (unsigned long)r->start, (unsigned long)r->end,
                  strerror(errno));
     }
@@ -783,13 +1017,16 @@ int lh_restore(const char *dir)
     mana_dbg("restoring %s: generation %u, %u regions, %u threads, %u files, %u signal handlers", path,
              im.h.generation, nregs, nthr, nfiles, sh.nsig);
 
-    /* Keep the image descriptor out of the numbers the image uses. */
+    if (open_chain(&im, path) != 0) return 1;
+    /* Keep the image descriptors out of the numbers the image uses. */
     int maxfd = 2;
     for (uint32_t i = 0; i < nfiles; i++) if (files[i].f.fd > maxfd) maxfd = files[i].f.fd;
-    int hi = fcntl(im.fd, F_DUPFD_CLOEXEC, maxfd + 1);
-    if (hi < 0) FAIL("cannot restart: cannot move the image descriptor above %d: %s", maxfd, strerror(errno));
-    close(im.fd);
-    im.fd = hi;
+    for (int c = 0; c < chain_n; c++) {
+        int hi = fcntl(chain[c]->fd, F_DUPFD_CLOEXEC, maxfd + 1);
+        if (hi < 0) FAIL("cannot restart: cannot move the image descriptor above %d: %s", maxfd, strerror(errno));
+        close(chain[c]->fd);
+        chain[c]->fd = hi;
+    }
     /* Hold the image's descriptor numbers with placeholders until the files are restored, so that
      * nothing the lower half opens meanwhile (MPI_Init's sockets, later) takes one of them. */
     for (uint32_t i = 0; i < nfiles; i++) {
@@ -812,6 +1049,9 @@ int lh_restore(const char *dir)
     if (is_mpi) {
         /* The new MPI comes up around the reserved ranges; its descriptors avoid the placeholders. */
         if (lh_mpi_init() != 0) return 1;
+        lh_track_fds(0);    /* the program's files reopened below are not the MPI library's */
+        const char *rep = getenv("MANA_IO_REPLACED");
+        if (rep && strcmp(rep, "1") == 0) mana_lh.restart_flags |= MANA_RESTART_F_IO_REPLACED;
         if (im.h.rank != (uint32_t)mana_lh.mpi.world_rank || im.h.nranks != (uint32_t)mana_lh.mpi.world_size)
             FAIL("cannot restart: %s is rank %u of %u; this process is rank %d of %d under %s (restart with "
                  "the rank count of the checkpoint)", path, im.h.rank, im.h.nranks, mana_lh.mpi.world_rank,
@@ -825,6 +1065,8 @@ int lh_restore(const char *dir)
     /* Files after memory: every check of the image is done before anything is said about them. */
     if (restore_files(&im, files, nfiles) != 0) return 1;
     close(im.fd);
+    for (int c = 0; c + 1 < chain_n; c++) mana_image_close(chain[c]);
+    if (is_mpi) lh_track_fds(1);   /* MPI-IO files the replay reopens are the library's again */
     int64_t t_mem = mana_now_ns();
     mana_timing("restart: files", t_mem - t_files);
     mana_dbg("memory restored: %llu bytes stored of %llu mapped", (unsigned long long)im.h.stored_bytes,

@@ -19,8 +19,6 @@
 
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 
-#define ALIAS(n) extern __typeof__(PMPI_##n) MPI_##n __attribute__((weak, alias("PMPI_" #n)));
-
 enum { KV_WIN = 100 };              /* kind of a window keyval (K_COMM, K_TYPE for the others) */
 
 struct keyval {
@@ -49,6 +47,7 @@ static struct keyval *kv_of(int kv, int kind)
     return &kvs[i];
 }
 static int is_ours(int kv) { return kv >= MANA_KV_BASE && kv < MANA_KV_BASE + nkv; }
+int mana_attr_kv_ours(int kv) { return is_ours(kv); }
 
 static int kv_create(int kind, void (*copy)(void), void (*del)(void), int *kv, void *extra)
 {
@@ -99,6 +98,8 @@ static int call_delete(int kind, uint64_t obj, int kv, void *val)
     if (!k || !k->del) return MPI_SUCCESS;
     if (kind == K_COMM)
         return ((MPI_Comm_delete_attr_function *)k->del)(HMAKE(MPI_Comm, obj), kv, val, k->extra);
+    if (kind == KV_WIN)
+        return ((MPI_Win_delete_attr_function *)k->del)(HMAKE(MPI_Win, obj), kv, val, k->extra);
     return ((MPI_Type_delete_attr_function *)k->del)(HMAKE(MPI_Datatype, obj), kv, val, k->extra);
 }
 
@@ -258,7 +259,8 @@ ALIAS(Type_get_attr)
 int PMPI_Type_delete_attr(MPI_Datatype t, int kv) { return delete_attr(K_TYPE, HBITS(t), kv); }
 ALIAS(Type_delete_attr)
 
-/* ---- windows: keyvals only (windows themselves cannot be checkpointed yet) ---- */
+/* ---- windows (win.c keeps the windows; MPI_WIN_BASE and the other predefined attributes come from
+ * its record, since the real window of a restarted process is another one) ---- */
 
 int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *copy, MPI_Win_delete_attr_function *del, int *kv,
                            void *extra)
@@ -266,6 +268,29 @@ int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *copy, MPI_Win_delete_attr
 ALIAS(Win_create_keyval)
 int PMPI_Win_free_keyval(int *kv) { return kv_free(KV_WIN, kv); }
 ALIAS(Win_free_keyval)
+int PMPI_Win_set_attr(MPI_Win win, int kv, void *val)
+{
+    MANA_CHECK_INIT();
+    if (!mana_win_obj(win)) return mana_win_err(NULL, win, MPI_ERR_WIN);
+    return mana_win_err(mana_win_obj(win), win, set_attr(KV_WIN, HBITS(win), kv, val));
+}
+ALIAS(Win_set_attr)
+int PMPI_Win_get_attr(MPI_Win win, int kv, void *val, int *flag)
+{
+    MANA_CHECK_INIT();
+    if (!mana_win_obj(win)) return mana_win_err(NULL, win, MPI_ERR_WIN);
+    if (is_ours(kv)) return mana_win_err(mana_win_obj(win), win, get_attr(KV_WIN, HBITS(win), kv, val, flag));
+    return mana_win_attr_predef(win, kv, val, flag);
+}
+ALIAS(Win_get_attr)
+int PMPI_Win_delete_attr(MPI_Win win, int kv)
+{
+    MANA_CHECK_INIT();
+    if (!mana_win_obj(win)) return mana_win_err(NULL, win, MPI_ERR_WIN);
+    return mana_win_err(mana_win_obj(win), win, delete_attr(KV_WIN, HBITS(win), kv));
+}
+ALIAS(Win_delete_attr)
+int mana_win_attr_clear(uint64_t h) { return mana_attr_clear(KV_WIN, h); }
 
 /* ---- the predefined callbacks: functions of the real library, so of ours too ---- */
 #ifdef OPEN_MPI

@@ -15,8 +15,6 @@
 
 #include <stdlib.h>
 
-#define ALIAS(n) extern __typeof__(PMPI_##n) MPI_##n __attribute__((weak, alias("PMPI_" #n)));
-
 static char *att_buf;          /* the attached buffer (the program's memory) */
 static size_t att_size;
 
@@ -51,12 +49,13 @@ static size_t find_gap(size_t len, int *at)
     return (size_t)-1;
 }
 
-int mana_bsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+int mana_bsend(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
     if (!comm_obj(comm)) return MPI_ERR_COMM;
     if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
-    int psize = 0, rc;
-    LOWER(rc = real.Pack_size(count, R(type), R(comm), &psize));
+    int rc;
+    mana_cnt psize = 0;
+    LOWER(rc = REAL_C(Pack_size)((mana_cnt)count, R(type), R(comm), &psize));
     if (rc != MPI_SUCCESS) return rc;
     size_t need = (size_t)psize + MPI_BSEND_OVERHEAD;
     int at = 0;
@@ -66,8 +65,8 @@ int mana_bsend(const void *buf, int count, MPI_Datatype type, int dest, int tag,
         off = find_gap(need, &at);
     }
     if (off == (size_t)-1 || nslots == MAX_BSLOTS) return MPI_ERR_BUFFER;
-    int pos = 0;
-    LOWER(rc = real.Pack(buf, count, R(type), att_buf + off, psize, &pos, R(comm)));
+    mana_cnt pos = 0;
+    LOWER(rc = REAL_C(Pack)(buf, (mana_cnt)count, R(type), att_buf + off, psize, &pos, R(comm)));
     if (rc != MPI_SUCCESS) return rc;
     struct vobj *r = req_new(RQ_BSENT, att_buf + off, pos, MPI_PACKED, dest, tag, comm);
     r->flags |= VF_INTERNAL;
@@ -79,7 +78,7 @@ int mana_bsend(const void *buf, int count, MPI_Datatype type, int dest, int tag,
     return MPI_SUCCESS;
 }
 
-int PMPI_Buffer_attach(void *buf, int size)
+static int attach(void *buf, MPI_Count size)
 {
     MANA_CHECK_INIT();
     if (att_buf) return MPI_ERR_BUFFER;
@@ -88,10 +87,12 @@ int PMPI_Buffer_attach(void *buf, int size)
     att_size = (size_t)size;
     return MPI_SUCCESS;
 }
+
+int PMPI_Buffer_attach(void *buf, int size) { return attach(buf, size); }
 ALIAS(Buffer_attach)
 
 /* Waits until every buffered message has gone (interruptible by a checkpoint, like every wait). */
-int PMPI_Buffer_detach(void *addr, int *size)
+static int detach(void *addr, MPI_Count *size)
 {
     MANA_CHECK_INIT();
     if (!att_buf) { *(void **)addr = NULL; *size = 0; return MPI_SUCCESS; }
@@ -103,10 +104,18 @@ int PMPI_Buffer_detach(void *addr, int *size)
         reap();
     }
     *(void **)addr = att_buf;
-    *size = (int)att_size;
+    *size = (MPI_Count)att_size;
     att_buf = NULL;
     att_size = 0;
     return MPI_SUCCESS;
+}
+
+int PMPI_Buffer_detach(void *addr, int *size)
+{
+    MPI_Count n = 0;
+    int rc = detach(addr, &n);
+    if (rc == MPI_SUCCESS) *size = (int)n;   /* attached through the int call, or truncated as MPI says */
+    return rc;
 }
 ALIAS(Buffer_detach)
 
@@ -118,7 +127,8 @@ int PMPI_Bsend(const void *buf, int count, MPI_Datatype type, int dest, int tag,
 ALIAS(Bsend)
 
 /* Complete at once: the message is in the attached buffer. */
-int PMPI_Ibsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
+static int ibsend(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                  MPI_Request *req)
 {
     MANA_CHECK_INIT();
     int rc = mana_bsend(buf, count, type, dest, tag, comm);
@@ -129,4 +139,24 @@ int PMPI_Ibsend(const void *buf, int count, MPI_Datatype type, int dest, int tag
     *req = V(MPI_Request, r);
     return MPI_SUCCESS;
 }
+
+int PMPI_Ibsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
+{ return ibsend(buf, count, type, dest, tag, comm, req); }
 ALIAS(Ibsend)
+
+#ifdef MANA_HAVE_C
+int PMPI_Buffer_attach_c(void *buf, MPI_Count size) { return attach(buf, size); }
+ALIAS(Buffer_attach_c)
+int PMPI_Buffer_detach_c(void *addr, MPI_Count *size) { return detach(addr, size); }
+ALIAS(Buffer_detach_c)
+int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+    MANA_CHECK_INIT();
+    return mana_bsend(buf, count, type, dest, tag, comm);
+}
+ALIAS(Bsend_c)
+int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                  MPI_Request *req)
+{ return ibsend(buf, count, type, dest, tag, comm, req); }
+ALIAS(Ibsend_c)
+#endif

@@ -11,8 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ALIAS(n) extern __typeof__(PMPI_##n) MPI_##n __attribute__((weak, alias("PMPI_" #n)));
-
 int mana_info_dup(MPI_Info src, MPI_Info *out);
 
 static int hints_kv = MPI_KEYVAL_INVALID;

@@ -6,6 +6,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +21,11 @@ volatile int mana_gate;
 volatile uint64_t mana_up_fs;
 int mana_initialized, mana_finalized;
 static int app_thread_level = MPI_THREAD_SINGLE;
-static int main_tid;
+int mana_thread_multiple;
+volatile int mana_lower_waiters;
+/* The thread that initialized MPI (MPI_Is_thread_main), by its thread descriptor: that is restored at the
+ * same address, while a restart gives every thread a new kernel tid. */
+static pthread_t main_thread;
 
 /* Predefined objects of the ABI (generated stub: names and our addresses; none for MPICH). */
 extern const char *const mana_predef_names[];
@@ -74,6 +79,7 @@ static void vunlock(void) { __atomic_store_n(&vtab_lock, 0, __ATOMIC_RELEASE); }
 static const uint32_t mpich_null[] = {
     [K_COMM] = 0x04000000u, [K_GROUP] = 0x08000000u, [K_TYPE] = 0x0c000000u, [K_ERRH] = 0x14000000u,
     [K_OP] = 0x18000000u, [K_INFO] = 0x1c000000u, [K_REQ] = 0x2c000000u, [K_MSG] = 0x2c000000u,
+    [K_WIN] = 0x20000000u,    /* MPI_WIN_NULL */
 };
 #endif
 
@@ -101,6 +107,20 @@ static int vtab_grow(uint32_t i)
     return 0;
 }
 
+static uint64_t mix(uint64_t x);
+
+/* Real -> virtual (MPI_Type_get_contents, MPI_Comm_get_errhandler, the f2c calls...) goes through a
+ * direct-mapped cache of table indices by (kind, real handle): an entry is only a hint, checked against
+ * the table before use, so the many places that give an entry a new real handle (replay, requests
+ * posted again) need not keep it current.  vnew fills it; a miss scans the table once and fills it. */
+#define VFIND_SLOTS (1u << 16)
+static uint32_t vfind_cache[VFIND_SLOTS];
+
+static uint32_t vfind_slot(enum vkind k, uint64_t realh)
+{
+    return (uint32_t)(mix(realh ^ ((uint64_t)k << 56)) & (VFIND_SLOTS - 1));
+}
+
 struct vobj *vnew(enum vkind k, uint64_t realh)
 {
     vlock();
@@ -121,6 +141,7 @@ struct vobj *vnew(enum vkind k, uint64_t realh)
     o->kind = (uint16_t)k;
     o->idx = i;
     o->order = ++order_counter;
+    if (realh) vfind_cache[vfind_slot(k, realh)] = i;
     vunlock();
     return o;
 }
@@ -161,6 +182,7 @@ void vrelease(struct vobj *o)
     for (uint32_t k = 0; k < was.nparents && k < 2; k++) vunref(was.parent[k]);
     if (was.kind == K_TYPE) mana_type_drop_refs(&was);
     if (was.kind == K_REQ) { vunref(was.type); mana_req_drop_parts(&was); }
+    if (was.kind == K_REQ && was.rkind == RQ_GREQ) mana_greq_free(&was);
     free(was.arr);
 }
 
@@ -192,6 +214,11 @@ struct vobj *vobj_of(uint64_t h)
 #endif
 }
 
+static int vfind_match(uint32_t i, enum vkind k, uint64_t realh)
+{
+    return i && i <= vtab_used && vtab[i].kind == k && vtab[i].real == realh && !(vtab[i].flags & VF_ZOMBIE);
+}
+
 uint64_t vfind(enum vkind k, uint64_t realh)
 {
 #ifdef OPEN_MPI
@@ -200,8 +227,13 @@ uint64_t vfind(enum vkind k, uint64_t realh)
 #else
     if ((realh & 0xC0000000u) == 0x40000000u || (realh & 0x03FFFFFFu) == 0) return realh;
 #endif
+    uint32_t slot = vfind_slot(k, realh), hint = vfind_cache[slot];
+    if (vfind_match(hint, k, realh)) return vhandle(&vtab[hint]);
     for (uint32_t i = 1; i <= vtab_used; i++)
-        if (vtab[i].kind == k && vtab[i].real == realh && !(vtab[i].flags & VF_ZOMBIE)) return vhandle(&vtab[i]);
+        if (vfind_match(i, k, realh)) {
+            vfind_cache[slot] = i;
+            return vhandle(&vtab[i]);
+        }
     return 0;
 }
 
@@ -372,10 +404,53 @@ uint64_t coll_enter(struct vobj *c)
     }
 }
 
+/* ---- the one-sided gate ----
+ * A one-sided call (win.c, and the generated w* wrappers) may wait inside the real MPI for a target
+ * rank's progress engine (Open MPI's emulated atomics, MPICH without asynchronous progress): a flush,
+ * a fetch-and-op, an unlock.  Such a thread holds the lower half, so it cannot stop for a checkpoint
+ * until it is out; the checkpoint's target must keep progressing until then.  So these calls count as
+ * "inside a collective" (coll_inside): the settle rounds below wait for them with every rank's progress
+ * engine turning, and the drain's rounds turn it too once a window exists (mana_rma_used).  During the
+ * settle rounds no new one-sided call starts (rma_closed): a call started after a rank's last settle
+ * round would hold its thread, and wait for a target whose threads are stopping. */
+static volatile int rma_closed;
+int mana_rma_used;
+
+uint64_t rma_enter(void)
+{
+    for (;;) {
+        for (;;) {
+            int g = __atomic_load_n(&coll_gen, __ATOMIC_SEQ_CST);
+            if (!__atomic_load_n(&rma_closed, __ATOMIC_SEQ_CST)) break;
+            coll_sleep(g);
+        }
+        uint64_t up = lower_acquire();
+        __atomic_add_fetch(&entering, 1, __ATOMIC_SEQ_CST);
+        if (!__atomic_load_n(&rma_closed, __ATOMIC_SEQ_CST)) {
+            __atomic_add_fetch(&coll_inside, 1, __ATOMIC_SEQ_CST);
+            __atomic_sub_fetch(&entering, 1, __ATOMIC_SEQ_CST);
+            lower_switch(up);
+            return up;
+        }
+        __atomic_sub_fetch(&entering, 1, __ATOMIC_SEQ_CST);
+        lower_release(up);
+    }
+}
+
+static void rma_close(int closed)
+{
+    __atomic_store_n(&rma_closed, closed, __ATOMIC_SEQ_CST);
+    if (closed) while (__atomic_load_n(&entering, __ATOMIC_SEQ_CST)) mana_sys0(SYS_sched_yield);
+    else coll_wake();
+}
+
 static int live_comm(const struct vobj *o)
 {
     /* gid 0: a constructor that is still running (vnew, then comm_init_gid) */
-    return o->kind == K_COMM && !(o->flags & VF_ZOMBIE) && o->gid;
+    /* an open MPI-IO file has its own sequence of collective calls, drained the same way (io.c); so
+     * has a window (win.c: MPI_Win_fence, set_info and free) */
+    return (o->kind == K_COMM || (o->kind == K_FILE && (o->flags & VF_FOPEN)) ||
+            (o->kind == K_WIN && (o->flags & VF_WOPEN))) && !(o->flags & VF_ZOMBIE) && o->gid;
 }
 
 /* ---- per-communicator maxima over the ranks ----
@@ -400,7 +475,7 @@ static int cm_slot(uint64_t gid, int round)
 /* The reduction phases of one quiesce (free phases, docs/coordinator-protocol.md: 64 + n & 0x3fff). */
 static uint16_t drain_phase(int *n)
 {
-    return (uint16_t)(64 + ((*n)++ & 0x3fff));
+    return (uint16_t)(MANA_PHASE_FREE_FIRST + ((*n)++ & MANA_PHASE_COLL_DRAIN_MASK));
 }
 
 /* For every communicator live now: o->cm_val = the largest of value(o) over the members that have it
@@ -475,13 +550,25 @@ static void poke_progress(void)
  * no rank goes on to stop its threads until no rank has a thread inside a collective; meanwhile
  * every rank keeps its progress engine turning.  Rounds of one coordinator sum each, phases 16,448
  * and up (free for the runtime, docs/coordinator-protocol.md; 64-16,447 are the count and target rounds). */
-#define SETTLE_PHASE0 (64 + 0x4000)      /* after the count and target rounds' phases (drain_phase) */
+#define SETTLE_PHASE0 MANA_PHASE_SETTLE_FIRST /* after the count and target rounds' phases (drain_phase) */
 #define SETTLE_ROUNDS 40000
 /* Returns 0 settled, -1 failed, 1 still busy after SETTLE_BATCH rounds: the caller runs target rounds
  * again, since a communicator a rank made after the last target round may hold a thread at the gate
  * that a partner's collective waits for.  `*rp` counts rounds across calls (phases stay distinct). */
 #define SETTLE_BATCH 256
+static int settle_batch(uint32_t g, int *rp, char *err, size_t errlen);
+
 static int settle(uint32_t g, int *rp, char *err, size_t errlen)
+{
+    /* no one-sided call starts during the rounds; they open again when the target rounds must run
+     * again (a thread may have to pass one to reach a collective), and at resume() */
+    rma_close(1);
+    int rc = settle_batch(g, rp, err, errlen);
+    if (rc == 1) rma_close(0);
+    return rc;
+}
+
+static int settle_batch(uint32_t g, int *rp, char *err, size_t errlen)
 {
     for (int n = 0; n < SETTLE_BATCH; n++, (*rp)++) {
         int round = *rp;
@@ -569,6 +656,8 @@ again:
             if ((ts.tv_sec - r0.tv_sec) * 1000000000LL + (ts.tv_nsec - r0.tv_nsec) > 20000000LL) break;
             coll_sleep(gen);
         }
+        /* a thread of another rank may wait in a one-sided call for this rank's progress (see rma_enter) */
+        if (mana_rma_used) poke_progress();
         /* The counts again (a communicator made since has one now), and whether anyone is behind. */
         int64_t anyone_behind = behind_here && !mana_finalized;
         if (comm_max(g, &phase, comm_want, &anyone_behind, err, errlen) != 0) return -1;
@@ -603,6 +692,7 @@ again:
 static void resume(void)
 {
     mana_gate = 0;
+    __atomic_store_n(&rma_closed, 0, __ATOMIC_SEQ_CST);
     __atomic_store_n(&coll_phase, 0, __ATOMIC_SEQ_CST);
     coll_wake();
     mana_futex_wake((volatile int *)&mana_gate, 0x7fffffff);
@@ -631,7 +721,9 @@ static int drain(uint32_t g, char *err, size_t errlen)
     if (!mana_initialized || mana_finalized) return 0;
     /* From here until resume() or the restart hook, program threads do not enter the lower half. */
     mana_gate = 1;
-    return mana_p2p_drain(g, err, errlen);
+    if (mana_p2p_drain(g, err, errlen) != 0) return -1;
+    if (mana_io_drain(err, errlen) != 0) return -1;
+    return mana_win_drain(err, errlen);
 }
 
 static void describe(struct mana_img_mpi *d)
@@ -685,7 +777,10 @@ static int restart_hook(uint32_t g, char *err, size_t errlen)
     MPI_Group wg;
     LOWER(real.Comm_group(R(MPI_COMM_WORLD), &wg));
     real_world_group = HBITS(wg);
+    mana_fortran_refresh();
     if (mana_replay(err, errlen) != 0) return -1;
+    if (mana_io_restart(err, errlen) != 0) return -1;
+    if (mana_win_restart(err, errlen) != 0) return -1;
     if (mana_p2p_restart() != 0) {
         snprintf(err, errlen, "cannot post the pending receives again");
         return -1;
@@ -696,7 +791,15 @@ static int restart_hook(uint32_t g, char *err, size_t errlen)
 
 static int finalized_hook(void) { return mana_finalized; }
 
-static const struct mana_mpi_hooks hooks = { quiesce, drain, describe, resume, restart_hook, finalized_hook };
+/* The image's MPI_OBJECTS records: open files (io.c), then live windows (win.c). */
+static int objects(void *ctx, void *(*put)(void *ctx, const void *data, size_t len))
+{
+    if (!mana_initialized || mana_finalized) return 0;
+    int f = mana_io_objects(ctx, put), w = f < 0 ? -1 : mana_win_objects(ctx, put);
+    return f < 0 || w < 0 ? -1 : f + w;
+}
+
+static const struct mana_mpi_hooks hooks = { quiesce, drain, describe, resume, restart_hook, finalized_hook, objects };
 
 /* ---- start-up ---- */
 
@@ -748,9 +851,9 @@ void mana_mpi_init_lazy(void)
     lower.deferred = lower.iface->deferred;
     lower.sig = lower.iface->ckpt_signal;
     lower.ckpt_tid = lower.iface->ckpt_tid;
+    main_thread = pthread_self();
     /* tid field of glibc's struct pthread (read without a system call on every MPI call): the
      * plugin's, which checks it (a scan of this thread alone can take a pointer's upper half for it) */
-    main_tid = mana_gettid();
     lower.tid_offset = *lower.iface->tid_offset;
     if (!lower.tid_offset) {
         say("MANA: the runtime did not find the tid field of glibc's thread descriptor");
@@ -776,23 +879,25 @@ void mana_mpi_init_lazy(void)
     LOWER(real.Comm_group(R(MPI_COMM_WORLD), &wg));
     real_world_group = HBITS(wg);
     mana_initialized = 1;
+    mana_fortran_refresh();
 }
 
 /* ---- environment management ---- */
-
-#define ALIAS(n) extern __typeof__(PMPI_##n) MPI_##n __attribute__((weak, alias("PMPI_" #n)));
 
 int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     (void)argc; (void)argv;
     if (mana_initialized) return MPI_ERR_OTHER;
     mana_mpi_init_lazy();
-    app_thread_level = required;
-    int granted = required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED : required;
-    if (required > MPI_THREAD_SERIALIZED && getenv("MANA_DEBUG"))
-        say("mana: MPI_THREAD_MULTIPLE requested: granted as MPI_THREAD_SERIALIZED");
+    /* Every level is granted as asked.  The real MPI runs at MPI_THREAD_SERIALIZED (lh_mpi.c): the
+     * threads of a rank take turns in the lower half, one excursion at a time, and under
+     * MPI_THREAD_MULTIPLE no call waits there while another thread wants in (waiting loops give the
+     * lower half up between polls, blocking collectives run as their nonblocking twin and a wait). */
+    int granted = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE :
+                  required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE : required;
     if (provided) *provided = granted;
     app_thread_level = granted;
+    mana_thread_multiple = granted == MPI_THREAD_MULTIPLE;
     return MPI_SUCCESS;
 }
 ALIAS(Init_thread)
@@ -832,7 +937,7 @@ ALIAS(Abort)
 
 int PMPI_Query_thread(int *provided) { *provided = app_thread_level; return MPI_SUCCESS; }
 ALIAS(Query_thread)
-int PMPI_Is_thread_main(int *flag) { *flag = mana_gettid() == main_tid; return MPI_SUCCESS; }
+int PMPI_Is_thread_main(int *flag) { *flag = pthread_equal(pthread_self(), main_thread) != 0; return MPI_SUCCESS; }
 ALIAS(Is_thread_main)
 
 double PMPI_Wtime(void)

@@ -1,6 +1,7 @@
 /*
  * dtype.c - datatype introspection, the constructors objects.c does not have (darray,
- * hindexed_block, f90), names, the _x queries and external32 packing.
+ * hindexed_block, f90), names.  The pure queries (sizes and extents, the _x and _c forms, external32
+ * packing, Status_set_elements) are generated pass-throughs (api/policy.tsv).
  *
  * MPI_Type_get_contents gives the program new handles for the derived types a type was made of (it
  * must free them): each becomes a table entry made as a dup of the virtual type our recipe names
@@ -13,9 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ALIAS(n) extern __typeof__(PMPI_##n) MPI_##n __attribute__((weak, alias("PMPI_" #n)));
-
-extern uint32_t mana_vtab_used(void);
 
 static int made_type(int rc, MPI_Datatype t, int recipe, MPI_Datatype old, MPI_Datatype *out, struct vobj **made)
 {
@@ -137,11 +135,7 @@ int mana_dtype_replay(struct vobj *o, MPI_Datatype *t)
     return rc;
 }
 
-/* ---- introspection ---- */
-
-int PMPI_Type_get_envelope(MPI_Datatype t, int *ni, int *na, int *nd, int *combiner)
-{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Type_get_envelope(R(t), ni, na, nd, combiner)); return rc; }
-ALIAS(Type_get_envelope)
+/* ---- introspection (MPI_Type_get_envelope is generated: policy pass) ---- */
 
 /* The virtual type a recipe names as its i-th component (0: none known). */
 static uint64_t recipe_part(const struct vobj *o, int i)
@@ -243,38 +237,6 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *out)
 }
 ALIAS(Type_match_size)
 
-/* ---- sizes, extents and elements as MPI_Count ---- */
-
-int PMPI_Type_size_x(MPI_Datatype t, MPI_Count *size)
-{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Type_size_x(R(t), size)); return rc; }
-ALIAS(Type_size_x)
-int PMPI_Type_get_extent_x(MPI_Datatype t, MPI_Count *lb, MPI_Count *ext)
-{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Type_get_extent_x(R(t), lb, ext)); return rc; }
-ALIAS(Type_get_extent_x)
-int PMPI_Type_get_true_extent_x(MPI_Datatype t, MPI_Count *lb, MPI_Count *ext)
-{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Type_get_true_extent_x(R(t), lb, ext)); return rc; }
-ALIAS(Type_get_true_extent_x)
-int PMPI_Get_elements_x(const MPI_Status *st, MPI_Datatype t, MPI_Count *count)
-{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Get_elements_x(st, R(t), count)); return rc; }
-ALIAS(Get_elements_x)
-int PMPI_Status_set_elements_x(MPI_Status *st, MPI_Datatype t, MPI_Count count)
-{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Status_set_elements_x(st, R(t), count)); return rc; }
-ALIAS(Status_set_elements_x)
-
-/* ---- external32 ---- */
-
-int PMPI_Pack_external(const char rep[], const void *in, int count, MPI_Datatype t, void *out, MPI_Aint outsize,
-                       MPI_Aint *pos)
-{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Pack_external(rep, in, count, R(t), out, outsize, pos)); return rc; }
-ALIAS(Pack_external)
-int PMPI_Unpack_external(const char rep[], const void *in, MPI_Aint insize, MPI_Aint *pos, void *out, int count,
-                         MPI_Datatype t)
-{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Unpack_external(rep, in, insize, pos, out, count, R(t))); return rc; }
-ALIAS(Unpack_external)
-int PMPI_Pack_external_size(const char rep[], int count, MPI_Datatype t, MPI_Aint *size)
-{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Pack_external_size(rep, count, R(t), size)); return rc; }
-ALIAS(Pack_external_size)
-
 /* ---- addresses and statuses ---- */
 
 /* MPICH exports these; Open MPI 4.1's mpi.h makes them macros and its library does not export them (its
@@ -285,6 +247,3 @@ ALIAS(Aint_add)
 MPI_Aint PMPI_Aint_diff(MPI_Aint a, MPI_Aint b) { return (MPI_Aint)((uintptr_t)a - (uintptr_t)b); }
 ALIAS(Aint_diff)
 #endif
-int PMPI_Status_set_elements(MPI_Status *st, MPI_Datatype t, int count)
-{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Status_set_elements(st, R(t), count)); return rc; }
-ALIAS(Status_set_elements)

@@ -16,12 +16,10 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-#define ALIAS(n) extern __typeof__(PMPI_##n) MPI_##n __attribute__((weak, alias("PMPI_" #n)));
+#include <unistd.h>
 
 enum { EH_COMM = 1, EH_WIN, EH_FILE };
 
-extern uint32_t mana_vtab_used(void);
 
 volatile int mana_errh_pending;
 static uint64_t pend_comm;          /* real communicator */
@@ -100,7 +98,8 @@ static int create(int kind, void (*fn)(void), MPI_Errhandler *out)
 int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *eh)
 { return create(EH_COMM, (void (*)(void))fn, eh); }
 ALIAS(Comm_create_errhandler)
-/* Windows and files cannot be made under the runtime yet; their handlers can (and can be freed). */
+/* A window's handler is kept by win.c, a file's by io.c; each is run by mana_errh_win or
+ * mana_errh_file below (the real windows and files keep MPI_ERRORS_RETURN). */
 int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *fn, MPI_Errhandler *eh)
 { return create(EH_WIN, (void (*)(void))fn, eh); }
 ALIAS(Win_create_errhandler)
@@ -146,6 +145,61 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int code)
     return rc;
 }
 ALIAS(Comm_call_errhandler)
+
+/* ---- files (io.c keeps each file's handler; the real files keep MPI_ERRORS_RETURN) ---- */
+
+static int eh_ok(uint64_t eh, int kind)
+{
+    struct vobj *e = user_eh(eh);
+    if (e) return e->a[0] == kind;
+    return eh == HBITS(MPI_ERRORS_RETURN) || eh == HBITS(MPI_ERRORS_ARE_FATAL)
+#ifdef MPI_ERRORS_ABORT
+           || eh == HBITS(MPI_ERRORS_ABORT)
+#endif
+        ;
+}
+int mana_errh_file_ok(uint64_t eh) { return eh_ok(eh, EH_FILE); }
+int mana_errh_win_ok(uint64_t eh) { return eh_ok(eh, EH_WIN); }
+
+/* MPI_ERRORS_ARE_FATAL (or MPI_ERRORS_ABORT) on a file or window: what the real library would have
+ * said, then the end. */
+__attribute__((noreturn)) static void fatal(const char *what, int code)
+{
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    LOWER(if (real.Error_string(code, msg, &len) != MPI_SUCCESS) len = 0);
+    msg[len < MPI_MAX_ERROR_STRING ? len : MPI_MAX_ERROR_STRING - 1] = 0;
+    mana_say("MANA: %s failed and its error handler is MPI_ERRORS_ARE_FATAL: %s (error %d)", what,
+             len ? msg : "unknown error", code);
+    LOWER(real.Abort(R(MPI_COMM_WORLD), code));
+    _exit(code ? code : 1);
+}
+
+int mana_errh_file(uint64_t eh, MPI_File fh, int code)
+{
+    struct vobj *e = user_eh(eh);
+    if (e) {
+        MPI_File arg = fh;
+        int carg = code;
+        ((MPI_File_errhandler_function *)(uintptr_t)e->a[1])(&arg, &carg);
+        return code;
+    }
+    if (eh == HBITS(MPI_ERRORS_RETURN)) return code;
+    fatal("an MPI-IO call on a file", code);
+}
+
+int mana_errh_win(uint64_t eh, MPI_Win win, int code)
+{
+    struct vobj *e = user_eh(eh);
+    if (e) {
+        MPI_Win arg = win;
+        int carg = code;
+        ((MPI_Win_errhandler_function *)(uintptr_t)e->a[1])(&arg, &carg);
+        return code;
+    }
+    if (eh == HBITS(MPI_ERRORS_RETURN)) return code;
+    fatal("a one-sided call on a window", code);
+}
 
 int PMPI_Errhandler_free(MPI_Errhandler *eh)
 {

@@ -13,8 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ALIAS(n) extern __typeof__(PMPI_##n) MPI_##n __attribute__((weak, alias("PMPI_" #n)));
-
 struct info {
     int n, cap;
     char **key, **val;
@@ -69,21 +67,52 @@ int mana_info_dup(MPI_Info src, MPI_Info *out);
 
 /* A real info holding the hints of one of ours, for a call whose result depends on them (the real
  * MPI_INFO_NULL for none); the caller frees it with mana_info_real_free.  Upper half: mallocs nothing. */
-MPI_Info mana_info_real(MPI_Info ours)
+/* Already in the lower half (inside LOWER, or after a gate that coll_enter passed: a real info made
+ * before a gate belongs to the lower half of before a checkpoint taken while the caller waited there,
+ * and MPI_Win_set_info crashed on it after a restart). Only table lookups and the real MPI here. */
+MPI_Info mana_info_real_lower(MPI_Info ours)
 {
     MPI_Info ri = HMAKE(MPI_Info, v2r(HBITS(MPI_INFO_NULL)));
     const struct info *in = ours == MPI_INFO_NULL ? NULL : info_of(ours);
     if (!in || in->n == 0) return ri;
-    int rc;
-    LOWER(rc = real.Info_create(&ri);
-          for (int i = 0; rc == MPI_SUCCESS && i < in->n; i++) rc = real.Info_set(ri, in->key[i], in->val[i]));
+    int rc = real.Info_create(&ri);
+    for (int i = 0; rc == MPI_SUCCESS && i < in->n; i++) rc = real.Info_set(ri, in->key[i], in->val[i]);
     return rc == MPI_SUCCESS ? ri : HMAKE(MPI_Info, v2r(HBITS(MPI_INFO_NULL)));
+}
+
+void mana_info_real_free_lower(MPI_Info ri)
+{
+    if (HBITS(ri) != v2r(HBITS(MPI_INFO_NULL))) real.Info_free(&ri);
+}
+
+MPI_Info mana_info_real(MPI_Info ours)
+{
+    MPI_Info ri;
+    LOWER(ri = mana_info_real_lower(ours));
+    return ri;
 }
 
 void mana_info_real_free(MPI_Info ri)
 {
     if (HBITS(ri) == v2r(HBITS(MPI_INFO_NULL))) return;
     LOWER(real.Info_free(&ri));
+}
+
+/* One of ours holding a real info's hints (MPI_File_get_info: the hints the library uses). */
+int mana_info_from_real(MPI_Info ri, MPI_Info *out)
+{
+    struct info *in;
+    int rc = info_new(out, &in), n = 0;
+    if (rc != MPI_SUCCESS) return rc;
+    LOWER(rc = real.Info_get_nkeys(ri, &n));
+    for (int i = 0; rc == MPI_SUCCESS && i < n; i++) {
+        char key[MPI_MAX_INFO_KEY + 1], val[MPI_MAX_INFO_VAL + 1];
+        int flag = 0;
+        LOWER(rc = real.Info_get_nthkey(ri, i, key);
+              if (rc == MPI_SUCCESS) rc = real.Info_get(ri, key, MPI_MAX_INFO_VAL, val, &flag));
+        if (rc == MPI_SUCCESS && flag && put(in, key, val) != MPI_SUCCESS) rc = MPI_ERR_NO_MEM;
+    }
+    return rc;
 }
 
 int PMPI_Info_create(MPI_Info *info) { MANA_CHECK_INIT(); return info_new(info, NULL); }

@@ -17,8 +17,6 @@
  */
 #include "mpi_int.h"
 
-#define ALIAS(n) extern __typeof__(PMPI_##n) MPI_##n __attribute__((weak, alias("PMPI_" #n)));
-
 int PMPI_Intercomm_create(MPI_Comm local, int local_leader, MPI_Comm peer, int remote_leader, int tag,
                           MPI_Comm *newcomm)
 {

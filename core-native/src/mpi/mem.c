@@ -12,8 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ALIAS(n) extern __typeof__(PMPI_##n) MPI_##n __attribute__((weak, alias("PMPI_" #n)));
-
 /* The alignment the program asks for with the MPI 4.1 hint, 0 if none (or no valid one). */
 static size_t wanted_alignment(MPI_Info info)
 {

@@ -24,6 +24,10 @@
  *             numbers, below MANA_F_BASE), and f2c of such a value asks the real library and maps the
  *             result back to the predefined object.
  *   MPICH     c2f/f2c are casts in mpi.h: the virtual handle is its own Fortran handle.
+ * The MPIs' own Fortran libraries (libmpi_mpifh and libmpi_usempif08, libmpichfort) run in the upper
+ * half unchanged and call this library's PMPI_ functions; what else they take from the C library
+ * (Open MPI's fields of a C handle and internal helpers, MPICH's attribute entry points and the F08
+ * status sentinels) is fortran.c's.
  *
  * Keyvals (attr.c) are ints of our own (MANA_KV_BASE + slot).  Attributes, keyvals and the contents
  * of info objects live in the upper half only: they are in the image, and the replay has nothing to
@@ -37,7 +41,7 @@
 
 #define _GNU_SOURCE
 /* What the program may see of this library is the MPI ABI and nothing else: it is built with
- * -fvisibility=hidden and linked with a version script that gen_stub.py writes from the real library's
+ * -fvisibility=hidden and linked with a version script that api/gen_stub.py writes from the real library's
  * own exports (CMakeLists.txt), so every name below (lower, real, vtab, vnew, coll_enter...) is local and
  * a program's global of the same name cannot take it over.  mpi.h declares the API: its declarations are
  * given default visibility, so the wrappers' definitions of them are exported; MANA_ABI marks the few
@@ -46,6 +50,19 @@
 #include <mpi.h>
 #pragma GCC visibility pop
 #define MANA_ABI __attribute__((visibility("default")))
+
+/* Large counts (MPI 4.0's "_c" functions; here MPICH 4.0 exports them, Open MPI 4.1 does not).  The
+ * point-to-point engine keeps every count as MPI_Count and, where the real library has the _c
+ * functions, always calls those: a program's MPI_Send and MPI_Send_c take the same path, and a
+ * message the drain buffers may be larger than 2 GiB.  REAL_C(Isend) names whichever exists. */
+#if MPI_VERSION >= 4
+#define MANA_HAVE_C 1
+#define REAL_C(fn) real.fn##_c
+typedef MPI_Count mana_cnt;   /* what the real library's counts, sizes and positions are */
+#else
+#define REAL_C(fn) real.fn
+typedef int mana_cnt;
+#endif
 #include <stddef.h>
 #include <stdint.h>
 
@@ -54,14 +71,24 @@
 #include "mana_sys.h"
 #include "real_fns.h"
 
-/* ---- the real entry points ---- */
+/* ---- the program's entry points ----
+ * Each wrapper is defined as PMPI_n; ALIAS(n) after it makes MPI_n a weak alias, as an MPI library does, so
+ * a profiling tool's MPI_n still reaches ours through PMPI_n. */
+#define ALIAS(n) extern __typeof__(PMPI_##n) MPI_##n __attribute__((weak, alias("PMPI_" #n)));
+
+/* ---- the real entry points ----
+ * real_fns.h is generated per ABI into the build tree (api/gen_real.py): every function the wrappers
+ * call, as an X-macro list, so the table and its resolution (core.c) cannot drift apart. */
 #define MANA_DECL_REAL(n) __typeof__(PMPI_##n) *n;
 struct mana_real { MANA_REAL_FNS(MANA_DECL_REAL) };
 extern struct mana_real real;
 
 /* ---- virtual objects ---- */
 enum vkind { K_FREE = 0, K_COMM, K_GROUP, K_TYPE, K_OP, K_REQ, K_ERRH, K_INFO, K_MSG,
-             K_ERRCODE /* an added error class, code or string (errh.c): a recipe, no handle */ };
+             K_ERRCODE, /* an added error class, code or string (errh.c): a recipe, no handle */
+             K_FILE,    /* an MPI-IO file (io.c): its handle is the entry's address, for both MPIs */
+             K_WIN      /* an RMA window (win.c): Open MPI's handle is the entry's address, MPICH's is
+                         * MPI_WIN_NULL's kind bits with the table index, like the other kinds */ };
 
 #define VF_PREDEF   0x01u     /* predefined (MPI_COMM_WORLD...): never replayed */
 #define VF_ZOMBIE   0x02u     /* freed by the program, kept because another recipe names it */
@@ -75,6 +102,12 @@ enum vkind { K_FREE = 0, K_COMM, K_GROUP, K_TYPE, K_OP, K_REQ, K_ERRH, K_INFO, K
 #define VF_PERSIST  0x100u    /* persistent request (MPI_Send_init...): outlives its completions */
 #define VF_ACTIVE   0x200u    /* persistent request started and not yet completed */
 #define VF_CANCELING 0x400u   /* the program cancelled it: its completion may have moved no message */
+#define VF_FOPEN    0x800u    /* file open (set and cleared in the excursion that opens or closes it) */
+#define VF_FSHARED  0x1000u   /* file whose shared pointer the program used (io.c) */
+#define VF_FILE_PARENT 0x2000u /* communicator a file was opened on: a zombie of it outlives the replay
+                               * until the files' pointers are back (io.c) */
+#define VF_FFACE    0x4000u   /* Open MPI: the communicator's Fortran face is written (fortran.c) */
+#define VF_WOPEN    0x8000u   /* window alive (set and cleared in the excursion that creates or frees it) */
 
 /* How an object was made, for the replay at restart. */
 enum recipe {
@@ -90,14 +123,26 @@ enum recipe {
     R_TYPE_DARRAY, R_TYPE_HINDEXED_BLOCK, R_TYPE_F90,
     /* intercomm.c */
     R_INTERCOMM_CREATE, R_INTERCOMM_MERGE,
+    /* io.c */
+    R_FILE_OPEN,
+    /* win.c: MPI_Win_create, _allocate (made with Win_create on our memory) and _create_dynamic */
+    R_WIN_CREATE,
 };
+/* a[4] of a contiguous, vector, hvector or resized type made by its large-count (_c) constructor:
+ * the replay calls that one again, with the MPI_Count values a[] holds whole. */
+#define RECIPE_LARGE 0x4c43
 
 /* Requests: what the program asked for, so a pending one can be posted again after a restart. */
 enum rkind { RQ_SEND = 1, RQ_SSEND, RQ_RSEND, RQ_BSEND, RQ_RECV, RQ_COLL,
              RQ_MRECV,    /* MPI_Imrecv of a matched message: never posted again (its message is gone) */
              RQ_BSENT,    /* the send behind an MPI_Bsend (bsend.c): internal, owns attached-buffer space */
-             RQ_SENDRECV };  /* MPI_Isendrecv(_replace): done when its two parts are (a[4], a[5]: their
-                              * table indices; arr: the _replace form's receive buffer) */
+             RQ_SENDRECV, /* MPI_Isendrecv(_replace): done when its two parts are (a[4], a[5]: their
+                           * table indices; arr: the _replace form's receive buffer) */
+             RQ_PCOLL,    /* persistent collective (pcoll.c): each MPI_Start posts its nonblocking twin */
+             RQ_GREQ,     /* generalized request (greq.c): upper half only, done when the program says so */
+             RQ_FILE,     /* MPI-IO request (io.c): completed by the drain like RQ_COLL, never posted again */
+             RQ_RMA };    /* request-based RMA (MPI_Rput...: win.c): completed by the window drain, after
+                           * the flushes, never posted again */
 
 struct vobj {
     uint64_t real;            /* the real handle: MUST stay first (see above) */
@@ -124,10 +169,18 @@ struct vobj {
                                * named stays, a zombie that keeps its real type, until the last goes */
     /* requests */
     uint16_t rkind;           /* enum rkind */
-    int      peer, tag, count;
+    int      peer, tag;
+    MPI_Count count;          /* elements: an MPI_Count, so an MPI_Send_c and an MPI_Send are one path */
     void    *buf;
     struct vobj *type, *comm;
     MPI_Status status;        /* VF_DONE: what the program gets from the completion call */
+#ifdef OPEN_MPI
+    /* Open MPI's Fortran library (libmpi_mpifh) reads a few fields straight out of the C handles it
+     * gets from MPI_X_f2c, at the offsets of Open MPI's own objects: fortran.c writes them there, into
+     * space the entry's kind does not otherwise use (a request's a[7], a datatype's buf, a
+     * communicator's status and this tail; fortran.c checks the offsets at compile time). */
+    unsigned char ompi_face[0x20];
+#endif
 };
 
 /* The table is one reservation (never moved: Open MPI handles are addresses in it) made usable in
@@ -136,6 +189,7 @@ struct vobj {
 #define MANA_VOBJ_CHUNK (1u << 14)
 extern struct vobj *vtab;
 extern uint32_t vtab_usable;                 /* entries below this index are mapped */
+uint32_t mana_vtab_used(void);               /* entries ever used: the walks over the table stop there */
 
 struct vobj *vnew(enum vkind k, uint64_t real);
 void vref(struct vobj *o);                   /* one more object names o (NULL: nothing) */
@@ -181,6 +235,8 @@ struct mana_lower {
 };
 extern struct mana_lower lower;
 extern volatile int mana_gate;                 /* 1: MPI closed (checkpoint/restart in progress) */
+extern volatile int mana_lower_waiters;        /* threads waiting in lower_acquire for the lower half */
+extern int mana_thread_multiple;               /* the program asked for (and got) MPI_THREAD_MULTIPLE */
 extern volatile uint64_t mana_up_fs;           /* upper TLS of the thread in the lower half */
 extern int mana_initialized, mana_finalized;
 
@@ -195,7 +251,7 @@ static inline __attribute__((always_inline)) uint64_t lower_acquire(void)
 {
     uint64_t up;
     __asm__ volatile("mov %%fs:0x10, %0" : "=r"(up));
-    int tid = cur_tid(up);
+    int tid = cur_tid(up), waiting = 0;
     for (;;) {
         if (__builtin_expect(mana_gate, 0) && tid != *lower.ckpt_tid) mana_gate_wait();
         int zero = 0;
@@ -204,8 +260,13 @@ static inline __attribute__((always_inline)) uint64_t lower_acquire(void)
                 __atomic_store_n(lower.owner, 0, __ATOMIC_RELEASE);
                 continue;
             }
+            if (__builtin_expect(waiting, 0)) __atomic_sub_fetch(&mana_lower_waiters, 1, __ATOMIC_RELAXED);
             return up;
         }
+        /* Say so: a thread polling in the lower half for a message (p2p.c) gives it up between polls
+         * when someone waits, so that under MPI_THREAD_MULTIPLE the thread whose call would produce
+         * that message (here or at a peer) is never shut out. */
+        if (!waiting) { waiting = 1; __atomic_add_fetch(&mana_lower_waiters, 1, __ATOMIC_RELAXED); }
         mana_sys0(SYS_sched_yield);
     }
 }
@@ -260,8 +321,12 @@ static inline __attribute__((always_inline)) void lower_leave(uint64_t up)
  * polled for long gives the CPU up now and then, for an oversubscribed node. */
 static inline int spin_yield(unsigned spin) { return spin >= (1u << 16) && (spin & 1023u) == 0; }
 
-/* A checkpoint wants this thread: leave a waiting loop in the lower half. */
-static inline int lower_interrupted(void) { return *lower.deferred || mana_gate; }
+/* A checkpoint wants this thread, or another thread waits for the lower half: leave a waiting loop
+ * there (the caller polls again once it has the lower half back). */
+static inline int lower_interrupted(void) { return *lower.deferred || mana_gate || mana_lower_waiters; }
+
+/* Between two polls of a waiting loop: let a thread that waits for the lower half have it first. */
+static inline void lower_pass(void) { if (__builtin_expect(mana_lower_waiters, 0)) mana_sys0(SYS_sched_yield); }
 
 /* ---- communicators, requests, drains (core.c, p2p.c) ---- */
 struct vobj *comm_obj(MPI_Comm c);                 /* never NULL for a valid communicator */
@@ -270,6 +335,10 @@ uint64_t mana_gid_combine(uint64_t a, uint64_t b);  /* an id from two (the same 
 void mana_idup_finish(struct vobj *req);            /* an MPI_Comm_idup's request completed (in an excursion) */
 MPI_Info mana_info_real(MPI_Info ours);             /* info.c: a real info with our hints (free below) */
 void mana_info_real_free(MPI_Info real_info);
+/* The same from inside the lower half: what a gated call (COLL_LOWER) gives the real MPI is made after
+ * its gate, since a checkpoint may be taken while the caller waits there. */
+MPI_Info mana_info_real_lower(MPI_Info ours);
+void mana_info_real_free_lower(MPI_Info real_info);
 int mana_info_dup(MPI_Info src, MPI_Info *out);
 /* Collective sequence gate, then the lower half: returns like lower_enter.  The count goes up only
  * while the thread holds the lower half, so no thread ever stops between counting a collective and
@@ -277,16 +346,22 @@ int mana_info_dup(MPI_Info src, MPI_Info *out);
 uint64_t coll_enter(struct vobj *comm);
 void coll_leave(uint64_t up);                      /* lower_leave for coll_enter */
 #define COLL_LOWER(c, stmt) do { uint64_t upc_ = coll_enter(c); stmt; coll_leave(upc_); } while (0)
+/* One-sided calls that may wait for a target's progress: the one-sided gate, then the lower half
+ * (core.c: counted like a thread inside a collective, so a checkpoint waits for them with every rank's
+ * progress engine turning, and starts no new one once it settles). */
+uint64_t rma_enter(void);
+extern int mana_rma_used;                          /* a window was made: the drain turns progress engines */
+#define RMA_LOWER(stmt) do { uint64_t upr_ = rma_enter(); stmt; coll_leave(upr_); } while (0)
 extern struct vobj *world_obj, *self_obj;
 
 /* Point-to-point accounting (drain). */
 extern uint64_t p2p_sent, p2p_received;
-int  buffered_take(struct vobj *comm, int src, int tag, void *buf, int count, MPI_Datatype type,
+int  buffered_take(struct vobj *comm, int src, int tag, void *buf, MPI_Count count, MPI_Datatype type,
                    MPI_Status *st, int peek);
 int  req_wait(struct vobj *r, MPI_Status *st);     /* blocking completion of one request */
 int  req_test(struct vobj *r, int *flag, MPI_Status *st);
 void req_complete_user(MPI_Request *h, struct vobj *r);
-struct vobj *req_new(int rkind, void *buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm);
+struct vobj *req_new(int rkind, void *buf, MPI_Count count, MPI_Datatype type, int peer, int tag, MPI_Comm comm);
 int  req_post(struct vobj *r);                     /* (re)post a request in the lower half */
 int  mana_p2p_drain(uint32_t g, char *err, size_t errlen);
 /* p2p.c internals the other point-to-point files share (persist.c, bsend.c, mprobe.c). */
@@ -309,7 +384,31 @@ int  req_lookup(MPI_Request h, struct vobj **r);
 /* A message the drain received before the program asked for it (p2p.c). */
 struct bufmsg;
 struct bufmsg *buffered_detach(struct vobj *comm, int src, int tag, MPI_Status *st);
-int  buffered_unpack(struct bufmsg *m, void *buf, int count, MPI_Datatype type, MPI_Status *st);
+int  buffered_unpack(struct bufmsg *m, void *buf, MPI_Count count, MPI_Datatype type, MPI_Status *st);
+int  mana_bsend(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);  /* bsend.c */
+int  mana_w_peers(MPI_Comm comm, int neighbours, int *ns, int *nr);  /* coll.c: datatypes of a "w" collective */
+
+/* Under MPI_THREAD_MULTIPLE a blocking collective runs as its nonblocking twin (icall, which writes
+ * its request to rr_) and a wait: the wait gives the lower half up between polls, so another thread of
+ * this rank reaches the real MPI meanwhile (a collective on another communicator, a send a peer waits
+ * for).  Holding it for the whole real blocking call would deadlock two ranks whose threads enter two
+ * collectives in opposite orders.  The request is an ordinary one: a checkpoint's drain completes it
+ * like a program's.  Returns from the calling wrapper. */
+int  mana_coll_mt_wait(struct vobj *v);            /* coll.c: wait, release, the collective's result */
+#define COLL_MT(comm, tarr, icall) do { \
+        MPI_Request rr_; int rcm_; \
+        struct vobj *v_ = vnew(K_REQ, 0); \
+        v_->rkind = RQ_COLL; \
+        v_->flags |= VF_INTERNAL; \
+        v_->arr = (tarr); \
+        COLL_LOWER(comm_obj(comm), rcm_ = icall; \
+                   if (rcm_ == MPI_SUCCESS) { v_->real = HBITS(rr_); v_->flags |= VF_POSTED; }); \
+        if (rcm_ != MPI_SUCCESS) { vrelease(v_); return rcm_; } \
+        return mana_coll_mt_wait(v_); \
+    } while (0)
+int  mana_pcoll_start(struct vobj *r);             /* pcoll.c: MPI_Start of a persistent collective */
+int  mana_greq_cancel(struct vobj *r);             /* greq.c: the program's cancel function */
+int  mana_greq_free(struct vobj *r);               /* greq.c: the program's free function (vrelease) */
 struct bufmsg *buffered_new(struct vobj *comm, int src, int tag, size_t bytes, void **data);
 void buffered_free(struct bufmsg *m);
 int  mana_mprobe_drain(void);                      /* mprobe.c: matched messages into the buffer */
@@ -318,6 +417,12 @@ int  mana_p2p_restart(void);
 int  mana_replay(char *err, size_t errlen);
 uint32_t mana_replay_count(void);
 void mana_refresh_predefined(void);
+void mana_fortran_refresh(void);                   /* fortran.c: after the predefined handles, at start and restart */
+void mana_fortran_face(int kind, uint64_t h);      /* fortran.c: Open MPI's Fortran face of a handle f2c hands out */
+void mana_f2c_forget(void);                        /* convert.c: Open MPI: forget the predefined Fortran values */
+void mana_fortran_op_c2f(uint64_t h);              /* fortran.c: Open MPI: an op the Fortran binding flagged */
+void mana_op_fortran(int slot);                    /* objects.c: that op's function takes Fortran arguments */
+void mana_fortran_req_c2f(uint64_t h);             /* fortran.c: Open MPI: a generalized request from Fortran */
 void mana_record_parent(struct vobj *child, struct vobj *p);
 
 /* Shared by objects.c and the newer files (attr.c info.c errh.c topo.c dtype.c convert.c). */
@@ -326,11 +431,38 @@ int new_group(MPI_Group realg, MPI_Group *out);
 int *world_ranks(MPI_Group realg, int *n);
 #define MANA_KV_BASE 0x10000
 #define MANA_F_BASE  0x100000
+int  mana_attr_kv_ours(int kv);                              /* a keyval of ours (not predefined) */
 int  mana_attr_copy(int kind, uint64_t oldh, uint64_t newh);  /* copy callbacks (dup) */
 int  mana_attr_clear(int kind, uint64_t h);                   /* delete callbacks (free) */
 void mana_attr_finalize(void);                                /* MPI_COMM_SELF's, at MPI_Finalize */
 void mana_errh_replay(void);                                  /* restart: the real handler again */
 int  mana_comm_dup_attrs(MPI_Comm old, MPI_Comm *newcomm);    /* after a dup: attributes, or free it */
+
+/* ---- MPI-IO (io.c) ---- */
+/* The real file of a program's MPI_File (the entry's first 8 bytes; MPI_FILE_NULL stays NULL). */
+#define FR(fh) ((MPI_File)(uintptr_t)((fh) ? *(const uint64_t *)(uintptr_t)(fh) : 0))
+struct vobj *mana_file_obj(MPI_File fh);           /* the entry of an open file, or NULL */
+int  mana_file_err(struct vobj *f, MPI_File fh, int rc);   /* rc through the file's error handler */
+int  mana_errh_file(uint64_t eh, MPI_File fh, int code);   /* errh.c: run a file error handler */
+int  mana_errh_file_ok(uint64_t eh);               /* errh.c: eh may be set on a file */
+int  mana_info_from_real(MPI_Info ri, MPI_Info *out);      /* info.c: ours, with a real info's hints */
+int  mana_io_drain(char *err, size_t errlen);      /* the checkpoint: file pointers */
+int  mana_io_objects(void *ctx, void *(*put)(void *ctx, const void *data, size_t len));  /* the image's records */
+int  mana_win_objects(void *ctx, void *(*put)(void *ctx, const void *data, size_t len)); /* win.c: windows' */
+int  mana_file_replay(struct vobj *f, MPI_Comm pc);        /* replay.c: R_FILE_OPEN */
+int  mana_io_restart(char *err, size_t errlen);    /* after the replay: views, atomicity, pointers */
+
+/* ---- one-sided communication (win.c) ---- */
+struct vobj *mana_win_obj(MPI_Win win);            /* the entry of a live window, or NULL */
+int  mana_win_err(struct vobj *w, MPI_Win win, int rc);    /* rc through the window's error handler */
+int  mana_errh_win(uint64_t eh, MPI_Win win, int code);    /* errh.c: run a window error handler */
+int  mana_errh_win_ok(uint64_t eh);                /* errh.c: eh may be set on a window */
+int  mana_win_attr_predef(MPI_Win win, int kv, void *val, int *flag);  /* MPI_WIN_BASE...: our record */
+int  mana_win_attr_clear(uint64_t h);              /* attr.c: a freed window's attributes */
+int  mana_win_drain(char *err, size_t errlen);     /* the checkpoint: fences, flushes, RMA requests */
+int  mana_win_replay(struct vobj *w, MPI_Comm pc); /* replay.c: R_WIN_CREATE */
+int  mana_win_restart(char *err, size_t errlen);   /* after the replay: fence epochs and locks again */
+int  mana_req_finish(struct vobj *r);              /* p2p.c: complete one posted request (drain); 0 done */
 
 /* comm.c: a name kept as an internal attribute, copied out for MPI_Comm/Type_get_name. */
 int mana_name_out(const char *val, char *name, int *len);

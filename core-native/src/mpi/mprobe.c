@@ -12,8 +12,6 @@
  */
 #include "mpi_int.h"
 
-#define ALIAS(n) extern __typeof__(PMPI_##n) MPI_##n __attribute__((weak, alias("PMPI_" #n)));
-
 static void status_copy(MPI_Status *dst, const MPI_Status *src) { status_give(dst, src); }
 
 /* A handle for the oldest buffered message that matches, if any. */
@@ -37,8 +35,8 @@ static int improbe_in_lower(struct vobj *o, int src, int tag, MPI_Comm rcomm, in
     MPI_Message rm;
     int rc = real.Improbe(src, tag, rcomm, flag, &rm, s);
     if (rc != MPI_SUCCESS || !*flag) return rc;
-    int bytes = 0;
-    real.Get_count(s, R(MPI_BYTE), &bytes);
+    mana_cnt bytes = 0;
+    REAL_C(Get_count)(s, R(MPI_BYTE), &bytes);
     o->real = HBITS(rm);
     o->peer = s->MPI_SOURCE;
     o->tag = s->MPI_TAG;
@@ -89,10 +87,11 @@ int PMPI_Mprobe(int src, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *s
         o->a[1] = (int64_t)HBITS(comm);
         MPI_Status s;
         int flag = 0, rc = MPI_SUCCESS;
+        lower_pass();
         uint64_t up = lower_enter();
-        for (unsigned spin = 0; !flag && !lower_interrupted(); spin++) {
+        for (unsigned spin = 0;; spin++) {
             rc = improbe_in_lower(o, src, tag, R(comm), &flag, &s);
-            if (rc != MPI_SUCCESS) break;
+            if (flag || rc != MPI_SUCCESS || lower_interrupted()) break;
             if (__builtin_expect(spin_yield(spin), 0)) mana_sys0(SYS_sched_yield);
         }
         lower_leave(up);
@@ -104,7 +103,7 @@ int PMPI_Mprobe(int src, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *s
 ALIAS(Mprobe)
 
 /* The request of an MPI_Imrecv; *msg becomes MPI_MESSAGE_NULL as the standard says. */
-static int imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *msg, struct vobj **out)
+static int imrecv(void *buf, MPI_Count count, MPI_Datatype type, MPI_Message *msg, struct vobj **out)
 {
     *out = NULL;
     struct vobj *o = *msg == MPI_MESSAGE_NULL ? NULL : vobj_of(HBITS(*msg));
@@ -131,7 +130,7 @@ static int imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *msg, str
         uint64_t up = lower_enter();
         MPI_Message rm = HMAKE(MPI_Message, o->real);
         MPI_Request rr;
-        rc = real.Imrecv(buf, count, R(type), &rm, &rr);
+        rc = REAL_C(Imrecv)(buf, (mana_cnt)count, R(type), &rm, &rr);
         if (rc == MPI_SUCCESS) {
             r->real = HBITS(rr);
             r->flags |= VF_POSTED;
@@ -146,7 +145,7 @@ static int imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *msg, str
     return MPI_SUCCESS;
 }
 
-int PMPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *msg, MPI_Request *req)
+static int imrecv_user(void *buf, MPI_Count count, MPI_Datatype type, MPI_Message *msg, MPI_Request *req)
 {
     MANA_CHECK_INIT();
     struct vobj *r;
@@ -155,9 +154,8 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *msg, MPI_R
     *req = V(MPI_Request, r);
     return MPI_SUCCESS;
 }
-ALIAS(Imrecv)
 
-int PMPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *msg, MPI_Status *st)
+static int mrecv(void *buf, MPI_Count count, MPI_Datatype type, MPI_Message *msg, MPI_Status *st)
 {
     MANA_CHECK_INIT();
     struct vobj *r;
@@ -168,12 +166,25 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *msg, MPI_St
     vrelease(r);
     return rc;
 }
+
+int PMPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *msg, MPI_Request *req)
+{ return imrecv_user(buf, count, type, msg, req); }
+ALIAS(Imrecv)
+int PMPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *msg, MPI_Status *st)
+{ return mrecv(buf, count, type, msg, st); }
 ALIAS(Mrecv)
+#ifdef MANA_HAVE_C
+int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype type, MPI_Message *msg, MPI_Request *req)
+{ return imrecv_user(buf, count, type, msg, req); }
+ALIAS(Imrecv_c)
+int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype type, MPI_Message *msg, MPI_Status *st)
+{ return mrecv(buf, count, type, msg, st); }
+ALIAS(Mrecv_c)
+#endif
 
 /* Drain: matched messages not yet received are received into upper-half copies and counted. */
 int mana_mprobe_drain(void)
 {
-    extern uint32_t mana_vtab_used(void);
     uint32_t n = mana_vtab_used();
     int got = 0;
     for (uint32_t i = 1; i <= n; i++) {
@@ -184,7 +195,7 @@ int mana_mprobe_drain(void)
         if (!m) mana_unsupported("(drain)", "out of memory while receiving a matched message");
         MPI_Message rm = HMAKE(MPI_Message, o->real);
         int rc;
-        LOWER(rc = real.Mrecv(data, o->count, R(MPI_BYTE), &rm, MPI_STATUS_IGNORE));
+        LOWER(rc = REAL_C(Mrecv)(data, (mana_cnt)o->count, R(MPI_BYTE), &rm, MPI_STATUS_IGNORE));
         if (rc != MPI_SUCCESS) mana_unsupported("(drain)", "a matched message could not be received");
         o->real = 0;
         o->buf = m;

@@ -4,14 +4,13 @@
  * Each object the program makes gets a virtual handle and a recipe (how it was made, in terms of
  * other virtual handles); replay.c makes the real object again from it after a restart.  Groups are
  * kept as lists of world ranks, so a group never depends on the communicator it came from.
- * Collective constructors pass the parent's sequence gate like any collective.
+ * Collective constructors pass the parent's sequence gate like any collective.  Queries that only
+ * read handles (Group_size, Type_size, Pack, Cart_coords...) are generated pass-throughs (api/policy.tsv).
  */
 #include "mpi_int.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#define ALIAS(n) extern __typeof__(PMPI_##n) MPI_##n __attribute__((weak, alias("PMPI_" #n)));
 
 static void *dup_arr(const void *src, size_t len)
 {
@@ -85,9 +84,9 @@ int PMPI_Comm_split_type(MPI_Comm comm, int type, int key, MPI_Info info, MPI_Co
     /* The hints choose the split for some types (MPI_COMM_TYPE_HW_GUIDED's "mpi_hw_resource_type",
      * MPICH's MPIX_COMM_TYPE_NEIGHBORHOOD's "nbhd_common_dirname"): the real MPI gets them, and the
      * recipe keeps a copy of ours for the replay. */
-    MPI_Info ri = mana_info_real(info), kept = MPI_INFO_NULL;
-    COLL_LOWER(p, rc = real.Comm_split_type(R(comm), type, key, ri, &rc_));
-    mana_info_real_free(ri);
+    MPI_Info ri, kept = MPI_INFO_NULL;
+    COLL_LOWER(p, ri = mana_info_real_lower(info); rc = real.Comm_split_type(R(comm), type, key, ri, &rc_);
+               mana_info_real_free_lower(ri));
     if (rc != MPI_SUCCESS) return rc;
     if (info != MPI_INFO_NULL && mana_info_dup(info, &kept) != MPI_SUCCESS) kept = MPI_INFO_NULL;
     p->flags |= VF_PARENT;
@@ -228,17 +227,6 @@ int PMPI_Group_free(MPI_Group *group)
     return MPI_SUCCESS;
 }
 ALIAS(Group_free)
-
-int PMPI_Group_size(MPI_Group g, int *size) { MANA_CHECK_INIT(); int rc; LOWER(rc = real.Group_size(R(g), size)); return rc; }
-ALIAS(Group_size)
-int PMPI_Group_rank(MPI_Group g, int *rank) { MANA_CHECK_INIT(); int rc; LOWER(rc = real.Group_rank(R(g), rank)); return rc; }
-ALIAS(Group_rank)
-int PMPI_Group_compare(MPI_Group a, MPI_Group b, int *res)
-{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Group_compare(R(a), R(b), res)); return rc; }
-ALIAS(Group_compare)
-int PMPI_Group_translate_ranks(MPI_Group a, int n, const int r1[], MPI_Group b, int r2[])
-{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Group_translate_ranks(R(a), n, r1, R(b), r2)); return rc; }
-ALIAS(Group_translate_ranks)
 
 /* ---- datatypes ---- */
 
@@ -416,6 +404,66 @@ int PMPI_Type_create_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent, MPI
 }
 ALIAS(Type_create_resized)
 
+#if MPI_VERSION >= 4
+/* Large counts (MPI 4; MPICH 4 exports them): the recipes of their int twins with the counts whole in
+ * a[], marked RECIPE_LARGE in a[4] so that the replay makes the _c call again (replay.c). */
+int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype old, MPI_Datatype *out)
+{
+    MANA_CHECK_INIT();
+    MPI_Datatype t;
+    int rc;
+    struct vobj *o;
+    LOWER(rc = real.Type_contiguous_c(count, R(old), &t));
+    rc = new_type(rc, t, R_TYPE_CONTIGUOUS, out, vobj_of(HBITS(old)), &o);
+    if (rc == MPI_SUCCESS) { o->a[0] = count; o->a[1] = (int64_t)HBITS(old); o->a[4] = RECIPE_LARGE; }
+    return rc;
+}
+ALIAS(Type_contiguous_c)
+
+int PMPI_Type_vector_c(MPI_Count count, MPI_Count blen, MPI_Count stride, MPI_Datatype old, MPI_Datatype *out)
+{
+    MANA_CHECK_INIT();
+    MPI_Datatype t;
+    int rc;
+    struct vobj *o;
+    LOWER(rc = real.Type_vector_c(count, blen, stride, R(old), &t));
+    rc = new_type(rc, t, R_TYPE_VECTOR, out, vobj_of(HBITS(old)), &o);
+    if (rc == MPI_SUCCESS) {
+        o->a[0] = count; o->a[1] = (int64_t)HBITS(old); o->a[2] = blen; o->a[3] = stride; o->a[4] = RECIPE_LARGE;
+    }
+    return rc;
+}
+ALIAS(Type_vector_c)
+
+int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blen, MPI_Count stride, MPI_Datatype old, MPI_Datatype *out)
+{
+    MANA_CHECK_INIT();
+    MPI_Datatype t;
+    int rc;
+    struct vobj *o;
+    LOWER(rc = real.Type_create_hvector_c(count, blen, stride, R(old), &t));
+    rc = new_type(rc, t, R_TYPE_HVECTOR, out, vobj_of(HBITS(old)), &o);
+    if (rc == MPI_SUCCESS) {
+        o->a[0] = count; o->a[1] = (int64_t)HBITS(old); o->a[2] = blen; o->a[3] = stride; o->a[4] = RECIPE_LARGE;
+    }
+    return rc;
+}
+ALIAS(Type_create_hvector_c)
+
+int PMPI_Type_create_resized_c(MPI_Datatype old, MPI_Count lb, MPI_Count extent, MPI_Datatype *out)
+{
+    MANA_CHECK_INIT();
+    MPI_Datatype t;
+    int rc;
+    struct vobj *o;
+    LOWER(rc = real.Type_create_resized_c(R(old), lb, extent, &t));
+    rc = new_type(rc, t, R_TYPE_RESIZED, out, vobj_of(HBITS(old)), &o);
+    if (rc == MPI_SUCCESS) { o->a[1] = (int64_t)HBITS(old); o->a[2] = lb; o->a[3] = extent; o->a[4] = RECIPE_LARGE; }
+    return rc;
+}
+ALIAS(Type_create_resized_c)
+#endif
+
 int PMPI_Type_dup(MPI_Datatype old, MPI_Datatype *out)
 {
     MANA_CHECK_INIT();
@@ -475,27 +523,8 @@ void mana_type_drop_refs(struct vobj *o)
     for (int i = 0; i < count; i++) vunref(vobj_of(tv[i]));
 }
 
-int PMPI_Type_size(MPI_Datatype t, int *size) { MANA_CHECK_INIT(); int rc; LOWER(rc = real.Type_size(R(t), size)); return rc; }
-ALIAS(Type_size)
-int PMPI_Type_get_extent(MPI_Datatype t, MPI_Aint *lb, MPI_Aint *ext)
-{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Type_get_extent(R(t), lb, ext)); return rc; }
-ALIAS(Type_get_extent)
-int PMPI_Type_get_true_extent(MPI_Datatype t, MPI_Aint *lb, MPI_Aint *ext)
-{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Type_get_true_extent(R(t), lb, ext)); return rc; }
-ALIAS(Type_get_true_extent)
-
 int PMPI_Get_address(const void *loc, MPI_Aint *addr) { *addr = (MPI_Aint)(uintptr_t)loc; return MPI_SUCCESS; }
 ALIAS(Get_address)
-
-int PMPI_Pack(const void *in, int count, MPI_Datatype t, void *out, int outsize, int *pos, MPI_Comm comm)
-{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Pack(in, count, R(t), out, outsize, pos, R(comm))); return rc; }
-ALIAS(Pack)
-int PMPI_Unpack(const void *in, int insize, int *pos, void *out, int count, MPI_Datatype t, MPI_Comm comm)
-{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Unpack(in, insize, pos, out, count, R(t), R(comm))); return rc; }
-ALIAS(Unpack)
-int PMPI_Pack_size(int count, MPI_Datatype t, MPI_Comm comm, int *size)
-{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Pack_size(count, R(t), R(comm), size)); return rc; }
-ALIAS(Pack_size)
 
 /* ---- user-defined ops: the real MPI calls them inside the lower half; a trampoline switches to
  * the upper TLS of the calling thread (mana_up_fs), gives the function virtual datatypes and
@@ -504,16 +533,37 @@ ALIAS(Pack_size)
 #define MAX_OPS 64
 static MPI_User_function *op_fn[MAX_OPS];
 static int op_live[MAX_OPS];            /* live ops whose trampoline is this slot */
+static unsigned char op_fortran[MAX_OPS];   /* Open MPI: a Fortran function (mana_op_fortran) */
 static volatile int op_lock;
 
 static void op_call(int i, void *in, void *inout, int *len, MPI_Datatype *dt)
 {
     uint64_t low;
     __asm__ volatile("mov %%fs:0x10, %0" : "=r"(low));
+#ifdef OPEN_MPI
+    /* A Fortran function takes the datatype as a Fortran handle: the real library's number for a
+     * predefined one (asked here, still on the lower TLS, inside the real call), ours otherwise. */
+    MPI_Fint fdt = op_fortran[i] ? real.Type_c2f(*dt) : 0;
+#endif
     mana_set_fs(mana_up_fs);
     MPI_Datatype v = HMAKE(MPI_Datatype, vfind(K_TYPE, HBITS(*dt)));
+#ifdef OPEN_MPI
+    if (op_fortran[i]) {
+        struct vobj *t = vobj_of(HBITS(v));
+        if (t) fdt = (MPI_Fint)(MANA_F_BASE + t->idx);
+        ((void (*)(void *, void *, int *, MPI_Fint *))op_fn[i])(in, inout, len, &fdt);
+        mana_set_fs(low);
+        return;
+    }
+#endif
     op_fn[i](in, inout, len, &v);
     mana_set_fs(low);
+}
+
+/* Open MPI's Fortran binding made an op of slot's function (fortran.c): call it the Fortran way. */
+void mana_op_fortran(int slot)
+{
+    if (slot >= 0 && slot < MAX_OPS) op_fortran[slot] = 1;
 }
 
 #define T4(i) static void tramp##i(void *a, void *b, int *n, MPI_Datatype *d) { op_call(i, a, b, n, d); }
@@ -538,7 +588,11 @@ static int op_slot(MPI_User_function *fn)
     int slot = -1;
     for (int i = 0; i < MAX_OPS && slot < 0; i++) if (op_fn[i] == fn) slot = i;
     for (int i = 0; i < MAX_OPS && slot < 0; i++) if (!op_fn[i] || !op_live[i]) slot = i;
-    if (slot >= 0) { op_fn[slot] = fn; op_live[slot]++; }
+    if (slot >= 0) {
+        if (op_fn[slot] != fn) op_fortran[slot] = 0;
+        op_fn[slot] = fn;
+        op_live[slot]++;
+    }
     __atomic_store_n(&op_lock, 0, __ATOMIC_RELEASE);
     return slot;
 }
@@ -582,10 +636,6 @@ int PMPI_Op_free(MPI_Op *op)
     return rc;
 }
 ALIAS(Op_free)
-
-int PMPI_Op_commutative(MPI_Op op, int *commute)
-{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Op_commutative(R(op), commute)); return rc; }
-ALIAS(Op_commutative)
 
 /* ---- cartesian topologies ---- */
 
@@ -631,25 +681,3 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain[], MPI_Comm *out)
     return MPI_SUCCESS;
 }
 ALIAS(Cart_sub)
-
-int PMPI_Cart_coords(MPI_Comm c, int rank, int maxdims, int coords[])
-{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Cart_coords(R(c), rank, maxdims, coords)); return rc; }
-ALIAS(Cart_coords)
-int PMPI_Cart_rank(MPI_Comm c, const int coords[], int *rank)
-{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Cart_rank(R(c), coords, rank)); return rc; }
-ALIAS(Cart_rank)
-int PMPI_Cart_shift(MPI_Comm c, int dir, int disp, int *src, int *dst)
-{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Cart_shift(R(c), dir, disp, src, dst)); return rc; }
-ALIAS(Cart_shift)
-int PMPI_Cart_get(MPI_Comm c, int maxdims, int dims[], int periods[], int coords[])
-{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Cart_get(R(c), maxdims, dims, periods, coords)); return rc; }
-ALIAS(Cart_get)
-int PMPI_Cartdim_get(MPI_Comm c, int *nd)
-{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Cartdim_get(R(c), nd)); return rc; }
-ALIAS(Cartdim_get)
-int PMPI_Topo_test(MPI_Comm c, int *status)
-{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Topo_test(R(c), status)); return rc; }
-ALIAS(Topo_test)
-int PMPI_Dims_create(int nnodes, int ndims, int dims[])
-{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Dims_create(nnodes, ndims, dims)); return rc; }
-ALIAS(Dims_create)

@@ -18,8 +18,6 @@
 #include <string.h>
 #include <stdio.h>
 
-#define ALIAS(n) extern __typeof__(PMPI_##n) MPI_##n __attribute__((weak, alias("PMPI_" #n)));
-
 uint64_t p2p_sent, p2p_received;
 
 /* ---- buffered messages ---- */
@@ -58,39 +56,52 @@ static void status_fill(MPI_Status *st, int src, int tag, size_t bytes)
     if (st == MPI_STATUS_IGNORE) return;
     st->MPI_SOURCE = src;
     st->MPI_TAG = tag;
-    LOWER(real.Status_set_elements(st, R(MPI_BYTE), (int)bytes));
+    LOWER(real.Status_set_elements_x(st, R(MPI_BYTE), (MPI_Count)bytes));
+}
+
+/* The queue changes while the thread holds the lower half (without entering it: FS stays the
+ * program's): threads of an MPI_THREAD_MULTIPLE program take messages from it at once, and a
+ * checkpoint, whose drain appends to it, never stops a thread that holds the lower half. */
+static int bq_matches(const struct bufmsg *m, const struct vobj *comm, int src, int tag)
+{
+    return m->comm == comm && (src == MPI_ANY_SOURCE || src == m->src) && (tag == MPI_ANY_TAG || tag == m->tag);
 }
 
 /* Take the oldest buffered message that matches out of the queue (NULL: none); fills *st. */
 struct bufmsg *buffered_detach(struct vobj *comm, int src, int tag, MPI_Status *st)
 {
-    struct bufmsg *prev = NULL;
-    for (struct bufmsg *m = bq_head; m; prev = m, m = m->next) {
-        if (m->comm != comm || (src != MPI_ANY_SOURCE && src != m->src) || (tag != MPI_ANY_TAG && tag != m->tag))
-            continue;
+    if (!bq_head) return NULL;          /* the common case, without taking the lower half */
+    struct bufmsg *prev = NULL, *m;
+    uint64_t up = lower_acquire();
+    for (m = bq_head; m; prev = m, m = m->next) {
+        if (!bq_matches(m, comm, src, tag)) continue;
         if (prev) prev->next = m->next; else bq_head = m->next;
         if (bq_tail == m) bq_tail = prev;
         m->next = NULL;
         bq_count--;
         bq_bytes -= m->len;
-        status_fill(st, m->src, m->tag, m->len);
-        return m;
+        break;
     }
-    return NULL;
+    lower_release(up);
+    if (m) status_fill(st, m->src, m->tag, m->len);
+    return m;
 }
 
 /* Deliver a detached message into the program's buffer, then free it. */
-int buffered_unpack(struct bufmsg *m, void *buf, int count, MPI_Datatype type, MPI_Status *st)
+int buffered_unpack(struct bufmsg *m, void *buf, MPI_Count count, MPI_Datatype type, MPI_Status *st)
 {
     /* Unpack exactly the elements the message holds: a receive may name a larger count, and Open
      * MPI's MPI_Unpack refuses to unpack more than its input holds (MPI_ERR_TRUNCATE). */
-    int pos = 0, rc = MPI_SUCCESS, tsize = 0, n = count;
-    LOWER(rc = real.Type_size(R(type), &tsize));
+    int rc = MPI_SUCCESS;
+    MPI_Count tsize = 0, n = count;
+    mana_cnt pos = 0;
+    LOWER(rc = real.Type_size_x(R(type), &tsize));
     if (rc != MPI_SUCCESS) return rc;
-    if (tsize > 0 && (size_t)count * (size_t)tsize > m->len) n = (int)(m->len / (size_t)tsize);
+    if (tsize > 0 && (size_t)count * (size_t)tsize > m->len) n = (MPI_Count)(m->len / (size_t)tsize);
     else if (tsize > 0 && (size_t)count * (size_t)tsize < m->len) rc = MPI_ERR_TRUNCATE;
     if (m->len && n > 0 && rc == MPI_SUCCESS)
-        LOWER(rc = real.Unpack(m->data, (int)m->len, &pos, buf, n, R(type), HMAKE(MPI_Comm, m->comm->real)));
+        LOWER(rc = REAL_C(Unpack)(m->data, (mana_cnt)m->len, &pos, buf, (mana_cnt)n, R(type),
+                                  HMAKE(MPI_Comm, m->comm->real)));
     status_fill(st, m->src, m->tag, m->len);
     if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = rc;
     buffered_free(m);
@@ -122,16 +133,19 @@ static void buffered_append(struct bufmsg *m)
     bq_bytes += m->len;
 }
 
-int buffered_take(struct vobj *comm, int src, int tag, void *buf, int count, MPI_Datatype type, MPI_Status *st,
+int buffered_take(struct vobj *comm, int src, int tag, void *buf, MPI_Count count, MPI_Datatype type, MPI_Status *st,
                   int peek)
 {
     if (peek) {
-        for (struct bufmsg *m = bq_head; m; m = m->next)
-            if (m->comm == comm && (src == MPI_ANY_SOURCE || src == m->src) && (tag == MPI_ANY_TAG || tag == m->tag)) {
-                status_fill(st, m->src, m->tag, m->len);
-                return 1;
-            }
-        return 0;
+        if (!bq_head) return 0;
+        int found = 0, msrc = 0, mtag = 0;
+        size_t mlen = 0;
+        uint64_t up = lower_acquire();
+        for (struct bufmsg *m = bq_head; m && !found; m = m->next)
+            if (bq_matches(m, comm, src, tag)) { found = 1; msrc = m->src; mtag = m->tag; mlen = m->len; }
+        lower_release(up);
+        if (found) status_fill(st, msrc, mtag, mlen);
+        return found;
     }
     struct bufmsg *m = buffered_detach(comm, src, tag, st);
     if (!m) return 0;
@@ -143,7 +157,7 @@ int buffered_take(struct vobj *comm, int src, int tag, void *buf, int count, MPI
 
 int req_is_send(int k) { return k == RQ_SEND || k == RQ_SSEND || k == RQ_RSEND || k == RQ_BSEND || k == RQ_BSENT; }
 
-struct vobj *req_new(int rkind, void *buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm)
+struct vobj *req_new(int rkind, void *buf, MPI_Count count, MPI_Datatype type, int peer, int tag, MPI_Comm comm)
 {
     struct vobj *r = vnew(K_REQ, 0);
     r->rkind = (uint16_t)rkind;
@@ -169,11 +183,11 @@ static int post_in_lower(struct vobj *r)
     int rc = MPI_SUCCESS;
     switch (r->rkind) {
     case RQ_BSENT:
-    case RQ_SEND:  rc = real.Isend(r->buf, r->count, rt, r->peer, r->tag, rc_, &rr); break;
-    case RQ_SSEND: rc = real.Issend(r->buf, r->count, rt, r->peer, r->tag, rc_, &rr); break;
-    case RQ_RSEND: rc = real.Irsend(r->buf, r->count, rt, r->peer, r->tag, rc_, &rr); break;
-    case RQ_BSEND: rc = real.Ibsend(r->buf, r->count, rt, r->peer, r->tag, rc_, &rr); break;
-    case RQ_RECV:  rc = real.Irecv(r->buf, r->count, rt, r->peer, r->tag, rc_, &rr); break;
+    case RQ_SEND:  rc = REAL_C(Isend)(r->buf, (mana_cnt)r->count, rt, r->peer, r->tag, rc_, &rr); break;
+    case RQ_SSEND: rc = REAL_C(Issend)(r->buf, (mana_cnt)r->count, rt, r->peer, r->tag, rc_, &rr); break;
+    case RQ_RSEND: rc = REAL_C(Irsend)(r->buf, (mana_cnt)r->count, rt, r->peer, r->tag, rc_, &rr); break;
+    case RQ_BSEND: rc = REAL_C(Ibsend)(r->buf, (mana_cnt)r->count, rt, r->peer, r->tag, rc_, &rr); break;
+    case RQ_RECV:  rc = REAL_C(Irecv)(r->buf, (mana_cnt)r->count, rt, r->peer, r->tag, rc_, &rr); break;
     default: break;
     }
     if (rc == MPI_SUCCESS) {
@@ -224,7 +238,8 @@ static struct vobj *part(const struct vobj *r, int k);
 /* One test of a pending request in the lower half (call inside an excursion). */
 static int test_in_lower(struct vobj *r)
 {
-    if (r->flags & VF_DONE) return 1;
+    /* (atomic: a generalized request is completed by another program thread, greq.c) */
+    if (__atomic_load_n(&r->flags, __ATOMIC_ACQUIRE) & VF_DONE) return 1;
     if (!(r->flags & VF_POSTED)) return 0;
     if (r->rkind == RQ_SENDRECV) return sendrecv_test(r);
     MPI_Request rr = HMAKE(MPI_Request, r->real);
@@ -251,11 +266,12 @@ int req_test(struct vobj *r, int *flag, MPI_Status *st)
     return MPI_SUCCESS;
 }
 
-/* Wait in the lower half; leave it whenever a checkpoint asks, then go on. */
-/* Test until done (all, or one) or until a checkpoint wants the thread; inside an excursion. */
+/* Test until done (all, or one) or until a checkpoint or another thread wants the lower half; inside
+ * an excursion.  Every excursion tests at least once: two threads that took turns without testing
+ * would never see their messages. */
 static void spin_in_lower(struct vobj **rs, int n, int need_all)
 {
-    for (unsigned spin = 0; !lower_interrupted(); spin++) {
+    for (unsigned spin = 0;; spin++) {
         int got = 0;
         for (int i = 0; i < n; i++) {
             if (!rs[i] || (rs[i]->flags & VF_DONE)) continue;
@@ -267,6 +283,7 @@ static void spin_in_lower(struct vobj **rs, int n, int need_all)
             for (int i = 0; i < n && all; i++) if (rs[i] && !(rs[i]->flags & VF_DONE)) all = 0;
             if (all) break;
         }
+        if (lower_interrupted()) break;
         if (__builtin_expect(spin_yield(spin), 0)) mana_sys0(SYS_sched_yield);
     }
 }
@@ -282,6 +299,7 @@ void req_wait_set(struct vobj **rs, int n, int need_all, int *which)
             if (rs[i]->flags & VF_DONE) { done++; if (first < 0) first = i; }
         }
         if ((need_all && done == n) || (!need_all && first >= 0)) { if (which) *which = first; return; }
+        lower_pass();
         uint64_t up = lower_enter();
         spin_in_lower(rs, n, need_all);
         lower_leave(up);
@@ -353,24 +371,37 @@ void status_empty(MPI_Status *st)
 static struct vobj *orphans[MAX_ORPHANS];
 static int n_orphans;
 
+/* The list changes inside one lower-half excursion (threads of an MPI_THREAD_MULTIPLE program share
+ * it); the finished requests are released after it, on the program's TLS (vrelease calls free). */
 static void orphans_reap(void)
 {
-    int k = 0;
-    LOWER(for (int i = 0; i < n_orphans; i++) test_in_lower(orphans[i]));
-    for (int i = 0; i < n_orphans; i++) {
-        if (orphans[i]->flags & VF_DONE) vrelease(orphans[i]);
-        else orphans[k++] = orphans[i];
-    }
-    n_orphans = k;
+    struct vobj *done[64];
+    int nd;
+    do {
+        nd = 0;
+        uint64_t up = lower_enter();
+        int k = 0;
+        for (int i = 0; i < n_orphans; i++) {
+            if (nd < 64 && test_in_lower(orphans[i])) done[nd++] = orphans[i];
+            else orphans[k++] = orphans[i];
+        }
+        n_orphans = k;
+        lower_leave(up);
+        for (int i = 0; i < nd; i++) vrelease(done[i]);
+    } while (nd == 64);
 }
 
 static void orphan_add(struct vobj *r)
 {
-    if (n_orphans == MAX_ORPHANS) orphans_reap();
+    if (n_orphans >= MAX_ORPHANS) orphans_reap();
+    uint64_t up = lower_acquire();
+    /* 1,024 freed requests all still in flight: this one stays in the table for good (the drain still
+     * sees it), rather than being released while the real MPI works on it */
     if (n_orphans < MAX_ORPHANS) orphans[n_orphans++] = r;
+    lower_release(up);
 }
 
-static int start(int kind, const void *buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm,
+static int start(int kind, const void *buf, MPI_Count count, MPI_Datatype type, int peer, int tag, MPI_Comm comm,
                  MPI_Request *req)
 {
     MANA_CHECK_INIT();
@@ -382,7 +413,7 @@ static int start(int kind, const void *buf, int count, MPI_Datatype type, int pe
     return MPI_SUCCESS;
 }
 
-static int blocking(int kind, const void *buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm,
+static int blocking(int kind, const void *buf, MPI_Count count, MPI_Datatype type, int peer, int tag, MPI_Comm comm,
                     MPI_Status *st)
 {
     MANA_CHECK_INIT();
@@ -397,6 +428,9 @@ static int blocking(int kind, const void *buf, int count, MPI_Datatype type, int
     vrelease(r);
     return rc;
 }
+
+/* Each call has its large-count twin (MPI 4.0 "_c", where the real library exports them), defined
+ * after the int ones below: the same engine, which keeps counts as MPI_Count. */
 
 int PMPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 { return blocking(RQ_SEND, buf, count, type, dest, tag, comm, MPI_STATUS_IGNORE); }
@@ -424,8 +458,8 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Co
 { return start(RQ_RECV, buf, count, type, src, tag, comm, req); }
 ALIAS(Irecv)
 
-int PMPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag, void *rbuf, int rcount,
-                  MPI_Datatype rtype, int src, int rtag, MPI_Comm comm, MPI_Status *st)
+static int sendrecv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest, int stag, void *rbuf,
+                    MPI_Count rcount, MPI_Datatype rtype, int src, int rtag, MPI_Comm comm, MPI_Status *st)
 {
     MANA_CHECK_INIT();
     if (__builtin_expect(n_orphans > 0, 0)) orphans_reap();
@@ -442,30 +476,50 @@ int PMPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, in
     vrelease(rs[1]);
     return rc;
 }
+
+int PMPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag, void *rbuf, int rcount,
+                  MPI_Datatype rtype, int src, int rtag, MPI_Comm comm, MPI_Status *st)
+{ return sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm, st); }
 ALIAS(Sendrecv)
 
-int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int stag, int src, int rtag,
-                          MPI_Comm comm, MPI_Status *st)
+/* The _replace forms receive into a packed buffer of their own (the send reads the program's buffer
+ * until it is done), then unpack it into the program's buffer. */
+static int replace_buffer(MPI_Count count, MPI_Datatype type, MPI_Comm comm, char **tmp, mana_cnt *size)
+{
+    int rc;
+    *size = 0;
+    LOWER(rc = REAL_C(Pack_size)((mana_cnt)count, R(type), R(comm), size));
+    if (rc != MPI_SUCCESS) return rc;
+    *tmp = malloc(*size ? (size_t)*size : 1);
+    return *tmp ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+}
+
+static int sendrecv_replace(void *buf, MPI_Count count, MPI_Datatype type, int dest, int stag, int src, int rtag,
+                            MPI_Comm comm, MPI_Status *st)
 {
     MANA_CHECK_INIT();
-    int size = 0, rc;
-    LOWER(rc = real.Pack_size(count, R(type), R(comm), &size));
+    char *tmp;
+    mana_cnt size;
+    int rc = replace_buffer(count, type, comm, &tmp, &size);
     if (rc != MPI_SUCCESS) return rc;
-    char *tmp = malloc(size ? (size_t)size : 1);
-    if (!tmp) return MPI_ERR_NO_MEM;
     MPI_Status s2;
-    rc = PMPI_Sendrecv(buf, count, type, dest, stag, tmp, size, MPI_PACKED, src, rtag, comm, &s2);
+    rc = sendrecv(buf, count, type, dest, stag, tmp, size, MPI_PACKED, src, rtag, comm, &s2);
     if (rc == MPI_SUCCESS) {
-        int pos = 0, got = 0;
-        LOWER(real.Get_count(&s2, R(MPI_PACKED), &got); rc = real.Unpack(tmp, got, &pos, buf, count, R(type), R(comm)));
+        mana_cnt pos = 0, got = 0;
+        LOWER(REAL_C(Get_count)(&s2, R(MPI_PACKED), &got);
+              rc = REAL_C(Unpack)(tmp, got, &pos, buf, (mana_cnt)count, R(type), R(comm)));
         if (st != MPI_STATUS_IGNORE) {
             status_give(st, &s2);
-            LOWER(real.Status_set_elements(st, R(MPI_BYTE), got));
+            LOWER(real.Status_set_elements_x(st, R(MPI_BYTE), got));
         }
     }
     free(tmp);
     return rc;
 }
+
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int stag, int src, int rtag, MPI_Comm comm,
+                          MPI_Status *st)
+{ return sendrecv_replace(buf, count, type, dest, stag, src, rtag, comm, st); }
 ALIAS(Sendrecv_replace)
 
 /* ---- MPI_Isendrecv, MPI_Isendrecv_replace (MPI 4.0) ----
@@ -484,11 +538,11 @@ static int sendrecv_test(struct vobj *r)
     if (!a || !b) return 0;
     r->status = rv->status;
     if (r->arr && rv->status.MPI_ERROR == MPI_SUCCESS) {
-        int pos = 0, got = 0;
-        real.Get_count(&rv->status, R(MPI_PACKED), &got);
-        int rc = real.Unpack(r->arr, got, &pos, r->buf, r->count, R(HMAKE(MPI_Datatype, r->a[0])),
-                             R(HMAKE(MPI_Comm, r->a[1])));
-        real.Status_set_elements(&r->status, R(MPI_BYTE), got);
+        mana_cnt pos = 0, got = 0;
+        REAL_C(Get_count)(&rv->status, R(MPI_PACKED), &got);
+        int rc = REAL_C(Unpack)(r->arr, got, &pos, r->buf, (mana_cnt)r->count, R(HMAKE(MPI_Datatype, r->a[0])),
+                                R(HMAKE(MPI_Comm, r->a[1])));
+        real.Status_set_elements_x(&r->status, R(MPI_BYTE), got);
         if (rc != MPI_SUCCESS) r->status.MPI_ERROR = rc;
     }
     r->flags |= VF_DONE;
@@ -504,7 +558,8 @@ void mana_req_drop_parts(struct vobj *o)
     }
 }
 
-static int isendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag, void *rbuf, int rcount,
+static int isendrecv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest, int stag, void *rbuf,
+                     MPI_Count rcount,
                      MPI_Datatype rtype, int src, int rtag, MPI_Comm comm, void *tmp, MPI_Request *req)
 {
     if (__builtin_expect(n_orphans > 0, 0)) orphans_reap();
@@ -541,15 +596,14 @@ int PMPI_Isendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, i
 }
 ALIAS(Isendrecv)
 
-int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int stag, int src, int rtag,
-                           MPI_Comm comm, MPI_Request *req)
+static int isendrecv_replace(void *buf, MPI_Count count, MPI_Datatype type, int dest, int stag, int src, int rtag,
+                             MPI_Comm comm, MPI_Request *req)
 {
     MANA_CHECK_INIT();
-    int size = 0, rc;
-    LOWER(rc = real.Pack_size(count, R(type), R(comm), &size));
+    char *tmp;
+    mana_cnt size;
+    int rc = replace_buffer(count, type, comm, &tmp, &size);
     if (rc != MPI_SUCCESS) return rc;
-    char *tmp = malloc(size ? (size_t)size : 1);
-    if (!tmp) return MPI_ERR_NO_MEM;
     rc = isendrecv(buf, count, type, dest, stag, tmp, size, MPI_PACKED, src, rtag, comm, tmp, req);
     if (rc != MPI_SUCCESS) return rc;
     struct vobj *r = vobj_of(HBITS(*req)), *t = vobj_of(HBITS(type));
@@ -560,7 +614,68 @@ int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, in
     r->a[1] = (int64_t)HBITS(comm);
     return MPI_SUCCESS;
 }
+
+int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int stag, int src, int rtag, MPI_Comm comm,
+                           MPI_Request *req)
+{ return isendrecv_replace(buf, count, type, dest, stag, src, rtag, comm, req); }
 ALIAS(Isendrecv_replace)
+
+#ifdef MANA_HAVE_C
+int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{ return blocking(RQ_SEND, buf, count, type, dest, tag, comm, MPI_STATUS_IGNORE); }
+ALIAS(Send_c)
+
+int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{ return blocking(RQ_SSEND, buf, count, type, dest, tag, comm, MPI_STATUS_IGNORE); }
+ALIAS(Ssend_c)
+
+int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{ return blocking(RQ_RSEND, buf, count, type, dest, tag, comm, MPI_STATUS_IGNORE); }
+ALIAS(Rsend_c)
+
+int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype type, int src, int tag, MPI_Comm comm, MPI_Status *st)
+{ return blocking(RQ_RECV, buf, count, type, src, tag, comm, st); }
+ALIAS(Recv_c)
+
+int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
+{ return start(RQ_SEND, buf, count, type, dest, tag, comm, req); }
+ALIAS(Isend_c)
+
+int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
+{ return start(RQ_SSEND, buf, count, type, dest, tag, comm, req); }
+ALIAS(Issend_c)
+
+int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
+{ return start(RQ_RSEND, buf, count, type, dest, tag, comm, req); }
+ALIAS(Irsend_c)
+
+int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype type, int src, int tag, MPI_Comm comm, MPI_Request *req)
+{ return start(RQ_RECV, buf, count, type, src, tag, comm, req); }
+ALIAS(Irecv_c)
+
+int PMPI_Sendrecv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest, int stag, void *rbuf, MPI_Count rcount,
+                    MPI_Datatype rtype, int src, int rtag, MPI_Comm comm, MPI_Status *st)
+{ return sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm, st); }
+ALIAS(Sendrecv_c)
+
+int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype type, int dest, int stag, int src, int rtag, MPI_Comm comm,
+                            MPI_Status *st)
+{ return sendrecv_replace(buf, count, type, dest, stag, src, rtag, comm, st); }
+ALIAS(Sendrecv_replace_c)
+
+int PMPI_Isendrecv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest, int stag, void *rbuf, MPI_Count rcount,
+                     MPI_Datatype rtype, int src, int rtag, MPI_Comm comm, MPI_Request *req)
+{
+    MANA_CHECK_INIT();
+    return isendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm, NULL, req);
+}
+ALIAS(Isendrecv_c)
+
+int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype type, int dest, int stag, int src, int rtag, MPI_Comm comm,
+                             MPI_Request *req)
+{ return isendrecv_replace(buf, count, type, dest, stag, src, rtag, comm, req); }
+ALIAS(Isendrecv_replace_c)
+#endif
 
 /* ---- completion ---- */
 
@@ -750,7 +865,7 @@ int PMPI_Request_free(MPI_Request *h)
     struct vobj *r = vobj_of(HBITS(*h));
     if (!r || r->kind != K_REQ) return MPI_ERR_REQUEST;
     *h = MPI_REQUEST_NULL;
-    if ((r->flags & VF_POSTED) && !(r->flags & VF_DONE)) {
+    if (((r->flags & VF_POSTED) || r->rkind == RQ_GREQ) && !(r->flags & VF_DONE)) {
         /* The operation still completes; keep the request so the drain still counts it, and let it
          * go once it has (req_reap). */
         r->flags = (r->flags & ~VF_PERSIST) | VF_INTERNAL;
@@ -767,6 +882,7 @@ int PMPI_Cancel(MPI_Request *h)
     MANA_CHECK_INIT();
     struct vobj *r = vobj_of(HBITS(*h));
     if (!r || r->kind != K_REQ) return MPI_ERR_REQUEST;
+    if (r->rkind == RQ_GREQ) return mana_greq_cancel(r);
     if (r->flags & VF_DONE) return MPI_SUCCESS;
     /* Only marks the request (MPI_Cancel is local): it completes through the program's next wait or
      * test, or the drain's, and req_finished then sees whether it was cancelled.  Waiting here hung
@@ -844,10 +960,11 @@ int PMPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *st)
         struct vobj *c = comm_obj(comm);
         if (c && buffered_take(c, src, tag, NULL, 0, MPI_BYTE, st, 1)) return MPI_SUCCESS;
         int flag = 0, rc = MPI_SUCCESS;
+        lower_pass();
         uint64_t up = lower_enter();
-        for (unsigned spin = 0; !flag && !lower_interrupted(); spin++) {
+        for (unsigned spin = 0;; spin++) {
             rc = real.Iprobe(src, tag, R(comm), &flag, st);
-            if (rc != MPI_SUCCESS) break;
+            if (flag || rc != MPI_SUCCESS || lower_interrupted()) break;
             if (__builtin_expect(spin_yield(spin), 0)) mana_sys0(SYS_sched_yield);
         }
         lower_leave(up);
@@ -863,7 +980,6 @@ ALIAS(Probe)
 static int drain_round(void)
 {
     int got = 0;
-    extern uint32_t mana_vtab_used(void);
     uint32_t n = mana_vtab_used();
     uint64_t up = lower_enter();
     for (uint32_t i = 1; i <= n; i++) {
@@ -876,17 +992,18 @@ static int drain_round(void)
         /* gid 0: an MPI_Comm_idup still running (its communicator cannot be used yet) */
         if (c->kind != K_COMM || (c->flags & VF_ZOMBIE) || !c->real || !c->gid) continue;
         for (;;) {
-            int flag = 0, bytes = 0;
+            int flag = 0;
+            mana_cnt bytes = 0;
             MPI_Status st;
             LOWER(if (real.Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, HMAKE(MPI_Comm, c->real), &flag, &st) == MPI_SUCCESS && flag)
-                      real.Get_count(&st, R(MPI_BYTE), &bytes));
+                      REAL_C(Get_count)(&st, R(MPI_BYTE), &bytes));
             if (!flag) break;
             if (bytes < 0) bytes = 0;
             void *data;
             struct bufmsg *m = buffered_new(c, st.MPI_SOURCE, st.MPI_TAG, (size_t)bytes, &data);
             if (!m) mana_unsupported("(drain)", "out of memory while buffering a message");
-            LOWER(real.Recv(data, bytes, R(MPI_BYTE), st.MPI_SOURCE, st.MPI_TAG, HMAKE(MPI_Comm, c->real),
-                            MPI_STATUS_IGNORE));
+            LOWER(REAL_C(Recv)(data, bytes, R(MPI_BYTE), st.MPI_SOURCE, st.MPI_TAG, HMAKE(MPI_Comm, c->real),
+                               MPI_STATUS_IGNORE));
             buffered_append(m);
             p2p_received++;
             got++;
@@ -895,12 +1012,21 @@ static int drain_round(void)
     return got + mana_mprobe_drain();
 }
 
+/* The drain: test one posted request until it completes (0), or give up (-1). */
+int mana_req_finish(struct vobj *r)
+{
+    uint64_t up = lower_enter();
+    for (long spin = 0; spin < 10000000 && !test_in_lower(r); spin++) ;
+    lower_leave(up);
+    return (r->flags & VF_DONE) ? 0 : -1;
+}
+
 int mana_p2p_drain(uint32_t g, char *err, size_t errlen)
 {
     for (int round = 0; round < 14; round++) {
         drain_round();
         int64_t v = (int64_t)(p2p_sent - p2p_received);
-        if (lower.iface->reduce(g, (uint16_t)(18 + round), MANA_RED_SUM, &v, 1, err, errlen) != 0) return -1;
+        if (lower.iface->reduce(g, (uint16_t)(MANA_PHASE_P2P_DRAIN_FIRST + round), MANA_RED_SUM, &v, 1, err, errlen) != 0) return -1;
         if (mana_debug_on())
             mana_say("mana: p2p drain round %d: sent %llu received %llu here, %lld in flight in the job", round,
                      (unsigned long long)p2p_sent, (unsigned long long)p2p_received, (long long)v);
@@ -911,17 +1037,14 @@ int mana_p2p_drain(uint32_t g, char *err, size_t errlen)
         }
     }
     /* Every message is received: what the program still waits for completes (sends, collectives). */
-    extern uint32_t mana_vtab_used(void);
     uint32_t n = mana_vtab_used();
     for (uint32_t i = 1; i <= n; i++) {
         struct vobj *r = &vtab[i];
+        /* (RMA requests complete after the window drain's flushes: win.c) */
         if (r->kind != K_REQ || (r->flags & VF_DONE) || !(r->flags & VF_POSTED) || r->rkind == RQ_RECV ||
-            r->rkind == RQ_SENDRECV)
+            r->rkind == RQ_SENDRECV || r->rkind == RQ_RMA)
             continue;
-        uint64_t up = lower_enter();
-        for (long spin = 0; spin < 10000000 && !test_in_lower(r); spin++) ;
-        lower_leave(up);
-        if (!(r->flags & VF_DONE)) {
+        if (mana_req_finish(r) != 0) {
             snprintf(err, errlen, "point-to-point drain: a request of this rank did not complete");
             return -1;
         }
@@ -940,7 +1063,6 @@ void mana_p2p_describe(struct mana_img_mpi *d)
 /* After a restart: receives the program still waits for are posted again in the new MPI. */
 int mana_p2p_restart(void)
 {
-    extern uint32_t mana_vtab_used(void);
     uint32_t n = mana_vtab_used();
     for (uint32_t i = 1; i <= n; i++) {
         struct vobj *r = &vtab[i];

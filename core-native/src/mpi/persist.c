@@ -11,11 +11,7 @@
  */
 #include "mpi_int.h"
 
-#define ALIAS(n) extern __typeof__(PMPI_##n) MPI_##n __attribute__((weak, alias("PMPI_" #n)));
-
-int mana_bsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
-
-static int init(int kind, const void *buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm,
+static int init(int kind, const void *buf, MPI_Count count, MPI_Datatype type, int peer, int tag, MPI_Comm comm,
                 MPI_Request *req)
 {
     MANA_CHECK_INIT();
@@ -42,6 +38,28 @@ int PMPI_Recv_init(void *buf, int count, MPI_Datatype type, int src, int tag, MP
 { return init(RQ_RECV, buf, count, type, src, tag, comm, req); }
 ALIAS(Recv_init)
 
+#ifdef MANA_HAVE_C
+int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                     MPI_Request *req)
+{ return init(RQ_SEND, buf, count, type, dest, tag, comm, req); }
+ALIAS(Send_init_c)
+int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                      MPI_Request *req)
+{ return init(RQ_SSEND, buf, count, type, dest, tag, comm, req); }
+ALIAS(Ssend_init_c)
+int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                      MPI_Request *req)
+{ return init(RQ_RSEND, buf, count, type, dest, tag, comm, req); }
+ALIAS(Rsend_init_c)
+int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                      MPI_Request *req)
+{ return init(RQ_BSEND, buf, count, type, dest, tag, comm, req); }
+ALIAS(Bsend_init_c)
+int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype type, int src, int tag, MPI_Comm comm, MPI_Request *req)
+{ return init(RQ_RECV, buf, count, type, src, tag, comm, req); }
+ALIAS(Recv_init_c)
+#endif
+
 int PMPI_Start(MPI_Request *h)
 {
     MANA_CHECK_INIT();
@@ -59,7 +77,7 @@ int PMPI_Start(MPI_Request *h)
         return MPI_SUCCESS;
     }
     r->flags |= VF_ACTIVE;
-    int rc = req_post(r);
+    int rc = r->rkind == RQ_PCOLL ? mana_pcoll_start(r) : req_post(r);
     if (rc != MPI_SUCCESS) r->flags &= ~VF_ACTIVE;
     return rc;
 }

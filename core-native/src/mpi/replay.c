@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern uint32_t mana_vtab_used(void);
 MPI_User_function *mana_op_tramp(int slot);
 int mana_topo_replay(struct vobj *o, MPI_Comm pc, MPI_Comm *nc);     /* topo.c */
 int mana_dtype_replay(struct vobj *o, MPI_Datatype *t);             /* dtype.c */
@@ -31,6 +30,30 @@ uint32_t mana_replay_count(void)
 }
 
 static uint64_t rparent(const struct vobj *o) { return o->parent[0] ? o->parent[0]->real : 0; }
+
+/* Contiguous, vector, hvector and resized types: with int counts, or with whole MPI_Count ones when a
+ * large-count constructor of MPI 4 made them (RECIPE_LARGE in a[4], objects.c). */
+static int type_simple(const struct vobj *o, MPI_Datatype old, MPI_Datatype *t)
+{
+    int rc, n = (int)o->a[0];
+#if MPI_VERSION >= 4
+    if (o->a[4] == RECIPE_LARGE) {
+        switch (o->recipe) {
+        case R_TYPE_CONTIGUOUS: LOWER(rc = real.Type_contiguous_c(o->a[0], old, t)); return rc;
+        case R_TYPE_VECTOR: LOWER(rc = real.Type_vector_c(o->a[0], o->a[2], o->a[3], old, t)); return rc;
+        case R_TYPE_HVECTOR: LOWER(rc = real.Type_create_hvector_c(o->a[0], o->a[2], o->a[3], old, t)); return rc;
+        default: LOWER(rc = real.Type_create_resized_c(old, o->a[2], o->a[3], t)); return rc;
+        }
+    }
+#endif
+    switch (o->recipe) {
+    case R_TYPE_CONTIGUOUS: LOWER(rc = real.Type_contiguous(n, old, t)); break;
+    case R_TYPE_VECTOR: LOWER(rc = real.Type_vector(n, (int)o->a[2], (int)o->a[3], old, t)); break;
+    case R_TYPE_HVECTOR: LOWER(rc = real.Type_create_hvector(n, (int)o->a[2], (MPI_Aint)o->a[3], old, t)); break;
+    default: LOWER(rc = real.Type_create_resized(old, (MPI_Aint)o->a[2], (MPI_Aint)o->a[3], t)); break;
+    }
+    return rc;
+}
 
 static int replay_one(struct vobj *o, MPI_Group wg)
 {
@@ -65,9 +88,9 @@ static int replay_one(struct vobj *o, MPI_Group wg)
         o->real = HBITS(g);
         return rc;
     }
-    case R_TYPE_CONTIGUOUS: LOWER(rc = real.Type_contiguous(n, old, &t)); break;
-    case R_TYPE_VECTOR: LOWER(rc = real.Type_vector(n, (int)o->a[2], (int)o->a[3], old, &t)); break;
-    case R_TYPE_HVECTOR: LOWER(rc = real.Type_create_hvector(n, (int)o->a[2], (MPI_Aint)o->a[3], old, &t)); break;
+    case R_TYPE_CONTIGUOUS: case R_TYPE_VECTOR: case R_TYPE_HVECTOR: case R_TYPE_RESIZED:
+        rc = type_simple(o, old, &t);
+        break;
     case R_TYPE_INDEXED: LOWER(rc = real.Type_indexed(n, ia, ia + n, old, &t)); break;
     case R_TYPE_INDEXED_BLOCK: LOWER(rc = real.Type_create_indexed_block(n, (int)o->a[2], ia, old, &t)); break;
     case R_TYPE_HINDEXED:
@@ -85,7 +108,6 @@ static int replay_one(struct vobj *o, MPI_Group wg)
         break;
     }
     case R_TYPE_SUBARRAY: LOWER(rc = real.Type_create_subarray(n, ia, ia + n, ia + 2 * n, (int)o->a[2], old, &t)); break;
-    case R_TYPE_RESIZED: LOWER(rc = real.Type_create_resized(old, (MPI_Aint)o->a[2], (MPI_Aint)o->a[3], &t)); break;
     case R_TYPE_DUP: LOWER(rc = real.Type_dup(old, &t)); break;
     case R_OP_CREATE: {
         MPI_Op op;
@@ -102,6 +124,8 @@ static int replay_one(struct vobj *o, MPI_Group wg)
     }
     case R_TYPE_DARRAY: case R_TYPE_HINDEXED_BLOCK: case R_TYPE_F90: rc = mana_dtype_replay(o, &t); break;
     case R_INTERCOMM_CREATE: case R_INTERCOMM_MERGE: rc = mana_intercomm_replay(o, &nc); break;
+    case R_FILE_OPEN: return mana_file_replay(o, pc);
+    case R_WIN_CREATE: return mana_win_replay(o, pc);
     /* info objects live in the upper half: only the real MPI_INFO_NULL they stand for is new */
     case R_INFO: o->real = v2r(HBITS(MPI_INFO_NULL)); return MPI_SUCCESS;
     case R_ERRH_USER: return MPI_SUCCESS;                 /* mana_errh_replay did it */
@@ -152,6 +176,7 @@ int mana_replay(char *err, size_t errlen)
     for (uint32_t i = 0; i < n; i++) {
         struct vobj *o = list[i];
         if (!(o->flags & VF_ZOMBIE) || !o->real || o->kind != K_COMM) continue;
+        if (o->flags & VF_FILE_PARENT) continue;    /* mana_io_restart still needs it, then frees it */
         MPI_Comm c = HMAKE(MPI_Comm, o->real);
         LOWER(real.Comm_free(&c));
         o->real = 0;

@@ -14,12 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ALIAS(n) extern __typeof__(PMPI_##n) MPI_##n __attribute__((weak, alias("PMPI_" #n)));
-
 enum { W_GIVEN = 0, W_UNWEIGHTED, W_EMPTY };
 
 #ifndef OPEN_MPI
-/* Defined here with their values (gen_stub.py leaves them out of the stub): they are const, and a
+/* Defined here with their values (api/gen_stub.py leaves them out of the stub): they are const, and a
  * program that names them holds a copy relocation in its read-only-after-relocation data, filled from
  * these at load. Storing into them later is undefined (GCC drops such stores at -O2, leaving both
  * NULL and alike; at -O0 the store faults on the program's read-only copy). */
@@ -166,28 +164,6 @@ int mana_topo_replay(struct vobj *o, MPI_Comm pc, MPI_Comm *nc)
     }
     return rc;
 }
-
-int PMPI_Graphdims_get(MPI_Comm c, int *nnodes, int *nedges)
-{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Graphdims_get(R(c), nnodes, nedges)); return rc; }
-ALIAS(Graphdims_get)
-int PMPI_Graph_get(MPI_Comm c, int maxindex, int maxedges, int index[], int edges[])
-{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Graph_get(R(c), maxindex, maxedges, index, edges)); return rc; }
-ALIAS(Graph_get)
-int PMPI_Graph_neighbors_count(MPI_Comm c, int rank, int *n)
-{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Graph_neighbors_count(R(c), rank, n)); return rc; }
-ALIAS(Graph_neighbors_count)
-int PMPI_Graph_neighbors(MPI_Comm c, int rank, int maxn, int nb[])
-{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Graph_neighbors(R(c), rank, maxn, nb)); return rc; }
-ALIAS(Graph_neighbors)
-int PMPI_Graph_map(MPI_Comm c, int nnodes, const int index[], const int edges[], int *newrank)
-{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Graph_map(R(c), nnodes, index, edges, newrank)); return rc; }
-ALIAS(Graph_map)
-int PMPI_Cart_map(MPI_Comm c, int ndims, const int dims[], const int periods[], int *newrank)
-{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Cart_map(R(c), ndims, dims, periods, newrank)); return rc; }
-ALIAS(Cart_map)
-int PMPI_Dist_graph_neighbors_count(MPI_Comm c, int *indeg, int *outdeg, int *weighted)
-{ MANA_CHECK_INIT(); int rc; LOWER(rc = real.Dist_graph_neighbors_count(R(c), indeg, outdeg, weighted)); return rc; }
-ALIAS(Dist_graph_neighbors_count)
 
 int PMPI_Dist_graph_neighbors(MPI_Comm c, int maxin, int src[], int sw[], int maxout, int dst[], int dw[])
 {

@@ -313,6 +313,30 @@ static const char *program_name(void)
  * and images of another program or of an earlier run whose generation numbers may even be higher
  * (a program that exec'd another one, a job launched again into the same directory): the newest
  * state is the committed one, and restart takes the highest generation it finds. */
+/* ---- incremental checkpoints (MANA_INCREMENTAL; docs/image-format.md) ---- */
+static int incr_on;                      /* asked for at launch */
+static uint32_t incr_full_every = 8;     /* a full image at least every this many generations */
+static int incr_tracking;                /* dirty.c is tracking written pages in this process */
+static int incr_warned;
+/* The last committed image while tracking ran since it was written (valid), and the chain it
+ * completes: the images retention must keep (names[0] is the full one). */
+static struct {
+    int valid;
+    uint32_t gen, header_crc, depth;
+    uint64_t file_size;
+    char dir[4200];
+    uint32_t n;
+    char names[MANA_IMG_MAX_CHAIN][256];
+} chain;
+
+static int in_chain(const char *name)
+{
+    for (uint32_t i = 0; i < chain.n; i++) if (strcmp(chain.names[i], name) == 0) return 1;
+    return 0;
+}
+
+/* After a commit: every other image of the rank folder goes, except the images the new one needs
+ * (an incremental image needs its whole chain down to the full one). */
 static void remove_other_images(const char *rankdir, const char *keep)
 {
     long fd = mana_sys4(SYS_openat, AT_FDCWD, (long)rankdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
@@ -324,7 +348,7 @@ static void remove_other_images(const char *rankdir, const char *keep)
         for (long off = 0; off < r;) {
             struct { uint64_t ino; int64_t off; unsigned short reclen; unsigned char type; char name[]; } *d =
                 (void *)(buf + off);
-            if (mana_image_generation(d->name) && strcmp(d->name, keep) != 0) {
+            if (mana_image_generation(d->name) && strcmp(d->name, keep) != 0 && !in_chain(d->name)) {
                 mana_sys3(SYS_unlinkat, fd, (long)d->name, 0);
                 mana_dbg("removed %s/%s", rankdir, d->name);
             }
@@ -350,7 +374,20 @@ static int coord_connect_ex(int restarting, uint32_t generation, int reconnect)
     const char *rcfile = mana_lh_info ? mana_lh_info->coord_rc : "";
     if (reconnect && rcfile[0])            /* the next coordinator of the launch's status file */
         rrc = mana_coord_resolve_file(&addr, rcfile, err, sizeof err);
-    else                                   /* the one address the launcher resolved */
+    else if (s->coord_host[0] && s->coord_port > 0 && s->coord_port <= 65535 && secret[0]) {
+        /* The launcher resolved the whole address (flags > environment > status file, secret
+         * included): take it as it is.  Resolving again here would read the program's environment,
+         * which after a restart is the checkpointed run's: its MANA_RC or SLURM_JOB_ID name the old
+         * job's status file, which may be gone (refused: "cannot read status file") or name an old
+         * coordinator (its secret taken: "wrong secret").  Only with the secret in hand: a child the
+         * program forks or execs under the runtime has the address but not the secret, and finds it in
+         * the status file as before (taken as it was, the empty secret was refused: process_children). */
+        memset(&addr, 0, sizeof addr);
+        snprintf(addr.host, sizeof addr.host, "%s", s->coord_host);
+        addr.port = (uint16_t)s->coord_port;
+        snprintf(addr.secret, sizeof addr.secret, "%s", secret);
+        rrc = MANA_COORD_OK;
+    } else                                 /* a lower half started by hand: the usual layers */
         rrc = mana_coord_resolve(&addr, s->coord_host[0] ? s->coord_host : NULL, s->coord_port,
                                  secret[0] ? secret : NULL, err, sizeof err);
     if (rrc != MANA_COORD_OK) {
@@ -592,7 +629,35 @@ static void do_checkpoint(uint32_t g, int flags, const char *reqdir)
         after_restart();
         return;
     }
-    int wrc = mana_write_image(tmp, g, &res, err, sizeof err);
+    /* Incremental: on the last committed image of this folder, while the chain is shorter than
+     * MANA_INCREMENTAL_FULL_EVERY; a full image otherwise (and the first one, and after a restart). */
+    struct mana_incr inc;
+    memset(&inc, 0, sizeof inc);
+    const char *final_name = strrchr(final, '/') + 1;
+    if (incr_on) {
+        if (!incr_tracking) {
+            char why[256];
+            if (mana_dirty_start(why, sizeof why) == 0) incr_tracking = 1;
+            else if (!incr_warned) {
+                mana_warn("incremental checkpoints were asked for, but %s: every image is a full one", why);
+                incr_warned = 1;
+            }
+        }
+        inc.untracked = !incr_tracking;
+        inc.protect = incr_tracking;
+        if (incr_tracking && chain.valid && strcmp(chain.dir, rankdir) == 0 && chain.depth + 1 < incr_full_every &&
+            chain.n < MANA_IMG_MAX_CHAIN && chain.gen < g) {
+            inc.incremental = 1;
+            inc.parent.generation = chain.gen;
+            inc.parent.header_crc = chain.header_crc;
+            inc.parent.file_size = chain.file_size;
+            inc.parent.depth = chain.depth + 1;
+            inc.parent_name = chain.names[chain.n - 1];
+        }
+    }
+    int was_valid = chain.valid;
+    chain.valid = 0;                     /* until this one is committed: its protection has begun */
+    int wrc = mana_write_image(tmp, g, incr_on ? &inc : NULL, &res, err, sizeof err);
     trigger_fd = saved_trigger;
     if (wrc != 0) goto write_failed;
     int64_t t_write = mana_now_ns();
@@ -619,7 +684,19 @@ static void do_checkpoint(uint32_t g, int flags, const char *reqdir)
     if (rc != MANA_COORD_OK) { unlink(final); goto coord_failed; }
     int64_t t_commit = mana_now_ns();
     last_generation = g;
-    remove_other_images(rankdir, strrchr(final, '/') + 1);
+    if (inc.protect) {
+        if (!res.incremental) chain.n = 0;
+        snprintf(chain.names[chain.n++], sizeof chain.names[0], "%s", final_name);
+        chain.valid = 1;
+        chain.gen = g;
+        chain.header_crc = res.header_crc;
+        chain.file_size = res.file_bytes;
+        chain.depth = res.incremental ? inc.parent.depth : 0;
+        snprintf(chain.dir, sizeof chain.dir, "%s", rankdir);
+    } else {
+        chain.n = 0;
+    }
+    remove_other_images(rankdir, final_name);
     if (flags & MANA_COORD_CKPT_EXIT) {
         /* checkpoint-and-kill: the threads stay stopped, so nothing runs past the image */
         mana_timing("checkpoint: total", mana_now_ns() - ck_t0);
@@ -639,6 +716,12 @@ static void do_checkpoint(uint32_t g, int flags, const char *reqdir)
     mana_dbg("checkpoint %u committed: %s (%lu bytes in file, %lu stored of %lu mapped, %u regions)", g, final,
              (unsigned long)res.file_bytes, (unsigned long)res.stored_bytes, (unsigned long)res.mapped_bytes,
              res.regions);
+    if (incr_on)
+        mana_dbg("checkpoint %u: %s image%s, %lu bytes left to the parent", g,
+                 res.incremental ? "incremental" : inc.untracked ? "full (untracked)" : "full",
+                 res.incremental ? "" : inc.incremental ? " (most pages changed)" :
+                 was_valid ? " (chain at its length limit or in another folder)" : "",
+                 (unsigned long)res.inherited_bytes);
     return;
 
 write_failed:
@@ -668,6 +751,12 @@ static void after_restart(void)
     uint32_t g = ck_gen;
     /* The handlers' bookkeeping is as the image saw it: reset it. */
     ckpt_active = 0;
+    /* No page of this process is write-protected, and the tracking descriptor was the old process's:
+     * the next image is a full one (which starts tracking again). */
+    mana_dirty_forget();
+    incr_tracking = 0;
+    chain.valid = 0;
+    chain.n = 0;
     n_slots = 0;
     n_parked = 0;
     park_gen++;
@@ -917,6 +1006,28 @@ __attribute__((constructor)) static void mana_plugin_init(void)
                             (unsigned long long)mana_save_files_max);
         else mana_save_files_max = v;
     }
+    /* MANA_COMPRESS: zstd level of the image payloads (writer.c): fast 1, strong 9, or 1..19; 0 or off */
+    extern int mana_compress_level;
+    const char *cz = mana_env_get("MANA_COMPRESS");
+    if (cz && *cz) {
+        char *end;
+        long v = strtol(cz, &end, 10);
+        if (strcmp(cz, "fast") == 0 || strcmp(cz, "1") == 0) mana_compress_level = 1;
+        else if (strcmp(cz, "strong") == 0) mana_compress_level = 9;
+        else if (strcmp(cz, "off") == 0) mana_compress_level = 0;
+        else if (!*end && v >= 0 && v <= 19) mana_compress_level = (int)v;
+        else mana_warn("bad MANA_COMPRESS '%s' (fast, strong, a zstd level 1..19, or off); images are not compressed", cz);
+    }
+    const char *inc = mana_env_get("MANA_INCREMENTAL");
+    incr_on = inc && *inc && strcmp(inc, "0") != 0;
+    const char *fe = mana_env_get("MANA_INCREMENTAL_FULL_EVERY");
+    if (fe && *fe) {
+        char *end;
+        long v = strtol(fe, &end, 10);
+        if (*end || v < 1 || v > (long)MANA_IMG_MAX_CHAIN)
+            mana_warn("bad MANA_INCREMENTAL_FULL_EVERY '%s' (1..%u); keeping %u", fe, MANA_IMG_MAX_CHAIN, incr_full_every);
+        else incr_full_every = (uint32_t)v;
+    }
     const char *rmax = mana_env_get("MANA_COORD_RETRY_MAX");
     if (rmax && *rmax) {
         char *end;
@@ -1003,9 +1114,16 @@ void mana_plugin_exec_failed(void)
 /* Internal descriptors the writer must not save. */
 int mana_plugin_is_internal_fd(int fd)
 {
-    if (fd == trigger_fd || fd == trigger_fd_own) return 1;
+    if (fd == trigger_fd || fd == trigger_fd_own || (fd >= 0 && fd == mana_dirty_fd())) return 1;
     if (coord && fd == mana_coord_fd(coord)) return 1;
     const struct lh_info *lh = mana_lh_info;
-    if (lh && fd >= 0 && fd < 512 && (lh->mpi.lower_fds[fd / 64] & (1ULL << (fd % 64)))) return 1;
-    return 0;
+    if (!lh || fd < 0 || fd >= MANA_LOWER_FDS ||
+        !(__atomic_load_n(&lh->mpi.lower_fds[fd / 64], __ATOMIC_SEQ_CST) & (1ULL << (fd % 64))))
+        return 0;
+    /* Marked by the lower half: still the file it marked?  (A descriptor it closed where the hooks do
+     * not see, then reused by the program, is the program's: lh_track.c.) */
+    const struct mana_fd_id *ids = (const struct mana_fd_id *)(uintptr_t)lh->lower_fd_ids;
+    struct stat st;
+    if (!ids || mana_sys2(SYS_fstat, fd, (long)&st) != 0) return 1;
+    return st.st_dev == ids[fd].dev && st.st_ino == ids[fd].ino;
 }

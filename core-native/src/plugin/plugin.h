@@ -10,6 +10,7 @@
 #include "lh_info.h"
 #include "mana_ctx.h"
 #include "mana_mpi_iface.h"
+#include "mana/image_format.h"
 
 #define MANA_MAX_THREADS 4096
 
@@ -62,13 +63,35 @@ struct mana_write_result {
     uint64_t file_bytes;
     uint64_t stored_bytes;
     uint64_t mapped_bytes;
+    uint64_t inherited_bytes;           /* incremental: bytes of pages left to the parent */
     uint32_t regions;
+    uint32_t header_crc;                /* the image's, for a child's PARENT record */
+    int      incremental;               /* the image written is incremental (a request can end up full) */
     int64_t  ns;
 };
 
-/* Write the image of this process to path (already-suspended threads). 0, or -1 with err. */
-int mana_write_image(const char *path, uint32_t generation, struct mana_write_result *res,
-                     char *err, size_t errlen);
+/* What kind of image to write (incremental checkpoints: docs/image-format.md). */
+struct mana_incr {
+    int incremental;                    /* a generation of a chain on `parent`: unchanged pages left out */
+    int untracked;                      /* incremental was asked for; the kernel cannot track: flag the image */
+    int protect;                        /* write-protect each stored region as it is read (dirty.c) */
+    struct mana_img_parent parent;      /* for incremental */
+    const char *parent_name;            /* file name of the parent, in the same folder */
+};
+
+/* Write the image of this process to path (already-suspended threads). 0, or -1 with err.  `inc` NULL:
+ * a full image without tracking. */
+int mana_write_image(const char *path, uint32_t generation, const struct mana_incr *inc,
+                     struct mana_write_result *res, char *err, size_t errlen);
+
+/* dirty.c: written-page tracking (userfaultfd write-protect, asynchronous). */
+int mana_dirty_start(char *why, size_t len);       /* 0, or -1 and why */
+int mana_dirty_register(uint64_t start, uint64_t end);   /* 0, or -1: the range stays untracked */
+int mana_dirty_protect(uint64_t start, uint64_t end);    /* write-protect a registered range */
+int mana_dirty_fd(void);
+void mana_dirty_forget(void);
+/* pagemap bit 57: the page is still write-protected, i.e. unchanged since the last checkpoint */
+#define MANA_PM_UFFD_WP (1ULL << 57)
 
 /* timers.c: POSIX timers' time left, at a checkpoint; re-created in a restarted process. */
 void mana_timers_snapshot(void);

@@ -27,6 +27,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 #include <asm/prctl.h>
+#define ZSTD_STATIC_LINKING_ONLY      /* ZSTD_initStaticCCtx: a context in our work area, no malloc */
+#include <zstd.h>
 
 /* glibc's break as sbrk last saw it (exported by libc.so.6 since GLIBC_2.2.5). */
 extern void *__curbrk;
@@ -35,6 +37,8 @@ int mana_plugin_is_internal_fd(int fd);
 
 /* MANA_DIRECT_IO=1 (read at start-up): write payloads with O_DIRECT. */
 int mana_direct_io;
+/* MANA_COMPRESS (read at start-up): zstd level of the payloads, 0 = not compressed. */
+int mana_compress_level;
 
 #define PAGE 4096UL
 #define MAX_MAPS 65536
@@ -54,6 +58,13 @@ struct wctx {
     uint64_t kicked;         /* payload bytes handed to writeback so far */
     char    *bounce;         /* copy buffer for memory that changes while we write it (our stack) */
     size_t   bounce_cap;
+    const struct mana_incr *inc;   /* NULL: full image, no tracking */
+    ZSTD_CCtx *zc;           /* compressing (MANA_COMPRESS): a static context in the work area; else NULL */
+    char    *zout;           /* its output buffer */
+    size_t   zout_cap;
+    struct mana_img_zstd *ztab;    /* the ZSTD section's records */
+    uint32_t nz, zcap;
+    uint32_t cur_region;     /* index of the region being written */
     char    *err;
     size_t   errlen;
 };
@@ -79,6 +90,9 @@ static void *sec_put(struct wctx *w, const void *data, size_t len)
     w->sec_len += padded;
     return p;
 }
+
+/* sec_put for the MPI library's records (mana_mpi_iface.h: objects). */
+static void *sec_put_any(void *w, const void *data, size_t len) { return sec_put(w, data, len); }
 
 static int sec_str(struct wctx *w, const char *s)
 {
@@ -119,7 +133,121 @@ static int is_deleted(const char *name)
     return n > 10 && strcmp(name + n - 10, " (deleted)") == 0;
 }
 
-/* Store the region's non-zero pages; append its record to the MEMORY section. */
+/* Compress `len` bytes into the image at w->off (advanced by what the compressor gives out); `end`:
+ * finish the frame. */
+static int z_feed(struct wctx *w, const void *src, size_t len, int end)
+{
+    ZSTD_inBuffer in = { src, len, 0 };
+    for (;;) {
+        ZSTD_outBuffer out = { w->zout, w->zout_cap, 0 };
+        size_t r = ZSTD_compressStream2(w->zc, &out, &in, end ? ZSTD_e_end : ZSTD_e_continue);
+        if (ZSTD_isError(r)) return w_fail(w, "cannot compress the image: %s", ZSTD_getErrorName(r));
+        if (out.pos) {
+            if (pwrite_all(w->fd, w->zout, out.pos, w->off) != 0)
+                return w_fail(w, "cannot write the image: %s", strerror(errno));
+            w->off += out.pos;
+        }
+        if (end ? r == 0 : in.pos == in.size) return 0;
+    }
+}
+
+/* Write one run of stored pages [first, first+count) of m at w->off (compressed: into the frame); CRC
+ * of the pages into *crc. */
+static int store_run(struct wctx *w, const struct mana_map *m, uint64_t first, uint64_t count, int volatile_region,
+                     uint32_t *crc)
+{
+    const char *src = (const char *)(m->start + first * PAGE);
+    uint64_t left = count * PAGE, at = w->off;
+    while (left) {
+        /* The region holding this thread's stack changes while we write it: copy first, so
+         * that the checksum and the bytes written agree. */
+        uint64_t chunk = left < DIRECT_CHUNK ? left : DIRECT_CHUNK;
+        const char *from = src;
+        if (volatile_region) {
+            chunk = left < w->bounce_cap ? left : w->bounce_cap;
+            memcpy(w->bounce, src, chunk);
+            from = w->bounce;
+        }
+        *crc = mana_crc32c_update(*crc, from, chunk);
+        if (w->zc) {
+            if (z_feed(w, from, chunk, 0) != 0) return -1;
+            src += chunk;
+            left -= chunk;
+            continue;
+        }
+        /* With MANA_DIRECT_IO, payloads (page-aligned in memory and in the file) are written
+         * with O_DIRECT: no page-cache copy, no dirty-page throttling; buffered if refused. */
+        int direct_ok = 0;
+        if (w->dfd >= 0) {
+            if (pwrite_all(w->dfd, from, chunk, at) == 0) direct_ok = 1;
+            else if (errno == EINVAL) { close(w->dfd); w->dfd = -1; }
+            else return w_fail(w, "cannot write the image: %s", strerror(errno));
+        }
+        if (!direct_ok && pwrite_all(w->fd, from, chunk, at) != 0)
+            return w_fail(w, "cannot write the image: %s", strerror(errno));
+        /* Start writeback early, so the disk works while we copy (the fsync at the end
+         * then waits for less). */
+        if (!direct_ok && at + chunk - w->kicked >= WRITEBACK_STEP) {
+            sync_file_range(w->fd, (off_t)w->kicked, (off_t)(at + chunk - w->kicked), SYNC_FILE_RANGE_WRITE);
+            w->kicked = at + chunk;
+        }
+        src += chunk;
+        at += chunk;
+        left -= chunk;
+    }
+    if (!w->zc) w->off += count * PAGE;
+    return 0;
+}
+
+/*
+ * Incremental, but most pages changed since the parent (more than half of the present pages of the
+ * private regions lost their write protection): a full image is written instead, so that a restart
+ * does not read the pages twice (once in the parent's chain, once here).  One pass over pagemap.
+ */
+static int mostly_changed(struct wctx *w, const struct mana_map *maps, int nm, const struct lh_info *lh)
+{
+    uint64_t present = 0, changed = 0;
+    uint64_t scr_lo = (uint64_t)mana_pl.scratch, scr_hi = scr_lo + mana_pl.scratch_size;
+    for (int i = 0; i < nm; i++) {
+        const struct mana_map *m = &maps[i];
+        if (m->shared || m->prot == 0 || strcmp(m->name, "[vdso]") == 0 || strncmp(m->name, "[vvar", 5) == 0 ||
+            strcmp(m->name, "[vsyscall]") == 0 || (m->start < scr_hi && m->end > scr_lo))
+            continue;
+        if (lh && lh->lh_range_count && mana_range_overlaps(lh->lh_ranges, lh->lh_range_count, m->start, m->end)) continue;
+        for (uint64_t a = m->start; a < m->end;) {
+            uint64_t n = (m->end - a) / PAGE;
+            if (n > w->pagemap_cap) n = w->pagemap_cap;
+            ssize_t want = (ssize_t)(n * 8);
+            if (pread(w->pm_fd, w->pagemap, (size_t)want, (off_t)(a / PAGE * 8)) != want) return 0;
+            for (uint64_t k = 0; k < n; k++) {
+                uint64_t e = w->pagemap[k];
+                if (!(e & (3ULL << 62))) continue;
+                present++;
+                if (!(e & MANA_PM_UFFD_WP)) changed++;
+            }
+            a += n * PAGE;
+        }
+    }
+    return present && changed * 2 > present;
+}
+
+/* What a page of an image is (see write_region). */
+enum page_kind { PG_PARENT, PG_STORE, PG_ZERO, PG_END };
+
+/*
+ * Store the region's non-zero pages; append its record to the MEMORY section.
+ *
+ * Incremental (w->inc->incremental): a page still write-protected since the last checkpoint
+ * (pagemap bit 57, dirty.c) is the parent's and is left out; so is a never-touched page of anonymous
+ * memory that the last checkpoint protected (a marker).  Every other page is stored, or listed in a
+ * zero run when it is zero now (a page the program gave back with MADV_DONTNEED reads as zero).  Not
+ * tracked, so stored as in a full image with zero runs for the rest: shared regions (another process
+ * may write them), the region holding this thread's stack, and pages of a file mapping that are not
+ * in memory (a write-protect marker on a file page may hide MADV_DONTNEED, which brings the file's
+ * contents back).  With w->inc->protect, a private region is registered and write-protected window
+ * by window, after its pagemap entries are read and before its pages are, so that a write from now
+ * on is seen by the next checkpoint.
+ */
 static int write_region(struct wctx *w, const struct mana_map *m, uint32_t flags, int payload,
                         uint64_t valid_bytes, int use_pagemap, struct mana_write_result *res)
 {
@@ -153,91 +281,111 @@ static int write_region(struct wctx *w, const struct mana_map *m, uint32_t flags
     uint64_t npages = (m->end - m->start) / PAGE;
     uint64_t here = (uint64_t)__builtin_frame_address(0);
     int volatile_region = here >= m->start && here < m->end;
+    int incr = w->inc && w->inc->incremental;
+    int anon = use_pagemap;              /* truly anonymous: a page not in memory is zero */
+    /* tracked: its pages' write-protect bits say what changed; protect: track it from now on */
+    int trackable = !(flags & MANA_REG_SHARED) && !volatile_region;
+    int protect = w->inc && w->inc->protect && trackable && w->pm_fd >= 0;
+    int tracked = incr && trackable;
+    if (protect && mana_dirty_register(m->start, m->end) != 0) protect = 0;   /* protected window by window below */
+    int read_pm = (use_pagemap || tracked || protect) && w->pm_fd >= 0;
     uint64_t nvalid = (valid_bytes + PAGE - 1) / PAGE;
     if (nvalid > npages) nvalid = npages;
     uint64_t payload_at = w->off, stored = 0;
-    uint32_t crc = 0, runs = 0;
-    int64_t run_first = -1;
-    uint64_t pm_base = 0, pm_n = 0;   /* pagemap window */
-    for (uint64_t i = 0; i <= nvalid; i++) {
-        int keep = 0;
-        if (i < nvalid) {
-            const char *pg = (const char *)(m->start + i * PAGE);
-            keep = 1;
-            if (use_pagemap) {
+    uint32_t crc = 0, runs = 0, zruns = 0;
+    if (w->zc) ZSTD_CCtx_reset(w->zc, ZSTD_reset_session_only);     /* a new frame for this region */
+    size_t cap0 = w->sec_cap;            /* zero runs wait at the top of the work area, growing down */
+    uint64_t pm_base = 0, pm_n = 0;      /* pagemap window */
+    uint64_t cur_first = 0;
+    enum page_kind cur = PG_PARENT;
+    int fail = 0;
+    for (uint64_t i = 0; i <= npages && !fail; i++) {
+        enum page_kind k = PG_END;
+        if (i < npages) {
+            uint64_t e = 0;
+            int have_e = 0;
+            if (read_pm && i < nvalid) {
                 if (i >= pm_base + pm_n) {
                     pm_base = i;
                     pm_n = npages - i < w->pagemap_cap ? npages - i : w->pagemap_cap;
                     ssize_t want = (ssize_t)(pm_n * 8);
                     ssize_t r = pread(w->pm_fd, w->pagemap, (size_t)want, (off_t)((m->start / PAGE + i) * 8));
-                    if (r != want) { use_pagemap = 0; pm_n = 0; }
-                }
-                if (use_pagemap) {
-                    uint64_t e = w->pagemap[i - pm_base];
-                    if (!(e & (3ULL << 62))) keep = 0;      /* neither present nor swapped: zero */
-                }
-            }
-            if (keep && page_is_zero(pg)) keep = 0;
-        }
-        if (keep) {
-            if (run_first < 0) run_first = (int64_t)i;
-            continue;
-        }
-        if (run_first >= 0) {
-            uint64_t first = (uint64_t)run_first, count = i - first;
-            const char *src = (const char *)(m->start + first * PAGE);
-            uint64_t left = count * PAGE, at = w->off;
-            while (left) {
-                /* The region holding this thread's stack changes while we write it: copy first, so
-                 * that the checksum and the bytes written agree. */
-                uint64_t chunk = left < DIRECT_CHUNK ? left : DIRECT_CHUNK;
-                const char *from = src;
-                if (volatile_region) {
-                    chunk = left < w->bounce_cap ? left : w->bounce_cap;
-                    memcpy(w->bounce, src, chunk);
-                    from = w->bounce;
-                }
-                crc = mana_crc32c_update(crc, from, chunk);
-                /* With MANA_DIRECT_IO, payloads (page-aligned in memory and in the file) are written
-                 * with O_DIRECT: no page-cache copy, no dirty-page throttling; buffered if refused. */
-                int direct_ok = 0;
-                if (w->dfd >= 0) {
-                    if (pwrite_all(w->dfd, from, chunk, at) == 0) direct_ok = 1;
-                    else if (errno == EINVAL) { close(w->dfd); w->dfd = -1; }
-                    else {
-                        int e = errno;
-                        if (reprotect) mprotect((void *)m->start, m->end - m->start, (int)m->prot);
-                        return w_fail(w, "cannot write the image: %s", strerror(e));
+                    if (r != want) {
+                        read_pm = use_pagemap = tracked = 0;
+                        pm_n = 0;
+                        if (incr) { w_fail(w, "cannot read /proc/self/pagemap for incremental image"); fail = 1; break; }
                     }
+                    /* from here on, writes to this window are the next checkpoint's */
+                    if (protect && pm_n && mana_dirty_protect(m->start + pm_base * PAGE, m->start + (pm_base + pm_n) * PAGE) != 0)
+                        protect = 0;
                 }
-                if (!direct_ok && pwrite_all(w->fd, from, chunk, at) != 0) {
-                    int e = errno;
-                    if (reprotect) mprotect((void *)m->start, m->end - m->start, (int)m->prot);
-                    return w_fail(w, "cannot write the image: %s", strerror(e));
-                }
-                /* Start writeback early, so the disk works while we copy (the fsync at the end
-                 * then waits for less). */
-                if (!direct_ok && at + chunk - w->kicked >= WRITEBACK_STEP) {
-                    sync_file_range(w->fd, (off_t)w->kicked, (off_t)(at + chunk - w->kicked), SYNC_FILE_RANGE_WRITE);
-                    w->kicked = at + chunk;
-                }
-                src += chunk;
-                at += chunk;
-                left -= chunk;
+                if (read_pm) { e = w->pagemap[i - pm_base]; have_e = 1; }
             }
-            struct mana_img_run run = { first, count };
-            if (!sec_put(w, &run, sizeof run)) return w_fail(w, "checkpoint work area too small (runs)");
-            w->off += count * PAGE;
+            if (i >= nvalid) {
+                k = PG_ZERO;                                  /* past the end of a shared file */
+            } else if (tracked && have_e && (e & MANA_PM_UFFD_WP) && (anon || (e & (1ULL << 63)))) {
+                k = PG_PARENT;
+            } else if (use_pagemap && have_e && !(e & (3ULL << 62))) {
+                k = PG_ZERO;                                  /* neither present nor swapped: zero */
+            } else {
+                k = page_is_zero((const char *)(m->start + i * PAGE)) ? PG_ZERO : PG_STORE;
+            }
+            if (!incr && k == PG_PARENT) k = PG_ZERO;
+        }
+        if (k == cur) continue;
+        /* the run of kind `cur` ends at i */
+        uint64_t count = i - cur_first;
+        if (cur == PG_STORE) {
+            if (store_run(w, m, cur_first, count, volatile_region, &crc) != 0) { fail = 1; break; }
+            struct mana_img_run run = { cur_first, count };
+            if (!sec_put(w, &run, sizeof run)) { w_fail(w, "checkpoint work area too small (runs)"); fail = 1; break; }
             stored += count * PAGE;
             runs++;
-            run_first = -1;
+        } else if (cur == PG_ZERO && incr) {
+            if (w->sec_cap < w->sec_len + sizeof(struct mana_img_run)) {
+                w_fail(w, "checkpoint work area too small (zero runs)");
+                fail = 1;
+                break;
+            }
+            w->sec_cap -= sizeof(struct mana_img_run);
+            struct mana_img_run run = { cur_first, count };
+            memcpy(w->sec + w->sec_cap, &run, sizeof run);
+            zruns++;
+        } else if (cur == PG_PARENT) {
+            res->inherited_bytes += count * PAGE;
         }
+        cur = k;
+        cur_first = i;
     }
     if (reprotect) mprotect((void *)m->start, m->end - m->start, (int)m->prot);
+    /* the zero runs after the stored ones: they lie reversed at the top of the work area */
+    if (!fail && zruns) {
+        struct mana_img_run *top = (struct mana_img_run *)(w->sec + cap0) - zruns;
+        for (uint32_t a = 0, b = zruns - 1; a < b; a++, b--) {
+            struct mana_img_run t = top[a];
+            top[a] = top[b];
+            top[b] = t;
+        }
+        memmove(w->sec + w->sec_len, top, (size_t)zruns * sizeof *top);   /* sec_len <= its start */
+        w->sec_len += (size_t)zruns * sizeof *top;
+    }
+    w->sec_cap = cap0;
+    if (fail) return -1;
+    if (w->zc && stored) {
+        if (z_feed(w, NULL, 0, 1) != 0) return -1;
+        if (w->nz == w->zcap) return w_fail(w, "checkpoint work area too small (compressed regions)");
+        struct mana_img_zstd z = { w->cur_region, (uint32_t)mana_compress_level, w->off - payload_at };
+        w->ztab[w->nz++] = z;
+        w->off = (w->off + PAGE - 1) & ~(PAGE - 1);         /* the next payload starts on a page */
+        ((struct mana_img_region *)(w->sec + rec_at))->flags |= MANA_REG_ZSTD;
+    } else if (w->zc) {
+        w->off = payload_at;                                 /* nothing stored: no frame */
+    }
     struct mana_img_region *r = (struct mana_img_region *)(w->sec + rec_at);
     r->payload_offset = stored ? payload_at : 0;
     r->stored_bytes = stored;
     r->run_count = runs;
+    r->zero_run_count = zruns;
     r->payload_crc = stored ? crc : 0;
     res->stored_bytes += stored;
     return 0;
@@ -331,12 +479,13 @@ static int save_file_contents(struct wctx *w, size_t files_at, size_t files_len,
     return 0;
 }
 
-int mana_write_image(const char *path, uint32_t generation, struct mana_write_result *res,
-                     char *err, size_t errlen)
+int mana_write_image(const char *path, uint32_t generation, const struct mana_incr *inc,
+                     struct mana_write_result *res, char *err, size_t errlen)
 {
     int64_t t0 = mana_now_ns();
     struct wctx w;
     memset(&w, 0, sizeof w);
+    w.inc = inc;
     w.err = err;
     w.errlen = errlen;
     char *maps_text = mana_pl.scratch;
@@ -349,6 +498,24 @@ int mana_write_image(const char *path, uint32_t generation, struct mana_write_re
     w.bounce_cap = 1UL << 20;
     w.sec = w.bounce + w.bounce_cap;
     w.sec_cap = mana_pl.scratch_size - (size_t)(w.sec - mana_pl.scratch);
+    if (mana_compress_level > 0) {
+        /* The compressor lives at the end of the work area: its context (sized for the level), its
+         * output buffer, the ZSTD section's records. */
+        size_t ws = (ZSTD_estimateCStreamSize(mana_compress_level) + PAGE - 1) & ~(PAGE - 1);
+        size_t zout = (ZSTD_CStreamOutSize() + PAGE - 1) & ~(PAGE - 1), ztab = 1UL << 20;
+        if (ws + zout + ztab + (32UL << 20) > w.sec_cap)
+            return w_fail(&w, "MANA_COMPRESS level %d needs more work area than there is", mana_compress_level);
+        w.sec_cap -= ws + zout + ztab;
+        char *at = w.sec + w.sec_cap;
+        w.ztab = (struct mana_img_zstd *)at;
+        w.zcap = (uint32_t)(ztab / sizeof *w.ztab);
+        w.zout = at + ztab;
+        w.zout_cap = zout;
+        w.zc = ZSTD_initStaticCCtx(at + ztab + zout, ws);
+        if (!w.zc) return w_fail(&w, "cannot set up the compressor in the work area");
+        size_t zr = ZSTD_CCtx_setParameter(w.zc, ZSTD_c_compressionLevel, mana_compress_level);
+        if (ZSTD_isError(zr)) return w_fail(&w, "compression level %d: %s", mana_compress_level, ZSTD_getErrorName(zr));
+    }
 
     long n = mana_read_file("/proc/self/maps", maps_text, maps_cap);
     if (n < 0) return w_fail(&w, "cannot read /proc/self/maps: %s", strerror((int)-n));
@@ -357,13 +524,22 @@ int mana_write_image(const char *path, uint32_t generation, struct mana_write_re
 
     w.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (w.fd < 0) return w_fail(&w, "cannot create %s: %s", path, strerror(errno));
-    w.dfd = mana_direct_io ? open(path, O_WRONLY | O_DIRECT | O_CLOEXEC) : -1;
+    w.dfd = mana_direct_io && !w.zc ? open(path, O_WRONLY | O_DIRECT | O_CLOEXEC) : -1;
     w.pm_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
     w.off = PAGE;
     struct lh_info *lh = mana_lh_info;
     uint64_t scratch_lo = (uint64_t)mana_pl.scratch, scratch_hi = scratch_lo + mana_pl.scratch_size;
     uint64_t vdso_s = 0, vdso_e = 0, vvar_s = 0, vvar_e = 0;
     uint32_t nregions = 0;
+
+    /* Incremental, unless most pages changed (then full: see mostly_changed) */
+    struct mana_incr inc_full;
+    if (inc && inc->incremental && w.pm_fd >= 0 && mostly_changed(&w, maps, nm, lh)) {
+        inc_full = *inc;
+        inc_full.incremental = 0;
+        inc = w.inc = &inc_full;
+    }
+    res->incremental = inc && inc->incremental;
 
     /* ---- MEMORY ---- */
     size_t mem_at = w.sec_len;
@@ -435,6 +611,7 @@ int mana_write_image(const char *path, uint32_t generation, struct mana_write_re
                 }
             }
         }
+        w.cur_region = nregions;
         if (write_region(&w, m, flags, payload, valid, use_pagemap, res) != 0) goto fail;
         nregions++;
     }
@@ -649,10 +826,36 @@ int mana_write_image(const char *path, uint32_t generation, struct mana_write_re
         mpi_len = sizeof d;
         nsec = 6;
     }
+    /* ---- MPI_OBJECTS (optional): open MPI-IO files, for readers ---- */
+    size_t obj_at = w.sec_len, obj_len = 0;
+    int nobj = 0;
+    if (mana_pl.mpi && mana_pl.mpi->objects) {
+        nobj = mana_pl.mpi->objects(&w, sec_put_any);
+        if (nobj < 0) goto small;
+        obj_len = w.sec_len - obj_at;
+    }
+
+    /* ---- PARENT (incremental images): the image this one completes ---- */
+    size_t par_at = w.sec_len, par_len = 0;
+    int incr = inc && inc->incremental;
+    if (incr) {
+        struct mana_img_parent p = inc->parent;
+        p.name_len = (uint32_t)strlen(inc->parent_name);
+        if (!sec_put(&w, &p, sizeof p) || !sec_put(&w, inc->parent_name, p.name_len)) goto small;
+        par_len = w.sec_len - par_at;
+    }
+
+    /* ---- ZSTD (compressed regions): their compressed lengths ---- */
+    size_t z_at = w.sec_len, z_len = 0;
+    if (w.nz) {
+        if (!sec_put(&w, w.ztab, (size_t)w.nz * sizeof *w.ztab)) goto small;
+        z_len = w.sec_len - z_at;
+    }
 
     /* ---- section table, sections, header ---- */
     {
-        struct mana_img_section *tab = sec_put(&w, NULL, (size_t)(nsec + (fdata_count ? 1 : 0)) * sizeof *tab);
+        int nextra = (fdata_count ? 1 : 0) + (nobj ? 1 : 0) + (incr ? 1 : 0) + (w.nz ? 1 : 0);
+        struct mana_img_section *tab = sec_put(&w, NULL, (size_t)(nsec + nextra) * sizeof *tab);
         if (!tab) goto small;
         size_t tab_at = (size_t)((char *)tab - w.sec);
         struct { uint32_t type; size_t at, len; uint32_t count; } s[6] = {
@@ -669,6 +872,15 @@ int mana_write_image(const char *path, uint32_t generation, struct mana_write_re
                            mana_crc32c_update(0, w.sec + s[i].at, s[i].len), s[i].count);
         if (fdata_count)
             put_le_section(&tab[nsec], MANA_SEC_FILEDATA, fdata_at, fdata_len, fdata_crc, fdata_count);
+        if (nobj)
+            put_le_section(&tab[nsec + (fdata_count ? 1 : 0)], MANA_SEC_MPI_OBJECTS, sections_at + obj_at, obj_len,
+                           mana_crc32c_update(0, w.sec + obj_at, obj_len), (uint32_t)nobj);
+        if (incr)
+            put_le_section(&tab[nsec + nextra - 1 - (w.nz ? 1 : 0)], MANA_SEC_PARENT, sections_at + par_at, par_len,
+                           mana_crc32c_update(0, w.sec + par_at, par_len), 1);
+        if (w.nz)
+            put_le_section(&tab[nsec + nextra - 1], MANA_SEC_ZSTD, sections_at + z_at, z_len,
+                           mana_crc32c_update(0, w.sec + z_at, z_len), w.nz);
         uint64_t file_size = sections_at + w.sec_len;
         if (pwrite_all(w.fd, w.sec, w.sec_len, sections_at) != 0) {
             w_fail(&w, "cannot write the image: %s", strerror(errno));
@@ -681,8 +893,10 @@ int mana_write_image(const char *path, uint32_t generation, struct mana_write_re
         h.header_size = MANA_IMG_HEADER_SIZE;
         h.file_size = file_size;
         h.section_table_offset = sections_at + tab_at;
-        h.section_count = (uint32_t)nsec + (fdata_count ? 1 : 0);
+        h.section_count = (uint32_t)(nsec + nextra);
         if (mana_pl.mpi) h.flags |= MANA_IMG_F_MPI;
+        if (incr) h.flags |= MANA_IMG_F_INCREMENTAL;
+        else if (inc && inc->untracked) h.flags |= MANA_IMG_F_UNTRACKED;
         h.section_entry_size = sizeof(struct mana_img_section);
         h.page_size = PAGE;
         h.rank = (uint32_t)mana_pl.cfg.rank;
@@ -705,6 +919,7 @@ int mana_write_image(const char *path, uint32_t generation, struct mana_write_re
         size_t pl = strlen(prog);
         memcpy(h.program, prog, pl < sizeof h.program - 1 ? pl : sizeof h.program - 1);
         h.header_crc = mana_crc32c_update(0, &h, sizeof h);
+        res->header_crc = h.header_crc;
         if (pwrite_all(w.fd, &h, sizeof h, 0) != 0) {
             w_fail(&w, "cannot write the image header: %s", strerror(errno));
             goto fail;

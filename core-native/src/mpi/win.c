@@ -1,0 +1,599 @@
+/*
+ * win.c - one-sided communication (RMA windows) under checkpoint-restart.
+ *
+ * A window is a table entry (K_WIN, recipe R_WIN_CREATE) whose arr is a struct mana_win: the flavor,
+ * base, size and displacement unit, our copy of the hints, the name, the error handler, the memory
+ * attached to a dynamic window, and the synchronization state a restart must put back (a fence epoch
+ * in use, the locks and lock_all this rank holds).  Every window's memory is the program's, in the
+ * upper half, so it is in the image at the same address: MPI_Win_create takes the program's memory,
+ * MPI_Win_allocate allocates it here (malloc, as MPI_Alloc_mem does, mem.c) and calls the real
+ * MPI_Win_create on it, and a dynamic window's attachments are the program's memory.  The replay
+ * (replay.c) makes each live window again on the same memory and attaches the same regions.
+ *
+ * Collective window calls (MPI_Win_fence, MPI_Win_set_info, MPI_Win_free) pass the window's own
+ * sequence gate, exactly as collective file calls do (io.c): a live window is a "live communicator" of
+ * the collective drain (core.c), so no rank is left inside a fence that a stopped partner never enters.
+ *
+ * At the checkpoint, once the point-to-point and MPI-IO drains are done (mana_win_drain), the
+ * operations still outstanding are completed: on every window whose fence epoch is in use a real
+ * MPI_Win_fence(0) (all members are in the drain and take the windows in creation order), and for
+ * every lock this rank holds a real flush (flush_all under lock_all); then the request-based
+ * operations (MPI_Rput...: RQ_RMA) complete, and a real barrier keeps every rank in the MPI library
+ * (so its progress engine turns) until every rank is done: a target's progress is what completes an
+ * origin's flush in implementations without asynchronous progress.  At the restart (mana_win_restart)
+ * a real fence opens the epoch again on the windows that were in one, and the locks and lock_all this
+ * rank held are taken again, so a program checkpointed between MPI_Win_lock_all and
+ * MPI_Win_unlock_all goes on in its epoch.
+ *
+ * Errors on windows go to the window's error handler, kept here (errh.c runs it): the real windows
+ * keep MPI_ERRORS_RETURN.
+ */
+#include "mpi_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+struct wlock { int rank, type; };
+struct wattach { void *base; MPI_Aint size; };
+
+struct mana_win {
+    int      flavor;              /* MPI_WIN_FLAVOR_CREATE, _ALLOCATE or _DYNAMIC */
+    int      own_mem;             /* MPI_Win_allocate: base is ours, freed with the window */
+    void    *base;
+    MPI_Aint size;
+    int      disp_unit;
+    int      model;               /* MPI_WIN_SEPARATE or MPI_WIN_UNIFIED, as the real MPI said */
+    MPI_Info hints;               /* ours (upper half): create's and set_info's */
+    uint64_t errh;                /* the window's error handler (virtual handle bits) */
+    char     name[MPI_MAX_OBJECT_NAME];
+    /* synchronization state, changed in the excursion of the real call that changes it */
+    int      fence_open;          /* the last fence did not say MPI_MODE_NOSUCCEED */
+    int      lock_all;            /* MPI_Win_lock_all held */
+    int      nlocks, caplocks;
+    struct wlock *locks;          /* MPI_Win_lock held, by target */
+    int      natt, capatt;
+    struct wattach *att;          /* a dynamic window's attached memory */
+};
+
+static struct mana_win *mw_of(struct vobj *w) { return w->arr; }
+
+struct vobj *mana_win_obj(MPI_Win win)
+{
+    struct vobj *w = vobj_of(HBITS(win));
+    return w && w->kind == K_WIN && (w->flags & VF_WOPEN) ? w : NULL;
+}
+
+int mana_win_err(struct vobj *w, MPI_Win win, int rc)
+{
+    if (rc == MPI_SUCCESS || !w) return rc;
+    return mana_errh_win(mw_of(w)->errh, win, rc);
+}
+
+#define WIN_OR_ERR(win, w) \
+    struct vobj *w = mana_win_obj(win); \
+    if (!w) return mana_win_err(NULL, win, MPI_ERR_WIN)
+
+/* Room for one more element of an array the next excursion may extend (no malloc on the lower TLS). */
+static int reserve(void **arr, int n, int *cap, size_t elem)
+{
+    if (n < *cap) return 0;
+    int c = *cap ? 2 * *cap : 4;
+    void *p = realloc(*arr, (size_t)c * elem);
+    if (!p) return -1;
+    *arr = p;
+    *cap = c;
+    return 0;
+}
+
+/* Everything the entry holds besides itself (the entry's arr goes with vrelease). */
+static void win_drop(struct vobj *w)
+{
+    struct mana_win *mw = mw_of(w);
+    if (mw->hints != MPI_INFO_NULL) PMPI_Info_free(&mw->hints);
+    free(mw->locks);
+    free(mw->att);
+    if (mw->own_mem) free(mw->base);
+    mw->locks = NULL;
+    mw->att = NULL;
+}
+
+/* Inside an excursion: the real window's settings after it was made (creation or replay). */
+static void real_setup(MPI_Win rw, struct mana_win *mw)
+{
+    real.Win_set_errhandler(rw, R(MPI_ERRORS_RETURN));
+    int *model = NULL, flag = 0;
+    if (real.Win_get_attr(rw, MPI_WIN_MODEL, &model, &flag) == MPI_SUCCESS && flag && model) mw->model = *model;
+}
+
+static int win_make(int flavor, void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                    int own, MPI_Win *win)
+{
+    struct vobj *c = comm_obj(comm);
+    if (!c) return MPI_ERR_COMM;
+    if (size < 0) return MPI_ERR_SIZE;
+    if (disp_unit <= 0 || disp_unit > 0x7fffffff) return MPI_ERR_DISP;
+    struct mana_win *mw = calloc(1, sizeof *mw);
+    if (!mw) return MPI_ERR_NO_MEM;
+    mw->flavor = flavor;
+    mw->own_mem = own;
+    mw->base = flavor == MPI_WIN_FLAVOR_DYNAMIC ? MPI_BOTTOM : base;
+    mw->size = flavor == MPI_WIN_FLAVOR_DYNAMIC ? 0 : size;
+    mw->disp_unit = flavor == MPI_WIN_FLAVOR_DYNAMIC ? 1 : (int)disp_unit;
+    mw->model = MPI_WIN_SEPARATE;
+    mw->hints = MPI_INFO_NULL;
+    if (info != MPI_INFO_NULL && mana_info_dup(info, &mw->hints) != MPI_SUCCESS) mw->hints = MPI_INFO_NULL;
+    mw->errh = HBITS(MPI_ERRORS_ARE_FATAL);
+    /* The entry exists before the call and is marked live inside the excursion that makes the real
+     * window: a checkpoint comes before (no window: the replay skips it) or after, never between. */
+    mana_rma_used = 1;
+    struct vobj *w = vnew(K_WIN, 0);
+    w->recipe = R_WIN_CREATE;
+    w->arr = mw;
+    w->arr_len = sizeof *mw;
+    mana_record_parent(w, c);
+    MPI_Info ri;
+    MPI_Win rw = MPI_WIN_NULL;
+    int rc;
+    COLL_LOWER(c, ri = mana_info_real_lower(info);
+               rc = flavor == MPI_WIN_FLAVOR_DYNAMIC ? real.Win_create_dynamic(ri, R(comm), &rw)
+                                                        : real.Win_create(base, size, (int)disp_unit, ri, R(comm), &rw);
+               if (rc == MPI_SUCCESS) {
+                   real_setup(rw, mw);
+                   w->real = HBITS(rw);
+                   w->gid = mana_gid_combine(c->gid, c->seq);   /* the same on every member */
+                   w->flags |= VF_WOPEN;
+               }
+               mana_info_real_free_lower(ri));
+    if (rc != MPI_SUCCESS) {
+        mw->own_mem = 0;          /* the caller frees it */
+        win_drop(w);
+        vrelease(w);
+        *win = MPI_WIN_NULL;
+        return rc;
+    }
+    *win = V(MPI_Win, w);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{
+    MANA_CHECK_INIT();
+    return win_make(MPI_WIN_FLAVOR_CREATE, base, size, disp_unit, info, comm, 0, win);
+}
+ALIAS(Win_create)
+
+int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{
+    MANA_CHECK_INIT();
+    return win_make(MPI_WIN_FLAVOR_DYNAMIC, NULL, 0, 1, info, comm, 0, win);
+}
+ALIAS(Win_create_dynamic)
+
+/* The window's memory in the upper half (saved in the image), then the real MPI_Win_create on it. */
+static int win_allocate(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
+{
+    MANA_CHECK_INIT();
+    if (size < 0) return MPI_ERR_SIZE;
+    void *p = NULL;
+    if (posix_memalign(&p, 64, size ? (size_t)size : 1) != 0) return MPI_ERR_NO_MEM;
+    int rc = win_make(MPI_WIN_FLAVOR_ALLOCATE, p, size, disp_unit, info, comm, 1, win);
+    if (rc != MPI_SUCCESS) { free(p); return rc; }
+    memcpy(baseptr, &p, sizeof p);          /* baseptr is a void ** passed as void * */
+    return MPI_SUCCESS;
+}
+
+int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
+{ return win_allocate(size, disp_unit, info, comm, baseptr, win); }
+ALIAS(Win_allocate)
+
+#if MPI_VERSION >= 4
+int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{
+    MANA_CHECK_INIT();
+    return win_make(MPI_WIN_FLAVOR_CREATE, base, size, disp_unit, info, comm, 0, win);
+}
+ALIAS(Win_create_c)
+int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
+{ return win_allocate(size, disp_unit, info, comm, baseptr, win); }
+ALIAS(Win_allocate_c)
+#endif
+
+int PMPI_Win_free(MPI_Win *win)
+{
+    MANA_CHECK_INIT();
+    WIN_OR_ERR(*win, w);
+    int rc = mana_win_attr_clear(HBITS(*win));
+    if (rc != MPI_SUCCESS) return mana_win_err(w, *win, rc);
+    MPI_Win rw;
+    /* freed for the checkpoint in the same excursion that frees it for MPI; the real handle read past
+     * the gate (a checkpoint may come while this thread waits there, and replace it) */
+    COLL_LOWER(w, rw = R(*win); rc = real.Win_free(&rw); if (rc == MPI_SUCCESS) w->flags &= ~VF_WOPEN);
+    if (rc != MPI_SUCCESS) return mana_win_err(w, *win, rc);
+    win_drop(w);
+    vrelease(w);
+    *win = MPI_WIN_NULL;
+    return MPI_SUCCESS;
+}
+ALIAS(Win_free)
+
+int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
+{
+    MANA_CHECK_INIT();
+    WIN_OR_ERR(win, w);
+    struct mana_win *mw = mw_of(w);
+    if (reserve((void **)&mw->att, mw->natt, &mw->capatt, sizeof *mw->att) != 0) return mana_win_err(w, win, MPI_ERR_NO_MEM);
+    int rc;
+    LOWER(rc = real.Win_attach(R(win), base, size);
+          if (rc == MPI_SUCCESS) { mw->att[mw->natt].base = base; mw->att[mw->natt].size = size; mw->natt++; });
+    return mana_win_err(w, win, rc);
+}
+ALIAS(Win_attach)
+
+int PMPI_Win_detach(MPI_Win win, const void *base)
+{
+    MANA_CHECK_INIT();
+    WIN_OR_ERR(win, w);
+    struct mana_win *mw = mw_of(w);
+    int rc;
+    LOWER(rc = real.Win_detach(R(win), base);
+          if (rc == MPI_SUCCESS) {
+              for (int i = 0; i < mw->natt; i++)
+                  if (mw->att[i].base == base) { mw->att[i] = mw->att[--mw->natt]; break; }
+          });
+    return mana_win_err(w, win, rc);
+}
+ALIAS(Win_detach)
+
+/* ---- synchronization ---- */
+
+int PMPI_Win_fence(int assert_, MPI_Win win)
+{
+    MANA_CHECK_INIT();
+    WIN_OR_ERR(win, w);
+    struct mana_win *mw = mw_of(w);
+    int rc;
+    COLL_LOWER(w, rc = real.Win_fence(assert_, R(win));
+               if (rc == MPI_SUCCESS) mw->fence_open = !(assert_ & MPI_MODE_NOSUCCEED));
+    return mana_win_err(w, win, rc);
+}
+ALIAS(Win_fence)
+
+int PMPI_Win_lock(int type, int rank, int assert_, MPI_Win win)
+{
+    MANA_CHECK_INIT();
+    WIN_OR_ERR(win, w);
+    struct mana_win *mw = mw_of(w);
+    if (reserve((void **)&mw->locks, mw->nlocks, &mw->caplocks, sizeof *mw->locks) != 0)
+        return mana_win_err(w, win, MPI_ERR_NO_MEM);
+    int rc;
+    RMA_LOWER(rc = real.Win_lock(type, rank, assert_, R(win));
+          if (rc == MPI_SUCCESS) { mw->locks[mw->nlocks].rank = rank; mw->locks[mw->nlocks].type = type; mw->nlocks++; });
+    return mana_win_err(w, win, rc);
+}
+ALIAS(Win_lock)
+
+int PMPI_Win_unlock(int rank, MPI_Win win)
+{
+    MANA_CHECK_INIT();
+    WIN_OR_ERR(win, w);
+    struct mana_win *mw = mw_of(w);
+    int rc;
+    RMA_LOWER(rc = real.Win_unlock(rank, R(win));
+          if (rc == MPI_SUCCESS) {
+              for (int i = 0; i < mw->nlocks; i++)
+                  if (mw->locks[i].rank == rank) { mw->locks[i] = mw->locks[--mw->nlocks]; break; }
+          });
+    return mana_win_err(w, win, rc);
+}
+ALIAS(Win_unlock)
+
+int PMPI_Win_lock_all(int assert_, MPI_Win win)
+{
+    MANA_CHECK_INIT();
+    WIN_OR_ERR(win, w);
+    int rc;
+    RMA_LOWER(rc = real.Win_lock_all(assert_, R(win)); if (rc == MPI_SUCCESS) mw_of(w)->lock_all = 1);
+    return mana_win_err(w, win, rc);
+}
+ALIAS(Win_lock_all)
+
+int PMPI_Win_unlock_all(MPI_Win win)
+{
+    MANA_CHECK_INIT();
+    WIN_OR_ERR(win, w);
+    int rc;
+    RMA_LOWER(rc = real.Win_unlock_all(R(win)); if (rc == MPI_SUCCESS) mw_of(w)->lock_all = 0);
+    return mana_win_err(w, win, rc);
+}
+ALIAS(Win_unlock_all)
+
+/* ---- queries, info, names, error handlers ---- */
+
+int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
+{
+    MANA_CHECK_INIT();
+    WIN_OR_ERR(win, w);
+    MPI_Group g;
+    int rc;
+    LOWER(rc = real.Win_get_group(R(win), &g));
+    if (rc != MPI_SUCCESS) return mana_win_err(w, win, rc);
+    return new_group(g, group);
+}
+ALIAS(Win_get_group)
+
+/* Our hints gain INFO's (set_info). */
+static void hints_merge(struct mana_win *mw, MPI_Info info)
+{
+    int n = 0;
+    if (info == MPI_INFO_NULL || PMPI_Info_get_nkeys(info, &n) != MPI_SUCCESS || n == 0) return;
+    if (mw->hints == MPI_INFO_NULL && PMPI_Info_create(&mw->hints) != MPI_SUCCESS) { mw->hints = MPI_INFO_NULL; return; }
+    for (int i = 0; i < n; i++) {
+        char key[MPI_MAX_INFO_KEY + 1], val[MPI_MAX_INFO_VAL + 1];
+        int flag = 0;
+        if (PMPI_Info_get_nthkey(info, i, key) == MPI_SUCCESS &&
+            PMPI_Info_get(info, key, MPI_MAX_INFO_VAL, val, &flag) == MPI_SUCCESS && flag)
+            PMPI_Info_set(mw->hints, key, val);
+    }
+}
+
+int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
+{
+    MANA_CHECK_INIT();
+    WIN_OR_ERR(win, w);
+    MPI_Info ri;
+    int rc;
+    /* collective (MPI 4.0 12.2.7): the window's gate */
+    COLL_LOWER(w, ri = mana_info_real_lower(info); rc = real.Win_set_info(R(win), ri); mana_info_real_free_lower(ri));
+    if (rc == MPI_SUCCESS) hints_merge(mw_of(w), info);
+    return mana_win_err(w, win, rc);
+}
+ALIAS(Win_set_info)
+
+int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
+{
+    MANA_CHECK_INIT();
+    WIN_OR_ERR(win, w);
+    MPI_Info ri;
+    int rc;
+    LOWER(rc = real.Win_get_info(R(win), &ri));
+    if (rc != MPI_SUCCESS) return mana_win_err(w, win, rc);
+    rc = mana_info_from_real(ri, info_used);
+    LOWER(real.Info_free(&ri));
+    return mana_win_err(w, win, rc);
+}
+ALIAS(Win_get_info)
+
+int PMPI_Win_set_name(MPI_Win win, const char *name)
+{
+    MANA_CHECK_INIT();
+    WIN_OR_ERR(win, w);
+    if (!name) return mana_win_err(w, win, MPI_ERR_ARG);
+    snprintf(mw_of(w)->name, sizeof mw_of(w)->name, "%s", name);
+    return MPI_SUCCESS;
+}
+ALIAS(Win_set_name)
+
+int PMPI_Win_get_name(MPI_Win win, char *name, int *len)
+{
+    MANA_CHECK_INIT();
+    WIN_OR_ERR(win, w);
+    return mana_name_out(mw_of(w)->name, name, len);
+}
+ALIAS(Win_get_name)
+
+int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler eh)
+{
+    MANA_CHECK_INIT();
+    WIN_OR_ERR(win, w);
+    if (!mana_errh_win_ok(HBITS(eh))) return mana_win_err(w, win, MPI_ERR_ARG);
+    mw_of(w)->errh = HBITS(eh);
+    return MPI_SUCCESS;
+}
+ALIAS(Win_set_errhandler)
+
+int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *eh)
+{
+    MANA_CHECK_INIT();
+    WIN_OR_ERR(win, w);
+    *eh = HMAKE(MPI_Errhandler, mw_of(w)->errh);
+    return MPI_SUCCESS;
+}
+ALIAS(Win_get_errhandler)
+
+int PMPI_Win_call_errhandler(MPI_Win win, int code)
+{
+    MANA_CHECK_INIT();
+    struct vobj *w = mana_win_obj(win);
+    if (!w) return MPI_ERR_WIN;
+    mana_win_err(w, win, code);
+    return MPI_SUCCESS;
+}
+ALIAS(Win_call_errhandler)
+
+/* MPI_WIN_BASE, SIZE, DISP_UNIT, CREATE_FLAVOR, MODEL: from our record (a restart makes another real
+ * window, on the same memory); any other keyval is not set. */
+int mana_win_attr_predef(MPI_Win win, int kv, void *val, int *flag)
+{
+    WIN_OR_ERR(win, w);
+    struct mana_win *mw = mw_of(w);
+    void *p;
+    if (kv == MPI_WIN_BASE) p = mw->base;
+    else if (kv == MPI_WIN_SIZE) p = &mw->size;
+    else if (kv == MPI_WIN_DISP_UNIT) p = &mw->disp_unit;
+    else if (kv == MPI_WIN_CREATE_FLAVOR) p = &mw->flavor;
+    else if (kv == MPI_WIN_MODEL) p = &mw->model;
+    else { *flag = 0; return kv == MPI_KEYVAL_INVALID ? mana_win_err(w, win, MPI_ERR_KEYVAL) : MPI_SUCCESS; }
+    memcpy(val, &p, sizeof p);          /* val is a void ** passed as void * */
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+#ifdef OPEN_MPI
+/* Fortran handles: the entry's table index above MANA_F_BASE, the same after a restart (MPICH's
+ * converters are casts in mpi.h). */
+MPI_Fint PMPI_Win_c2f(MPI_Win win)
+{
+    struct vobj *w = mana_win_obj(win);
+    return w ? (MPI_Fint)(MANA_F_BASE + w->idx) : 0;
+}
+ALIAS(Win_c2f)
+
+MPI_Win PMPI_Win_f2c(MPI_Fint i)
+{
+    if (i <= MANA_F_BASE || (uint32_t)(i - MANA_F_BASE) >= vtab_usable) return MPI_WIN_NULL;
+    MPI_Win win = V(MPI_Win, &vtab[i - MANA_F_BASE]);
+    return mana_win_obj(win) ? win : MPI_WIN_NULL;
+}
+ALIAS(Win_f2c)
+#endif
+
+/* ---- checkpoint and restart ---- */
+
+/* The live windows, in the order the program made them. */
+static struct vobj **live_windows(uint32_t *n)
+{
+    uint32_t used = mana_vtab_used(), k = 0;
+    struct vobj **l = malloc(((size_t)used + 1) * sizeof *l);
+    if (!l) return NULL;
+    for (uint32_t i = 1; i <= used; i++)
+        if (vtab[i].kind == K_WIN && (vtab[i].flags & VF_WOPEN)) l[k++] = &vtab[i];
+    for (uint32_t i = 1; i < k; i++)            /* insertion sort by creation order: few windows */
+        for (uint32_t j = i; j > 0 && l[j - 1]->order > l[j]->order; j--) {
+            struct vobj *t = l[j]; l[j] = l[j - 1]; l[j - 1] = t;
+        }
+    *n = k;
+    return l;
+}
+
+/* Whether any rank has a live window: a real reduction over MPI_COMM_WORLD (every rank is in the
+ * drain, or in the restart, with nothing else pending in MPI), so all ranks do the same next. */
+static int any_windows(int mine, int *any)
+{
+    int rc;
+    LOWER(rc = real.Allreduce(&mine, any, 1, R(MPI_INT), R(MPI_MAX), R(MPI_COMM_WORLD)));
+    return rc;
+}
+
+/* The live window made next after creation order `after` (0: the first), or NULL.  No allocation: the
+ * drain runs while the program's threads, one of which may hold the allocator's lock, are stopped. */
+static struct vobj *next_window(uint64_t after)
+{
+    uint32_t used = mana_vtab_used();
+    struct vobj *best = NULL;
+    for (uint32_t i = 1; i <= used; i++) {
+        struct vobj *w = &vtab[i];
+        if (w->kind == K_WIN && (w->flags & VF_WOPEN) && w->order > after && (!best || w->order < best->order)) best = w;
+    }
+    return best;
+}
+
+int mana_win_drain(char *err, size_t errlen)
+{
+    uint32_t n = 0;
+    for (struct vobj *w = next_window(0); w; w = next_window(w->order)) n++;
+    int any = 0, rc = any_windows(n > 0, &any);
+    const char *what = "find the windows";
+    for (struct vobj *w = any ? next_window(0) : NULL; rc == MPI_SUCCESS && w; w = next_window(w->order)) {
+        struct mana_win *mw = mw_of(w);
+        MPI_Win rw = HMAKE(MPI_Win, w->real);
+        if (mw->fence_open) { what = "fence"; LOWER(rc = real.Win_fence(0, rw)); }
+        if (rc == MPI_SUCCESS && mw->lock_all) { what = "flush_all"; LOWER(rc = real.Win_flush_all(rw)); }
+        for (int k = 0; rc == MPI_SUCCESS && k < mw->nlocks; k++) {
+            what = "flush";
+            LOWER(rc = real.Win_flush(mw->locks[k].rank, rw));
+        }
+    }
+    if (rc != MPI_SUCCESS) {
+        snprintf(err, errlen, "one-sided drain: cannot %s a window (MPI error %d)", what, rc);
+        return -1;
+    }
+    if (!any) return 0;
+    /* The request-based operations (their epochs are complete now). */
+    uint32_t used = mana_vtab_used();
+    for (uint32_t i = 1; i <= used; i++) {
+        struct vobj *r = &vtab[i];
+        if (r->kind != K_REQ || r->rkind != RQ_RMA || (r->flags & VF_DONE) || !(r->flags & VF_POSTED)) continue;
+        if (mana_req_finish(r) != 0) {
+            snprintf(err, errlen, "one-sided drain: a request-based RMA operation of this rank did not complete");
+            return -1;
+        }
+    }
+    /* In the library until everyone is done: a partner's flush may need this rank's progress. */
+    LOWER(rc = real.Barrier(R(MPI_COMM_WORLD)));
+    if (rc != MPI_SUCCESS) { snprintf(err, errlen, "one-sided drain: barrier failed (MPI error %d)", rc); return -1; }
+    if (mana_debug_on()) mana_say("mana: one-sided drain: %u window(s) here", n);
+    return 0;
+}
+
+/* The image's MPI_OBJECTS records of the live windows (after the drain; no allocation, as there). */
+int mana_win_objects(void *ctx, void *(*put)(void *ctx, const void *data, size_t len))
+{
+    int n = 0;
+    for (struct vobj *w = next_window(0); w; w = next_window(w->order)) {
+        const struct mana_win *mw = mw_of(w);
+        struct mana_img_mpi_object o;
+        memset(&o, 0, sizeof o);
+        o.kind = MANA_MPI_OBJ_WIN;
+        o.flags = (mw->fence_open ? MANA_MPI_OBJF_FENCE : 0) | (mw->lock_all ? MANA_MPI_OBJF_LOCK_ALL : 0) |
+                  (mw->nlocks ? MANA_MPI_OBJF_LOCKS : 0);
+        o.amode = mw->flavor;
+        o.comm_size = w->parent[0] ? (int32_t)w->parent[0]->a[7] : 0;
+        o.position = (int64_t)mw->size;
+        o.shared_position = mw->disp_unit;
+        o.disp = (int64_t)(uintptr_t)mw->base;
+        o.name_len = (uint32_t)strlen(mw->name);
+        if (!put(ctx, &o, sizeof o) || !put(ctx, mw->name, o.name_len)) return -1;
+        n++;
+    }
+    return n;
+}
+
+/* Replay of R_WIN_CREATE: the same window on the same memory (pc: the replayed communicator, real). */
+int mana_win_replay(struct vobj *w, MPI_Comm pc)
+{
+    if (!(w->flags & VF_WOPEN)) return MPI_SUCCESS;     /* freed, or not yet made at the checkpoint */
+    struct mana_win *mw = mw_of(w);
+    MPI_Info ri = mana_info_real(mw->hints);
+    MPI_Win rw = MPI_WIN_NULL;
+    int rc;
+    LOWER(rc = mw->flavor == MPI_WIN_FLAVOR_DYNAMIC ? real.Win_create_dynamic(ri, pc, &rw)
+                                                    : real.Win_create(mw->base, mw->size, mw->disp_unit, ri, pc, &rw);
+          if (rc == MPI_SUCCESS) real_setup(rw, mw));
+    mana_info_real_free(ri);
+    if (rc != MPI_SUCCESS) {
+        mana_say("MANA: restart: cannot make window %u again (MPI error %d)", w->idx, rc);
+        return rc;
+    }
+    w->real = HBITS(rw);
+    for (int i = 0; i < mw->natt && rc == MPI_SUCCESS; i++) LOWER(rc = real.Win_attach(rw, mw->att[i].base, mw->att[i].size));
+    return rc;
+}
+
+/* After the replay: the fence epochs and the locks, window by window in creation order. */
+int mana_win_restart(char *err, size_t errlen)
+{
+    uint32_t n;
+    struct vobj **l = live_windows(&n);
+    if (!l) { snprintf(err, errlen, "out of memory"); return -1; }
+    int any = 0, rc = any_windows(n > 0, &any);
+    const char *what = "find the windows";
+    for (uint32_t i = 0; rc == MPI_SUCCESS && any && i < n; i++) {
+        struct mana_win *mw = mw_of(l[i]);
+        MPI_Win rw = HMAKE(MPI_Win, l[i]->real);
+        if (mw->fence_open) { what = "fence"; LOWER(rc = real.Win_fence(0, rw)); }
+        if (rc == MPI_SUCCESS && mw->lock_all) { what = "lock_all"; LOWER(rc = real.Win_lock_all(0, rw)); }
+        for (int k = 0; rc == MPI_SUCCESS && k < mw->nlocks; k++) {
+            what = "lock";
+            LOWER(rc = real.Win_lock(mw->locks[k].type, mw->locks[k].rank, 0, rw));
+        }
+    }
+    free(l);
+    if (rc == MPI_SUCCESS && any) LOWER(rc = real.Barrier(R(MPI_COMM_WORLD)));
+    if (rc != MPI_SUCCESS) {
+        snprintf(err, errlen, "one-sided restart: cannot %s a window again (MPI error %d)", what, rc);
+        return -1;
+    }
+    return 0;
+}
