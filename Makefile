@@ -18,9 +18,11 @@ MVN := JAVA_HOME=$(BUILD_JDK) $(ROOT)/mvnw -B -ntp
 # Recommended packages come too (as on the machines the suite was developed on: Open MPI's mpirun, for
 # one, wants an ssh client present even for local runs). libgtk-3-0 and fonts: the Eclipse workbench.
 # python3-mpi4py: an interpreter that reaches MPI through dlopen, checkpointed (tests/mpi).
+# slurm-wlm, munge, iproute2: the multi-node tests run real Slurm on a cluster of namespaces (tests/cluster).
 DEB_PACKAGES := build-essential cmake gdb openmpi-bin libopenmpi-dev mpich libmpich-dev \
                 xvfb xauth libgtk-3-0 fonts-dejavu-core procps psmisc bsdutils util-linux \
-                neovim python3 bc sqlite3 python3-mpi4py
+                neovim python3 bc sqlite3 python3-mpi4py python3-pycparser gfortran libzstd-dev \
+                slurm-wlm munge iproute2
 
 .PHONY: all deps build test test-fast demo clean bench-process bench-coordinator bench-attack bench-inspector bench-lint bench-gdb bench-mpi check-jdk screenshots test-apps
 
@@ -43,13 +45,15 @@ check-jdk:
 build: deps check-jdk
 	$(MVN) -DskipTests install
 
+# The last lines say where the time went and name each failed test (CI keeps only the log's tail).
 test: deps check-jdk
-	$(MVN) install
+	$(MVN) install || { python3 $(ROOT)/.ci/test_report.py --failed; exit 1; }
+	@python3 $(ROOT)/.ci/test_report.py
 
 # Unit tests of the libraries and of the C runtime's codecs and scripts; builds first when nothing is built.
 test-fast: check-jdk
 	@[ -d $(ROOT)/core-native/build ] && [ -x $(ROOT)/bin/lower-half ] || $(MAKE) build
-	$(MVN) -q -o -T 3 -pl control-plane,image-inspector,mpi-diagnostics test -DexcludedGroups=slow
+	$(MVN) -q -o -T 3 -pl control-plane,image-inspector,mpi-diagnostics,dap-server test -DexcludedGroups=slow
 	cmake --build $(ROOT)/core-native/build -j2 > /dev/null
 	cd $(ROOT)/core-native/build && ctest -L unit --output-on-failure
 
@@ -83,7 +87,7 @@ bench-attack:
 	$(ROOT)/control-plane/bench/bench_attack.sh
 
 bench-inspector:
-	@[ -x $(ROOT)/bin/mana_inspect ] || $(MAKE) build
+	@[ -x $(ROOT)/bin/mana_inspect ] && ls $(ROOT)/image-testkit/target/image-testkit-*.jar >/dev/null 2>&1 || $(MAKE) build
 	$(ROOT)/image-inspector/bench/bench_inspector.sh
 
 # The UI tests write their screenshots under target/ (never into docs/ during make test).

@@ -18,9 +18,12 @@
 # restart <= 1.5 x image bytes / read + 50 ms; idle 1 MiB image < 5 MB; loop
 # overhead < 1 %.  MB = 10^6 bytes.
 #
+#   - full against incremental checkpoints of 1 GiB with 0/1/10/100 % of the
+#     pages changed: the program's own pause, bytes written, restart time
+#     (bench_incremental.sh; its JSON keys join this line's).
 # Environment: MANA_BENCH_DIR (checkpoint directory's parent; default
 # /var/tmp), MANA_BENCH_SIZES (default "1M 100M 1G"), MANA_BENCH_ITERS
-# (compute loop iterations, default 1000000000).
+# (compute loop iterations, default 1000000000), MANA_BENCH_NO_INCR=1 (skip 4.).
 set -u
 
 ROOT=$(cd "$(dirname -- "$(readlink -f -- "$0")")/../.." && pwd -P)
@@ -28,45 +31,14 @@ PROGS=$ROOT/core-native/build/tests/programs
 SIZES=${MANA_BENCH_SIZES:-1M 100M 1G}
 ITERS=${MANA_BENCH_ITERS:-1000000000}
 
-note() { printf '%s\n' "bench: $*" >&2; }
+. "$ROOT/core-native/bench/bench_lib.sh"     # note, require_runtime, kill_tree, bench_setup, now_ns
 for p in data compute; do
     [ -x "$PROGS/$p" ] || { note "$PROGS/$p missing: make build first"; exit 1; }
 done
-for t in mana_coordinator mana_launch mana_restart mana_coord_probe; do
-    [ -x "$ROOT/bin/$t" ] || { note "$ROOT/bin/$t missing: make build first"; exit 1; }
-done
-
-base=${MANA_BENCH_DIR:-/var/tmp}
-tmp=$(mktemp -d "$base/mana_bench.XXXXXX") || exit 1
-chmod 0700 "$tmp"
-
-kill_tree() {
-    for c in $(ps -o pid= --ppid "$2" 2>/dev/null); do kill_tree "$1" "$c"; done
-    kill "-$1" "$2" 2>/dev/null
-}
-running= coord_pids=
-cleanup() {
-    [ -n "$running" ] && kill_tree KILL "$running"
-    for p in $coord_pids; do kill "$p" 2>/dev/null; done
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-now_ns() { date +%s%N; }
+require_runtime
+bench_setup mana_bench
 # secs START_NS END_NS
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b - a) / 1e9 }'; }
-wait_for() {
-    n=$(($1 * 100))
-    shift
-    while ! "$@"; do
-        n=$((n - 1))
-        [ $n -gt 0 ] || return 1
-        sleep 0.01
-    done
-}
-has_line() { grep -q -- "$2" "$1" 2>/dev/null; }
-status_ready() { grep -q '^Secret:' "$tmp/mana.rc" 2>/dev/null; }
 export MANA_RC="$tmp/mana.rc"
 unset MANA_COORD_HOST MANA_COORD_PORT MANA_COORD_SECRET DMTCP_COORD_HOST DMTCP_COORD_PORT
 
@@ -177,7 +149,7 @@ else
 fi
 
 # ---- report --------------------------------------------------------------------
-echo "Process-layer benchmark ($(uname -r), $(nproc) cores, load average at start $load0), checkpoint directory under $base"
+echo "Process-layer benchmark ($(uname -r), $(nproc) cores, load average at start $load0), checkpoint directory under ${MANA_BENCH_DIR:-/var/tmp}"
 echo "  directory throughput: write ${write_mbps} MB/s (dd 1 GiB, conv=fsync), read ${read_mbps} MB/s ($read_note)"
 echo
 printf '%-6s %12s %12s %12s %14s %14s  %s\n' size ckpt_s restart_s image_MB ckpt_target_s rst_target_s status
@@ -223,4 +195,13 @@ echo "  checkpoint 1 GiB <= 1.5 x bytes/write + 50 ms: ${ckpt_1g} s vs ${ckpt_ta
 echo "  restart 1 GiB    <= 1.5 x bytes/read + 50 ms:  ${restart_1g} s vs ${restart_target} s -> $restart_ok"
 echo "  idle 1 MiB image < 5 MB:                       ${image_1m} MB -> $image_ok"
 echo "  loop overhead < 1 %:                           ${overhead} % -> $loop_ok"
-echo "{\"ckpt_s_1g\": $ckpt_1g, \"restart_s_1g\": $restart_1g, \"write_mbps\": $write_mbps, \"read_mbps\": $read_mbps, \"image_mb_1m\": $image_1m, \"loop_overhead_pct\": $overhead, \"loop_wall_overhead_pct\": $wall_overhead, \"ckpt_target_s_1g\": $ckpt_target, \"restart_target_s_1g\": $restart_target, \"ckpt_ok\": $ckpt_ok, \"restart_ok\": $restart_ok, \"image_ok\": $image_ok, \"loop_ok\": $loop_ok, \"read_cold\": $([ "$res" = 0 ] && echo true || echo false)}"
+# ---- 4. full against incremental checkpoints (bench_incremental.sh) -----------
+incr_json=
+if [ "${MANA_BENCH_NO_INCR:-}" != 1 ]; then
+    echo
+    incr_out=$("$ROOT/core-native/bench/bench_incremental.sh" 2>&1)
+    printf '%s\n' "$incr_out" | sed '$d'
+    last=$(printf '%s\n' "$incr_out" | tail -n 1)
+    case $last in "{"*"}") incr_json=", ${last#\{}"; incr_json=${incr_json%\}} ;; esac
+fi
+echo "{\"ckpt_s_1g\": $ckpt_1g, \"restart_s_1g\": $restart_1g, \"write_mbps\": $write_mbps, \"read_mbps\": $read_mbps, \"image_mb_1m\": $image_1m, \"loop_overhead_pct\": $overhead, \"loop_wall_overhead_pct\": $wall_overhead, \"ckpt_target_s_1g\": $ckpt_target, \"restart_target_s_1g\": $restart_target, \"ckpt_ok\": $ckpt_ok, \"restart_ok\": $restart_ok, \"image_ok\": $image_ok, \"loop_ok\": $loop_ok, \"read_cold\": $([ "$res" = 0 ] && echo true || echo false)$incr_json}"

@@ -14,7 +14,8 @@
 #                  checkpoint must have come before it
 #   APP_TIMEOUT    seconds for one run (default 240)
 #   APP_EXPECT     pass | known-failure; APP_REASON: the reason, APP_REASON_RE: an extended regex that the
-#                  failing run's output must match (another failure is unexpected)
+#                  failing run's output, or the difference of its result from the native one (result.diff),
+#                  must match (another failure is unexpected)
 #   app_build      optional: build our own program from src/ into $APPS_BUILD (once)
 #   app_setup      write the input files into the run folder (the current directory)
 #   app_result     print the run's deterministic result (reads out.txt, err.txt, files in the run folder)
@@ -96,8 +97,8 @@ run_one() (
     reached() { [ "$(grep -E -c -- "$APP_EVENT" "$(evfile)" 2>/dev/null)" -ge "$APP_EVENT_COUNT" ]; }
     alive() { kill -0 "$job_pid" 2>/dev/null; }
     reached_or_ended() { reached || ! alive; }
-    nranks() { "$ROOT/bin/mana_status" --list 2>/dev/null | grep -c ' RUNNING '; }
-    all_running() { [ "$(nranks)" = "$APP_NP" ] || ! alive; }
+    # one look over the coordinator's LIST (no JVM per look): all APP_NP ranks RUNNING
+    all_running() { "$ROOT/bin/mana_coord_probe" --await-running "$APP_NP" --timeout 0 > /dev/null 2>&1 || ! alive; }
     why() {  # the runtime's own explanation, if it gave one
         cat "$d"/cr/launch.out "$d"/cr/launch.err "$d"/cr/restart.out "$d"/cr/restart.err 2>/dev/null |
             grep -a -m 1 -E 'MANA: |lower-half: |mana_launch: |mana_restart: |Segmentation|signal' | tr '|' '/' | cut -c1-200
@@ -109,7 +110,7 @@ run_one() (
                 echo "FAIL|$native|$runtime|$ckpt|$result|passes now: remove its known-failure mark ($APP_REASON)"
             else echo "PASS|$native|$runtime|$ckpt|$result|"; fi
         elif [ "$APP_EXPECT" = known-failure ] && [ "$native" = ok ] && [ -n "$APP_REASON_RE" ] &&
-             cat "$d"/cr/*.out "$d"/cr/*.err 2>/dev/null | grep -a -q -E -- "$APP_REASON_RE"; then
+             cat "$d"/cr/*.out "$d"/cr/*.err "$d"/result.diff 2>/dev/null | grep -a -q -E -- "$APP_REASON_RE"; then
             echo "KNOWN|$native|$runtime|$ckpt|$result|$APP_REASON"
         else
             echo "FAIL|$native|$runtime|$ckpt|$result|${note:-$(why)}"

@@ -12,6 +12,7 @@
 
 #define CORPUS_MAX_FRAMES 64
 #define CORPUS_MAX_FIELDS 32
+#define CORPUS_MAX_PHASES 32
 
 struct corpus_field {
     char kind[8], name[48], value[160];
@@ -26,10 +27,18 @@ struct corpus_frame {
     struct corpus_field f[CORPUS_MAX_FIELDS];
 };
 
+/* A `phase NAME NUMBER` line: the table of COLLECTIVE phase numbers (MANA_PHASE_NAME). */
+struct corpus_phase {
+    char name[48];
+    long value;
+};
+
 struct corpus {
     char secret[64];
     int  n;
     struct corpus_frame fr[CORPUS_MAX_FRAMES];
+    int  nphases;
+    struct corpus_phase ph[CORPUS_MAX_PHASES];
 };
 
 static int corpus_hex(const char *s, unsigned char *out, size_t cap, size_t *n)
@@ -59,6 +68,12 @@ static int corpus_read(const char *path, struct corpus *c)
         line[strcspn(line, "\n")] = 0;
         if (!strncmp(line, "secret ", 7)) {
             snprintf(c->secret, sizeof c->secret, "%.63s", line + 7);
+        } else if (!cur && !strncmp(line, "phase ", 6)) {
+            if (c->nphases == CORPUS_MAX_PHASES)
+                goto bad;
+            struct corpus_phase *ph = &c->ph[c->nphases++];
+            if (sscanf(line, "phase %47s %ld", ph->name, &ph->value) != 2)
+                goto bad;
         } else if (!strncmp(line, "frame ", 6)) {
             if (c->n == CORPUS_MAX_FRAMES)
                 goto bad;

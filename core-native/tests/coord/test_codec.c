@@ -10,6 +10,7 @@
 #include "check.h"
 #include "corpus.h"
 #include "mncp.h"
+#include "mana/phases.h"
 
 /* A little-endian byte builder for the expected frames. */
 struct bb { uint8_t b[8192]; size_t n; };
@@ -464,6 +465,21 @@ static void corpus_decode(const struct corpus_frame *fr, int *checked)
              !strcmp(r.dir, corpus_get(fr, "dir")) && !strcmp(r.message, corpus_get(fr, "message"));
         break;
     }
+    case MNCP_LIST_REPLY: {
+        static struct mana_coord_rank_info ri[4];
+        uint32_t cnt = 0;
+        char key[64];
+        ok = mncp_dec_list_reply(body, blen, ri, 4, &cnt) == 0 && cnt == corpus_int(fr, "ranks");
+        for (uint32_t i = 0; ok && i < cnt && i < 4; i++) {
+#define RF(f) (snprintf(key, sizeof key, "ranks.%u." f, (unsigned)i), key)
+            ok = ri[i].rank == corpus_int(fr, RF("rank")) && !strcmp(ri[i].host, corpus_get(fr, RF("host"))) &&
+                 ri[i].pid == corpus_int(fr, RF("pid")) && ri[i].state == corpus_int(fr, RF("state")) &&
+                 ri[i].generation == corpus_int(fr, RF("generation")) &&
+                 !strcmp(ri[i].mpi, corpus_get(fr, RF("mpi"))) && ri[i].client_id == corpus_int(fr, RF("client_id"));
+#undef RF
+        }
+        break;
+    }
     case MNCP_ERROR: {
         uint16_t code;
         char msg[256];
@@ -481,11 +497,40 @@ static void corpus_decode(const struct corpus_frame *fr, int *checked)
     }
 }
 
+/* The corpus's `phase` lines are the table of phase numbers: every MANA_PHASE_* has its line, with its
+ * number, and every line has its MANA_PHASE_* (the Java side checks Protocol.PHASE_* the same way). */
+static void corpus_phases(const struct corpus *c)
+{
+    static const struct { const char *name; long value; } ours[] = {
+#define P(n) { #n, MANA_PHASE_##n }
+        P(SUSPENDED), P(DRAINED), P(CHECKPOINTED), P(COMMITTED), P(DRAIN_FIRST), P(P2P_DRAIN_FIRST),
+        P(DRAIN_LAST), P(RESTARTED), P(REFILLED), P(RESUMED), P(FREE_FIRST), P(COLL_DRAIN_LAST), P(SETTLE_FIRST),
+#undef P
+    };
+    size_t n = sizeof ours / sizeof ours[0];
+    CHECK(c->nphases == (int)n);
+    for (size_t i = 0; i < n; i++) {
+        int found = 0;
+        for (int k = 0; k < c->nphases; k++)
+            if (!strcmp(c->ph[k].name, ours[i].name)) {
+                found = 1;
+                if (c->ph[k].value != ours[i].value)
+                    fprintf(stderr, "corpus: phase %s is %ld, MANA_PHASE_%s is %ld\n", ours[i].name, c->ph[k].value,
+                            ours[i].name, ours[i].value);
+                CHECK(c->ph[k].value == ours[i].value);
+            }
+        if (!found)
+            fprintf(stderr, "corpus: no phase line for MANA_PHASE_%s\n", ours[i].name);
+        CHECK(found);
+    }
+}
+
 static void test_corpus(const char *path)
 {
     static struct corpus c;
     CHECK(corpus_read(path, &c) == 0);
     CHECK(c.n >= 35);
+    corpus_phases(&c);
     int enc = 0, dec = 0;
     for (int i = 0; i < c.n; i++) {
         corpus_fields_in_order(&c.fr[i]);
@@ -493,10 +538,11 @@ static void test_corpus(const char *path)
         corpus_decode(&c.fr[i], &dec);
     }
     /* every message the C client writes (HELLO x2, AUTH, COLLECTIVE x2, CKPT_WRITTEN, CKPT_FAILED,
-     * KV_PUT, KV_GET, BYE) and reads (CHALLENGE, AUTH_OK, WELCOME, COLLECTIVE_DONE, KV_VALUE,
-     * CKPT_REQUEST, CKPT_ABORT, KILL, CKPT_RESULT, ERROR) */
+     * KV_PUT, KV_GET, BYE; LIST, CHECKPOINT and SET_INTERVAL carry nothing to compare) and reads
+     * (CHALLENGE, AUTH_OK, WELCOME, COLLECTIVE_DONE, KV_VALUE, CKPT_REQUEST, CKPT_ABORT, KILL,
+     * CKPT_RESULT, LIST_REPLY, ERROR) */
     CHECK(enc == 10);
-    CHECK(dec == 10);
+    CHECK(dec == 11);
     /* the handshake in the corpus is a real one: our HMAC gives its proofs */
     const struct corpus_frame *ch = corpus_find(&c, "challenge"), *au = corpus_find(&c, "auth"),
                               *ao = corpus_find(&c, "auth_ok");

@@ -9,8 +9,9 @@ tmp=$(mktemp -d /tmp/mana_launchers.XXXXXX) || exit 2
 trap 'rm -rf "$tmp"' EXIT
 
 root=$tmp/root
-mkdir -p "$root/bin" "$tmp/home" "$tmp/work" "$tmp/t"
+mkdir -p "$root/bin" "$root/lib/mana" "$tmp/home" "$tmp/work" "$tmp/t"
 cp "$src/mana_launch" "$src/mana_restart" "$root/bin/"
+cp "$src/launch_lib.sh" "$root/lib/mana/"      # where make build installs it
 cat > "$root/bin/lower-half" <<'FAKE'
 #!/bin/sh
 echo "ARGS:$*"
@@ -213,7 +214,7 @@ expect "restart ckptdir flag" 0 "MANA_CKPT_DIR=$tmp/work/new\$" -- clean_env "$R
 expect "restart from cwd" 0 "ARGS:--restore $tmp/work/r1\$" -- sh -c "cd r1 && env -i PATH=/usr/bin:/bin HOME=$tmp/home $R"
 expect "restart rank image" 1 "no checkpoint image for rank 1" -- clean_env OMPI_COMM_WORLD_RANK=1 "$R" --restartdir r1
 expect "restart rank 0 image" 0 "ARGS:--restore" -- clean_env PMI_RANK=0 "$R" --restartdir r1
-expect "restart rank of srun" 1 "no checkpoint image for rank 1" -- clean_env SLURM_PROCID=1 SLURM_STEP_NUM_TASKS=2 "$R" --restartdir r1
+expect "restart rank of srun" 1 "no checkpoint image for rank 1 of 2; this job has 2 ranks" -- clean_env SLURM_PROCID=1 SLURM_STEP_NUM_TASKS=2 "$R" --restartdir r1
 expect "restart rank of a PMIx launcher" 1 "no checkpoint image for rank 1" -- clean_env PMIX_RANK=1 "$R" --restartdir r1
 expect "restart takes no program" 2 "takes no program" -- clean_env "$R" ./app
 mkdir -p "$tmp/work/r1/ckpt_rank_1" && : > "$tmp/work/r1/ckpt_rank_1/ckpt_app_gen2.mana"
@@ -247,10 +248,19 @@ touch "$tmp/home/.mana-slurm-2.rc"
 [ ! -e "$tmp/home/.mana-slurm-1.rc" ] && [ -e "$tmp/home/.mana-slurm-2.rc" ] &&
     [ -e "$tmp/home/.mana.rc" ] && echo "ok: stale rc cleanup" || fail "stale rc cleanup"
 
-# --- the shared section is the same in both scripts
-a=$(sed -n '/^# ---- shared with/,/^# ---- options/p' "$src/mana_launch" | sed 1d)
-b=$(sed -n '/^# ---- shared with/,/^# ---- options/p' "$src/mana_restart" | sed 1d)
-[ "$a" = "$b" ] && echo "ok: shared section in step" || fail "shared sections of mana_launch and mana_restart differ"
+# --- one copy of the shared code: lib/mana/launch_lib.sh, found through a symbolic link too, and a
+# clear refusal without it
+for f in resolve_coordinator check_owned pass_secret launcher_env sig_number common_option; do
+    n=$(cat "$src/mana_launch" "$src/mana_restart" | grep -c "^$f()")
+    [ "$n" = 0 ] && grep -q "^$f()" "$src/launch_lib.sh" || fail "$f() is not (only) in launch_lib.sh"
+done
+echo "ok: shared code in launch_lib.sh only"
+ln -s "$L" "$tmp/t/mana_launch_link"
+expect "through a symbolic link" 0 "ARGS:./app x" -- clean_env "$tmp/t/mana_launch_link" ./app x
+mv "$root/lib/mana/launch_lib.sh" "$tmp/t/"
+expect "no launch_lib.sh" 1 "lib/mana/launch_lib.sh not found" -- clean_env "$L" ./app
+expect "no launch_lib.sh (restart)" 1 "lib/mana/launch_lib.sh not found" -- clean_env "$R" --restartdir r1
+mv "$tmp/t/launch_lib.sh" "$root/lib/mana/"
 
 [ "$fails" = 0 ] && echo "launchers: all ok" || echo "launchers: $fails failure(s)"
 [ "$fails" = 0 ]

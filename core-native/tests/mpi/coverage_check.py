@@ -25,7 +25,7 @@ import sys
 REAL = {"openmpi": "/usr/lib/x86_64-linux-gnu/libmpi.so.40", "mpich": "/usr/lib/x86_64-linux-gnu/libmpich.so.12"}
 OURS = {"openmpi": "lib/mana/openmpi/libmpi.so.40", "mpich": "lib/mana/mpich/libmpich.so.12"}
 MARK = "is not supported under checkpointing"
-# C bindings, as the manifest names them (gen_stub.py); all-caps names are Fortran entry points and the
+# C bindings, as the manifest names them (src/mpi/api/exports.py); all-caps names are Fortran entry points and the
 # predefined callbacks (MPI_COMM_DUP_FN...), which the manifest does not list.
 C_NAME = re.compile(r"^P?MPI_[A-Z][a-z0-9_]*$")
 

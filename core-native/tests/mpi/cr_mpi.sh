@@ -2,12 +2,15 @@
 # cr_mpi.sh - checkpoint/restart of an MPI test program under the runtime, compared bit for bit with
 # an uninterrupted native run of the same number of iterations (see mpitest.h).
 #
-#   cr_mpi.sh [--mode kill|continue|cycles|reconnect] [--cycles N] [--seed S] [--extra E] [--native REF]
+#   cr_mpi.sh [--mode kill|continue|cycles|reconnect|incremental] [--cycles N] [--seed S] [--extra E] [--native REF]
 #             [--script FILE [--launcher-mpi]] [--restart-env VAR=VALUE] [--rank-pid P] MPI NP PROGRAM [ARGS]
 #
 #   kill      launch; at a random moment after "ready": checkpoint-and-kill; restart; stop; compare
 #   continue  launch; checkpoint (the job goes on); stop; compare
 #   cycles    launch, then N times: checkpoint-and-kill and restart; then stop; compare
+#   incremental  launch with incremental checkpoints (MANA_INCREMENTAL=1); N checkpoints while it runs,
+#             then checkpoint-and-kill: every rank's images after the first are incremental, each on the
+#             one before; restart from the chain; stop; compare
 #   reconnect launch; checkpoint; the coordinator dies (SIGKILL); every rank says it goes on
 #             unprotected; a new coordinator of the same status file starts (new port and secret);
 #             every rank registers with it again; checkpoint-and-kill through it (the next generation);
@@ -20,6 +23,10 @@
 # `mpirun -n N mana_launch python3 app.py` does.
 # --restart-env: the restarts run with VAR=VALUE in their environment (e.g. MANA_NO_FSGSBASE=1: an
 # image taken with one way of switching FS restarts with the other, as on another CPU).
+# --new-rc: each restart's coordinator writes a status file of its own (mana2.rc, mana3.rc...) and the
+# launch's is removed, as when a new Slurm job restarts the checkpoint (~/.mana-slurm-$NEWJOB.rc), while
+# the restored program's environment still names the old one; every rank must register with the new
+# coordinator at its first try (no "restarted without a coordinator").
 # --rank-pid: the last rank is launched as pid P (rank_pid.sh steers the kernel's next pid through
 # /proc/sys/kernel/ns_last_pid; exit 77, skipped, where that cannot be written; launched again, 5 times
 # at most, when another process took the pid first).
@@ -28,7 +35,7 @@
 # Every wait is bounded; a hang fails the test.  Exit 0 = PASS.
 set -u
 ROOT=${MANA_ROOT:-$(cd "$(dirname -- "$(readlink -f -- "$0")")/../../.." && pwd -P)}
-mode=kill cycles=3 seed=${MANA_TEST_SEED:-$$} extra=50 native='' script= restart_env=() rank_pid= launcher_mpi=
+mode=kill cycles=3 seed=${MANA_TEST_SEED:-$$} extra=50 native='' script= restart_env=() rank_pid= launcher_mpi= new_rc=
 while [ $# -gt 0 ]; do
     case $1 in
         --mode) mode=$2; shift 2;;
@@ -40,6 +47,7 @@ while [ $# -gt 0 ]; do
         --launcher-mpi) launcher_mpi=1; shift;;
         --restart-env) restart_env+=("$2"); shift 2;;
         --rank-pid) rank_pid=$2; shift 2;;
+        --new-rc) new_rc=1; shift;;
         *) break;;
     esac
 done
@@ -58,7 +66,8 @@ case $mpi in
     *) echo "bad MPI $mpi" >&2; exit 2;;
 esac
 name=$(basename "${script:-$prog}")
-unset MANA_MPI
+unset MANA_MPI MANA_INCREMENTAL MANA_INCREMENTAL_FULL_EVERY
+[ "$mode" = incremental ] && export MANA_INCREMENTAL=1
 if [ -n "$script" ] && [ -z "$launcher_mpi" ]; then
     export MANA_MPI=$mpi
 fi
@@ -86,25 +95,17 @@ jobs_pid=
 cleanup() {
     [ -n "$jobs_pid" ] && { pkill -KILL -P "$jobs_pid" 2>/dev/null; kill -KILL "$jobs_pid" 2>/dev/null; }
     pkill -f "status-file $tmp/" 2>/dev/null
-    [ -n "${MANA_TEST_KEEP:-}" ] || rm -rf "$tmp"
+    if [ -n "${MANA_TEST_KEEP:-}" ]; then echo "cr_mpi: kept $tmp"; else rm -rf "$tmp"; fi
 }
 trap cleanup EXIT
 export HOME=$tmp MANA_RC=$tmp/mana.rc
 unset MANA_COORD_HOST MANA_COORD_PORT MANA_COORD_SECRET
 
-# wait_for SECONDS CMD...: poll a condition (an event, not a guess), fail after SECONDS.
-wait_for() {
-    local n=$(($1 * 20)); shift
-    until "$@"; do n=$((n - 1)); [ $n -gt 0 ] || return 1; sleep 0.05; done
-}
+. "$(dirname -- "$(readlink -f -- "$0")")/../lib/wait.sh"     # wait_for, await_running, start_coord_on
 has() { grep -q -- "$2" "$1" 2>/dev/null; }
-coord_up() { grep -q '^Secret:' "$tmp/mana.rc" 2>/dev/null; }
 start_coordinator() {
-    rm -f "$tmp/mana.rc"
-    "$ROOT/bin/mana_coordinator" --status-file "$tmp/mana.rc" -p 0 >> "$tmp/coordinator.log" 2>&1 &
-    wait_for 30 coord_up || fail "coordinator did not start"
+    start_coord_on "$MANA_RC" "$tmp/coordinator.log" || fail "coordinator did not start"
 }
-running() { [ "$("$ROOT/bin/mana_status" --list 2>/dev/null | grep -c ' RUNNING ')" = "$np" ]; }
 random_pause() { sleep "0.$(printf '%03d' $((RANDOM % 400)))"; }
 
 # One run of the job in the background: its output in $tmp/$1.out / .err.
@@ -149,9 +150,9 @@ launch_once() {
         start_job launch mana_launch --ckptdir "$tmp/ck" "$prog" --stop-file "$tmp/stop" "$@"
     fi
     wait_for 60 has "$tmp/launch.out" '^ready' || fail "no 'ready' line from the launched program"
-    wait_for 60 running || fail "not every rank registered"
+    await_running "$np" 60 || fail "not every rank registered"
 }
-rank_pids() { "$ROOT/bin/mana_status" --list 2>/dev/null | awk 'NR > 1 { print $3 }'; }
+rank_pids() { "$ROOT/bin/mana_status" --list --json 2>/dev/null | grep -o '"pid":[0-9]*' | cut -d: -f2; }
 start_coordinator
 if [ -z "$rank_pid" ]; then
     launch_once "$@"
@@ -179,6 +180,27 @@ fi
 random_pause
 final=launch
 case $mode in
+    incremental)
+        for c in $(seq 1 "$cycles"); do
+            checkpoint
+            random_pause
+        done
+        checkpoint --kill
+        finish_job
+        for r in $(seq 0 $((np - 1))); do
+            for g in $(seq 2 $((cycles + 1))); do
+                f=$(ls "$tmp"/ck/ckpt_rank_$r/ckpt_*_gen$g.mana 2>/dev/null) || fail "rank $r has no image of generation $g"
+                out=$("$ROOT/bin/lower-half" --check "$f" 2>&1) || fail "rank $r generation $g: $out"
+                case $out in *"incremental on ckpt_"*"_gen$((g - 1)).mana"*) ;;
+                    *) fail "rank $r generation $g is not incremental on $((g - 1)): $out";; esac
+            done
+        done
+        say "every rank: generation 1 full, 2..$((cycles + 1)) incremental; $(du -sh "$tmp/ck" | cut -f1) in all"
+        start_coordinator
+        echo "$extra" > "$tmp/stop"
+        start_job restart1 mana_restart --restartdir "$tmp/ck"
+        final=restart1
+        finish_job || fail "the restarted job failed";;
     continue)
         checkpoint
         echo "$extra" > "$tmp/stop"
@@ -189,12 +211,13 @@ case $mode in
             checkpoint --kill
             finish_job
             ls "$tmp"/ck/ckpt_rank_*/*.tmp >/dev/null 2>&1 && fail "a *.tmp image was left behind"
+            if [ -n "$new_rc" ]; then rm -f "$MANA_RC"; MANA_RC=$tmp/mana$((c + 1)).rc; fi
             start_coordinator
             [ "$c" = "$n" ] && echo "$extra" > "$tmp/stop"
             start_job restart$c mana_restart --restartdir "$tmp/ck"
             final=restart$c
             if [ "$c" != "$n" ]; then
-                wait_for 60 running || fail "restart $c: not every rank came back"
+                await_running "$np" 60 || fail "restart $c: not every rank came back"
                 random_pause
             fi
         done
@@ -208,7 +231,7 @@ case $mode in
         start_coordinator
         back() { [ "$(grep -c 'registered with the coordinator at .* again' "$tmp/launch.err")" = "$np" ]; }
         wait_for 90 back || fail "not every rank registered with the new coordinator"
-        wait_for 30 running || fail "the new coordinator does not list every rank as running"
+        await_running "$np" 30 || fail "the new coordinator does not list every rank as running"
         checkpoint --kill
         grep -q "checkpoint 2 written" "$tmp/status.out" || fail "the checkpoint through the new coordinator is not generation 2"
         finish_job
@@ -219,6 +242,12 @@ case $mode in
         finish_job || fail "the restarted job failed";;
     *) fail "bad mode $mode";;
 esac
+if [ -n "$new_rc" ]; then
+    for f in "$tmp"/restart*.err; do
+        grep -E 'restarted without a coordinator|cannot reach coordinator|cannot read status file' "$f" &&
+            fail "$(basename "$f" .err): a rank did not register with its restart's coordinator at the first try"
+    done
+fi
 got=$(grep "done: " "$tmp/$final.out" | tail -n 1)
 [ -n "$got" ] || fail "no 'done:' line"
 iters=$(echo "$got" | sed -n 's/.*iters=\([0-9]*\).*/\1/p')

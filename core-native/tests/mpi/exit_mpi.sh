@@ -41,8 +41,7 @@ coord
 timeout 120 $MPIRUN "$ROOT/bin/mana_launch" --ckptdir "$tmp/ck" "$prog" --stop-file "$tmp/stop" 3 \
     > "$tmp/l.out" 2> "$tmp/l.err" &
 job=$!
-for _ in $(seq 600); do grep -q '^ready' "$tmp/l.out" 2>/dev/null && break; sleep 0.05; done
-for _ in $(seq 600); do [ "$("$ROOT/bin/mana_status" --list 2>/dev/null | grep -c ' RUNNING ')" = $np ] && break; sleep 0.05; done
+ready "$np"
 timeout 60 "$ROOT/bin/mana_status" --checkpoint-and-kill > "$tmp/s.out" 2>&1
 wait $job
 check "checkpoint written" 'grep -q written "$tmp/s.out"'

@@ -65,9 +65,19 @@ struct mt_run {
     char **argv;
 };
 
-static inline void mt_init(struct mt_run *r, int *argc, char ***argv)
+/* level < 0: MPI_Init; else MPI_Init_thread, which must grant that level. */
+static inline void mt_init_level(struct mt_run *r, int *argc, char ***argv, int level)
 {
-    MPI_Init(argc, argv);
+    if (level < 0) {
+        MPI_Init(argc, argv);
+    } else {
+        int got = -1;
+        MPI_Init_thread(argc, argv, level, &got);   /* mana-lint: ignore MPI_Init_thread (threads.c: the level is the test) */
+        if (got != level) {
+            fprintf(stderr, "MPI_Init_thread granted thread level %d, asked for %d\n", got, level);
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+    }
     MPI_Comm_rank(MPI_COMM_WORLD, &r->rank);
     MPI_Comm_size(MPI_COMM_WORLD, &r->size);
     r->stop_file = NULL;
@@ -82,6 +92,8 @@ static inline void mt_init(struct mt_run *r, int *argc, char ***argv)
     r->argc = *argc - 3;
     r->argv = *argv + 3;
 }
+
+static inline void mt_init(struct mt_run *r, int *argc, char ***argv) { mt_init_level(r, argc, argv, -1); }
 
 /* Call after iteration `it` (1-based) is complete.  1: stop now (every rank agrees). */
 static inline int mt_done(struct mt_run *r, long it)

@@ -1,17 +1,17 @@
-/* unsupported - calls MPI_Win_create, which the runtime cannot checkpoint: under the runtime the job
- * must end with "MANA: MPI_Win_create is not supported under checkpointing (...)" and a non-zero exit. */
+/* unsupported - calls MPI_Open_port (dynamic processes), which the runtime cannot checkpoint: under the
+ * runtime the job must end with "MANA: MPI_Open_port is not supported under checkpointing (...)" and a
+ * non-zero exit. */
 #include <mpi.h>
 #include <stdio.h>
 
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int buf[4];
-    MPI_Win w;
-    /* mana-lint: ignore MPI_Win_create (on purpose: the runtime must refuse it) */
-    MPI_Win_create(buf, sizeof buf, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &w);
-    printf("unsupported: MPI_Win_create returned\n");
-    MPI_Win_free(&w); /* mana-lint: ignore MPI_Win_free */
+    char port[MPI_MAX_PORT_NAME];
+    /* mana-lint: ignore MPI_Open_port (on purpose: the runtime must refuse it) */
+    MPI_Open_port(MPI_INFO_NULL, port);
+    printf("unsupported: MPI_Open_port returned\n");
+    MPI_Close_port(port); /* mana-lint: ignore MPI_Close_port */
     MPI_Finalize();
     return 0;
 }

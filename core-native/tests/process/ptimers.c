@@ -2,6 +2,7 @@
  * helper thread that blocks every signal) and a SIGEV_SIGNAL timer, both every 5 ms.  Each step
  * checks that both fired since the step before; after a restart they must go on firing.
  *   ptimers STEPS DELAY_MS  ->  "ptimers step I" per step, then "ptimers done: steps=N" (exit 0),
+ *   holding before the last step while TEST_HOLD_FILE names a file that does not exist yet,
  *   or "FAIL: ..." (exit 1). */
 #include <signal.h>
 #include <stdio.h>
@@ -40,7 +41,14 @@ int main(int argc, char **argv)
     timer_settime(ts, 0, &it, NULL);
     long lt = 0, ls = 0;
     char line[128];
+    const char *hold = getenv("TEST_HOLD_FILE");
     for (int i = 1; i <= steps; i++) {
+        /* before the last step, wait for the harness (tests/programs/prog.h's TEST_HOLD_FILE): a late
+         * checkpoint still finds the program running, and the restarted run still has a step to check */
+        while (i == steps && hold && *hold && access(hold, F_OK) != 0) {
+            struct timespec d = { 0, 10000000 };
+            nanosleep(&d, NULL);
+        }
         /* at least 3 expiries of each timer before the step counts (waits out a checkpoint) */
         for (int w = 0; w < 20000 && (thread_ticks < lt + 3 || signal_ticks < ls + 3); w++) {
             struct timespec d = { 0, 1000000 };

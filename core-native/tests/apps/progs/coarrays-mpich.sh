@@ -5,9 +5,7 @@ APP_MPI=mpich
 APP_PROG=$APPS_BUILD/coarray-mpich
 APP_EVENT='^step 2000 '
 APP_DONE='^done:'
-APP_EXPECT=known-failure
-APP_REASON='one-sided: OpenCoarrays registers each coarray as an MPI window (MPI_Win_create, in the first statement), which the runtime refuses (one-sided communication cannot be checkpointed yet)'
-APP_REASON_RE='MANA: MPI_Win_create is not supported'
+APP_EXPECT=pass
 app_build() { caf.mpich -O2 -o "$APP_PROG" "$APPS_SRC/coarray.f90"; }
 app_setup() { :; }
 app_result() { grep -a -E '^(step|done:) ' out.txt; }

@@ -19,8 +19,10 @@ program coarray_heat
      do i = 1, n
         v(i) = u(i) + 0.25d0 * (u(i-1) - 2d0 * u(i) + u(i+1))
      end do
-     sync all
+     ! (the update before the second sync: a neighbour's next get must see it; with the update after
+     ! that sync the gets raced with it, and Open MPI's results varied from run to run, natively)
      u(1:n) = v
+     sync all
      if (mod(s, 500) == 0) then
         heat = sum(u(1:n))
         call co_sum(heat)

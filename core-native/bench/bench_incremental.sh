@@ -1,0 +1,149 @@
+#!/bin/sh
+# bench_incremental.sh - full against incremental checkpoints of a program holding 1 GiB
+# (tests/programs/dirtier), run by bench_process.sh (make bench-process) or alone.  A table, then ONE
+# JSON line as the last line.
+#
+# For each mode (full images; MANA_INCREMENTAL=1; MANA_COMPRESS=fast, full images) one run of the program: a first checkpoint (full in
+# both modes), then for 0 %, 1 %, 10 % and 100 % of its pages changed since the previous checkpoint:
+#   pause_ms   the longest gap between two iterations of the program's 1 ms loop during the checkpoint
+#              (measured inside the program: the application's pause)
+#   ckpt_s     the coordinator's request-to-commit time of that checkpoint
+#   bytes      the size of the image it wrote
+# then the job is killed and restarted from the last image (its chain, incremental), the images
+# evicted from the page cache first: restart_s is mana_restart's start to the program's first
+# iteration after it.  incr_bytes_ratio_1pct = bytes the incremental image of the 1 % step wrote /
+# bytes of the pages the program changed in that step (target: <= 1.2).
+# Environment: MANA_BENCH_DIR (default /var/tmp), MANA_BENCH_INCR_SIZE (default 1G).
+set -u
+
+ROOT=$(cd "$(dirname -- "$(readlink -f -- "$0")")/../.." && pwd -P)
+PROG=$ROOT/core-native/build/tests/programs/dirtier
+SIZE=${MANA_BENCH_INCR_SIZE:-1G}
+. "$ROOT/core-native/bench/bench_lib.sh"     # note, require_runtime, kill_tree, bench_setup, now_ns
+[ -x "$PROG" ] || { note "$PROG missing: make build first"; exit 1; }
+require_runtime
+bench_setup mana_bench_incr
+export MANA_RC="$tmp/mana.rc"
+unset MANA_COORD_HOST MANA_COORD_PORT MANA_COORD_SECRET DMTCP_COORD_HOST DMTCP_COORD_PORT MANA_INCREMENTAL \
+      MANA_INCREMENTAL_FULL_EVERY MANA_DIRECT_IO
+start_coordinator() {
+    rm -f "$tmp/mana.rc"
+    HOME=$tmp "$ROOT/bin/mana_coordinator" --status-file "$tmp/mana.rc" -p 0 >> "$tmp/coord.log" 2>&1 &
+    coord_pids="$coord_pids $!"
+    wait_for 30 status_ready
+}
+
+# req OUT DIR LINE: the next request to the program; waits for its answer, puts it in $ans (not in a
+# subshell: $k counts the requests)
+k=0
+req() {
+    k=$((k + 1))
+    echo "$3" > "$2/req_$k.tmp" && mv "$2/req_$k.tmp" "$2/req_$k"
+    wait_for 300 has_line "$1" "^done $k\( \|$\)" || return 1
+    ans=$(grep "^done $k\( \|$\)" "$1" | tail -n 1)
+}
+
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
+rows=
+for mode in full incremental compressed; do
+    d=$tmp/$mode
+    mkdir -p "$d"
+    out=$d/launch.out
+    k=0
+    status=ok restart_s=null
+    [ "$mode" = incremental ] && export MANA_INCREMENTAL=1
+    [ "$mode" = compressed ] && export MANA_COMPRESS=fast
+    if ! start_coordinator; then
+        status="coordinator did not start"
+    else
+        "$ROOT/bin/mana_launch" -q --ckptdir "$d/ck" "$PROG" "$SIZE" "$d" > "$out" 2> "$d/launch.err" &
+        running=$!
+        if ! wait_for 300 has_line "$out" "dirtier ready"; then
+            status="program did not start: $(head -c 200 "$d/launch.err" | tr '\n' ' ')"
+        else
+            for step in first 0 1 10 100; do
+                dirtied=0
+                if [ "$step" != first ]; then
+                    req "$out" "$d" "dirty $step" || { status="no answer to dirty $step"; break; }
+                    dirtied=$(echo "$ans" | sed -n 's/.*dirtied=\([0-9]*\).*/\1/p')
+                fi
+                req "$out" "$d" reset || { status="no answer to reset"; break; }
+                r=$("$ROOT/bin/mana_coord_probe" --checkpoint --timeout 300000 2>&1) || { status="checkpoint failed: $r"; break; }
+                ckpt_s=$(printf '%s\n' "$r" | sed -n 's/.*elapsed_s=\([0-9.]*\).*/\1/p')
+                req "$out" "$d" report || { status="no answer to report"; break; }
+                gap_us=$(echo "$ans" | sed -n 's/.*maxgap_us=\([0-9]*\).*/\1/p')
+                pause_ms=$(awk -v g="$gap_us" 'BEGIN { printf "%.1f", g / 1000 }')
+                img=$(ls -t "$d"/ck/ckpt_rank_0/*.mana 2>/dev/null | head -n 1)
+                bytes=$(stat -c %s "$img")
+                rows="$rows$mode $step $pause_ms $ckpt_s $bytes $dirtied
+"
+            done
+        fi
+        kill_tree KILL "$running"
+        wait "$running" 2>/dev/null
+        running=
+    fi
+    if [ "$status" = ok ]; then
+        for f in "$d"/ck/ckpt_rank_0/*.mana; do dd if="$f" iflag=nocache count=0 status=none 2>/dev/null; done
+        if start_coordinator; then
+            rout=$d/restart.out
+            t0=$(now_ns)
+            "$ROOT/bin/mana_restart" -q --restartdir "$d/ck" > "$rout" 2> "$d/restart.err" &
+            running=$!
+            if wait_for 300 has_line "$rout" "resumed at_ns"; then
+                t1=$(sed -n 's/^resumed at_ns=\([0-9]*\)$/\1/p' "$rout" | head -n 1)
+                restart_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
+            else
+                status="restart failed: $(head -c 200 "$d/restart.err" | tr '\n' ' ')"
+            fi
+            kill_tree KILL "$running"
+            wait "$running" 2>/dev/null
+            running=
+        fi
+    fi
+    unset MANA_INCREMENTAL MANA_COMPRESS
+    eval "restart_$mode=\$restart_s status_$mode=\"\$status\""
+    rm -rf "$d/ck"
+done
+# ---- the heat demo's image, compressed fast and strong: pages it holds / bytes of the file ----
+HEAT=$ROOT/core-native/build/examples/heat
+heat_ratio() {   # LEVEL -> prints "RATIO NOTE"
+    ratio=null note="not measured"
+    if [ -x "$HEAT" ] && start_coordinator; then
+        d=$tmp/heat_$1
+        mkdir -p "$d"
+        MANA_COMPRESS=$1 "$ROOT/bin/mana_launch" -q --ckptdir "$d/ck" "$HEAT" 100000 20 > "$d/out" 2> "$d/err" &
+        running=$!
+        if wait_for 60 has_line "$d/out" "step" && "$ROOT/bin/mana_coord_probe" --checkpoint --timeout 60000 > /dev/null 2>&1
+        then
+            img=$(ls "$d"/ck/ckpt_rank_0/*.mana | head -n 1)
+            pages=$("$ROOT/bin/lower-half" --check "$img" | sed -n 's/.*, \([0-9]*\) bytes stored.*/\1/p')
+            fsz=$(stat -c %s "$img")
+            [ -n "$pages" ] && ratio=$(awk -v p="$pages" -v f="$fsz" 'BEGIN { printf "%.2f", p / f }')
+            note="$pages bytes of pages in a $fsz-byte image"
+        fi
+        kill_tree KILL "$running"
+        wait "$running" 2>/dev/null
+        running=
+    fi
+    echo "$ratio $note"
+}
+hf=$(heat_ratio fast) hs=$(heat_ratio strong)
+zstd_ratio=${hf%% *} zstd_ratio_strong=${hs%% *}
+load1=$(cut -d' ' -f1-3 /proc/loadavg)
+
+echo "incremental checkpoints, $SIZE of live data (load average $load0 before, $load1 after; 2 cores shared)"
+printf '%-12s %6s %10s %8s %14s %10s\n' mode changed pause_ms ckpt_s image_bytes changed_B
+printf '%s' "$rows" | while read -r m s p c b n; do
+    printf '%-12s %6s %10s %8s %14s %10s\n' "$m" "$s" "$p" "$c" "$b" $((n * 4096))
+done
+echo "heat demo, MANA_COMPRESS=fast: ${hf#* }: ratio $zstd_ratio; strong: ${hs#* }: ratio $zstd_ratio_strong (target >= 2)"
+echo "restart from the last image: full ${restart_full} s ($status_full), incremental chain ${restart_incremental} s ($status_incremental), compressed ${restart_compressed} s ($status_compressed)"
+get() { printf '%s' "$rows" | awk -v m="$1" -v s="$2" -v f="$3" '$1 == m && $2 == s { print $f }'; }
+num() { [ -n "$1" ] && echo "$1" || echo null; }
+pause_full=$(num "$(get full 100 3)")
+pause_incr_1=$(num "$(get incremental 1 3)")
+b1=$(get incremental 1 5) n1=$(get incremental 1 6)
+ratio=null
+[ -n "$b1" ] && [ -n "$n1" ] && [ "$n1" != 0 ] && ratio=$(awk -v b="$b1" -v n="$n1" 'BEGIN { printf "%.3f", b / (n * 4096) }')
+echo "{\"pause_ms_1g_full\": $pause_full, \"pause_ms_1g_incr_1pct\": $pause_incr_1, \"pause_ms_1g_forked\": null, \"incr_bytes_ratio_1pct\": $ratio, \"incr_bytes_1g_0pct\": $(num "$(get incremental 0 5)"), \"incr_bytes_1g_10pct\": $(num "$(get incremental 10 5)"), \"ckpt_s_1g_incr_1pct\": $(num "$(get incremental 1 4)"), \"ckpt_s_1g_full_100pct\": $(num "$(get full 100 4)"), \"restart_s_1g_full\": $restart_full, \"restart_s_1g_incr_chain\": $restart_incremental, \"pause_ms_1g_compressed\": $(num "$(get compressed 100 3)"), \"restart_s_1g_compressed\": $restart_compressed, \"zstd_ratio_heat\": $zstd_ratio, \"zstd_ratio_heat_strong\": $zstd_ratio_strong}"

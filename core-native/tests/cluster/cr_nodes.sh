@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# cr_nodes.sh - an MPI job across nodes started by the MPI's own launcher (Open MPI's mpirun --host,
+# MPICH's mpiexec -hosts) through a remote-shell agent, a node lost mid-run, and the job restarted from
+# its last committed checkpoint on the remaining nodes (run inside `cluster.sh --nodes 3`, no Slurm).
+#
+#   cluster.sh --nodes 3 -- cr_nodes.sh MPI ROOT PROGRAM
+#
+#   1. mana_coordinator on node1 (~/.mana.rc, Host: node1); from the head, the launcher starts 2 ranks
+#      on node1 and 2 on node2 (its daemons through rsh_agent, which enters the node's namespaces)
+#   2. checkpoint 1 (committed); node2 is killed (every process of it SIGKILLed, as at a power loss);
+#      the launcher ends the job; no newer generation and no *.tmp beside generation 1
+#   3. restarts that must be refused, each with a clear line, leaving the images as they were: 2 ranks
+#      for a checkpoint of 4; a node (node3) that does not see the checkpoint directory (a tmpfs over
+#      it in node3's mount namespace, as a node where the shared file system is not mounted)
+#   4. a new coordinator on node1; the launcher restarts the 4 ranks on node1 and node3 (2 + 2) from
+#      generation 1; stop; the result equals a native run of the same number of iterations there
+# Every wait is bounded and waits for an event (a line, a file, a process's end); exit 0 = PASS.
+set -u
+[ $# = 3 ] || { echo "usage: cr_nodes.sh openmpi|mpich ROOT PROGRAM" >&2; exit 2; }
+mpi=$1 ROOT=$2 prog=$3
+[ -n "${CLUSTER_DIR:-}" ] || { echo "cr_nodes: run me inside cluster.sh" >&2; exit 2; }
+case "$ROOT/ $prog" in /tmp/*|*" /tmp/"*) echo "cr_nodes: $ROOT and $prog must not be under /tmp (node-local on the cluster)" >&2; exit 2;; esac
+agent=$CLUSTER_DIR/bin/rsh_agent
+launch() {   # launch HOSTS COMMAND...: NP ranks (default 4) placed as HOSTS says (host:slots,...)
+    local hosts=$1; shift
+    case $mpi in
+        openmpi) OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+                 timeout 180 mpirun.openmpi --mca plm_rsh_agent "$agent" --host "$hosts" -n "${NP:-4}" "$@";;
+        mpich)   timeout 180 mpiexec.mpich -launcher ssh -launcher-exec "$agent" -hosts "$hosts" -n "${NP:-4}" "$@";;
+    esac
+}
+case $mpi in openmpi|mpich) ;; *) echo "cr_nodes: bad MPI $mpi" >&2; exit 2;; esac
+SH=$CLUSTER_DIR/shared/nodes-$mpi
+mkdir -p "$SH" || exit 1
+name=$(basename "$prog")
+unset MANA_RC MANA_COORD_HOST MANA_COORD_PORT MANA_COORD_SECRET MANA_MPI
+rc_file=$HOME/.mana.rc
+launcher_pid=
+
+say() { printf 'cr_nodes[%s %s %3ds]: %s\n' "$name" "$mpi" "$SECONDS" "$*"; }
+fail() {
+    say "FAIL: $*"
+    for f in "$SH"/*.out "$SH"/*.err "$SH"/*.log; do [ -s "$f" ] && { echo "---- $f"; tail -n 30 "$f"; }; done
+    [ -n "$launcher_pid" ] && kill -KILL "$launcher_pid" 2>/dev/null
+    exit 1
+}
+. "$(dirname -- "$(readlink -f -- "$0")")/../lib/wait.sh"     # wait_for
+has() { grep -q -- "$2" "$1" 2>/dev/null; }
+status() { local t=$1; shift; timeout "$t" env MANA_RC="$rc_file" "$ROOT/bin/mana_status" "$@"; }
+alive() { kill -0 "$launcher_pid" 2>/dev/null; }
+
+coordinator() {   # coordinator TAG: a new one on node1, logging every rank event to $SH/coord-TAG.log
+    rm -f "$rc_file"
+    on node1 "$ROOT/bin/mana_coordinator" -p 0 --verbose --log-file "$SH/coord-$1.log" > /dev/null 2> "$SH/coord-$1.err" ||
+        fail "mana_coordinator did not start on node1"
+    wait_for 60 has "$rc_file" '^Secret:' || fail "no status file $rc_file"
+    coord_log=$SH/coord-$1.log
+}
+ranks_on() {
+    local got
+    got=$(status 20 --list 2>/dev/null | awk 'NR > 1 && $4 == "RUNNING" { print $1, $2 }' | sort -n | awk '{ print $2 }' | tr '\n' ' ')
+    [ "${got% }" = "$1" ]
+}
+placed() {   # placed WHAT EXPECTED: every rank registered and RUNNING where expected
+    registered() { [ "$(grep -c ' registered: ' "$coord_log" 2>/dev/null)" = 4 ] || ! alive; }
+    wait_for 90 registered && alive || fail "$1: not every rank registered"
+    # every rank RUNNING (one control connection, no JVM per look), and where: one list
+    timeout 70 env MANA_RC="$rc_file" "$ROOT/bin/mana_coord_probe" --await-running 4 --timeout 60000 > /dev/null &&
+        ranks_on "$2" || { status 20 --list; fail "$1: ranks not RUNNING on '$2'"; }
+    say "$1: ranks RUNNING on $2 (coordinator $(sed -n 's/^Host: *//p' "$rc_file"))"
+}
+
+# 1. launch on node1 and node2 from the head
+coordinator 1
+launch node1:2,node2:2 "$ROOT/bin/mana_launch" --ckptdir "$SH/ck" "$prog" --stop-file "$SH/stop" \
+    > "$SH/launch.out" 2> "$SH/launch.err" &
+launcher_pid=$!
+ready() { has "$SH/launch.out" '^ready' || ! alive; }
+wait_for 90 ready && alive || fail "no 'ready' from the launched job"
+placed launch "node1 node1 node2 node2"
+
+# 2. checkpoint 1, then node2 dies
+status 120 --checkpoint > "$SH/ckpt1.status" 2>&1 || { cat "$SH/ckpt1.status"; fail "checkpoint 1 failed"; }
+has "$SH/ckpt1.status" "checkpoint 1 written" || fail "no 'checkpoint 1 written'"
+node_kill node2 || fail "node_kill node2"
+gone() { ! alive; }
+wait_for 120 gone || fail "the launcher did not end after node2 was lost"
+wait "$launcher_pid"
+say "node2 killed after checkpoint 1; the launcher ended (status $?)"
+launcher_pid=
+n=$(ls "$SH"/ck/ckpt_rank_*/*_gen1.mana 2>/dev/null | wc -l)
+[ "$n" = 4 ] || fail "$n images of generation 1, not 4"
+others=$(find "$SH/ck" -type f ! -name '*_gen1.mana')
+[ -z "$others" ] || fail "files beside generation 1: $others"
+
+# 3. restarts that are refused and change nothing
+sum_before=$(cat "$SH"/ck/ckpt_rank_*/*.mana | md5sum)
+coordinator 2
+NP=2 launch node1:2 "$ROOT/bin/mana_restart" --restartdir "$SH/ck" > "$SH/fewer.out" 2> "$SH/fewer.err" &&
+    fail "a restart with 2 ranks of a 4-rank checkpoint was not refused"
+has "$SH/fewer.err" 'is rank [01] of 4; this job has 2 ranks (restart with the rank count of the checkpoint)' ||
+    fail "a restart with 2 ranks of 4 was refused without saying why"
+on node3 mount -t tmpfs -o size=1m,mode=0700 nothing "$SH" || fail "cannot hide $SH on node3"
+launch node1:2,node3:2 "$ROOT/bin/mana_restart" --restartdir "$SH/ck" > "$SH/hidden.out" 2> "$SH/hidden.err" &
+launcher_pid=$!
+# node3's two ranks refuse at once; node1's wait inside the MPI's start-up for peers that will not
+# come, and MPICH's mpiexec does not end the job for a rank's exit status 1 (srun does with
+# --kill-on-bad-exit): the job is ended here once both lines are out, as a user would
+both_said() { [ "$(grep -c "restart directory $SH/ck does not exist" "$SH/hidden.err" 2>/dev/null)" = 2 ]; }
+wait_for 60 both_said || { on node3 umount "$SH"; fail "node3's ranks did not say they cannot see the checkpoint directory"; }
+kill -TERM "$launcher_pid" 2>/dev/null
+wait_for 60 gone || fail "the launcher of the refused restart did not end on SIGTERM"
+wait "$launcher_pid" 2>/dev/null
+launcher_pid=
+on node3 umount "$SH" || fail "cannot unmount the tmpfs over $SH on node3"
+[ "$(cat "$SH"/ck/ckpt_rank_*/*.mana | md5sum)" = "$sum_before" ] || fail "a refused restart changed the images"
+others=$(find "$SH/ck" -type f ! -name '*_gen1.mana')
+[ -z "$others" ] || fail "files beside generation 1 after the refused restarts: $others"
+say "refused with a clear line, images unchanged: 2 ranks for 4; node3 without the checkpoint directory"
+
+# 4. restart on the remaining nodes
+coordinator 3
+launch node1:2,node3:2 "$ROOT/bin/mana_restart" --restartdir "$SH/ck" > "$SH/restart.out" 2> "$SH/restart.err" &
+launcher_pid=$!
+placed "restart on node1,node3" "node1 node1 node3 node3"
+grep -E 'restarted without a coordinator|cannot reach coordinator|cannot read status file' "$SH/restart.err" &&
+    fail "a rank did not register with the restart's coordinator at the first try"
+echo 30 > "$SH/stop"
+wait "$launcher_pid" || fail "the restarted job failed"
+launcher_pid=
+got=$(grep "done: " "$SH/restart.out" | tail -n 1)
+[ -n "$got" ] || fail "no 'done:' line from the restarted job"
+iters=$(echo "$got" | sed -n 's/.*iters=\([0-9]*\).*/\1/p')
+# the reference: natively on one node (the program's result does not depend on the placement; the
+# launcher's own start on one node is quicker than through the remote shell)
+case $mpi in
+    openmpi) on node3 env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+                 timeout 120 mpirun.openmpi --oversubscribe -n 4 "$prog" --iters "$iters";;
+    mpich) on node3 timeout 120 mpiexec.mpich -n 4 "$prog" --iters "$iters";;
+esac > "$SH/native.out" 2>&1 || fail "native run failed"
+want=$(grep "done: " "$SH/native.out" | tail -n 1)
+[ "$got" = "$want" ] || fail "results differ: runtime '$got', native '$want'"
+say "PASS ($got)"
