@@ -21,6 +21,9 @@ INSPECT="$ROOT/bin/mana_inspect"
 GIB="${BENCH_GIB:-4}"
 TRIALS="${TRIALS:-5}"
 [ -x "$INSPECT" ] || { echo "bench_inspector: $INSPECT missing (run make build)" >&2; exit 1; }
+# the image is written by the test kit's writer (image-testkit), the one the unit tests use
+KIT=$(ls "$ROOT"/image-testkit/target/image-testkit-*.jar 2>/dev/null | grep -v -e sources -e javadoc | head -n 1)
+[ -n "$KIT" ] || { echo "bench_inspector: image-testkit/target/image-testkit-*.jar missing (run make build)" >&2; exit 1; }
 DIR="${BENCH_DIR:-$(mktemp -d /var/tmp/mana-inspect-bench.XXXXXX)}"
 mkdir -p "$DIR"
 IMG="$DIR/ckpt_big_gen1.mana"
@@ -58,7 +61,7 @@ timed() {
 
 echo "bench_inspector: writing a ${GIB} GiB image to $IMG (real bytes, fsync'd) ..." >&2
 t0=$(now)
-java "$ROOT/image-inspector/bench/GenBenchImage.java" "$IMG" "$GIB" >&2
+java -cp "$KIT" "$ROOT/image-inspector/bench/GenBenchImage.java" "$IMG" "$GIB" >&2
 GEN_S=$(secs "$t0" "$(now)")
 SIZE=$(stat -c %s "$IMG")
 

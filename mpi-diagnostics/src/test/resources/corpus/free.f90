@@ -3,19 +3,19 @@ program free_form
   use mpi
   implicit none
   integer :: ierr, win, provided, rank
-  character(len=40) :: msg = 'call MPI_Win_create(x) ! not a call'
-  character(len=40) :: two = "it""s MPI_Put(" // 'MPI_Get('
+  character(len=40) :: msg = 'call MPI_Comm_spawn(x) ! not a call'
+  character(len=40) :: two = "it""s MPI_Win_test(" // 'MPI_Win_wait('
   call mpi_init_thread(MPI_THREAD_SINGLE, &
        provided, ierr)
   call MPI_Init_Thread( &
        & mpi_thread_multiple, provided, ierr)
-  call MPI_COMM_RANK(MPI_COMM_WORLD, rank, ierr)  ! MPI_Win_free(win) in a comment
-  call Mpi_Win_Create(0, 0, 1, MPI_INFO_NULL, &
+  call MPI_COMM_RANK(MPI_COMM_WORLD, rank, ierr)  ! MPI_Win_post(win) in a comment
+  call Mpi_Comm_spawn(0, 0, 1, MPI_INFO_NULL, &
                       MPI_COMM_WORLD, win, ierr)
-  call mpi_win_fence(0, win, ierr); call MPI_WIN_FREE(win, ierr)
-  call mpi_put(0, 0, MPI_INTEGER, 0, 0, 0, MPI_INTEGER, win, ierr) ! mana-lint: ignore MPI_Put
-  ! mana-lint: ignore mpi_get
-  call mpi_get(0, 0, MPI_INTEGER, 0, 0, 0, MPI_INTEGER, win, ierr)
+  call mpi_win_start(0, win, ierr); call MPI_WIN_POST(win, ierr)
+  call mpi_win_test(0, 0, MPI_INTEGER, 0, 0, 0, MPI_INTEGER, win, ierr) ! mana-lint: ignore MPI_Win_test
+  ! mana-lint: ignore mpi_win_wait
+  call mpi_win_wait(0, 0, MPI_INTEGER, 0, 0, 0, MPI_INTEGER, win, ierr)
   call MPI_Unheard_of(ierr)
   call pmpi_barrier(MPI_COMM_WORLD, ierr)
   call MPI_Finalize(ierr)

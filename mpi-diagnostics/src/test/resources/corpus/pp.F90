@@ -4,9 +4,9 @@ program pp
   integer :: ierr, fh
   call MPI_Init(ierr)
 #if 0
-  call MPI_File_open(MPI_COMM_WORLD, 'x', 0, MPI_INFO_NULL, fh, ierr)
+  call MPI_Open_port(MPI_COMM_WORLD, 'x', 0, MPI_INFO_NULL, fh, ierr)
 #else
-  call MPI_File_close(fh, ierr)
+  call MPI_Close_port(fh, ierr)
 #endif
   call MPI_Finalize(ierr)
 end program pp

@@ -3,9 +3,9 @@
 #include <string>
 
 namespace demo {
-const std::string text = R"x(MPI_Win_create( ")" MPI_Put( )x";
-const auto wide = L"MPI_Get(";
-const auto u8s = u8"MPI_Get(";
+const std::string text = R"x(MPI_Comm_spawn( ")" MPI_Win_test( )x";
+const auto wide = L"MPI_Win_wait(";
+const auto u8s = u8"MPI_Win_wait(";
 constexpr long big = 1'000'000;
 constexpr char apostrophe = 'x';
 
@@ -17,15 +17,15 @@ template <typename T> int send(const T &v, int to)
 void io()
 {
 #if 0
-    MPI_File_open(MPI_COMM_WORLD, "a", 0, MPI_INFO_NULL, nullptr);
+    MPI_Open_port(MPI_INFO_NULL, nullptr);
 #elif 1
-    MPI_File f;
-    MPI_File_open(MPI_COMM_WORLD, "b", MPI_MODE_RDONLY, MPI_INFO_NULL, &f);
+    char port[MPI_MAX_PORT_NAME];
+    MPI_Open_port(MPI_INFO_NULL, port);
 #else
-    MPI_File_close(nullptr);
+    MPI_Close_port(nullptr);
 #endif
 #ifdef HAVE_ONE_SIDED
-    MPI_Win_allocate(8, 1, MPI_INFO_NULL, MPI_COMM_WORLD, nullptr, nullptr);
+    MPI_Win_complete(8, 1, MPI_INFO_NULL, MPI_COMM_WORLD, nullptr, nullptr);
 #endif
 }
 }

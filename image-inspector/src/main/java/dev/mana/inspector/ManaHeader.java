@@ -23,7 +23,7 @@ public record ManaHeader(
         String program) {
 
     /** Header flag: the image has an MPI section. */
-    public static final int F_MPI = 0x1;
+    public static final int F_MPI = ImageLayout.IMG_F_MPI;
 
     public boolean hasMpi() {
         return (flags & F_MPI) != 0;

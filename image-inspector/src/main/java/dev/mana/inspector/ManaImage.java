@@ -27,6 +27,18 @@ public interface ManaImage extends CheckpointImage {
     /** The MPI section's table entry, when the image has one (its contents are defined by the MPI runtime). */
     Optional<SectionInfo> mpiSection();
 
+    /** The MPI section decoded, when the image has one. */
+    Optional<MpiSummary> mpi() throws ImageException;
+
+    /** The MPI_OBJECTS section's records (open MPI-IO files); empty when the image has none. */
+    List<MpiObject> mpiObjects() throws ImageException;
+
+    /**
+     * The image an incremental image completes (its PARENT section); empty for a full image. Pages of a region in
+     * neither a stored nor a zero run are the parent's: {@code readMemory} of such an image shows them as zero.
+     */
+    Optional<ParentInfo> parent() throws ImageException;
+
     /** Reads {@code dst.remaining()} bytes of a section from {@code offset} within it. */
     void readSection(SectionInfo section, long offset, ByteBuffer dst) throws ImageException;
 }

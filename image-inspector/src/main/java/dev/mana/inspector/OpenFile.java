@@ -7,7 +7,7 @@ public record OpenFile(int fd, int kind, int openFlags, int fdFlags, long offset
     /** fd_flags bit: FD_CLOEXEC. */
     public static final int FD_CLOEXEC = 0x1;
     /** fd_flags bit: inherited from the launcher (restart hands the number to the new launcher's file). */
-    public static final int FD_INHERITED = 0x100;
+    public static final int FD_INHERITED = ImageLayout.FD_INHERITED;
 
     public boolean cloexec() {
         return (fdFlags & FD_CLOEXEC) != 0;

@@ -8,8 +8,8 @@ public record ThreadInfo(
         long ucontextAddr, long ctxAddr, long sigmask, long robustList, long robustListLen,
         long altstackSp, long altstackSize, int altstackFlags, List<Long> gregs) {
 
-    public static final int MAIN = 0x1;
-    public static final int CKPT = 0x2;
+    public static final int MAIN = ImageLayout.THR_MAIN;
+    public static final int CKPT = ImageLayout.THR_CKPT;
 
     /** Names of {@link #gregs()}, in the order of the kernel's mcontext gregs. */
     public static final List<String> GREG_NAMES = List.of(

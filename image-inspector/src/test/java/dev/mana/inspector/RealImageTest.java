@@ -7,13 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterAll;
@@ -49,26 +47,13 @@ class RealImageTest {
             why = "no core-native/examples/demo.sh";
             return;
         }
-        ProcessBuilder pb = new ProcessBuilder(demo.toString()).redirectErrorStream(true);
+        ProcessBuilder pb = new ProcessBuilder(demo.toString());
         pb.environment().put("MANA_DEMO_KEEP", "1");
         pb.environment().put("MANA_DEMO_STEPS", "30");
         pb.environment().put("MANA_DEMO_MPIRUN", "");          // the non-MPI example (the demo defaults to MPI)
-        Process p = pb.start();
-        byte[] out;
-        try {
-            out = p.getInputStream().readAllBytes();
-            if (!p.waitFor(240, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-            }
-        } finally {
-            p.getInputStream().close();
-        }
-        String text = new String(out, StandardCharsets.UTF_8);
-        for (String line : text.split("\n")) {
-            if (line.startsWith("demo: kept ")) {
-                kept = Path.of(line.substring("demo: kept ".length()).trim());
-            }
-        }
+        KeptRun r = KeptRun.run(pb, "demo: kept ");
+        String text = r.output();
+        kept = r.kept();
         if (kept == null) {
             why = "the demo did not run: " + tail(text);
             return;

@@ -34,18 +34,18 @@ class ManaLintTest {
     @Test
     void compilerStyleLinesAndExitOne(@TempDir Path dir) throws Exception {
         Path c = dir.resolve("w.c");
-        Files.writeString(c, "#include <mpi.h>\nvoid f(MPI_Win *w) {\n  MPI_Win_create(0, 0, 1, MPI_INFO_NULL, MPI_COMM_WORLD, w);\n}\n");
+        Files.writeString(c, "#include <mpi.h>\nvoid f(MPI_Win *w) {\n  MPI_Comm_spawn(0, 0, 1, MPI_INFO_NULL, MPI_COMM_WORLD, w);\n}\n");
         Result r = lint("--manifest", manifest(), c.toString());
         assertEquals(1, r.rc(), r.err());
-        assertEquals(c + ":3:3: error: MPI_Win_create is not supported under checkpointing: "
-                + TestManifest.ONE_SIDED + " [mana/unsupported]\n", r.out());
+        assertEquals(c + ":3:3: error: MPI_Comm_spawn is not supported under checkpointing: "
+                + TestManifest.DYNAMIC + " [mana/unsupported]\n", r.out());
         assertTrue(r.err().contains("1 error(s), 0 warning(s), 0 note(s) in 1 file(s)"), r.err());
     }
 
     @Test
     void cleanSourcesExitZero(@TempDir Path dir) throws Exception {
         Files.writeString(dir.resolve("ok.c"), "#include <mpi.h>\nint main(int c, char **v) { MPI_Init(&c, &v); MPI_Finalize(); }\n");
-        Files.writeString(dir.resolve("notes.txt"), "MPI_Win_create( is not code\n");
+        Files.writeString(dir.resolve("notes.txt"), "MPI_Comm_spawn( is not code\n");
         Result r = lint("--manifest", manifest(), dir.toString());
         assertEquals(0, r.rc(), r.out() + r.err());
         assertEquals("", r.out());
@@ -66,25 +66,25 @@ class ManaLintTest {
     @Test
     void jsonOutput(@TempDir Path dir) throws Exception {
         Path f = dir.resolve("a.f90");
-        Files.writeString(f, "program a\n  use mpi\n  integer :: ierr\n  call mpi_file_close(0, ierr)\nend program a\n");
+        Files.writeString(f, "program a\n  use mpi\n  integer :: ierr\n  call mpi_close_port(0, ierr)\nend program a\n");
         Result r = lint("--manifest", manifest(), "--json", f.toString());
         assertEquals(1, r.rc());
         JsonObject o = JsonParser.parseString(r.out()).getAsJsonObject();
         assertEquals(1, o.get("files").getAsInt());
         JsonObject d = o.getAsJsonArray("diagnostics").get(0).getAsJsonObject();
-        assertEquals("MPI_File_close", d.get("function").getAsString());
+        assertEquals("MPI_Close_port", d.get("function").getAsString());
         assertEquals(4, d.get("line").getAsInt());
         assertEquals(8, d.get("column").getAsInt());
         assertEquals(22, d.get("endColumn").getAsInt());
         assertEquals("error", d.get("severity").getAsString());
-        assertEquals(TestManifest.IO, d.get("reason").getAsString());
+        assertEquals(TestManifest.DYNAMIC, d.get("reason").getAsString());
         assertEquals(1, o.getAsJsonObject("summary").get("error").getAsInt());
     }
 
     @Test
     void sarifOutput(@TempDir Path dir) throws Exception {
         Path c = dir.resolve("s.c");
-        Files.writeString(c, "void f(void) {\n\tMPI_Win_free(0);\n\tMPI_Init_thread(0, 0, MPI_THREAD_MULTIPLE, 0);\n}\n");
+        Files.writeString(c, "void f(void) {\n\tMPI_Win_post(0);\n\tMPI_Init_thread(0, 0, MPI_THREAD_MULTIPLE, 0);\n}\n");
         Result r = lint("--manifest", manifest(), "--sarif", c.toString());
         assertEquals(1, r.rc());
         JsonObject root = JsonParser.parseString(r.out()).getAsJsonObject();
@@ -115,13 +115,13 @@ class ManaLintTest {
     @Test
     void compileCommandsChooseTheFiles(@TempDir Path dir) throws Exception {
         Files.createDirectories(dir.resolve("src"));
-        Files.writeString(dir.resolve("src/used.c"), "void f(void) { MPI_Win_free(0); }\n");
-        Files.writeString(dir.resolve("src/unused.c"), "void g(void) { MPI_File_close(0); }\n");
+        Files.writeString(dir.resolve("src/used.c"), "void f(void) { MPI_Win_post(0); }\n");
+        Files.writeString(dir.resolve("src/unused.c"), "void g(void) { MPI_Close_port(0); }\n");
         Files.writeString(dir.resolve("compile_commands.json"), "[{\"directory\": \"" + dir.resolve("src")
                 + "\", \"command\": \"mpicc -c used.c\", \"file\": \"used.c\"}]");
         Result r = lint("--manifest", manifest(), dir.toString());
         assertEquals(1, r.rc());
-        assertTrue(r.out().contains("used.c:1:16: error: MPI_Win_free"), r.out());
+        assertTrue(r.out().contains("used.c:1:16: error: MPI_Win_post"), r.out());
         assertFalse(r.out().contains("unused.c"), r.out());
     }
 
@@ -147,7 +147,7 @@ class ManaLintTest {
         Files.createDirectories(root.resolve("share/mana"));
         Files.copy(TestManifest.file(), root.resolve("share/mana/mpi-coverage.json"));
         Path c = root.resolve("x.c");
-        Files.writeString(c, "void f(void) { MPI_Win_free(0); }\n");
+        Files.writeString(c, "void f(void) { MPI_Win_post(0); }\n");
         String before = System.getProperty("mana.root");
         System.setProperty("mana.root", root.toString());
         try {

@@ -50,7 +50,7 @@ class SourceCorpusTest {
             String covered = text.substring(ref.range().startOffset(), ref.range().endOffset());
             assertEquals(ref.name(), covered);
         }
-        assertTrue(scan.references().stream().anyMatch(r -> r.name().equals("Mpi_Win_Create")));
+        assertTrue(scan.references().stream().anyMatch(r -> r.name().equals("Mpi_Comm_spawn")));
     }
 
     @Test
@@ -65,10 +65,10 @@ class SourceCorpusTest {
 
     @Test
     void macrosDefinedButNotUsedAreReportedAtTheirBody() {
-        String header = "#define START_EPOCH(w) MPI_Win_fence(0, w)\n#define SAFE(x) MPI_Barrier(x)\n";
+        String header = "#define START_EPOCH(w) MPI_Win_start(0, w)\n#define SAFE(x) MPI_Barrier(x)\n";
         List<Diagnostic> ds = new Linter(TestManifest.manifest(), null).lint("h.h", header, Language.C);
         assertEquals(1, ds.size(), ds.toString());
-        assertEquals("MPI_Win_fence", ds.get(0).function());
+        assertEquals("MPI_Win_start", ds.get(0).function());
         assertEquals(0, ds.get(0).range().startLine());
         assertEquals(23, ds.get(0).range().startColumn());
     }
@@ -82,12 +82,11 @@ class SourceCorpusTest {
         assertEquals(1, ds.get(0).range().startLine());
     }
 
-    /** The runtime's own examples and test programs: with the real manifest when it is built, else the test one. */
+    /** The runtime's own examples and test programs, with the manifest generated from this tree. */
     @Test
     void theRuntimesOwnProgramsAreClean() throws Exception {
         Path root = Path.of(System.getProperty("mana.root", ".."));
-        Path real = CoverageManifest.defaultLocation(root);
-        CoverageManifest m = Files.isRegularFile(real) ? CoverageManifest.read(real) : TestManifest.manifest();
+        CoverageManifest m = TestManifest.manifest();
         List<Path> dirs = new ArrayList<>();
         for (String d : new String[] {"core-native/examples", "core-native/tests"}) {
             if (Files.isDirectory(root.resolve(d))) {

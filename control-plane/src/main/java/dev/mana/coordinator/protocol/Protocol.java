@@ -43,17 +43,26 @@ public final class Protocol {
     public static final int OP_OR = 3;
     public static final int OP_MIN = 4;
 
+    // COLLECTIVE phase numbers (protocol §6): the table is the `phase` lines of docs/wire-corpus/frames.in;
+    // WireCorpusTest wants exactly these PHASE_* constants with its numbers (the C side's test_codec the same
+    // of MANA_PHASE_* in core-native/include/mana/phases.h).
     public static final int PHASE_SUSPENDED = 1;
     public static final int PHASE_DRAINED = 2;
     public static final int PHASE_CHECKPOINTED = 3;
     public static final int PHASE_COMMITTED = 4;
     public static final int PHASE_DRAIN_FIRST = 16;
+    /** The MPI runtime's point-to-point drain rounds: from here to {@link #PHASE_DRAIN_LAST}. */
+    public static final int PHASE_P2P_DRAIN_FIRST = 18;
     public static final int PHASE_DRAIN_LAST = 31;
     public static final int PHASE_RESTARTED = 32;
     public static final int PHASE_REFILLED = 33;
     public static final int PHASE_RESUMED = 34;
     /** Phases from here up are free for the runtime and tools: they change no state. */
     public static final int PHASE_FREE_FIRST = 64;
+    /** The MPI runtime's collective drain cycles through the free phases up to this one. */
+    public static final int PHASE_COLL_DRAIN_LAST = 16447;
+    /** The collective drain's settle rounds: this + round. */
+    public static final int PHASE_SETTLE_FIRST = 16448;
 
     /** CKPT_REQUEST / CHECKPOINT flag: the ranks exit after the commit. */
     public static final int FLAG_EXIT_AFTER = 1;

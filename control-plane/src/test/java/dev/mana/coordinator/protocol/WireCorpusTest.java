@@ -104,6 +104,29 @@ class WireCorpusTest {
         return v.isEmpty() ? new long[0] : java.util.Arrays.stream(v.split(",")).mapToLong(Long::parseLong).toArray();
     }
 
+    /**
+     * The corpus's {@code phase NAME NUMBER} lines are the table of COLLECTIVE phase numbers: Protocol has exactly a
+     * {@code PHASE_NAME} for each, with that number (test_codec checks the C names MANA_PHASE_* the same way).
+     */
+    @Test
+    void phaseNumbersAreTheCorpusTable() throws Exception {
+        Map<String, Integer> table = new java.util.TreeMap<>();
+        for (String line : Files.readAllLines(corpus(), StandardCharsets.UTF_8)) {
+            if (line.startsWith("phase ")) {
+                String[] p = line.split(" ");
+                assertNull(table.put("PHASE_" + p[1], Integer.parseInt(p[2])), "phase " + p[1] + " twice");
+            }
+        }
+        assertTrue(table.size() >= 10, "the corpus has " + table.size() + " phase lines");
+        Map<String, Integer> ours = new java.util.TreeMap<>();
+        for (java.lang.reflect.Field f : Protocol.class.getFields()) {
+            if (f.getName().startsWith("PHASE_") && java.lang.reflect.Modifier.isStatic(f.getModifiers())) {
+                ours.put(f.getName(), f.getInt(null));
+            }
+        }
+        assertEquals(table, ours, "Protocol.PHASE_* against docs/wire-corpus/frames.in's phase lines");
+    }
+
     @Test
     void everyTypeIsInTheCorpus() throws Exception {
         Set<MessageType> seen = EnumSet.noneOf(MessageType.class);

@@ -42,13 +42,17 @@ import picocli.CommandLine.Parameters;
                     + "the checkpoint image), and at a restart pause (MANA_RESTART_PAUSE=N) `continue` releases it.",
             "",
             "  mana_gdb --rank R --restartdir D [--level N]   a rank restarting from D, paused at level N",
-            "  mana_gdb --rank R --pid P                     a process (restarting or running)",
+            "  mana_gdb --pid P [--rank R]                   a process (restarting or running); R checked",
             "  mana_gdb --rank R                             a running rank: its pid from the coordinator",
             "",
             "Exit status: gdb's; 1 the rank or its process cannot be found or read; 2 usage; "
                     + "3 coordinator unreachable."})
 public final class ManaGdb implements Callable<Integer> {
-    @Option(names = "--rank", required = true, paramLabel = "R", description = "The rank to debug.")
+    @Option(names = "--rank", paramLabel = "R",
+            description = "The rank to debug (with --pid: taken from the process when not given).")
+    Integer rankOption;
+
+    /** The rank: --rank, or with --pid the rank the process's lower half says it is. */
     int rank;
 
     @Option(names = "--restartdir", paramLabel = "D",
@@ -120,7 +124,16 @@ public final class ManaGdb implements Callable<Integer> {
         if (pid != null && restartDir != null) {
             throw new Fail(2, "give either --pid or --restartdir, not both");
         }
+        if (rankOption == null && pid == null) {
+            throw new Fail(2, "which rank? give --rank R (or --pid P of its process)");
+        }
+        if (rankOption != null) {
+            rank = rankOption;
+        }
         long p = resolvePid();
+        if (rankOption == null) {
+            rank = rankOf(p);
+        }
         if (level != null) {
             LhInfo published = awaitLhInfo(p);
             if (published != null && published.restartPause() != level) {
@@ -246,6 +259,21 @@ public final class ManaGdb implements Callable<Integer> {
         } catch (CoordinatorException e) {
             throw new Fail(3, "coordinator: " + e.getMessage());
         }
+    }
+
+    /** The rank a process is, from its lower half's lh_info (the launcher gave it; restarts keep it). */
+    private int rankOf(long p) throws Fail {
+        LhInfo lh = level != null ? awaitLhInfo(p) : null;
+        if (lh == null) {
+            try {
+                Path exe = Files.readSymbolicLink(Path.of("/proc/" + p + "/exe"));
+                lh = LhInfo.read(dev.mana.gdb.split.MemorySource.ofPid(p), dev.mana.gdb.split.ProcMaps.read(p), exe);
+            } catch (IOException e) {
+                throw new Fail(1, "pid " + p + ": cannot tell which rank it is (" + e.getMessage()
+                        + "); give --rank R");
+            }
+        }
+        return lh.rank();
     }
 
     /**

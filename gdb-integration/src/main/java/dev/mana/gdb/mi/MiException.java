@@ -5,10 +5,12 @@ public class MiException extends Exception {
     private static final long serialVersionUID = 1L;
 
     private final String command;
+    private final String reason;
 
     public MiException(String command, String message) {
         super(command == null ? message : message + " (command: " + command + ")");
         this.command = command;
+        this.reason = message;
     }
 
     public MiException(String command, String message, Throwable cause) {
@@ -17,6 +19,9 @@ public class MiException extends Exception {
     }
 
     public String command() { return command; }
+
+    /** gdb's message (or the session's) without the command: what a user is shown. */
+    public String reason() { return reason; }
 
     /** No answer within the command's time-out. */
     public static final class Timeout extends MiException {

@@ -54,7 +54,7 @@ class ManaGdbCliTest {
         Run r = manaGdb(Map.of());
         assertEquals(2, r.status(), r.toString());
         assertEquals(1, r.err().strip().lines().count(), r.err());
-        assertTrue(r.err().startsWith("mana_gdb: Missing required option: '--rank=R'"), r.err());
+        assertEquals("mana_gdb: which rank? give --rank R (or --pid P of its process)", r.err().strip());
 
         r = manaGdb(Map.of(), "--rank", "0", "--pid", "1", "--level", "9");
         assertEquals(2, r.status(), r.toString());
@@ -125,8 +125,10 @@ class ManaGdbCliTest {
     void runningRankFoundThroughTheCoordinator() throws Exception {
         CheckpointFixture fx = CheckpointFixture.get();
         fx.rt.startCoordinator();
+        // 20 s of steps: three mana_gdb runs (a JVM and a gdb each) must find it still running (with 1 s, a
+        // loaded machine saw it gone: "/proc/PID/maps" unreadable, or a backtrace of a process that had just exited)
         ManaRuntime.Rank rank = fx.rt.launch(fx.tmp.resolve("ck-d"), List.of("--job", "d"),
-                List.of(fx.prog.app.toString(), "100", "10000"));
+                List.of(fx.prog.app.toString(), "2000", "10000"));
         rank.awaitOut(l -> l.startsWith("started "), Duration.ofSeconds(30), "started");
         Run r = manaGdb(Map.of("MANA_RC", fx.rt.rc.toString()), "--rank", "0", "-j", "d", "--batch",
                 "-ex", "thread apply all bt", "-ex", "mana-halves", "--", "-nx");
@@ -136,6 +138,13 @@ class ManaGdbCliTest {
         assertTrue(r.out().matches("(?s).*lower 0x[0-9a-f]+-0x[0-9a-f]+ bias 0x[0-9a-f]+ .*/bin/lower-half\n.*"), r.out());
         assertTrue(r.out().matches("(?s).*in \\[upper\\] main \\(.*"), r.out());
         assertTrue(r.out().matches("(?s).*in \\[upper\\] ckpt_thread \\(.*"), r.out());
+        // --pid alone: the process says which rank it is; a --rank that disagrees is refused
+        Run byPid = manaGdb(Map.of(), "--pid", Long.toString(rank.pid()), "--batch", "-ex", "mana-halves", "--", "-nx");
+        assertEquals(0, byPid.status(), byPid.toString());
+        assertTrue(byPid.out().matches("(?s).*upper 0x[0-9a-f]+-0x[0-9a-f]+ bias 0x[0-9a-f]+ .*/splitapp\n.*"), byPid.out());
+        Run wrong = manaGdb(Map.of(), "--pid", Long.toString(rank.pid()), "--rank", "1", "--batch");
+        assertEquals(1, wrong.status(), wrong.toString());
+        assertEquals("mana_gdb: pid " + rank.pid() + " is rank 0, not 1", wrong.err().strip().lines().reduce((a, b) -> b).orElse(""));
         String result = rank.awaitOut(l -> l.startsWith("result "), Duration.ofSeconds(60), "result");
         assertTrue(result.startsWith("result "));
         assertEquals(0, rank.process().waitFor());

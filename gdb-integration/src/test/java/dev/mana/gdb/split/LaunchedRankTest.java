@@ -23,12 +23,14 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(120)
 class LaunchedRankTest {
+    /** Steps of 10 ms: the run outlives gdb's attach on a loaded machine (150, 1.5 s, is close to it). */
+    private static final String STEPS = "600";
     @Test
     void attachToARunningRankDetachAndItFinishes() throws Exception {
         CheckpointFixture fx = CheckpointFixture.get();
         fx.rt.startCoordinator();
         ManaRuntime.Rank r = fx.rt.launch(fx.tmp.resolve("ck-c"), List.of("--job", "c"),
-                List.of(fx.prog.app.toString(), "150", "10000"));
+                List.of(fx.prog.app.toString(), STEPS, "10000"));
         r.awaitOut(l -> l.startsWith("started "), Duration.ofSeconds(30), "started line");
         try (RankDebugger dbg = RankDebugger.attach(r.pid(), null, GdbMi.Options.defaults())) {
             SplitProcess sp = dbg.process();
@@ -61,7 +63,7 @@ class LaunchedRankTest {
         }
         // closing detached: the program runs on and ends normally
         String result = r.awaitOut(l -> l.startsWith("result "), Duration.ofSeconds(60), "result line");
-        String reference = dev.mana.gdb.testsupport.TestProgram.run(fx.prog.dir, fx.prog.app.toString(), "150", "0")
+        String reference = dev.mana.gdb.testsupport.TestProgram.run(fx.prog.dir, fx.prog.app.toString(), STEPS, "0")
                 .lines().filter(l -> l.startsWith("result ")).findFirst().orElseThrow();
         assertEquals(reference, result);
         assertEquals(0, r.process().waitFor());

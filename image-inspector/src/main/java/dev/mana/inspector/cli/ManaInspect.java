@@ -11,6 +11,9 @@ import dev.mana.inspector.ImageSummary;
 import dev.mana.inspector.Images;
 import dev.mana.inspector.ManaHeader;
 import dev.mana.inspector.ManaImage;
+import dev.mana.inspector.MpiObject;
+import dev.mana.inspector.MpiSummary;
+import dev.mana.inspector.MpiText;
 import dev.mana.inspector.MemoryRegion;
 import dev.mana.inspector.OpenFile;
 import dev.mana.inspector.Problem;
@@ -549,9 +552,12 @@ public final class ManaInspect implements Callable<Integer> {
         }
     }
 
-    @Command(name = "mpi", mixinStandardHelpOptions = true, description = "The MPI section (opaque until the MPI runtime defines its layout): size, checksum, hex.")
+    @Command(name = "mpi", mixinStandardHelpOptions = true, description = {"The MPI section decoded (the rank's MPI "
+        + "state in counts) and the MPI objects the image lists (open MPI-IO files: mode, pointers, view, path; windows: "
+        + "flavor, size, open epochs).",
+        "--bytes N adds a hex dump of the section's first N bytes."})
     static final class Mpi extends ImageCommand {
-        @Option(names = "--bytes", description = "How many bytes to dump (default ${DEFAULT-VALUE}).", defaultValue = "256")
+        @Option(names = "--bytes", description = "Hex dump of the section's first N bytes (default ${DEFAULT-VALUE}: none).", defaultValue = "0")
         long bytes;
 
         @Override
@@ -568,23 +574,42 @@ public final class ManaInspect implements Callable<Integer> {
                 return 0;
             }
             SectionInfo sec = s.get();
+            MpiSummary sum = m.mpi().orElseThrow();
+            List<MpiObject> objs = m.mpiObjects();
             int n = (int) Math.max(0, Math.min(Math.min(bytes, sec.length()), 1 << 20));
             ByteBuffer b = ByteBuffer.allocate(n);
-            m.readSection(sec, 0, b);
+            if (n > 0) {
+                m.readSection(sec, 0, b);
+            }
             if (json) {
                 StringBuilder hx = new StringBuilder();
                 for (byte x : b.array()) {
                     hx.append(String.format("%02x", x & 0xff));
                 }
+                List<Object> list = new ArrayList<>();
+                for (MpiObject o : objs) {
+                    list.add(Json.obj().put("kind", o.kindName()).put("name", o.name()).put("amode", o.amode())
+                            .put("amode_names", MpiText.amode(o.amode())).put("comm_size", o.commSize()).put("position", o.position())
+                            .put("shared_position", o.sharedPosition()).put("disp", o.disp()).put("flags", o.flagNames())
+                            .put("dev", o.dev()).put("ino", o.ino()));
+                }
                 out.println(Json.obj().put("image", img.path().toString()).put("mpi", Json.obj()
                         .put("version", sec.version()).put("offset", sec.offset()).put("length", sec.length())
-                        .put("count", sec.count()).put("crc", String.format("0x%08x", sec.crc())).put("head_hex", hx.toString())));
+                        .put("count", sec.count()).put("crc", String.format("0x%08x", sec.crc())).put("head_hex", hx.toString())
+                        .put("library", sum.kindName()).put("thread_level", sum.threadLevel()).put("comms", sum.comms())
+                        .put("groups", sum.groups()).put("datatypes", sum.datatypes()).put("ops", sum.ops())
+                        .put("requests", sum.requests()).put("buffered_msgs", sum.bufferedMsgs())
+                        .put("buffered_bytes", sum.bufferedBytes()).put("sent", sum.sent()).put("received", sum.received())
+                        .put("replay_entries", sum.replayEntries()).put("finalized", sum.finalized()).put("objects", list)));
                 return 0;
             }
             out.printf("MPI section: layout version %d, %d bytes at offset %d, %d records, crc 0x%08x%n", sec.version(),
                     sec.length(), sec.offset(), sec.count(), sec.crc());
-            out.println("(opaque: its layout belongs to the MPI runtime; first " + n + " bytes follow)");
-            hexdump(out, 0, b.array(), n);
+            out.print(MpiText.describe(sum, objs));
+            if (n > 0) {
+                out.println("first " + n + " bytes of the section:");
+                hexdump(out, 0, b.array(), n);
+            }
             return 0;
         }
     }

@@ -44,6 +44,17 @@ final class Cursor {
         return buf.getLong();
     }
 
+    /**
+     * The fixed part of a record that began at {@code base} is read: the fields read add up to {@code size}
+     * (ImageLayout's SIZEOF_*). Not image damage when it fails but a reader out of step with the format.
+     */
+    void endRecord(int base, int size) {
+        if (buf.position() - base != size) {
+            throw new IllegalStateException(what + ": the reader read " + (buf.position() - base)
+                    + " bytes of a record, the format's record has " + size + " (ImageLayout)");
+        }
+    }
+
     void skip(int n, String field) throws ImageException {
         need(n, field);
         buf.position(buf.position() + n);

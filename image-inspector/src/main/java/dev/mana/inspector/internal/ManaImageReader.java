@@ -1,13 +1,19 @@
 package dev.mana.inspector.internal;
 
+import static dev.mana.inspector.ImageLayout.*;
+
 import dev.mana.inspector.ErrorKind;
 import dev.mana.inspector.Half;
 import dev.mana.inspector.ImageException;
+import dev.mana.inspector.ImageLayout;
 import dev.mana.inspector.ImageSummary;
 import dev.mana.inspector.ManaHeader;
 import dev.mana.inspector.ManaImage;
 import dev.mana.inspector.MemoryRegion;
+import dev.mana.inspector.MpiObject;
+import dev.mana.inspector.MpiSummary;
 import dev.mana.inspector.OpenFile;
+import dev.mana.inspector.ParentInfo;
 import dev.mana.inspector.Problem;
 import dev.mana.inspector.ProcessInfo;
 import dev.mana.inspector.SectionInfo;
@@ -35,42 +41,40 @@ import java.util.zip.CRC32C;
  * buffer.
  */
 public final class ManaImageReader implements ManaImage {
-    public static final byte[] MAGIC = "MANAIMG1".getBytes(StandardCharsets.US_ASCII);
-    static final int HEADER_SIZE = 256;
-    static final int PAGE = 4096;
-    static final int ENTRY_SIZE = 32;
+    // The numbers of the format are ImageLayout's (held to core-native/include/mana/image_format.h by
+    // ImageLayoutTest); these are short names for the ones used most.
+    public static final byte[] MAGIC = ImageLayout.IMG_MAGIC.getBytes(StandardCharsets.US_ASCII);
+    static final int HEADER_SIZE = ImageLayout.IMG_HEADER_SIZE;
+    static final int PAGE = ImageLayout.IMG_PAGE_SIZE;
+    static final int ENTRY_SIZE = ImageLayout.SIZEOF_SECTION;
     /** More sections than this is refused (the format defines 7 types; the C reader keeps a fixed table). */
-    static final int MAX_SECTIONS = 64;
+    static final int MAX_SECTIONS = ImageLayout.IMG_MAX_SECTIONS;
     /** A metadata section larger than this is refused rather than loaded onto the heap. */
-    static final long MAX_SECTION_BYTES = 128L << 20;
+    static final long MAX_SECTION_BYTES = ImageLayout.IMG_MAX_META;
     /** More regions than this is absurd (vm.max_map_count defaults to 65530); keeps the heap bounded. */
-    static final long MAX_REGIONS = 1L << 20;
+    static final long MAX_REGIONS = ImageLayout.IMG_MAX_REGIONS;
     /** A region name or file path longer than this is refused (the restore's buffers hold 4,096 with the NUL). */
-    static final long MAX_NAME = 4095;
-
-    static final int REG_SHARED = 0x001;
-    static final int REG_ANON = 0x002;
-    static final int REG_FILE = 0x004;
-    static final int REG_STACK = 0x008;
-    static final int REG_HEAP = 0x010;
-    static final int REG_VDSO = 0x020;
-    static final int REG_VVAR = 0x040;
-    static final int REG_LOWER = 0x080;
-    static final int REG_GUARD = 0x100;
-    static final String[] REG_FLAG_NAMES = {"shared", "anon", "file", "stack", "heap", "vdso", "vvar", "lower", "guard"};
+    static final long MAX_NAME = ImageLayout.IMG_MAX_NAME;
+    static final String[] REG_FLAG_NAMES = {"shared", "anon", "file", "stack", "heap", "vdso", "vvar", "lower", "guard", "zstd"};
 
     private final Path path;
     private final FileChannel ch;
     private final long size;
     private final ManaHeader header;
     private final List<SectionInfo> sections;
-    private final SectionInfo[] byType = new SectionInfo[8];
+    private final SectionInfo[] byType = new SectionInfo[11];
+    private List<MpiObject> mpiObjects;
     /** Damage found while opening in salvage mode (empty for a normal open). */
     private final List<Problem> openProblems;
 
     private ProcessInfo process;
     private List<MemoryRegion> regions;
     private long[][] runPrefix;
+    /** Bytes of each region's payload in the file: stored_bytes, or the compressed length (ZSTD section). */
+    private long[] payloadLen;
+    /** The last compressed region read by readMemory, decompressed (index, bytes). */
+    private int inflatedIndex = -1;
+    private byte[] inflated;
     private List<Problem> memoryProblems;
     private List<String> memoryNotes;
     private List<ThreadInfo> threads;
@@ -88,6 +92,8 @@ public final class ManaImageReader implements ManaImage {
         for (SectionInfo s : sections) {
             if (s.known()) {
                 byType[s.type()] = s;
+            } else if (s.type() == SectionInfo.MPI_OBJECTS && byType[s.type()] == null) {
+                byType[s.type()] = s;   // for mpiObjects(); the checks treat it as unknown, as the C reader does
             }
         }
     }
@@ -186,27 +192,32 @@ public final class ManaImageReader implements ManaImage {
             }
             throw new ImageException(ErrorKind.NOT_AN_IMAGE, "not a MANA image: magic is '" + printable(raw, 0, 8) + "'");
         }
-        int version = b.getInt(8);
-        if (version != 1) {
+        int version = b.getInt(OFF_HEADER_VERSION);
+        if (version != IMG_VERSION) {
             throw Fail.unsupported("image format version %d (this reader knows version 1)", Integer.toUnsignedLong(version));
         }
-        int headerSize = b.getInt(12);
+        int headerSize = b.getInt(OFF_HEADER_HEADER_SIZE);
         if (headerSize != HEADER_SIZE) {
             throw Fail.malformed("header_size is %d, version 1 has %d", Integer.toUnsignedLong(headerSize), HEADER_SIZE);
         }
-        long stored = Integer.toUnsignedLong(b.getInt(88));
+        long stored = Integer.toUnsignedLong(b.getInt(OFF_HEADER_HEADER_CRC));
         CRC32C crc = new CRC32C();
-        crc.update(raw, 0, 88);
+        crc.update(raw, 0, OFF_HEADER_HEADER_CRC);
         crc.update(new byte[4]);
-        crc.update(raw, 92, HEADER_SIZE - 92);
+        crc.update(raw, OFF_HEADER_HEADER_CRC + 4, HEADER_SIZE - OFF_HEADER_HEADER_CRC - 4);
         if (crc.getValue() != stored) {
             complain(salvage, Fail.corrupt("header checksum mismatch (stored 0x%08x, computed 0x%08x)%s", stored,
                     crc.getValue(), salvage == null ? "" : ": the header's values are not to be trusted"));
         }
-        ManaHeader h = new ManaHeader(version, headerSize, b.getLong(16), b.getLong(24), b.getInt(32), b.getInt(36),
-                b.getInt(40), b.getInt(44), Integer.toUnsignedLong(b.getInt(48)), Integer.toUnsignedLong(b.getInt(52)),
-                Integer.toUnsignedLong(b.getInt(56)), b.getInt(60), b.getLong(64), b.getLong(72), b.getLong(80), stored,
-                cstring(raw, 96, 64), cstring(raw, 160, 16), cstring(raw, 176, 80));
+        ManaHeader h = new ManaHeader(version, headerSize, b.getLong(OFF_HEADER_FILE_SIZE),
+                b.getLong(OFF_HEADER_SECTION_TABLE_OFFSET), b.getInt(OFF_HEADER_SECTION_COUNT),
+                b.getInt(OFF_HEADER_SECTION_ENTRY_SIZE), b.getInt(OFF_HEADER_PAGE_SIZE), b.getInt(OFF_HEADER_FLAGS),
+                Integer.toUnsignedLong(b.getInt(OFF_HEADER_RANK)), Integer.toUnsignedLong(b.getInt(OFF_HEADER_NRANKS)),
+                Integer.toUnsignedLong(b.getInt(OFF_HEADER_GENERATION)), b.getInt(OFF_HEADER_PID),
+                b.getLong(OFF_HEADER_TIME_UNIX_NS), b.getLong(OFF_HEADER_MAPPED_BYTES), b.getLong(OFF_HEADER_STORED_BYTES),
+                stored, cstring(raw, OFF_HEADER_HOST, OFF_HEADER_MPI - OFF_HEADER_HOST),
+                cstring(raw, OFF_HEADER_MPI, OFF_HEADER_PROGRAM - OFF_HEADER_MPI),
+                cstring(raw, OFF_HEADER_PROGRAM, SIZEOF_HEADER - OFF_HEADER_PROGRAM));
         if (Long.compareUnsigned(size, h.fileSize()) < 0) {
             complain(salvage, Fail.truncated("the file has %d bytes, its header declares %d", size, h.fileSize()));
         } else if (size != h.fileSize()) {
@@ -236,12 +247,13 @@ public final class ManaImageReader implements ManaImage {
         ByteBuffer b = ByteBuffer.allocate((int) (count * ENTRY_SIZE)).order(ByteOrder.LITTLE_ENDIAN);
         readFully(ch, tableOff, b, "section table");
         List<SectionInfo> out = new ArrayList<>();
-        int[] seen = new int[8];
+        int[] seen = new int[11];
         for (int i = 0; i < count; i++) {
             int p = i * ENTRY_SIZE;
-            int type = b.getInt(p);
-            SectionInfo s = new SectionInfo(type, SectionInfo.typeName(type), b.getInt(p + 4), b.getLong(p + 8),
-                    b.getLong(p + 16), Integer.toUnsignedLong(b.getInt(p + 24)), Integer.toUnsignedLong(b.getInt(p + 28)));
+            int type = b.getInt(p + OFF_SECTION_TYPE);
+            SectionInfo s = new SectionInfo(type, SectionInfo.typeName(type), b.getInt(p + OFF_SECTION_VERSION),
+                    b.getLong(p + OFF_SECTION_OFFSET), b.getLong(p + OFF_SECTION_LENGTH),
+                    Integer.toUnsignedLong(b.getInt(p + OFF_SECTION_CRC)), Integer.toUnsignedLong(b.getInt(p + OFF_SECTION_COUNT)));
             long end = s.offset() + s.length();
             if (s.offset() < PAGE || s.length() < 0 || end < s.offset() || end > tableOff) {
                 throw Fail.malformed("section %d (%s): bytes [%d, %d) lie outside the metadata area [4096, %d)",
@@ -391,11 +403,12 @@ public final class ManaImageReader implements ManaImage {
             int pgid = c.i32("pgid");
             int umask = c.i32("umask");
             int tidOff = c.i32("pthread_tid_offset");
-            long[] v = new long[8];
+            long[] v = new long[8]; // lh_info_slot .. upper_entry
             for (int i = 0; i < v.length; i++) {
                 v[i] = c.i64("address");
             }
-            c.skip(40, "reserved");
+            c.skip(SIZEOF_PROCESS - OFF_PROCESS_UPPER_BRK_SLOT, "upper_brk_slot, upper_brk, reserved");
+            c.endRecord(0, SIZEOF_PROCESS);
             String exe = c.string("exe path");
             String cwd = c.string("cwd");
             long argc = c.u32("argc");
@@ -444,7 +457,7 @@ public final class ManaImageReader implements ManaImage {
             SectionInfo s = section(SectionInfo.MEMORY);
             byte[] bytes = load(SectionInfo.MEMORY);
             long count = s.count();
-            if (count > MAX_REGIONS || count * 80 > bytes.length) {
+            if (count > MAX_REGIONS || count * SIZEOF_REGION > bytes.length) {
                 throw Fail.malformed("MEMORY: absurd region count %d for a section of %d bytes", count, bytes.length);
             }
             Cursor c = new Cursor(bytes, "MEMORY");
@@ -459,6 +472,7 @@ public final class ManaImageReader implements ManaImage {
             long sumStored = 0;
             for (int i = 0; i < count; i++) {
                 String at = "MEMORY: region " + i;
+                int base = c.position();
                 long start = c.i64("start");
                 long endAddr = c.i64("end");
                 int prot = c.i32("prot");
@@ -472,12 +486,13 @@ public final class ManaImageReader implements ManaImage {
                 long runCount = c.u32("run_count");
                 long crc = c.u32("payload_crc");
                 long nameLen = c.u32("name_len");
-                c.skip(4, "reserved");
+                long zeroRunCount = c.u32("zero_run_count");
+                c.endRecord(base, SIZEOF_REGION);
                 if (nameLen > MAX_NAME) {
                     throw Fail.malformed("%s: absurd name length %d", at, nameLen);
                 }
                 String name = c.bytesString(nameLen, at + " name");
-                if (runCount * 16 > c.remaining()) {
+                if (runCount * SIZEOF_RUN > c.remaining()) {
                     throw Fail.malformed("%s: absurd run count %d", at, runCount);
                 }
                 long[] runs = new long[(int) runCount * 2];
@@ -499,6 +514,34 @@ public final class ManaImageReader implements ManaImage {
                     if (runsOk) {
                         nextFree = first + n;
                         prefix[k + 1] = prefix[k] + n;
+                    }
+                }
+                // zero runs (incremental images): sorted, disjoint, inside the region, on no stored page
+                if (zeroRunCount != 0 && (header.flags() & IMG_F_INCREMENTAL) == 0) {
+                    throw Fail.malformed("%s: %d zero runs in a full image", at, zeroRunCount);
+                }
+                if (zeroRunCount * SIZEOF_RUN > c.remaining()) {
+                    throw Fail.malformed("%s: absurd zero run count %d", at, zeroRunCount);
+                }
+                long nextZero = 0;
+                int sk = 0;
+                for (int k = 0; k < zeroRunCount; k++) {
+                    long first = c.i64("zero run first_page");
+                    long n = c.i64("zero run page_count");
+                    if (n <= 0 || first < 0 || first < nextZero || first > pages || n > pages - first) {
+                        problems.add(regionProblem((int) i, String.format(
+                                "%s %s: zero run %d (pages %d+%d) is empty, out of order, overlapping or outside the region's"
+                                        + " %d pages", at, name, k, first, n, pages)));
+                        break;
+                    }
+                    nextZero = first + n;
+                    while (runsOk && sk < runCount && runs[2 * sk] + runs[2 * sk + 1] <= first) {
+                        sk++;
+                    }
+                    if (runsOk && sk < runCount && runs[2 * sk] < nextZero) {
+                        problems.add(regionProblem((int) i, String.format(
+                                "%s %s: zero run %d (pages %d+%d) overlaps stored run %d", at, name, k, first, n, sk)));
+                        break;
                     }
                 }
                 if (!runsOk) {
@@ -523,7 +566,10 @@ public final class ManaImageReader implements ManaImage {
                             "%s: stored_bytes %d, its runs hold %d pages (%d bytes)", at, stored, prefix[(int) runCount],
                             prefix[(int) runCount] * PAGE)));
                 }
-                if (stored != 0 && ((payload & (PAGE - 1)) != 0 || payload < PAGE || stored < 0
+                if ((flags & REG_ZSTD) != 0 && stored == 0) {
+                    problems.add(regionProblem((int) i, at + ": compressed, but nothing is stored"));
+                }
+                if (stored != 0 && (flags & REG_ZSTD) == 0 && ((payload & (PAGE - 1)) != 0 || payload < PAGE || stored < 0
                         || payload + stored < payload || payload + stored > payloadLimit)) {
                     problems.add(regionProblem((int) i, String.format(
                             "%s: payload [%d, %d) is misaligned or outside the payload area [4096, %d)", at, payload,
@@ -532,7 +578,7 @@ public final class ManaImageReader implements ManaImage {
                 if (stored == 0 && crc != 0) {
                     problems.add(regionProblem((int) i, at + ": payload_crc is set but nothing is stored"));
                 }
-                if (!saved && (stored != 0 || runCount != 0)) {
+                if (!saved && (stored != 0 || runCount != 0 || zeroRunCount != 0)) {
                     problems.add(regionProblem((int) i, String.format(
                             "%s (%s): a %s region must store nothing, it stores %d bytes", at, name,
                             halfOf(flags) == Half.UPPER ? "guard" : halfOf(flags).label(), stored)));
@@ -555,13 +601,15 @@ public final class ManaImageReader implements ManaImage {
                         b.flag(REG_FLAG_NAMES[bit]);
                     }
                 }
-                if ((flags & ~0x1ff) != 0) {
-                    b.flag(Fail.hex(flags & ~0x1ff));
+                int known = (1 << REG_FLAG_NAMES.length) - 1;
+                if ((flags & ~known) != 0) {
+                    b.flag(Fail.hex(flags & ~known));
                 }
                 out.add(b.build());
                 prefixes[i] = prefix;
             }
             end(c, "MEMORY");
+            payloadLen = zstdLengths(out, payloadLimit, problems);
             if (sumMapped != header.mappedBytes()) {
                 // The header is CRC-protected, so this is a difference in counting, not damage: the
                 // writer leaves regions out (its own work area) that carry no flag saying so.
@@ -581,6 +629,125 @@ public final class ManaImageReader implements ManaImage {
         return regions;
     }
 
+    /**
+     * The PARENT record of an incremental image (docs/image-format.md, "Incremental images"), checked as the C
+     * reader checks it: one record, a plain file name that fills the section, an older generation, a depth in
+     * 1..IMG_MAX_CHAIN-1. Empty for a full image.
+     */
+    @Override
+    public synchronized Optional<ParentInfo> parent() throws ImageException {
+        if (byType[SectionInfo.PARENT] == null) {
+            return Optional.empty();
+        }
+        SectionInfo s = byType[SectionInfo.PARENT];
+        if (s.count() != 1 || s.length() < SIZEOF_PARENT || s.length() > SIZEOF_PARENT + 256) {
+            throw Fail.malformed("PARENT: count %d, length %d (want 1 record of %d bytes and a name)", s.count(),
+                    s.length(), SIZEOF_PARENT);
+        }
+        byte[] bytes = load(SectionInfo.PARENT);
+        ByteBuffer b = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+        long gen = Integer.toUnsignedLong(b.getInt(OFF_PARENT_GENERATION));
+        long crc = Integer.toUnsignedLong(b.getInt(OFF_PARENT_HEADER_CRC));
+        long fileSize = b.getLong(OFF_PARENT_FILE_SIZE);
+        long depth = Integer.toUnsignedLong(b.getInt(OFF_PARENT_DEPTH));
+        long nameLen = Integer.toUnsignedLong(b.getInt(OFF_PARENT_NAME_LEN));
+        if (nameLen == 0 || nameLen >= 256 || ((SIZEOF_PARENT + nameLen + 7) & ~7L) != s.length()) {
+            throw Fail.malformed("PARENT: a name of %d bytes does not fill the %d-byte section", nameLen, s.length());
+        }
+        String name = new String(bytes, SIZEOF_PARENT, (int) nameLen, StandardCharsets.UTF_8);
+        if (name.indexOf('\0') >= 0 || name.indexOf('/') >= 0 || name.equals(".") || name.equals("..")) {
+            throw Fail.malformed("PARENT: the parent's name is not a file name of this folder");
+        }
+        for (int k = SIZEOF_PARENT + (int) nameLen; k < bytes.length; k++) {
+            if (bytes[k] != 0) {
+                throw Fail.malformed("PARENT: padding after the name is not zero");
+            }
+        }
+        if (gen < 1 || gen >= header.generation()) {
+            throw Fail.malformed("PARENT: parent generation %d, this image is generation %d (the parent is older)", gen,
+                    header.generation());
+        }
+        if (depth < 1 || depth >= IMG_MAX_CHAIN) {
+            throw Fail.malformed("PARENT: chain depth %d (1 to %d)", depth, IMG_MAX_CHAIN - 1);
+        }
+        return Optional.of(new ParentInfo(gen, crc, fileSize, depth, name));
+    }
+
+    /**
+     * The payload length of each region in the file: stored_bytes, or for a region flagged zstd its record's
+     * compressed_bytes in the ZSTD section (one record per such region, in region order; the payload in the
+     * payload area). Broken rules go to {@code problems}, as the C reader refuses them.
+     */
+    private long[] zstdLengths(List<MemoryRegion> rs, long payloadLimit, List<Problem> problems) throws ImageException {
+        long[] len = new long[rs.size()];
+        int flagged = 0;
+        for (MemoryRegion r : rs) {
+            len[r.index()] = r.storedBytes();
+            if ((r.formatFlags() & REG_ZSTD) != 0) {
+                flagged++;
+            }
+        }
+        SectionInfo s = byType[SectionInfo.ZSTD];
+        if (s == null) {
+            if (flagged > 0) {
+                problems.add(new Problem(ErrorKind.MALFORMED, flagged + " regions are compressed; there is no ZSTD section"));
+            }
+            return len;
+        }
+        if (s.count() != flagged || s.count() * SIZEOF_ZSTD != s.length()) {
+            problems.add(new Problem(ErrorKind.MALFORMED, String.format(
+                    "ZSTD: %d records in %d bytes, %d regions are compressed", s.count(), s.length(), flagged)));
+            return len;
+        }
+        ByteBuffer b = ByteBuffer.wrap(load(SectionInfo.ZSTD)).order(ByteOrder.LITTLE_ENDIAN);
+        long prev = -1;
+        for (int k = 0; k < s.count(); k++) {
+            long i = Integer.toUnsignedLong(b.getInt(k * SIZEOF_ZSTD + OFF_ZSTD_REGION));
+            long z = b.getLong(k * SIZEOF_ZSTD + OFF_ZSTD_COMPRESSED_BYTES);
+            if (i >= rs.size() || (rs.get((int) i).formatFlags() & REG_ZSTD) == 0 || i <= prev) {
+                problems.add(new Problem(ErrorKind.MALFORMED, String.format(
+                        "ZSTD: record %d names region %d: not a compressed region, or out of order", k, i)));
+                return len;
+            }
+            prev = i;
+            long off = rs.get((int) i).payloadOffset();
+            if (z <= 0 || (off & (PAGE - 1)) != 0 || off < PAGE || off + z < off || off + z > payloadLimit) {
+                problems.add(regionProblem((int) i, String.format("region %d: compressed payload [%d, +%d) is empty, "
+                        + "misaligned or outside the payload area [4096, %d)", i, off, z, payloadLimit)));
+                return len;
+            }
+            len[(int) i] = z;
+        }
+        return len;
+    }
+
+    /** A compressed region's stored pages, decompressed (the last one asked for is kept). */
+    private byte[] inflate(MemoryRegion r) throws ImageException {
+        if (inflatedIndex == r.index()) {
+            return inflated;
+        }
+        if (r.storedBytes() > Integer.MAX_VALUE - 8 || payloadLen[r.index()] > Integer.MAX_VALUE - 8) {
+            throw Fail.unsupported("region %d (%s): %d compressed bytes are more than this reader decompresses at once",
+                    r.index(), r, r.storedBytes());
+        }
+        ByteBuffer in = ByteBuffer.allocate((int) payloadLen[r.index()]);
+        readFully(ch, r.payloadOffset(), in, "payload of region " + r.index());
+        byte[] out = new byte[(int) r.storedBytes()];
+        try {
+            int n = Zstd.decompress(in.array(), out);
+            if (n != out.length) {
+                throw Fail.corrupt("region %d (%s): the compressed payload holds %d bytes, stored_bytes is %d", r.index(), r,
+                        n, out.length);
+            }
+        } catch (NoClassDefFoundError e) {
+            throw Fail.unsupported("region %d (%s) is zstd-compressed and the zstd library (aircompressor) is not on the "
+                    + "class path", r.index(), r);
+        }
+        inflatedIndex = r.index();
+        inflated = out;
+        return out;
+    }
+
     /** File offset where metadata starts: payloads must end before it. */
     private long metadataStart() {
         long m = header.sectionTableOffset();
@@ -595,13 +762,14 @@ public final class ManaImageReader implements ManaImage {
         if (threads == null) {
             SectionInfo s = section(SectionInfo.THREADS);
             byte[] bytes = load(SectionInfo.THREADS);
-            if (s.count() * 296 != bytes.length) {
-                throw Fail.malformed("THREADS: count %d does not match the section's %d bytes (296 per thread)",
-                        s.count(), bytes.length);
+            if (s.count() * SIZEOF_THREAD != bytes.length) {
+                throw Fail.malformed("THREADS: count %d does not match the section's %d bytes (%d per thread)",
+                        s.count(), bytes.length, SIZEOF_THREAD);
             }
             Cursor c = new Cursor(bytes, "THREADS");
             List<ThreadInfo> out = new ArrayList<>();
             for (long i = 0; i < s.count(); i++) {
+                int base = c.position();
                 int tid = c.i32("tid");
                 int flags = c.i32("flags");
                 long[] v = new long[12];
@@ -610,10 +778,11 @@ public final class ManaImageReader implements ManaImage {
                 }
                 int altFlags = c.i32("altstack_flags");
                 c.skip(4, "reserved");
-                List<Long> gregs = new ArrayList<>(23);
-                for (int k = 0; k < 23; k++) {
+                List<Long> gregs = new ArrayList<>(IMG_NGREG);
+                for (int k = 0; k < IMG_NGREG; k++) {
                     gregs.add(c.i64("gregs"));
                 }
+                c.endRecord(base, SIZEOF_THREAD);
                 out.add(new ThreadInfo(tid, flags, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10],
                         v[11], altFlags, gregs));
             }
@@ -627,12 +796,13 @@ public final class ManaImageReader implements ManaImage {
         if (files == null) {
             SectionInfo s = section(SectionInfo.FILES);
             byte[] bytes = load(SectionInfo.FILES);
-            if (s.count() * 64 > bytes.length) {
+            if (s.count() * SIZEOF_FILE > bytes.length) {
                 throw Fail.malformed("FILES: absurd count %d for a section of %d bytes", s.count(), bytes.length);
             }
             Cursor c = new Cursor(bytes, "FILES");
             List<OpenFile> out = new ArrayList<>();
             for (long i = 0; i < s.count(); i++) {
+                int base = c.position();
                 int fd = c.i32("fd");
                 int kind = c.i32("kind");
                 int oflags = c.i32("open_flags");
@@ -644,6 +814,7 @@ public final class ManaImageReader implements ManaImage {
                 long dev = c.i64("dev");
                 int mode = c.i32("mode");
                 long pathLen = c.u32("path_len");
+                c.endRecord(base, SIZEOF_FILE);
                 if (pathLen > MAX_NAME) {
                     throw Fail.malformed("FILES: fd %d: absurd path length %d", fd, pathLen);
                 }
@@ -657,6 +828,72 @@ public final class ManaImageReader implements ManaImage {
     }
 
     @Override
+    public Optional<MpiSummary> mpi() throws ImageException {
+        if (byType[SectionInfo.MPI] == null) {
+            return Optional.empty();
+        }
+        byte[] bytes = load(SectionInfo.MPI);
+        if (bytes.length < SIZEOF_MPI) {
+            throw Fail.malformed("MPI: %d bytes, the record has %d", bytes.length, SIZEOF_MPI);
+        }
+        Cursor c = new Cursor(bytes, "MPI");
+        int kind = c.i32("kind");
+        int level = c.i32("thread_level");
+        long comms = c.u32("comms");
+        long groups = c.u32("groups");
+        long types = c.u32("datatypes");
+        long ops = c.u32("ops");
+        long requests = c.u32("requests");
+        long bufMsgs = c.u32("buffered_msgs");
+        long bufBytes = c.i64("buffered_bytes");
+        long sent = c.i64("sent");
+        long received = c.i64("received");
+        long replay = c.u32("replay_entries");
+        long finalized = c.u32("finalized");
+        return Optional.of(new MpiSummary(kind, level, comms, groups, types, ops, requests, bufMsgs, bufBytes, sent,
+                received, replay, finalized != 0));
+    }
+
+    @Override
+    public synchronized List<MpiObject> mpiObjects() throws ImageException {
+        if (mpiObjects == null) {
+            SectionInfo s = byType[SectionInfo.MPI_OBJECTS];
+            if (s == null) {
+                return List.of();
+            }
+            byte[] bytes = load(SectionInfo.MPI_OBJECTS);
+            if (s.count() * SIZEOF_MPI_OBJECT > bytes.length) {
+                throw Fail.malformed("MPI_OBJECTS: absurd count %d for a section of %d bytes", s.count(), bytes.length);
+            }
+            Cursor c = new Cursor(bytes, "MPI_OBJECTS");
+            List<MpiObject> out = new ArrayList<>();
+            for (long i = 0; i < s.count(); i++) {
+                int base = c.position();
+                int kind = c.i32("kind");
+                int flags = c.i32("flags");
+                int amode = c.i32("amode");
+                int commSize = c.i32("comm_size");
+                long pos = c.i64("position");
+                long spos = c.i64("shared_position");
+                long disp = c.i64("disp");
+                long dev = c.i64("dev");
+                long ino = c.i64("ino");
+                long nameLen = c.u32("name_len");
+                c.u32("reserved");
+                c.endRecord(base, SIZEOF_MPI_OBJECT);
+                if (nameLen > MAX_NAME) {
+                    throw Fail.malformed("MPI_OBJECTS: record %d: absurd name length %d", i, nameLen);
+                }
+                String name = c.bytesString(nameLen, "MPI_OBJECTS: record " + i + " name");
+                out.add(new MpiObject(kind, flags, amode, commSize, pos, spos, disp, dev, ino, name));
+            }
+            end(c, "MPI_OBJECTS");
+            mpiObjects = Collections.unmodifiableList(out);
+        }
+        return mpiObjects;
+    }
+
+    @Override
     public synchronized SignalState signals() throws ImageException {
         if (signals == null) {
             SectionInfo s = section(SectionInfo.SIGNALS);
@@ -667,10 +904,12 @@ public final class ManaImageReader implements ManaImage {
             if (nsig != s.count()) {
                 throw Fail.malformed("SIGNALS: nsig %d differs from the table's count %d", nsig, s.count());
             }
-            if (nsig > 64 || ntimers > 3) {
-                throw Fail.malformed("SIGNALS: %d actions and %d timers (at most 64 and 3)", nsig, ntimers);
+            c.endRecord(0, SIZEOF_SIGNALS);
+            if (nsig > IMG_MAX_SIGACTIONS || ntimers > IMG_MAX_TIMERS) {
+                throw Fail.malformed("SIGNALS: %d actions and %d timers (at most %d and %d)", nsig, ntimers,
+                        IMG_MAX_SIGACTIONS, IMG_MAX_TIMERS);
             }
-            if (nsig * 40 + ntimers * 24 != c.remaining()) {
+            if (nsig * SIZEOF_SIGACTION + ntimers * SIZEOF_ITIMER != c.remaining()) {
                 throw Fail.malformed("SIGNALS: %d actions and %d timers do not fill the section's %d record bytes",
                         nsig, ntimers, c.remaining());
             }
@@ -744,7 +983,15 @@ public final class ManaImageReader implements ManaImage {
                 long runEndPage = r.runFirstPage(found) + r.runPageCount(found);
                 long avail = (runEndPage - page) * PAGE - inPage;
                 n = Math.min(Math.min(avail, regionLeft), dst.remaining());
-                long fileOff = r.payloadOffset() + (prefix[found] + page - r.runFirstPage(found)) * PAGE + inPage;
+                long inPayload = (prefix[found] + page - r.runFirstPage(found)) * PAGE + inPage;
+                if ((r.formatFlags() & REG_ZSTD) != 0) {
+                    byte[] z = inflate(r);
+                    dst.put(dst.position(), z, (int) inPayload, (int) n);
+                    dst.position(dst.position() + (int) n);
+                    addr += n;
+                    continue;
+                }
+                long fileOff = r.payloadOffset() + inPayload;
                 long payloadEnd = r.payloadOffset() + r.storedBytes();
                 if (fileOff < PAGE || fileOff + n > payloadEnd || fileOff + n > size || payloadEnd < r.payloadOffset()) {
                     throw Fail.malformed("region %d (%s): its payload lies outside the file", r.index(), r);
@@ -789,6 +1036,23 @@ public final class ManaImageReader implements ManaImage {
             problems.add(new Problem(ErrorKind.MALFORMED, header.hasMpi()
                     ? "header says the image has an MPI section; there is none"
                     : "the image has an MPI section; the header's MPI flag is clear"));
+        }
+        boolean incremental = (header.flags() & IMG_F_INCREMENTAL) != 0;
+        if (incremental != (byType[SectionInfo.PARENT] != null)) {
+            problems.add(new Problem(ErrorKind.MALFORMED, incremental
+                    ? "the header says the image is incremental; there is no PARENT section"
+                    : "the image has a PARENT section; the header's incremental flag is clear"));
+        }
+        if (incremental && (header.flags() & IMG_F_UNTRACKED) != 0) {
+            problems.add(new Problem(ErrorKind.MALFORMED, String.format(
+                    "header: flags 0x%x: an incremental image cannot be untracked", header.flags())));
+        }
+        if (byType[SectionInfo.PARENT] != null) {
+            try {
+                parent();
+            } catch (ImageException e) {
+                problems.add(new Problem(e.kind(), e.getMessage()));
+            }
         }
         if (header.nranks() < 1 || header.rank() >= header.nranks()) {
             problems.add(new Problem(ErrorKind.MALFORMED, String.format("header: rank %d of %d ranks",
@@ -857,9 +1121,12 @@ public final class ManaImageReader implements ManaImage {
         if (regions != null) {
             for (MemoryRegion r : regions) {
                 long s = r.payloadOffset();
-                long e = s + r.storedBytes();
+                long e = s + payloadLen[r.index()];
                 if (r.storedBytes() > 0 && s >= PAGE && e > s && e <= size) {
-                    extents.add(crcExtent(s, e, r.payloadCrc(), "region " + r.index() + " (" + r + ")", r.index(), problems));
+                    String what = "region " + r.index() + " (" + r + ")";
+                    extents.add((r.formatFlags() & REG_ZSTD) != 0
+                            ? Zstd.crcExtent(s, e, r.payloadCrc(), r.storedBytes(), what, r.index(), problems)
+                            : crcExtent(s, e, r.payloadCrc(), what, r.index(), problems));
                     covered.add(new long[] {s, e});
                     regionsChecked++;
                 }
@@ -900,17 +1167,17 @@ public final class ManaImageReader implements ManaImage {
     private void checkFileData(SectionInfo s) throws ImageException {
         long pos = s.offset();
         long end = s.offset() + s.length();
-        ByteBuffer head = ByteBuffer.allocate(32).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer head = ByteBuffer.allocate(SIZEOF_FILEDATA).order(ByteOrder.LITTLE_ENDIAN);
         for (long i = 0; i < s.count(); i++) {
-            if (end - pos < 32) {
+            if (end - pos < SIZEOF_FILEDATA) {
                 throw Fail.malformed("FILEDATA: record %d of %d does not fit", i, s.count());
             }
             head.clear();
             readFully(ch, pos, head, "section FILEDATA");
-            pos += 32;
-            long fsize = head.getLong(8);
+            pos += SIZEOF_FILEDATA;
+            long fsize = head.getLong(OFF_FILEDATA_SIZE);
             if (fsize < 0 || fsize > end - pos || ((fsize + 7) & ~7L) > end - pos) {
-                throw Fail.malformed("FILEDATA: record %d (fd %d) has %d bytes, %d are left", i, head.getInt(0), fsize,
+                throw Fail.malformed("FILEDATA: record %d (fd %d) has %d bytes, %d are left", i, head.getInt(OFF_FILEDATA_FD), fsize,
                         end - pos);
             }
             pos += (fsize + 7) & ~7L;

@@ -34,7 +34,8 @@ public final class ManaImageWriter {
         return t;
     }
 
-    private static TestManaImage withStack(TestManaImage t) {
+    /** Adds the stack region (above every other region this class makes) and the MAIN thread on it. */
+    public static TestManaImage withStack(TestManaImage t) {
         t.region(0x7ffffffde000L, 4 * PAGE, 3, TestManaImage.ANON | TestManaImage.STACK, "[stack]", null);
         t.thread(t.pid, 1, 0x7ffff7d8a740L, 0x7ffffffde000L, 0x7ffffffe2000L, 0x555555555123L, 0x7ffffffe1000L);
         return t;

@@ -66,7 +66,16 @@ public final class TestManaImage {
         public Long fillSeed;
         /** Store every page of {@link #content}, zero pages too (as a writer that does not look for them). */
         public boolean storeZeroPages;
+        /**
+         * With {@link #hugeStored} and {@link #fillSeed}: every {@code holeEvery}-th page of the region (index
+         * {@code holeEvery - 1}, {@code 2 * holeEvery - 1}, ...) is a zero page, not stored, so the region has
+         * many runs (0: one run). {@link #fillRegion} sets the region's end to match.
+         */
+        public int holeEvery;
     }
+
+    /** Write {@link #write}'s file to the disk (fsync) before returning, as the runtime's writer does. */
+    public boolean fsync;
 
     /** Pseudo-random payloads laid out by the last {@link #layout()}: offset, length, seed. */
     private final List<long[]> fills = new ArrayList<>();
@@ -126,6 +135,21 @@ public final class TestManaImage {
         r.name = name;
         r.content = content;
         regions.add(r);
+        return r;
+    }
+
+    /**
+     * A saved anonymous region of {@code storedBytes} (rounded up to pages) of pseudo-random bytes from
+     * {@code seed}, every byte written by {@link #write} (no sparse file); with {@code holeEvery} &gt; 1 every
+     * {@code holeEvery}-th page is a zero page that is not stored (the region is longer than what it stores).
+     */
+    public Region fillRegion(long start, long storedBytes, long seed, int holeEvery) {
+        long pages = Math.max(1, (storedBytes + PAGE - 1) / PAGE);
+        long span = holeEvery > 1 ? pages + (pages - 1) / (holeEvery - 1) : pages;
+        Region r = region(start, span * PAGE, 3, ANON, "", null);
+        r.hugeStored = pages * PAGE;
+        r.fillSeed = seed;
+        r.holeEvery = holeEvery > 1 ? holeEvery : 0;
         return r;
     }
 
@@ -209,17 +233,28 @@ public final class TestManaImage {
         return true;
     }
 
+    /** Little-endian bytes, growing as needed. */
     private static final class Out {
-        final ByteBuffer b;
+        ByteBuffer b;
 
         Out(int cap) {
             b = ByteBuffer.allocate(cap).order(ByteOrder.LITTLE_ENDIAN);
         }
 
-        Out i32(long v) { b.putInt((int) v); return this; }
-        Out i64(long v) { b.putLong(v); return this; }
-        Out bytes(byte[] v) { b.put(v); return this; }
-        Out pad8() { while ((b.position() & 7) != 0) { b.put((byte) 0); } return this; }
+        private ByteBuffer room(int n) {
+            if (b.remaining() < n) {
+                ByteBuffer g = ByteBuffer.allocate(Math.max(2 * b.capacity(), b.position() + n)).order(ByteOrder.LITTLE_ENDIAN);
+                b.flip();
+                g.put(b);
+                b = g;
+            }
+            return b;
+        }
+
+        Out i32(long v) { room(4).putInt((int) v); return this; }
+        Out i64(long v) { room(8).putLong(v); return this; }
+        Out bytes(byte[] v) { room(v.length).put(v); return this; }
+        Out pad8() { while ((b.position() & 7) != 0) { room(1).put((byte) 0); } return this; }
         Out str(String s) {
             byte[] v = s.getBytes(StandardCharsets.UTF_8);
             i32(v.length);
@@ -281,7 +316,16 @@ public final class TestManaImage {
             }
             if (r.hugeStored > 0) {
                 payload = file.position();
-                runs.add(new long[] {0, r.hugeStored / PAGE});
+                long pages = r.hugeStored / PAGE;
+                if (r.holeEvery > 1 && r.fillSeed != null) {
+                    for (long first = 0, left = pages; left > 0; first += r.holeEvery) {
+                        long n = Math.min(left, r.holeEvery - 1);
+                        runs.add(new long[] {first, n});
+                        left -= n;
+                    }
+                } else {
+                    runs.add(new long[] {0, pages});
+                }
                 stored = r.hugeStored;
                 file.skip(r.hugeStored);
                 if (r.fillSeed != null) {
@@ -416,6 +460,9 @@ public final class TestManaImage {
                     }
                     at[0] += n;
                 });
+            }
+            if (fsync) {
+                ch.force(true);
             }
         }
         return p;

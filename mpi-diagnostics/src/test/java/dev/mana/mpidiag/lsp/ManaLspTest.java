@@ -111,19 +111,19 @@ class ManaLspTest {
     void diagnosticsHoverQuickFixConfigurationAndWorkspaceScan() throws Exception {
         Files.createDirectories(dir.resolve("ws/sub"));
         Path lib = dir.resolve("ws/sub/lib.f90");
-        Files.writeString(lib, "subroutine s(w)\n  use mpi\n  integer :: w, ierr\n  call MPI_WIN_FREE(w, ierr)\nend subroutine\n");
+        Files.writeString(lib, "subroutine s(w)\n  use mpi\n  integer :: w, ierr\n  call MPI_WIN_POST(w, ierr)\nend subroutine\n");
         start(options(TestManifest.file(), 50));
 
         // the workspace scan, with $/progress
         PublishDiagnosticsParams scanned = client.await(lib.toUri().toString(), d -> !d.getDiagnostics().isEmpty());
-        assertEquals("MPI_WIN_FREE is not supported under checkpointing: " + TestManifest.ONE_SIDED,
-                scanned.getDiagnostics().get(0).getMessage().getLeft().replace("MPI_Win_free", "MPI_WIN_FREE"));
+        assertEquals("MPI_WIN_POST is not supported under checkpointing: " + TestManifest.ONE_SIDED,
+                scanned.getDiagnostics().get(0).getMessage().getLeft().replace("MPI_Win_post", "MPI_WIN_POST"));
         waitFor(() -> client.progress.stream().anyMatch(p -> p.getValue().getLeft() instanceof WorkDoneProgressEnd));
         assertTrue(client.progress.get(0).getValue().getLeft() instanceof WorkDoneProgressBegin);
         assertEquals(List.of("mana-lsp/workspace-scan"), client.progressCreated);
 
         // open: diagnostics with exact range, severity, code
-        String text = "#include <mpi.h>\nvoid f(MPI_Win *w) {\n    MPI_Win_create(0, 0, 1, MPI_INFO_NULL, MPI_COMM_WORLD, w);\n}\n";
+        String text = "#include <mpi.h>\nvoid f(MPI_Win *w) {\n    MPI_Comm_spawn(0, 0, 1, MPI_INFO_NULL, MPI_COMM_WORLD, w);\n}\n";
         String uri = open(dir.resolve("ws/main.c"), text);
         PublishDiagnosticsParams first = client.await(uri, d -> d.getVersion() != null && d.getVersion() == 1);
         assertEquals(1, first.getDiagnostics().size());
@@ -138,8 +138,8 @@ class ManaLspTest {
         Hover h = server.getTextDocumentService().hover(new HoverParams(new TextDocumentIdentifier(uri),
                 new Position(2, 10))).get(20, TimeUnit.SECONDS);
         String md = h.getContents().getRight().getValue();
-        assertTrue(md.contains("**MPI_Win_create**: not supported under checkpointing"), md);
-        assertTrue(md.contains(TestManifest.ONE_SIDED), md);
+        assertTrue(md.contains("**MPI_Comm_spawn**: not supported under checkpointing"), md);
+        assertTrue(md.contains(TestManifest.DYNAMIC), md);
         assertTrue(md.contains("mpi-coverage.md"), md);
 
         // the quick fix inserts the suppression comment; applying it clears the diagnostic
@@ -149,9 +149,9 @@ class ManaLspTest {
                 server.getTextDocumentService().codeAction(cap).get(20, TimeUnit.SECONDS);
         assertEquals(1, actions.size());
         CodeAction a = actions.get(0).getRight();
-        assertEquals("Ignore MPI_Win_create here (mana-lint: ignore)", a.getTitle());
+        assertEquals("Ignore MPI_Comm_spawn here (mana-lint: ignore)", a.getTitle());
         TextEdit edit = a.getEdit().getChanges().get(uri).get(0);
-        assertEquals(" // mana-lint: ignore MPI_Win_create", edit.getNewText());
+        assertEquals(" // mana-lint: ignore MPI_Comm_spawn", edit.getNewText());
         String[] lines = text.split("\n", -1);
         assertEquals(new Position(2, lines[2].length()), edit.getRange().getStart());
         lines[2] = lines[2] + edit.getNewText();
@@ -161,12 +161,12 @@ class ManaLspTest {
 
         // an edit storm is debounced: the last text wins
         for (int v = 3; v <= 7; v++) {
-            change(uri, v, "void g(void) {\n" + "  MPI_File_close(0);\n".repeat(v - 2) + "}\n");
+            change(uri, v, "void g(void) {\n" + "  MPI_Close_port(0);\n".repeat(v - 2) + "}\n");
         }
         PublishDiagnosticsParams last = client.await(uri, p -> p.getVersion() != null && p.getVersion() == 7);
         assertEquals(5, last.getDiagnostics().size());
 
-        // configuration: another manifest in which MPI-IO is supported
+        // configuration: another manifest in which everything is supported
         Path m2 = dir.resolve("m2.json");
         Files.writeString(m2, Files.readString(TestManifest.file()).replace("\"unsupported\"", "\"supported\""));
         JsonObject settings = new JsonObject();
@@ -196,7 +196,7 @@ class ManaLspTest {
         client.await(uri, p -> p.getVersion() != null && p.getVersion() == 1);
         long best = Long.MAX_VALUE;
         for (int v = 2; v < 12; v++) {
-            String edited = base + (v % 2 == 0 ? "  MPI_Win_free(&w);\n" : "") + "}\n";
+            String edited = base + (v % 2 == 0 ? "  MPI_Win_post(&w);\n" : "") + "}\n";
             long t0 = System.nanoTime();
             change(uri, v, edited);
             int version = v;
@@ -217,7 +217,7 @@ class ManaLspTest {
         assertNotNull(m);
         assertEquals(MessageType.Error, m.getType());
         assertTrue(m.getMessage().startsWith("mana-lsp: MPI coverage manifest not found: "), m.getMessage());
-        String uri = open(dir.resolve("ws/a.c"), "void f(void) { MPI_Win_free(0); }\n");
+        String uri = open(dir.resolve("ws/a.c"), "void f(void) { MPI_Win_post(0); }\n");
         assertEquals(List.of(), client.await(uri, p -> true).getDiagnostics());
     }
 
