@@ -62,6 +62,8 @@ public final class ManaCore {
     public static final String PREF_RUNTIME_LOCATION = "runtimeLocation";
     /** Preference: seconds between job view refreshes (milliseconds). */
     public static final String PREF_POLL_MILLIS = "pollMillis";
+    /** Preference: the gdb that debugs ranks (a path or a name on the PATH); empty = {@code gdb} on the PATH. */
+    public static final String PREF_GDB_PATH = "gdbPath";
 
     private ManaCore() {}
 }

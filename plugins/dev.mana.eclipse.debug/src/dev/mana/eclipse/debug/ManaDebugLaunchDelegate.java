@@ -81,6 +81,9 @@ public final class ManaDebugLaunchDelegate extends LaunchConfigurationDelegate {
         if (run.length == 0) {
             throw ManaDebugModel.error("no run delegate for " + cfg.getType().getName(), null);
         }
+        if (!(launch.getSourceLocator() instanceof ManaSourceLookupDirector)) {
+            launch.setSourceLocator(ManaSourceLookupDirector.of(cfg)); // the Source tab's path, path mappings
+        }
         run[0].getDelegate().launch(wc, ILaunchManager.RUN_MODE, launch, sm.split(2));
 
         Path dir = restart ? s.restartDirectory().toPath() : s.checkpointDirectory().toPath();
@@ -227,7 +230,7 @@ public final class ManaDebugLaunchDelegate extends LaunchConfigurationDelegate {
 
     /** A rank not to debug: clear its pause variable and let it go (gdb attaches for a moment). */
     private static void release(long pid, String variable) throws IOException, MiException {
-        try (GdbMi gdb = GdbMi.start(GdbMi.Options.defaults())) {
+        try (GdbMi gdb = GdbMi.start(ManaDebugModel.gdbOptions())) {
             CompletableFuture<GdbEvent.Stopped> stop = gdb.expect(GdbEvent.Stopped.class, x -> true);
             gdb.execute("-target-attach " + pid, Duration.ofSeconds(60));
             gdb.await(stop, Duration.ofSeconds(30), "stop after attaching to " + pid);

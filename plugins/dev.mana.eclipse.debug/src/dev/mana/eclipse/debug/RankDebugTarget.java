@@ -1,8 +1,14 @@
 package dev.mana.eclipse.debug;
 
+import dev.mana.gdb.mi.BreakInsert;
+import dev.mana.gdb.mi.Disassembly;
+import dev.mana.gdb.mi.Expressions;
 import dev.mana.gdb.mi.GdbEvent;
 import dev.mana.gdb.mi.GdbMi;
 import dev.mana.gdb.mi.MiException;
+import dev.mana.gdb.mi.Registers;
+import dev.mana.gdb.mi.Stepping;
+import dev.mana.gdb.mi.Watch;
 import dev.mana.gdb.split.RankDebugger;
 import dev.mana.inspector.CheckpointImage;
 import dev.mana.inspector.ImageException;
@@ -14,6 +20,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import org.eclipse.core.resources.IMarkerDelta;
 import org.eclipse.core.runtime.CoreException;
@@ -25,6 +32,8 @@ import org.eclipse.debug.core.model.DebugElement;
 import org.eclipse.debug.core.model.IBreakpoint;
 import org.eclipse.debug.core.model.IDebugTarget;
 import org.eclipse.debug.core.model.IMemoryBlock;
+import org.eclipse.debug.core.model.IMemoryBlockExtension;
+import org.eclipse.debug.core.model.IMemoryBlockRetrievalExtension;
 import org.eclipse.debug.core.model.IProcess;
 import org.eclipse.debug.core.model.IThread;
 
@@ -37,7 +46,7 @@ import org.eclipse.debug.core.model.IThread;
  * events (suspend with BREAKPOINT or STEP_END, resume, terminate). Nothing here waits on gdb from
  * gdb's reader thread: event handling only records state and fires.
  */
-public final class RankDebugTarget extends DebugElement implements IDebugTarget {
+public final class RankDebugTarget extends DebugElement implements IDebugTarget, IMemoryBlockRetrievalExtension {
     private final ILaunch launch;
     private final int rank;
     private final RankDebugger dbg;
@@ -51,6 +60,13 @@ public final class RankDebugTarget extends DebugElement implements IDebugTarget 
     final List<String> varObjects = new ArrayList<>();
     /** The rank's gdb console: a process of the launch, so the Console view gives it a console of its own. */
     private GdbConsoleProcess console;
+    /** Values shown at the last stop: what changed is highlighted. */
+    private final ValueHistory history = new ValueHistory();
+    /** gdb's register names by number and its register groups: fixed for a process, read once. */
+    private List<String> registerNames;
+    private List<Registers.Group> registerGroups;
+    /** gdb's number of the temporary breakpoint of a Run to Line in progress, or null. */
+    private volatile String runToLineBreakpoint;
 
     private RankDebugTarget(ILaunch launch, int rank, RankDebugger dbg) {
         super(null);
@@ -78,9 +94,9 @@ public final class RankDebugTarget extends DebugElement implements IDebugTarget 
         try (CheckpointImage img = image == null ? null : Images.open(image)) {
             if (pauseLevel > 0) {
                 // not while the restore code still replaces memory: gdb would see an inconsistent process
-                RankDebugger.waitForPause(pid, pauseLevel, Duration.ofSeconds(60), GdbMi.Options.defaults());
+                RankDebugger.waitForPause(pid, pauseLevel, Duration.ofSeconds(60), ManaDebugModel.gdbOptions());
             }
-            d = RankDebugger.attach(pid, img, GdbMi.Options.defaults());
+            d = RankDebugger.attach(pid, img, ManaDebugModel.gdbOptions());
         } catch (ImageException e) {
             throw ManaDebugModel.error(e.getMessage(), e);
         } catch (IOException | MiException e) {
@@ -121,6 +137,24 @@ public final class RankDebugTarget extends DebugElement implements IDebugTarget 
     }
 
     /**
+     * Debug Rank (the MANA Job view): attaches to a rank that runs, launched or restarted (then from the image
+     * its process restores, which tells the upper half's objects), and adds it to {@code launch}, stopped where
+     * it was. Long: call it from a Job.
+     */
+    public static RankDebugTarget attachRunning(ILaunch launch, int rank, long pid) throws CoreException {
+        Path image = null;
+        Path restoreDir = dev.mana.gdb.split.RankLocator.restoreDirOf(pid);
+        if (restoreDir != null) {
+            try {
+                image = dev.mana.gdb.split.RankLocator.imageOf(pid, restoreDir, rank);
+            } catch (IOException e) {
+                throw ManaDebugModel.error("rank " + rank + " (pid " + pid + "): its image: " + e.getMessage(), e);
+            }
+        }
+        return attach(launch, rank, pid, image, 0);
+    }
+
+    /**
      * Launch-time debugging: attaches to a launched rank waiting in its launch pause ({@code MANA_LAUNCH_PAUSE=1}),
      * runs it to its program's {@code main} with both halves' symbols, inserts the model's enabled breakpoints
      * and adds the target, suspended at {@code main}, to {@code launch}. Long: call it from a Job.
@@ -128,7 +162,7 @@ public final class RankDebugTarget extends DebugElement implements IDebugTarget 
     public static RankDebugTarget attachAtLaunch(ILaunch launch, int rank, long pid) throws CoreException {
         RankDebugger d;
         try {
-            d = RankDebugger.attachAtLaunch(pid, Duration.ofSeconds(120), GdbMi.Options.defaults());
+            d = RankDebugger.attachAtLaunch(pid, Duration.ofSeconds(120), ManaDebugModel.gdbOptions());
         } catch (IOException | MiException e) {
             throw ManaDebugModel.error("rank " + rank + " (pid " + pid + "): " + e.getMessage(), e);
         }
@@ -180,9 +214,18 @@ public final class RankDebugTarget extends DebugElement implements IDebugTarget 
             }
             lastStop = s;
             suspended = true;
+            // Run to Line's temporary breakpoint: the end of a step, not a user's breakpoint (a user's breakpoint
+            // met on the way leaves it in place, to be met later)
+            String rtl = runToLineBreakpoint;
+            boolean ranToLine = rtl != null && rtl.equals(Watch.stoppedBy(s));
+            if (ranToLine) {
+                runToLineBreakpoint = null;
+            }
             int detail = switch (s.reason() == null ? "" : s.reason()) {
-                case "breakpoint-hit" -> DebugEvent.BREAKPOINT;
-                case "end-stepping-range", "function-finished" -> DebugEvent.STEP_END;
+                case "breakpoint-hit" -> ranToLine ? DebugEvent.STEP_END : DebugEvent.BREAKPOINT;
+                case "watchpoint-trigger", "read-watchpoint-trigger", "access-watchpoint-trigger", "watchpoint-scope" ->
+                        DebugEvent.BREAKPOINT;
+                case "end-stepping-range", "function-finished", "location-reached" -> DebugEvent.STEP_END;
                 default -> DebugEvent.CLIENT_REQUEST;
             };
             // the thread that stopped reports it (the Debug view then selects its top frame and source
@@ -193,14 +236,28 @@ public final class RankDebugTarget extends DebugElement implements IDebugTarget 
             } else {
                 fireSuspendEvent(detail);
             }
+            othersChanged();
         } else if (e instanceof GdbEvent.Running) {
             suspended = false;
             fireResumeEvent(DebugEvent.UNSPECIFIED);
+            othersChanged();
         } else if (e instanceof GdbEvent.ThreadChanged || e instanceof GdbEvent.GdbExited) {
             if (e instanceof GdbEvent.GdbExited) {
                 terminated();
             } else {
                 fireChangeEvent(DebugEvent.CONTENT);
+            }
+        }
+    }
+
+    /**
+     * This rank stopped or runs: the other ranks of the launch that run now wait for it, or no longer, in a
+     * collective ({@link RankGroups#waitsFor}); their labels say so.
+     */
+    private void othersChanged() {
+        for (IDebugTarget t : launch.getDebugTargets()) {
+            if (t != this && t instanceof RankDebugTarget r && !r.isTerminated()) {
+                r.fireChangeEvent(DebugEvent.STATE);
             }
         }
     }
@@ -219,11 +276,13 @@ public final class RankDebugTarget extends DebugElement implements IDebugTarget 
         terminated = true;
         suspended = false;
         DebugPlugin.getDefault().getBreakpointManager().removeBreakpointListener(this);
+        BreakpointProblems.forgetRank(rank);
         // not on gdb's reader thread: closing waits for gdb
         Thread closer = new Thread(dbg::close, "close gdb of rank " + rank);
         closer.setDaemon(true);
         closer.start();
         fireTerminateEvent();
+        othersChanged();
         if (console != null) {
             console.fireTerminated();
         }
@@ -297,12 +356,66 @@ public final class RankDebugTarget extends DebugElement implements IDebugTarget 
 
     @Override
     public void resume() throws DebugException {
+        prepareToRun();
+        run("-exec-continue");
+    }
+
+    /**
+     * Steps thread {@code threadId} (by instruction in Instruction Stepping Mode). At the restart pause a step
+     * would only walk the lower half's pause loop, which spins until the pause is released: the step
+     * releases the pause and resumes instead, so the upper half runs on to the user's breakpoints.
+     */
+    void step(String threadId, Stepping kind) throws DebugException {
+        if (pausePending) {
+            resume();
+            return;
+        }
+        prepareToRun();
+        run((ManaDebugModel.isInstructionStepping() ? kind.byInstruction() : kind).command(threadId));
+    }
+
+    /**
+     * Run to Line: a temporary breakpoint at {@code location} ({@code /abs/file.c:LINE}) and continue (from a
+     * restart pause too: the pause is released); the stop there is reported as the end of a step. The rank may
+     * stop earlier at a breakpoint, as in CDT; the temporary one then stays until it is met.
+     */
+    public void runToLine(String location) throws DebugException {
+        try {
+            runToLineBreakpoint = BreakInsert.at(location).asTemporary().insert(dbg.gdb());
+        } catch (MiException e) {
+            throw ManaDebugModel.debugError(e);
+        }
+        resume();
+    }
+
+    /** What every resume does first: the pause released, this stop's variable objects and values retired. */
+    private void prepareToRun() throws DebugException {
         deleteVarObjects();
+        history.nextStop();
         if (pausePending) {
             run("-gdb-set var mana_restart_pause_wait = 0");
             pausePending = false;
         }
-        run("-exec-continue");
+    }
+
+    ValueHistory history() {
+        return history;
+    }
+
+    /** gdb's register names indexed by number (read once). */
+    synchronized List<String> registerNames() throws MiException {
+        if (registerNames == null) {
+            registerNames = Registers.names(dbg.gdb());
+        }
+        return registerNames;
+    }
+
+    /** gdb's register groups of this process (read once). */
+    synchronized List<Registers.Group> registerGroups() throws MiException {
+        if (registerGroups == null) {
+            registerGroups = Registers.groups(dbg.gdb());
+        }
+        return registerGroups;
     }
 
     @Override
@@ -321,11 +434,16 @@ public final class RankDebugTarget extends DebugElement implements IDebugTarget 
         if (terminated) {
             return;
         }
-        if (!suspended) {
-            suspend();
-        }
+        GdbMi g = dbg.gdb();
         try {
-            dbg.gdb().executeAllowError("kill", Duration.ofSeconds(10));
+            if (g.isRunning()) {
+                // gdb kills a stopped process only: interrupt and wait for the stop first, else closing gdb
+                // would detach and leave the rank running
+                CompletableFuture<GdbEvent.Stopped> stop = g.expect(GdbEvent.Stopped.class, x -> true);
+                g.execute("-exec-interrupt --all");
+                g.await(stop, Duration.ofSeconds(10), "the stop before kill");
+            }
+            g.executeAllowError("kill", Duration.ofSeconds(10));
         } catch (MiException e) {
             // gdb is going away anyway
         }
@@ -362,23 +480,34 @@ public final class RankDebugTarget extends DebugElement implements IDebugTarget 
             if (!breakpoint.isEnabled()) {
                 return;
             }
-            String location;
-            if (breakpoint instanceof ManaLineBreakpoint lb) {
-                location = lb.gdbLocation();
-            } else if (breakpoint instanceof ManaFunctionBreakpoint fb) {
-                location = fb.function();
+            String number;
+            if (breakpoint instanceof ManaWatchpoint wp) {
+                number = wp.watch().insert(dbg.gdb());
             } else {
-                return;
+                String location;
+                if (breakpoint instanceof ManaLineBreakpoint lb) {
+                    location = lb.gdbLocation();
+                } else if (breakpoint instanceof ManaFunctionBreakpoint fb) {
+                    location = fb.function();
+                } else {
+                    return;
+                }
+                // gdb inserts breakpoints while the target runs too (mi-async)
+                number = BreakInsert.at(location).withCondition(ManaDebugModel.condition(breakpoint)).insert(dbg.gdb());
             }
-            // gdb inserts breakpoints while the target runs too (mi-async)
-            installed.put(breakpoint, dbg.insertBreakpoint(location));
-        } catch (CoreException | MiException e) {
-            DebugPlugin.log(e);
+            installed.put(breakpoint, number);
+            BreakpointProblems.clear(breakpoint, rank);
+        } catch (MiException e) {
+            // gdb's reason, on the breakpoint (its label) and in the Problems view
+            BreakpointProblems.report(breakpoint, rank, e.reason());
+        } catch (CoreException e) {
+            BreakpointProblems.report(breakpoint, rank, e.getStatus().getMessage());
         }
     }
 
     @Override
     public void breakpointRemoved(IBreakpoint breakpoint, IMarkerDelta delta) {
+        BreakpointProblems.clear(breakpoint, rank);
         String n = installed.remove(breakpoint);
         if (n != null && !terminated) {
             try {
@@ -400,14 +529,58 @@ public final class RankDebugTarget extends DebugElement implements IDebugTarget 
         return Map.copyOf(installed);
     }
 
-    // --- memory blocks: not supported ---
+    // --- memory blocks: the Memory view ---
 
     @Override
-    public boolean supportsStorageRetrieval() { return false; }
+    public boolean supportsStorageRetrieval() { return true; }
 
     @Override
     public IMemoryBlock getMemoryBlock(long startAddress, long length) throws DebugException {
-        return null;
+        return new RankMemoryBlock(this, String.format("0x%x", startAddress), startAddress);
+    }
+
+    /**
+     * A Memory view monitor at the address {@code expression} names in {@code context}'s frame (a pointer, an
+     * array, {@code &var}, a number); the rank must be suspended.
+     */
+    @Override
+    public IMemoryBlockExtension getExtendedMemoryBlock(String expression, Object context) throws DebugException {
+        if (!suspended || terminated) {
+            throw ManaDebugModel.debugError(new MiException(null, "the rank is running: suspend it to add a memory monitor"));
+        }
+        String thread = "1";
+        int level = 0;
+        if (context instanceof RankStackFrame f) {
+            thread = ((RankThread) f.getThread()).gdbId();
+            level = f.frame().level();
+        } else if (context instanceof RankThread t) {
+            thread = t.gdbId();
+        } else if (lastStop != null && lastStop.threadId() != null) {
+            thread = lastStop.threadId();
+        }
+        try {
+            return new RankMemoryBlock(this, expression, Expressions.address(dbg.gdb(), thread, level, expression));
+        } catch (MiException e) {
+            throw ManaDebugModel.debugError(e);
+        }
+    }
+
+    // --- the Disassembly view ---
+
+    /**
+     * The machine instructions around {@code address} (a frame's pc): the function that contains it, or the
+     * instructions from it on where gdb knows no function there. The rank must be suspended (gdb reads a
+     * running process's memory only when it stops). Long: call it off the UI thread.
+     */
+    public List<Disassembly.Instruction> disassemble(long address) throws DebugException {
+        if (!suspended || terminated) {
+            throw ManaDebugModel.debugError(new MiException(null, getName() + " is running: suspend it to disassemble"));
+        }
+        try {
+            return Disassembly.around(dbg.gdb(), address);
+        } catch (MiException e) {
+            throw ManaDebugModel.debugError(e);
+        }
     }
 
     // --- helpers for threads, frames, variables ---

@@ -3,6 +3,7 @@ package dev.mana.eclipse.debug;
 import dev.mana.gdb.mi.MiException;
 import dev.mana.gdb.mi.MiTuple;
 import dev.mana.gdb.mi.MiValue;
+import dev.mana.gdb.mi.Registers;
 import dev.mana.gdb.split.RankDebugger;
 import dev.mana.inspector.Half;
 import java.nio.file.Path;
@@ -20,6 +21,7 @@ public final class RankStackFrame extends DebugElement implements IStackFrame {
     private final RankThread thread;
     private final RankDebugger.Frame frame;
     private IVariable[] variables;
+    private IRegisterGroup[] registerGroups;
 
     RankStackFrame(RankThread thread, RankDebugger.Frame frame) {
         super(thread.getDebugTarget());
@@ -28,6 +30,15 @@ public final class RankStackFrame extends DebugElement implements IStackFrame {
     }
 
     public RankDebugger.Frame frame() { return frame; }
+
+    /** The frame's pc (for an outer frame: the return address into it). */
+    public long pc() { return frame.address(); }
+
+    /** 0 for the innermost frame. */
+    public int level() { return frame.level(); }
+
+    /** The function's name, or null where gdb knows none. */
+    public String function() { return frame.function(); }
 
     /**
      * Frames are made anew on every request; the Debug view finds the one to select (and keeps
@@ -68,8 +79,8 @@ public final class RankStackFrame extends DebugElement implements IStackFrame {
             List<IVariable> out = new ArrayList<>();
             for (MiValue v : r.getList("variables")) {
                 MiTuple var = v.asTuple();
-                out.add(new RankVariable(t, thread.gdbId(), frame.level(), var.getString("name"), var.getString("type"),
-                        var.getString("value"), "1".equals(var.getString("arg"))));
+                out.add(new RankVariable(t, thread.gdbId(), frame.level(), frame.function(), var.getString("name"),
+                        var.getString("type"), var.getString("value"), "1".equals(var.getString("arg"))));
             }
             variables = out.toArray(new IVariable[0]);
             return variables;
@@ -99,10 +110,25 @@ public final class RankStackFrame extends DebugElement implements IStackFrame {
         return "[" + frame.half().label() + "] " + fn + where;
     }
 
+    /** gdb's register groups (general, float, sse, vector, system, ...) of this frame. */
     @Override
-    public IRegisterGroup[] getRegisterGroups() { return new IRegisterGroup[0]; }
+    public synchronized IRegisterGroup[] getRegisterGroups() throws DebugException {
+        if (registerGroups == null) {
+            try {
+                List<IRegisterGroup> out = new ArrayList<>();
+                for (Registers.Group g : ((RankDebugTarget) getDebugTarget()).registerGroups()) {
+                    out.add(new RankRegisterGroup(this, g));
+                }
+                registerGroups = out.toArray(new IRegisterGroup[0]);
+            } catch (MiException e) {
+                throw ManaDebugModel.debugError(e);
+            }
+        }
+        return registerGroups;
+    }
+
     @Override
-    public boolean hasRegisterGroups() { return false; }
+    public boolean hasRegisterGroups() { return isSuspended(); }
 
     @Override
     public boolean canStepInto() { return thread.canStepInto(); }

@@ -2,6 +2,8 @@ package dev.mana.eclipse.debug;
 
 import dev.mana.gdb.mi.GdbEvent;
 import dev.mana.gdb.mi.MiException;
+import dev.mana.gdb.mi.Stepping;
+import dev.mana.gdb.mi.Watch;
 import dev.mana.gdb.split.RankDebugger;
 import java.util.List;
 import org.eclipse.debug.core.DebugException;
@@ -61,10 +63,10 @@ public final class RankThread extends DebugElement implements IThread {
     @Override
     public IBreakpoint[] getBreakpoints() {
         GdbEvent.Stopped s = target.lastStop();
-        if (s == null || !id.equals(s.threadId()) || !"breakpoint-hit".equals(s.reason())) {
+        if (s == null || !id.equals(s.threadId())) {
             return new IBreakpoint[0];
         }
-        IBreakpoint bp = target.breakpointByNumber(s.record().results().getString("bkptno"));
+        IBreakpoint bp = target.breakpointByNumber(Watch.stoppedBy(s));
         return bp == null ? new IBreakpoint[0] : new IBreakpoint[] {bp};
     }
 
@@ -88,14 +90,26 @@ public final class RankThread extends DebugElement implements IThread {
     @Override
     public boolean isStepping() { return false; }
 
+    /** By source line, or by machine instruction in Instruction Stepping Mode; at a restart pause: releases it. */
     @Override
-    public void stepInto() throws DebugException { target.run("-exec-step --thread " + id); }
+    public void stepInto() throws DebugException { target.step(id, Stepping.INTO); }
 
     @Override
-    public void stepOver() throws DebugException { target.run("-exec-next --thread " + id); }
+    public void stepOver() throws DebugException { target.step(id, Stepping.OVER); }
 
     @Override
-    public void stepReturn() throws DebugException { target.run("-exec-finish --thread " + id + " --frame 0"); }
+    public void stepReturn() throws DebugException { target.step(id, Stepping.RETURN); }
+
+    /**
+     * One machine instruction whatever the stepping mode ({@code stepi}, or {@code nexti} with {@code over}): the
+     * Disassembly view's steps. At a restart pause it releases the pause, as every step does.
+     */
+    public void stepInstruction(boolean over) throws DebugException {
+        target.step(id, over ? Stepping.INSTRUCTION_OVER : Stepping.INSTRUCTION_INTO);
+    }
+
+    /** Runs the rank to {@code file:line} (a temporary breakpoint); the stop is a step end. */
+    public void runToLine(String file, int line) throws DebugException { target.runToLine(file + ":" + line); }
 
     @Override
     public boolean canTerminate() { return target.canTerminate(); }

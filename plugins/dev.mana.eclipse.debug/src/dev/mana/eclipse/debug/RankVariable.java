@@ -1,20 +1,24 @@
 package dev.mana.eclipse.debug;
 
+import dev.mana.gdb.mi.Expressions;
 import dev.mana.gdb.mi.MiEscapes;
 import dev.mana.gdb.mi.MiException;
 import dev.mana.gdb.mi.MiTuple;
 import dev.mana.gdb.mi.MiValue;
 import java.util.ArrayList;
 import java.util.List;
+import org.eclipse.debug.core.DebugEvent;
 import org.eclipse.debug.core.DebugException;
 import org.eclipse.debug.core.model.DebugElement;
 import org.eclipse.debug.core.model.IValue;
 import org.eclipse.debug.core.model.IVariable;
 
 /**
- * A local, an argument, or a child of a struct or array. Scalars come with their value from
- * {@code -stack-list-variables --simple-values}; aggregates are expanded through an MI variable object
- * ({@code -var-create}, {@code -var-list-children}), made when first asked for.
+ * A local, an argument, a watch expression, or a child of a struct or array. Scalars come with their value
+ * from {@code -stack-list-variables --simple-values}; aggregates are expanded through an MI variable object
+ * ({@code -var-create}, {@code -var-list-children}), made when first asked for. Scalars can be changed
+ * ({@code -var-assign}); a value that differs from the last stop's says so ({@link ValueHistory}), which
+ * the views highlight.
  */
 public final class RankVariable extends DebugElement implements IVariable {
     private final RankDebugTarget target;
@@ -23,26 +27,41 @@ public final class RankVariable extends DebugElement implements IVariable {
     private final String name;
     private final String type;
     private final boolean argument;
+    /** Where the value lives, for change highlighting: thread/function/name(.child...). */
+    private final String key;
     private String value;
     private String varObject;
     private int childCount = -1;
+    private boolean changed;
 
-    RankVariable(RankDebugTarget target, String threadId, int frameLevel, String name, String type, String value,
-                 boolean argument) {
+    RankVariable(RankDebugTarget target, String threadId, int frameLevel, String function, String name, String type,
+                 String value, boolean argument) {
+        this(target, threadId, frameLevel, name, type, value, argument, threadId + "/" + function + "/" + name);
+    }
+
+    private RankVariable(RankDebugTarget target, String threadId, int frameLevel, String name, String type, String value,
+                         boolean argument, String key) {
         super(target);
         this.target = target;
         this.threadId = threadId;
         this.frameLevel = frameLevel;
         this.name = name;
         this.type = type;
-        this.value = value;
         this.argument = argument;
+        this.key = key;
+        setValueString(value);
     }
 
-    private RankVariable(RankDebugTarget target, String varObject, String name, String type, String value, int children) {
-        this(target, null, 0, name, type, value, false);
+    private RankVariable(RankDebugTarget target, String varObject, String name, String type, String value, int children,
+                         String key) {
+        this(target, null, 0, name, type, value, false, key);
         this.varObject = varObject;
         this.childCount = children;
+    }
+
+    private synchronized void setValueString(String v) {
+        value = v;
+        changed = target.history().record(key, v);
     }
 
     public boolean isArgument() { return argument; }
@@ -54,7 +73,7 @@ public final class RankVariable extends DebugElement implements IVariable {
     @Override
     public String getReferenceTypeName() { return type == null ? "" : type; }
     @Override
-    public boolean hasValueChanged() { return false; }
+    public synchronized boolean hasValueChanged() { return changed; }
 
     @Override
     public IValue getValue() throws DebugException {
@@ -69,7 +88,7 @@ public final class RankVariable extends DebugElement implements IVariable {
             varObject = r.getString("name");
             childCount = Integer.parseInt(r.getString("numchild", "0"));
             if (value == null) {
-                value = r.getString("value");
+                setValueString(r.getString("value"));
             }
             synchronized (target.varObjects) {
                 target.varObjects.add(varObject);
@@ -86,18 +105,20 @@ public final class RankVariable extends DebugElement implements IVariable {
         @Override
         public String getModelIdentifier() { return ManaDebugModel.ID; }
         @Override
-        public String getReferenceTypeName() { return getReferenceTypeName0(); }
+        public String getReferenceTypeName() { return type == null ? "" : type; }
 
         @Override
         public String getValueString() throws DebugException {
-            if (value == null) {
-                try {
-                    varObject();
-                } catch (MiException e) {
-                    throw new DebugException(ManaDebugModel.error(e.getMessage(), e).getStatus());
+            synchronized (RankVariable.this) {
+                if (value == null) {
+                    try {
+                        varObject();
+                    } catch (MiException e) {
+                        throw ManaDebugModel.debugError(e);
+                    }
                 }
+                return value == null ? "" : value;
             }
-            return value == null ? "" : value;
         }
 
         @Override
@@ -114,12 +135,13 @@ public final class RankVariable extends DebugElement implements IVariable {
                 List<IVariable> out = new ArrayList<>();
                 for (MiValue c : r.getList("children")) {
                     MiTuple ch = c.asTuple();
-                    out.add(new RankVariable(target, ch.getString("name"), ch.getString("exp"), ch.getString("type"),
-                            ch.getString("value"), Integer.parseInt(ch.getString("numchild", "0"))));
+                    String exp = ch.getString("exp");
+                    out.add(new RankVariable(target, ch.getString("name"), exp, ch.getString("type"),
+                            ch.getString("value"), Integer.parseInt(ch.getString("numchild", "0")), key + "." + exp));
                 }
                 return out.toArray(new IVariable[0]);
             } catch (MiException e) {
-                throw new DebugException(ManaDebugModel.error(e.getMessage(), e).getStatus());
+                throw ManaDebugModel.debugError(e);
             }
         }
 
@@ -135,23 +157,53 @@ public final class RankVariable extends DebugElement implements IVariable {
         }
     }
 
-    private String getReferenceTypeName0() {
-        return type == null ? "" : type;
-    }
+    // --- changing a value: -var-assign on the variable object ---
 
-    // values are read-only in this model
     @Override
     public void setValue(String expression) throws DebugException {
-        throw new DebugException(ManaDebugModel.error("values cannot be changed here", null).getStatus());
+        if (!target.isSuspended()) {
+            throw ManaDebugModel.debugError(new MiException(null, "the rank is running: suspend it to change " + name));
+        }
+        try {
+            String vo = varObject();
+            String now = Expressions.assign(target.debugger().gdb(), vo, expression);
+            synchronized (this) {
+                setValueString(now);
+                changed = true;
+            }
+        } catch (MiException e) {
+            throw ManaDebugModel.debugError(e);
+        }
+        fireChangeEvent(DebugEvent.CONTENT);
     }
+
     @Override
     public void setValue(IValue v) throws DebugException {
-        setValue("");
+        setValue(v.getValueString());
     }
+
+    /** Scalars and pointers can be assigned; structs and arrays are changed member by member. */
     @Override
-    public boolean supportsValueModification() { return false; }
+    public boolean supportsValueModification() {
+        try {
+            varObject();
+        } catch (MiException e) {
+            return false;
+        }
+        return childCount == 0 || (type != null && type.endsWith("*"));
+    }
+
     @Override
-    public boolean verifyValue(String expression) { return false; }
+    public boolean verifyValue(String expression) {
+        return expression != null && !expression.isBlank() && supportsValueModification();
+    }
+
     @Override
-    public boolean verifyValue(IValue v) { return false; }
+    public boolean verifyValue(IValue v) {
+        try {
+            return verifyValue(v.getValueString());
+        } catch (DebugException e) {
+            return false;
+        }
+    }
 }

@@ -43,6 +43,7 @@ public final class CheckApplication implements IApplication {
         File rt = ManaRuntime.locate();
         RuntimeCheck check = ManaRuntime.check(rt, mpi, MpiLauncher.MPIRUN, null);
         System.out.print(check.report());
+        System.out.print(dev.mana.eclipse.core.DebuggerCheck.here().report()); // warnings only: Debug mode needs it
         if (rt == null || !new File(rt, "bin/mana_launch").canExecute()) {
             problems.add("the MANA runtime is not usable: " + (check.errors().isEmpty() ? "" : check.errors().get(0)));
         }

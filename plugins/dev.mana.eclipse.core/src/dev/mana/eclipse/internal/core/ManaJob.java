@@ -124,6 +124,7 @@ public final class ManaJob implements IManaJob {
         if (terminated || process.isTerminated()) {
             throw new CoreException(Status.error("The job " + getName() + " has ended: there is nothing to checkpoint."));
         }
+        refuseWhileSuspendedInDebugger(stop);
         CheckpointResult r;
         try {
             log((stop ? "checkpoint and stop" : "checkpoint") + " requested");
@@ -144,6 +145,32 @@ public final class ManaJob implements IManaJob {
         JobRegistry.fireCheckpointDone(this, r);
         JobRegistry.fireChanged(this);
         return r;
+    }
+
+    /**
+     * A rank suspended in the debugger never reaches its checkpoint point: the coordinator would wait for it
+     * (and every other rank with it) until it is resumed. So a checkpoint is refused, with the ranks to resume,
+     * while any debug target of the job's launch is suspended; nothing is asked of the coordinator.
+     */
+    private void refuseWhileSuspendedInDebugger(boolean stop) throws CoreException {
+        java.util.List<String> held = new java.util.ArrayList<>();
+        for (org.eclipse.debug.core.model.IDebugTarget t : launch.getDebugTargets()) {
+            if (!t.isTerminated() && t.isSuspended()) {
+                try {
+                    held.add(t.getName());
+                } catch (org.eclipse.debug.core.DebugException e) {
+                    held.add(String.valueOf(t));
+                }
+            }
+        }
+        if (!held.isEmpty()) {
+            String what = stop ? "Checkpoint and stop" : "Checkpoint";
+            String msg = what + " of " + getName() + " refused: " + String.join(", ", held)
+                    + (held.size() == 1 ? " is" : " are") + " suspended in the debugger, and a checkpoint needs every"
+                    + " rank to reach its checkpoint point. Resume the ranks (Resume All Ranks) and checkpoint again.";
+            log(msg);
+            throw new CoreException(Status.error(msg));
+        }
     }
 
     @Override

@@ -54,10 +54,33 @@ final class CheckpointedProgram implements AutoCloseable {
             // the program prints its symbols, then "started"
         }
         assertTrue(l != null, "the launched program ended before it started");
+        awaitRegistered(dir, rc);
         run(List.of(bin("mana_status"), "--checkpoint"));
         launched.destroyForcibly();
         launched.waitFor();
         run(List.of(bin("mana_status"), "--quit"));
+    }
+
+    /**
+     * Waits until the coordinator lists the rank as RUNNING: the program prints "started" from its main while
+     * the runtime's thread may still be registering, and a checkpoint asked for before that is refused ("0 of
+     * 1 ranks registered", seen on a loaded machine). Each look is one mana_status run; bounded at 60 s.
+     */
+    static void awaitRegistered(Path dir, Path rc) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        String out;
+        do {
+            ProcessBuilder b = new ProcessBuilder(bin("mana_status"), "--list", "--json").directory(dir.toFile());
+            b.environment().keySet().removeIf(k -> k.startsWith("MANA_") || k.startsWith("DMTCP_"));
+            b.environment().put("MANA_RC", rc.toString());
+            Process p = b.redirectErrorStream(true).start();
+            out = new String(p.getInputStream().readAllBytes());
+            assertTrue(p.waitFor(30, TimeUnit.SECONDS), "mana_status --list timed out");
+            if (out.contains("\"state\":\"RUNNING\"")) {
+                return;
+            }
+        } while (System.nanoTime() < deadline);
+        throw new AssertionError("the launched rank did not register within 60 s: " + out);
     }
 
     static CheckpointedProgram make(int steps) throws Exception {
@@ -92,8 +115,24 @@ final class CheckpointedProgram implements AutoCloseable {
         if (dir == null || !Files.exists(dir)) {
             return;
         }
-        try (var s = Files.walk(dir)) {
-            s.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
+        // a coordinator that is quitting removes its status file meanwhile: a file gone is no failure
+        Files.walkFileTree(dir, new java.nio.file.SimpleFileVisitor<>() {
+            @Override
+            public java.nio.file.FileVisitResult visitFile(Path f, java.nio.file.attribute.BasicFileAttributes a) {
+                f.toFile().delete();
+                return java.nio.file.FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public java.nio.file.FileVisitResult visitFileFailed(Path f, IOException e) {
+                return java.nio.file.FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public java.nio.file.FileVisitResult postVisitDirectory(Path d, IOException e) {
+                d.toFile().delete();
+                return java.nio.file.FileVisitResult.CONTINUE;
+            }
+        });
     }
 }

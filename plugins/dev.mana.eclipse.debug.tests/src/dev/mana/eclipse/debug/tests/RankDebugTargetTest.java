@@ -50,6 +50,8 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(240)
 class RankDebugTargetTest {
+    /** Steps of 10 ms: the launched run outlives the checkpoint request on a loaded machine (150 did not). */
+    private static final String STEPS = "600";
     private final List<Process> started = new ArrayList<>();
     private Path tmp;
     private Path rc;
@@ -144,7 +146,7 @@ class RankDebugTargetTest {
         run(tmp, List.of("gcc", "-g", "-O0", "-fPIC", "-shared", "-o", "libsplitstep.so", "splitstep.c"));
         run(tmp, List.of("gcc", "-g", "-O0", "-o", "splitapp", "splitapp.c", "-L.", "-lsplitstep", "-pthread",
                 "-Wl,-rpath,$ORIGIN"));
-        String nativeResult = run(tmp, List.of(tmp.resolve("splitapp").toString(), "150", "0")).lines()
+        String nativeResult = run(tmp, List.of(tmp.resolve("splitapp").toString(), STEPS, "0")).lines()
                 .filter(l -> l.startsWith("result ")).findFirst().orElseThrow();
 
         // the workspace project over the program's directory, and a ruler-style line breakpoint in it
@@ -162,9 +164,10 @@ class RankDebugTargetTest {
         // launch, checkpoint, kill, restart paused at level 2
         run(tmp, List.of(bin("mana_coordinator"), "-p", "0", "--no-exit-on-last", "--status-file=" + rc));
         Process launched = pb(List.of(bin("mana_launch"), "--ckptdir", tmp.resolve("ck").toString(),
-                tmp.resolve("splitapp").toString(), "150", "10000")).start();
+                tmp.resolve("splitapp").toString(), STEPS, "10000")).start();
         started.add(launched);
         awaitLine(launched.getInputStream(), l -> l.startsWith("started "), new ArrayList<>());
+        CheckpointedProgram.awaitRegistered(tmp, rc);
         run(tmp, List.of("env", "MANA_RC=" + rc, bin("mana_status"), "--checkpoint"));
         launched.destroyForcibly();
         launched.waitFor();
@@ -226,7 +229,7 @@ class RankDebugTargetTest {
         }).toList();
         assertTrue(names.containsAll(List.of("acc", "i", "mixed")), names.toString());
         long i = Long.parseLong(vars[names.indexOf("i")].getValue().getValueString());
-        assertTrue(i > 0 && i < 150, "i = " + i);
+        assertTrue(i > 0 && i < Long.parseLong(STEPS), "i = " + i);
         // main's argv expands through a variable object: *argv is the program
         IVariable argv = Arrays.stream(frames[1].getVariables()).filter(v -> {
             try {

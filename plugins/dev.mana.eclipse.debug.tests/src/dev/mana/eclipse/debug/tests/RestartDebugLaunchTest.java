@@ -74,7 +74,9 @@ class RestartDebugLaunchTest {
 
     @Test
     void debugModeRestartsPausedAndStopsAtTheBreakpoint() throws Exception {
-        prog = CheckpointedProgram.make(150);
+        // 600 steps of 10 ms: the launched run must outlive the checkpoint request (two mana_status JVM starts,
+        // seconds on a loaded machine); with 150 it had ended first ("0 of 1 ranks registered")
+        prog = CheckpointedProgram.make(600);
         System.setProperty(ManaRuntime.RUNTIME_PROPERTY, CheckpointedProgram.root().toString());
 
         IWorkspace ws = ResourcesPlugin.getWorkspace();
@@ -91,7 +93,7 @@ class RestartDebugLaunchTest {
         ILaunchConfigurationWorkingCopy wc = lm.getLaunchConfigurationType(ManaCore.LAUNCH_CONFIGURATION_TYPE)
                 .newInstance(null, "restart-debug");
         wc.setAttribute(ManaCore.ATTR_PROGRAM, prog.app.toString());
-        wc.setAttribute(ManaCore.ATTR_ARGUMENTS, "150 10000");
+        wc.setAttribute(ManaCore.ATTR_ARGUMENTS, "600 10000");
         wc.setAttribute(ManaCore.ATTR_WORKING_DIRECTORY, prog.dir.toString());
         wc.setAttribute(ManaCore.ATTR_RANKS, 1);
         wc.setAttribute(ManaCore.ATTR_CHECKPOINT_DIRECTORY, prog.ckpt.toString());

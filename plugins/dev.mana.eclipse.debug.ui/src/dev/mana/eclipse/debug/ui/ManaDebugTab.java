@@ -54,6 +54,13 @@ public final class ManaDebugTab extends AbstractLaunchConfigurationTab {
     public void setDefaults(ILaunchConfigurationWorkingCopy wc) {
         wc.setAttribute(ManaDebugLaunchDelegate.ATTR_PAUSE_LEVEL, 2);
         wc.setAttribute(ManaDebugLaunchDelegate.ATTR_DEBUG_RANKS, "0");
+        useManaSourceLookup(wc);
+    }
+
+    /** The Source tab edits the MANA source lookup director's path (the launch type, in core, names none). */
+    static void useManaSourceLookup(ILaunchConfigurationWorkingCopy wc) {
+        wc.setAttribute(org.eclipse.debug.core.ILaunchConfiguration.ATTR_SOURCE_LOCATOR_ID,
+                dev.mana.eclipse.debug.ManaSourceLookupDirector.ID);
     }
 
     @Override
@@ -71,6 +78,7 @@ public final class ManaDebugTab extends AbstractLaunchConfigurationTab {
     public void performApply(ILaunchConfigurationWorkingCopy wc) {
         wc.setAttribute(ManaDebugLaunchDelegate.ATTR_PAUSE_LEVEL, level.getSelection());
         wc.setAttribute(ManaDebugLaunchDelegate.ATTR_DEBUG_RANKS, ranks.getText().trim());
+        useManaSourceLookup(wc);
     }
 
     @Override

@@ -40,6 +40,8 @@ import java.util.Set;
  */
 final class MarkerJob extends Job {
     private final Set<IFile> queue = new LinkedHashSet<>();
+    /** Unsaved text of files open in editors (as you type), checked instead of the file's contents. */
+    private final java.util.Map<IFile, String> liveText = new java.util.HashMap<>();
     private boolean clearRequested;
     private Linter linter;
     private Path linterManifest;
@@ -60,6 +62,13 @@ final class MarkerJob extends Job {
     synchronized void check(List<IFile> files) {
         queue.addAll(files);
         schedule(100); // coalesce a burst of saves
+    }
+
+    /** Checks {@code text}, the unsaved contents of {@code file} in an editor: markers as you type. */
+    synchronized void checkText(IFile file, String text) {
+        liveText.put(file, text);
+        queue.add(file);
+        schedule();
     }
 
     void checkAll() {
@@ -109,6 +118,7 @@ final class MarkerJob extends Job {
         IWorkspace ws = ResourcesPlugin.getWorkspace();
         while (!monitor.isCanceled()) {
             IFile next;
+            String text = null;
             boolean clear;
             synchronized (this) {
                 clear = clearRequested;
@@ -116,6 +126,7 @@ final class MarkerJob extends Job {
                 next = clear || queue.isEmpty() ? null : queue.iterator().next();
                 if (next != null) {
                     queue.remove(next);
+                    text = liveText.remove(next);
                 }
             }
             if (clear) {
@@ -132,10 +143,11 @@ final class MarkerJob extends Job {
             if (l == null) {
                 synchronized (this) {
                     queue.clear();
+                    liveText.clear();
                 }
                 return Status.OK_STATUS; // reported once in the error log
             }
-            update(ws, next, l, monitor);
+            update(ws, next, text, l, monitor);
         }
         return Status.CANCEL_STATUS;
     }
@@ -167,14 +179,17 @@ final class MarkerJob extends Job {
         }
     }
 
-    private void update(IWorkspace ws, IFile file, Linter l, IProgressMonitor monitor) {
+    /** Replaces the markers of {@code file} with the findings in {@code unsaved} (an editor's text), else in its contents. */
+    private void update(IWorkspace ws, IFile file, String unsaved, Linter l, IProgressMonitor monitor) {
         if (!file.exists()) {
             return;
         }
         try {
-            String text;
-            try (InputStream in = file.getContents(true)) {
-                text = new String(in.readAllBytes(), Charset.forName(file.getCharset()));
+            String text = unsaved;
+            if (text == null) {
+                try (InputStream in = file.getContents(true)) {
+                    text = new String(in.readAllBytes(), Charset.forName(file.getCharset()));
+                }
             }
             Language lang = Language.of(file.getName()).orElseThrow();
             List<Diagnostic> ds = l.lint(file.getFullPath().toString(), text, lang);

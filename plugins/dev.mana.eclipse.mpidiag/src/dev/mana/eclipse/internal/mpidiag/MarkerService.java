@@ -24,7 +24,19 @@ import java.util.List;
  */
 public final class MarkerService implements IResourceChangeListener, IEclipsePreferences.IPreferenceChangeListener {
     private static volatile boolean active;
+    private static volatile MarkerService instance;
     private MarkerJob job;
+
+    /**
+     * Checks the unsaved text of a file open in an editor (the editors' document listener calls it a moment after
+     * the last keystroke); nothing while the service is not running or diagnostics are off.
+     */
+    public static void checkText(IFile file, String text) {
+        MarkerService s = instance;
+        if (s != null && MpiMarkers.enabled()) {
+            s.job.checkText(file, text);
+        }
+    }
 
     /** Whether the service runs (tests wait for it after loading the bundle). */
     public static boolean active() {
@@ -38,11 +50,13 @@ public final class MarkerService implements IResourceChangeListener, IEclipsePre
         if (MpiMarkers.enabled()) {
             job.checkAll();
         }
+        instance = this;
         active = true;
     }
 
     public void deactivate() {
         active = false;
+        instance = null;
         MpiMarkers.preferences().removePreferenceChangeListener(this);
         IWorkspace ws = ResourcesPlugin.getWorkspace();
         ws.removeResourceChangeListener(this);

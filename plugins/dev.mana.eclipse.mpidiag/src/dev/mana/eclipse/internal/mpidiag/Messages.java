@@ -23,6 +23,8 @@ public final class Messages extends NLS {
     public static String DiagnosticsPreferencePage_preflight;
     public static String DiagnosticsPreferencePage_manifest;
     public static String MarkerJob_name;
+    public static String IgnoreHere_label;
+    public static String IgnoreHere_description;
 
     static {
         NLS.initializeMessages(BUNDLE_NAME, Messages.class);

@@ -13,15 +13,12 @@ import dev.mana.eclipse.debug.ManaDebugModel;
 import dev.mana.eclipse.debug.ManaLineBreakpoint;
 import dev.mana.eclipse.debug.RankDebugTarget;
 import dev.mana.eclipse.debug.RankStackFrame;
-import java.io.BufferedReader;
 import java.io.File;
-import java.io.InputStreamReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.eclipse.core.resources.IFile;
 import org.eclipse.core.resources.IProject;
 import org.eclipse.core.resources.IProjectDescription;
@@ -71,7 +68,7 @@ import org.junit.jupiter.api.Test;
  * without breakpoints the job ends with the result of an uninterrupted run.
  */
 class DebugRestartUiTest {
-    private final List<Process> started = new ArrayList<>();
+    private CheckpointedSplitApp app0;
     private ILaunch launch;
     private Path dir;
     private org.eclipse.ui.IPerspectiveDescriptor perspectiveBefore;
@@ -110,9 +107,8 @@ class DebugRestartUiTest {
         if (config != null) {
             config.delete();
         }
-        for (Process p : started) {
-            p.destroyForcibly();
-            p.waitFor(10, TimeUnit.SECONDS);
+        if (app0 != null) {
+            app0.close();
         }
         if (dir != null) {
             try (var s = Files.walk(dir)) {
@@ -121,52 +117,16 @@ class DebugRestartUiTest {
         }
     }
 
-    private String run(List<String> cmd, Path rc) throws Exception {
-        ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true);
-        pb.environment().keySet().removeIf(k -> k.startsWith("MANA_") || k.startsWith("DMTCP_"));
-        pb.environment().put("MANA_RC", rc.toString());
-        Process p = pb.start();
-        String out = new String(p.getInputStream().readAllBytes());
-        assertTrue(p.waitFor(60, TimeUnit.SECONDS), cmd + " timed out");
-        assertEquals(0, p.exitValue(), cmd + ": " + out);
-        return out;
-    }
-
     @Test
     void restartInDebugModeStopsAtTheRulerBreakpoint() throws Exception {
         File root = new File(System.getProperty("mana.root"));
         Assumptions.assumeTrue(new File(root, "bin/mana_launch").canExecute(), "the runtime is built (make build)");
         System.setProperty(ManaRuntime.RUNTIME_PROPERTY, root.getPath());
         dir = Files.createTempDirectory("mana-debug-ui");
-        Path rc = dir.resolve("mana.rc");
-        Path src = root.toPath().resolve("gdb-integration/src/test/resources/programs");
-        Files.copy(src.resolve("splitapp.c"), dir.resolve("splitapp.c"));
-        Files.copy(src.resolve("splitstep.c"), dir.resolve("splitstep.c"));
-        run(List.of("gcc", "-g", "-O0", "-fPIC", "-shared", "-o", "libsplitstep.so", "splitstep.c"), rc);
-        run(List.of("gcc", "-g", "-O0", "-o", "splitapp", "splitapp.c", "-L.", "-lsplitstep", "-pthread",
-                "-Wl,-rpath,$ORIGIN"), rc);
-        String app = dir.resolve("splitapp").toString();
-        String expect = run(List.of(app, "150", "0"), rc).lines().filter(l -> l.startsWith("result "))
-                .findFirst().orElseThrow();
-        // launch under the runtime, checkpoint, kill: a checkpoint to restart from
-        String bin = root.toPath().resolve("bin").toString();
-        run(List.of(bin + "/mana_coordinator", "-p", "0", "--no-exit-on-last", "--status-file=" + rc), rc);
-        ProcessBuilder lpb = new ProcessBuilder(bin + "/mana_launch", "--ckptdir", dir.resolve("ck").toString(), app,
-                "150", "10000").directory(dir.toFile());
-        lpb.environment().keySet().removeIf(k -> k.startsWith("MANA_") || k.startsWith("DMTCP_"));
-        lpb.environment().put("MANA_RC", rc.toString());
-        Process launched = lpb.start();
-        started.add(launched);
-        BufferedReader r = new BufferedReader(new InputStreamReader(launched.getInputStream()));
-        String l;
-        while ((l = r.readLine()) != null && !l.startsWith("started ")) {
-            // symbols line first
-        }
-        assertNotNull(l, "the program ended before it started");
-        run(List.of(bin + "/mana_status", "--checkpoint"), rc);
-        launched.destroyForcibly();
-        launched.waitFor();
-        run(List.of(bin + "/mana_status", "--quit"), rc);
+        // launched under the runtime, checkpointed, killed: a checkpoint to restart from
+        app0 = new CheckpointedSplitApp(root.toPath(), dir, 600); // outlives the checkpoint request on a loaded machine (150 had ended: "0 of 1 ranks registered")
+        String app = app0.app.toString();
+        String expect = app0.nativeResult;
 
         // the source in the workspace, opened in the platform's text editor; a breakpoint toggled on line 20
         IWorkspace ws = ResourcesPlugin.getWorkspace();
@@ -212,7 +172,7 @@ class DebugRestartUiTest {
         ILaunchConfigurationWorkingCopy wc = lm.getLaunchConfigurationType(ManaCore.LAUNCH_CONFIGURATION_TYPE)
                 .newInstance(null, "splitapp-debug-" + dir.getFileName());
         wc.setAttribute(ManaCore.ATTR_PROGRAM, app);
-        wc.setAttribute(ManaCore.ATTR_ARGUMENTS, "150 10000");
+        wc.setAttribute(ManaCore.ATTR_ARGUMENTS, "600 10000");
         wc.setAttribute(ManaCore.ATTR_WORKING_DIRECTORY, dir.toString());
         wc.setAttribute(ManaCore.ATTR_RANKS, 1);
         wc.setAttribute(ManaCore.ATTR_CHECKPOINT_DIRECTORY, dir.resolve("ck").toString());
@@ -319,7 +279,7 @@ class DebugRestartUiTest {
         IProcess proc = launch.getProcesses()[0];
         Ui.waitFor("the job to end", 90_000, proc::isTerminated);
         // the job's console (per-rank lines carry [rank N])
-        Ui.waitFor(() -> "\"" + expect + "\" in the console: " + ManaWorkbenchFlowTest.console(launch), 30_000,
+        Ui.waitFor(() -> "\"" + expect + "\" in the console: " + ManaWorkbenchFlowTest.console(launch), 90_000,
                 () -> ManaWorkbenchFlowTest.console(launch).contains(expect));
         Ui.waitFor("the target to terminate", 30_000, target::isTerminated);
         project.delete(false, true, null);

@@ -70,7 +70,7 @@ class DebugTabTest {
                 assertEquals("rank 4 to debug is not in the job (0-3)", tab.getErrorMessage());
                 ranks.setText("zero");
                 assertFalse(tab.isValid(wc));
-                assertTrue(tab.getErrorMessage().contains("is not a list of numbers"), tab.getErrorMessage());
+                assertTrue(tab.getErrorMessage().contains("is not a list of ranks and ranges"), tab.getErrorMessage());
             } catch (Exception e) {
                 throw new AssertionError(e);
             } finally {

@@ -319,6 +319,8 @@ class ImageBrowsingTest {
         Path dir = real.dir != null ? real.dir : writtenDir;
         long ranks = real.dir != null ? 1 : 2;
         CheckpointDirectoryView view = Ui.sync(() -> CheckpointDirectoryView.show(page(), dir.toFile()));
+        // the scan runs in the background (never on the UI thread): its result is shown when it ends
+        Ui.waitFor("the directory scanned", 30_000, () -> !view.isScanning());
         assertEquals(List.of(1L, 2L), Ui.sync(view::getGenerations));
         assertEquals(ranks, (long) Ui.sync(view::getRankRows));
         assertTrue(Ui.sync(view::getSummaryText).contains(Ui.head(Messages.CheckpointDirectoryView_restartable, 2)),
@@ -393,6 +395,7 @@ class ImageBrowsingTest {
         }
         Files.write(rich.resolve("ckpt_rank_3/ckpt_sum_gen3.mana.tmp"), new byte[5000]);
         Ui.sync(() -> view.setDirectory(rich));
+        Ui.waitFor("the rich directory scanned", 30_000, () -> !view.isScanning());
         assertEquals(4, (int) Ui.sync(view::getRankRows));
         assertEquals(List.of(1L, 2L), Ui.sync(view::getGenerations));
         String sum = Ui.sync(view::getSummaryText);

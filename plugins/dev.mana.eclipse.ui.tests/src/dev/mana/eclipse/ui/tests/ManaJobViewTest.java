@@ -45,7 +45,9 @@ import dev.mana.eclipse.internal.core.JobRegistry;
 import dev.mana.eclipse.internal.core.ManaJob;
 import dev.mana.eclipse.internal.core.ManaProcess;
 import dev.mana.eclipse.internal.ui.Messages;
+import dev.mana.eclipse.internal.ui.actions.CheckpointJob;
 import dev.mana.eclipse.internal.ui.actions.RestartDialog;
+import dev.mana.eclipse.internal.ui.images.CheckpointDirectoryView;
 import dev.mana.eclipse.internal.ui.views.ManaJobView;
 import dev.mana.eclipse.internal.ui.views.RankRow;
 
@@ -141,6 +143,93 @@ class ManaJobViewTest {
         assertResponsive("with the ranks shown");
         assertTrue(Ui.sync(view::isScanning), "the image scan ended: the file system did not hang");
         assertTrue(protectedRanks(2, 2).matcher(Ui.sync(view::getSummaryText)).find(), Ui.sync(view::getSummaryText));
+    }
+
+    @Test
+    void checkpointDirectoryViewStaysResponsiveWhileTheDirectoryHangs() throws Exception {
+        Path hung = mountHungFileSystem();
+        Path good = tmp.resolve("good");
+        dev.mana.inspector.testkit.ManaImageWriter.write(good.resolve("ckpt_rank_0/ckpt_a_gen1.mana"), "a", 0, 1, 1,
+            new byte[8]);
+        // shown by a posted runnable: were the headers read on the UI thread, the probes fail instead of hanging
+        AtomicReference<CheckpointDirectoryView> shown = new AtomicReference<>();
+        Ui.display().asyncExec(() -> {
+            try {
+                shown.set(CheckpointDirectoryView.show(PlatformUI.getWorkbench().getActiveWorkbenchWindow()
+                    .getActivePage(), hung.resolve("ckpt").toFile()));
+            } catch (org.eclipse.ui.PartInitException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        for (int i = 0; i < 5; i++) {
+            assertResponsive("with the checkpoint directory view scanning a hung directory");
+            Thread.sleep(200); // spacing between probes, not a wait for an event
+        }
+        CheckpointDirectoryView view = shown.get();
+        assertNotNull(view, "the view opened");
+        assertTrue(Ui.sync(view::isScanning), "the scan of the hung directory ended: the file system did not hang");
+        assertTrue(Ui.sync(view::getSummaryText).startsWith(Ui.head(dev.mana.eclipse.internal.ui.images.Messages.CheckpointDirectoryView_scanning)),
+            Ui.sync(view::getSummaryText));
+        // another directory: shown though the hung scan still holds its worker thread
+        Ui.sync(() -> view.setDirectory(good));
+        Ui.waitFor("the good directory scanned", 30_000, () -> !view.isScanning());
+        assertEquals(List.of(1L), Ui.sync(view::getGenerations));
+        assertEquals(1, (int) Ui.sync(view::getRankRows));
+        Ui.sync(() -> view.getSite().getPage().hideView(view));
+    }
+
+    @Test
+    void executableTesterNeverReadsAFileOnTheUiThread() throws Exception {
+        Path hung = mountHungFileSystem();
+        Path dir = Files.createDirectory(tmp.resolve("proj"));
+        var ws = org.eclipse.core.resources.ResourcesPlugin.getWorkspace();
+        var project = ws.getRoot().getProject("tester-" + tmp.getFileName());
+        var desc = ws.newProjectDescription(project.getName());
+        desc.setLocation(org.eclipse.core.runtime.IPath.fromOSString(dir.toString()));
+        project.create(desc, null);
+        project.open(null);
+        closing.add(() -> project.delete(false, true, null));
+        Files.copy(Path.of("/bin/true"), dir.resolve("true"));
+        project.refreshLocal(org.eclipse.core.resources.IResource.DEPTH_ONE, null);
+        // a program on the hung file system, reached through a link the workspace has not seen: only the
+        // tester would read it
+        Files.createSymbolicLink(dir.resolve("hung-program"), hung.resolve("program"));
+        var onHung = project.getFile("hung-program");
+        var real = project.getFile("true");
+        var tester = new dev.mana.eclipse.internal.ui.launch.ExecutablePropertyTester();
+        CountDownLatch asked = new CountDownLatch(1);
+        boolean[] answer = {true};
+        Ui.display().asyncExec(() -> {
+            answer[0] = tester.test(onHung, "isExecutable", new Object[0], null);
+            asked.countDown();
+        });
+        assertResponsive("with the executable tester asked about a file on a hung file system");
+        assertTrue(asked.await(10, TimeUnit.SECONDS));
+        assertTrue(!answer[0], "not known yet: no");
+        assertNull(dev.mana.eclipse.internal.ui.launch.ExecutablePropertyTester.known(onHung), "still being read");
+        // a real program: read in the background, then known
+        Ui.sync(() -> tester.test(real, "isExecutable", new Object[0], null));
+        Ui.waitFor("/bin/true read", 10_000,
+            () -> Boolean.TRUE.equals(dev.mana.eclipse.internal.ui.launch.ExecutablePropertyTester.known(real)));
+        assertTrue(Ui.sync(() -> tester.test(real, "isExecutable", new Object[0], null)));
+    }
+
+    @Test
+    void checkpointJobHonoursCancel() throws Exception {
+        startCoordinator();
+        SimulatedRanks ranks = SimulatedRanks.builder(coordinator.loopbackAddress()).job("cancel").ranks(0, 1)
+            .nranks(1).ckptDir(tmp.resolve("sim")).stallAt(0, 2).build().start();
+        closing.add(ranks);
+        IManaJob job = startJob("cancel", 1, tmp.resolve("ckpt").toFile());
+        Ui.waitFor("the rank registered", 30_000, () -> job.getRanks().size() == 1);
+        CheckpointJob cj = new CheckpointJob(job, false);
+        cj.schedule();
+        Ui.waitFor("the checkpoint job running", 10_000, () -> cj.getState() == org.eclipse.core.runtime.jobs.Job.RUNNING);
+        cj.cancel();
+        assertTrue(cj.join(10_000, null), "the canceled checkpoint job ended");
+        assertEquals(org.eclipse.core.runtime.IStatus.CANCEL, cj.getResult().getSeverity(), cj.getResult().toString());
+        assertTrue(cj.getName().contains("canceled"), cj.getName());
+        assertNull(cj.getCheckpointResult());
     }
 
     @Test

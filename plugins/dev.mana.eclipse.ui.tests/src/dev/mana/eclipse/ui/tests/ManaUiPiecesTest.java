@@ -44,10 +44,26 @@ class ManaUiPiecesTest {
             assertEquals("/bin/true", c.getAttribute(ManaCore.ATTR_PROGRAM, ""));
             assertEquals("/bin", c.getAttribute(ManaCore.ATTR_WORKING_DIRECTORY, ""));
             assertEquals(2, c.getAttribute(ManaCore.ATTR_RANKS, 0));
+            assertEquals("all", c.getAttribute(ManaCore.ATTR_DEBUG_RANKS, ""), "Debug As stops every rank at main");
             assertEquals(c, ManaLaunchShortcut.findOrCreate(program), "the second time reuses it");
         } finally {
             c.delete();
         }
+    }
+
+    @Test
+    void shortcutIsOfferedForRunAndDebug() {
+        boolean found = false;
+        for (var e : org.eclipse.core.runtime.Platform.getExtensionRegistry()
+                .getConfigurationElementsFor("org.eclipse.debug.ui.launchShortcuts")) {
+            if ("dev.mana.eclipse.ui.shortcut".equals(e.getAttribute("id"))) {
+                found = true;
+                java.util.List<String> modes = java.util.Arrays.stream(e.getAttribute("modes").split(","))
+                        .map(String::trim).toList();
+                assertTrue(modes.containsAll(java.util.List.of("run", "debug")), modes.toString());
+            }
+        }
+        assertTrue(found, "the MANA launch shortcut is registered");
     }
 
     @Test
@@ -114,18 +130,24 @@ class ManaUiPiecesTest {
                 page.runCheck(); // in the background: mpirun --version is not run on the UI thread
                 RuntimeCheck r = page.awaitCheck(30_000);
                 assertNotNull(r, "the check ended and was shown");
-                assertEquals(r.report(), page.reportText());
+                assertNotNull(page.lastDebuggerCheck(), "gdb and ptrace_scope were checked too");
+                assertEquals(r.report() + page.lastDebuggerCheck().report(), page.reportText());
+                assertTrue(page.reportText().contains("Debugger: "), page.reportText());
                 assertTrue(r.isOk(), r.report());
                 assertTrue(r.report().contains("MANA runtime: " + launchersOnly.getPath()), r.report());
                 assertTrue(r.report().contains("has no bin/lower-half"), "says what is missing: " + r.report());
                 page.setRuntimeLocationForTest(tmp.toString());
                 assertFalse(page.isValid(), "a folder without bin/mana_launch is refused");
                 page.setRuntimeLocationForTest(launchersOnly.getPath());
+                page.setGdbForTest("/usr/bin/gdb");
                 assertTrue(page.performOk());
+                assertEquals("/usr/bin/gdb",
+                    InstanceScope.INSTANCE.getNode(ManaCore.PLUGIN_ID).get(ManaCore.PREF_GDB_PATH, ""));
                 assertEquals(launchersOnly.getPath(),
                     InstanceScope.INSTANCE.getNode(ManaCore.PLUGIN_ID).get(ManaCore.PREF_RUNTIME_LOCATION, ""));
             } finally {
                 InstanceScope.INSTANCE.getNode(ManaCore.PLUGIN_ID).remove(ManaCore.PREF_RUNTIME_LOCATION);
+                InstanceScope.INSTANCE.getNode(ManaCore.PLUGIN_ID).remove(ManaCore.PREF_GDB_PATH);
                 page.dispose();
                 shell.dispose();
             }

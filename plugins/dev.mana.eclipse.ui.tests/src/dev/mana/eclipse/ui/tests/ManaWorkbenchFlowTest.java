@@ -321,8 +321,11 @@ class ManaWorkbenchFlowTest {
             assertEquals(row0.image().file().toPath(), ed.path());
             assertEquals("1", ed.getOverview().get(dev.mana.eclipse.internal.ui.images.Messages.OverviewPage_generation));
             view.getSite().getPage().closeAllEditors(false);
-            // and the job's checkpoint directory in the Checkpoint Directory view
-            var dirView = view.showCheckpointDirectory();
+        });
+        // and the job's checkpoint directory in the Checkpoint Directory view (scanned in the background)
+        var dirView = Ui.sync(view::showCheckpointDirectory);
+        Ui.waitFor("the checkpoint directory scanned", 30_000, () -> !dirView.isScanning());
+        Ui.sync(() -> {
             assertEquals(java.util.List.of(1L), dirView.getGenerations());
             assertEquals(ranks, dirView.getRankRows());
             view.getSite().getPage().activate(view);

@@ -20,6 +20,11 @@ public final class ManaUIPlugin extends AbstractUIPlugin {
     public static final String IMG_RANK_RESTARTING = "icons/obj16/rank_restarting.png";
     public static final String IMG_RANK_EXITED = "icons/obj16/rank_exited.png";
     public static final String IMG_RESTART_BANNER = "icons/wizban/restart_wiz.png";
+    public static final String IMG_IMAGE = "icons/obj16/image.png";
+    public static final String IMG_CHECKPOINT_DIR = "icons/eview16/checkpoint_dir.png";
+    public static final String IMG_REFRESH = "icons/elcl16/refresh.png";
+    public static final String IMG_VERIFY = "icons/elcl16/verify.png";
+    public static final String IMG_COMPARE = "icons/elcl16/compare.png";
 
     private static ManaUIPlugin plugin;
 
@@ -44,7 +49,8 @@ public final class ManaUIPlugin extends AbstractUIPlugin {
     @Override
     protected void initializeImageRegistry(ImageRegistry reg) {
         for (String k : new String[] {IMG_JOB, IMG_CHECKPOINT, IMG_CHECKPOINT_STOP, IMG_RESTART, IMG_JOB_VIEW,
-            IMG_RANK_RUNNING, IMG_RANK_CHECKPOINTING, IMG_RANK_RESTARTING, IMG_RANK_EXITED, IMG_RESTART_BANNER}) {
+            IMG_RANK_RUNNING, IMG_RANK_CHECKPOINTING, IMG_RANK_RESTARTING, IMG_RANK_EXITED, IMG_RESTART_BANNER,
+            IMG_IMAGE, IMG_CHECKPOINT_DIR, IMG_REFRESH, IMG_VERIFY, IMG_COMPARE}) {
             reg.put(k, imageDescriptorFromPlugin(PLUGIN_ID, k));
         }
     }

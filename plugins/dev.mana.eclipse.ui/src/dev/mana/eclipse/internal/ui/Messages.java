@@ -72,6 +72,7 @@ public final class Messages extends NLS {
     public static String CheckpointJob_taskOne;
     public static String CheckpointJob_progress;
     public static String CheckpointJob_failedName;
+    public static String CheckpointJob_canceledName;
     public static String CheckpointJob_failed;
     public static String CheckpointJob_done;
     public static String Console_checkpoint;
@@ -84,6 +85,9 @@ public final class Messages extends NLS {
     public static String Preferences_other;
     public static String Preferences_locationHint;
     public static String Preferences_browse;
+    public static String Preferences_debugger;
+    public static String Preferences_gdb;
+    public static String Preferences_gdbHint;
     public static String Preferences_checkGroup;
     public static String Preferences_checkWith;
     public static String Preferences_checkButton;

@@ -19,6 +19,10 @@ import dev.mana.eclipse.internal.ui.Messages;
  * Checkpoints a MANA job in the background. The Progress view shows each phase as ranks reach it; the
  * finished entry stays there with the result (generation, size, time, directory). A failure is
  * reported as an error, which the workbench shows in a dialog with the reason.
+ *
+ * <p>Cancel is honoured at once: the job stops waiting and ends as canceled. The runtime cannot take a
+ * checkpoint back half way, so the ranks go on and finish it; the job's console gets its result line when
+ * they do ({@link IManaJob#checkpoint} logs it), as does the MANA Job view.
  */
 public final class CheckpointJob extends Job {
     /** Family of these jobs (tests wait for it). */
@@ -27,6 +31,8 @@ public final class CheckpointJob extends Job {
     private final IManaJob job;
     private final boolean stop;
     private volatile CheckpointResult result;
+    /** Completed by {@link #canceling()}: the run stops waiting. */
+    private final java.util.concurrent.CompletableFuture<Void> canceled = new java.util.concurrent.CompletableFuture<>();
 
     public CheckpointJob(IManaJob job, boolean stop) {
         super(NLS.bind(stop ? Messages.CheckpointJob_nameStop : Messages.CheckpointJob_name, job.getName()));
@@ -48,24 +54,53 @@ public final class CheckpointJob extends Job {
     }
 
     @Override
+    protected void canceling() {
+        canceled.complete(null);
+    }
+
+    @Override
     protected IStatus run(IProgressMonitor monitor) {
         int ranks = Math.max(1, job.getRanks().size());
         monitor.beginTask(NLS.bind(ranks == 1 ? Messages.CheckpointJob_taskOne : Messages.CheckpointJob_task, ranks), 4 * ranks);
         int[] done = {0};
+        // the checkpoint on a thread of its own, so that this job can stop waiting for it when canceled
+        java.util.concurrent.CompletableFuture<CheckpointResult> checkpoint = new java.util.concurrent.CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            try {
+                checkpoint.complete(job.checkpoint(stop, (CheckpointProgress p) -> {
+                    if (checkpoint.isDone() || canceled.isDone()) {
+                        return; // canceled: the monitor is no longer ours to report to
+                    }
+                    int total = (ManaFormat.phase(p.state()) - 1) * p.nranks() + p.reached();
+                    int target = Math.min(total, 4 * ranks);
+                    synchronized (done) {
+                        if (target > done[0]) {
+                            monitor.worked(target - done[0]);
+                            done[0] = target;
+                        }
+                    }
+                    monitor.subTask(NLS.bind(Messages.CheckpointJob_progress, new Object[] {p.reached(), p.nranks(),
+                        p.state().name().toLowerCase()}));
+                }));
+            } catch (CoreException | RuntimeException e) {
+                checkpoint.completeExceptionally(e);
+            }
+        }, getName());
+        t.setDaemon(true);
+        t.start();
         try {
-            result = job.checkpoint(stop, (CheckpointProgress p) -> {
-                int total = (ManaFormat.phase(p.state()) - 1) * p.nranks() + p.reached();
-                int target = Math.min(total, 4 * ranks);
-                if (target > done[0]) {
-                    monitor.worked(target - done[0]);
-                    done[0] = target;
-                }
-                monitor.subTask(NLS.bind(Messages.CheckpointJob_progress, new Object[] {p.reached(), p.nranks(),
-                    p.state().name().toLowerCase()}));
-            });
-        } catch (CoreException e) {
+            java.util.concurrent.CompletableFuture.anyOf(checkpoint, canceled).join();
+            if (!checkpoint.isDone()) {
+                setName(NLS.bind(Messages.CheckpointJob_canceledName, getName()));
+                return Status.CANCEL_STATUS;
+            }
+            result = checkpoint.join();
+        } catch (java.util.concurrent.CompletionException e) {
             setName(NLS.bind(Messages.CheckpointJob_failedName, getName()));
-            return new Status(IStatus.ERROR, ManaUIPlugin.PLUGIN_ID, e.getStatus().getMessage(), e);
+            if (e.getCause() instanceof CoreException ce) {
+                return new Status(IStatus.ERROR, ManaUIPlugin.PLUGIN_ID, ce.getStatus().getMessage(), ce);
+            }
+            return new Status(IStatus.ERROR, ManaUIPlugin.PLUGIN_ID, String.valueOf(e.getCause()), e.getCause());
         } finally {
             monitor.done();
         }

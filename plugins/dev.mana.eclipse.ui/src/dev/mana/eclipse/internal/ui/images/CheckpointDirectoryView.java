@@ -62,6 +62,12 @@ public final class CheckpointDirectoryView extends ViewPart {
     private Table table;
     private Path directory;
     private CheckpointDirectory scanned;
+    /** Each image's modification time, read by the scan (never on the UI thread). */
+    private final Map<Path, Long> modified = new HashMap<>();
+    /** The scan whose result the view waits for, or null; an older scan's result is dropped. */
+    private volatile Job scanJob;
+    /** Family of the scan jobs (tests). */
+    public static final Object SCAN_FAMILY = new Object();
     private final List<Long> generations = new ArrayList<>();
     /** rank -> generation -> image (complete images whose header reads). */
     private final Map<Long, Map<Long, CheckpointDirectory.ImageFile>> grid = new LinkedHashMap<>();
@@ -132,19 +138,19 @@ public final class CheckpointDirectoryView extends ViewPart {
     }
 
     private void contributeActions(IToolBarManager tb) {
-        tb.add(action(Messages.CheckpointDirectoryView_refresh, Messages.CheckpointDirectoryView_refreshTip, () -> {
+        tb.add(action(Messages.CheckpointDirectoryView_refresh, Messages.CheckpointDirectoryView_refreshTip, dev.mana.eclipse.internal.ui.ManaUIPlugin.IMG_REFRESH, () -> {
             if (directory != null) {
                 setDirectory(directory);
             }
         }));
-        tb.add(action(Messages.CheckpointDirectoryView_open, Messages.CheckpointDirectoryView_openTip, () -> {
+        tb.add(action(Messages.CheckpointDirectoryView_open, Messages.CheckpointDirectoryView_openTip, dev.mana.eclipse.internal.ui.ManaUIPlugin.IMG_IMAGE, () -> {
             if (!selection.isEmpty()) {
                 openImage(selection.get(0)[0], selection.get(0)[1]);
             }
         }));
-        tb.add(action(Messages.CheckpointDirectoryView_verifyAll, Messages.CheckpointDirectoryView_verifyAllTip,
+        tb.add(action(Messages.CheckpointDirectoryView_verifyAll, Messages.CheckpointDirectoryView_verifyAllTip, dev.mana.eclipse.internal.ui.ManaUIPlugin.IMG_VERIFY,
             this::verifyAll));
-        tb.add(action(Messages.CheckpointDirectoryView_compare, Messages.CheckpointDirectoryView_compareTip, () -> {
+        tb.add(action(Messages.CheckpointDirectoryView_compare, Messages.CheckpointDirectoryView_compareTip, dev.mana.eclipse.internal.ui.ManaUIPlugin.IMG_COMPARE, () -> {
             long[] g = generationsToCompare();
             if (g == null) {
                 MessageDialog.openInformation(getSite().getShell(), Messages.CheckpointDirectoryView_compareTitle,
@@ -153,12 +159,13 @@ public final class CheckpointDirectoryView extends ViewPart {
                 compare(g[0], g[1]);
             }
         }));
-        tb.add(action(Messages.CheckpointDirectoryView_restart, Messages.CheckpointDirectoryView_restartTip,
+        tb.add(action(Messages.CheckpointDirectoryView_restart, Messages.CheckpointDirectoryView_restartTip, dev.mana.eclipse.internal.ui.ManaUIPlugin.IMG_RESTART,
             this::restartFromHere));
     }
 
-    private static Action action(String text, String tip, Runnable r) {
-        Action a = new Action(text) {
+    /** A toolbar button with its icon (the text stays for menus and accessibility). */
+    private static Action action(String text, String tip, String image, Runnable r) {
+        Action a = new Action(text, dev.mana.eclipse.internal.ui.ManaUIPlugin.descriptor(image)) {
             @Override
             public void run() {
                 r.run();
@@ -180,7 +187,34 @@ public final class CheckpointDirectoryView extends ViewPart {
         }
     }
 
-    /** Shows {@code dir} (reads every image's header). */
+    /** What a scan found: the directory, or why it could not be read, and each image's time. */
+    private record Scan(CheckpointDirectory dir, String error, Map<Path, Long> modified) {
+        static Scan of(Path directory) {
+            CheckpointDirectory d;
+            try {
+                d = CheckpointDirectory.scan(directory);
+            } catch (ImageException e) {
+                return new Scan(null, e.getMessage(), Map.of());
+            }
+            Map<Path, Long> times = new HashMap<>();
+            for (CheckpointDirectory.RankDir rd : d.ranks()) {
+                for (CheckpointDirectory.ImageFile f : rd.images()) {
+                    try {
+                        times.put(f.path(), Files.getLastModifiedTime(f.path()).toMillis());
+                    } catch (IOException e) {
+                        // shown as unknown
+                    }
+                }
+            }
+            return new Scan(d, null, times);
+        }
+    }
+
+    /**
+     * Shows {@code dir}. The scan reads every image's header, perhaps on a slow or hung parallel file system:
+     * it runs in a background job, the view says "Scanning ..." meanwhile, and a newer directory drops an
+     * older scan's result (a hung scan holds one worker thread, never the UI thread).
+     */
     public void setDirectory(Path dir) {
         directory = dir.toAbsolutePath();
         if (!dirText.getText().equals(directory.toString())) {
@@ -189,14 +223,49 @@ public final class CheckpointDirectoryView extends ViewPart {
         selection.clear();
         grid.clear();
         generations.clear();
-        try {
-            scanned = CheckpointDirectory.scan(directory);
-        } catch (ImageException e) {
-            scanned = null;
-            summary.setText(e.getMessage());
+        modified.clear();
+        scanned = null;
+        summary.setText(NLS.bind(Messages.CheckpointDirectoryView_scanning, directory));
+        rebuildTable();
+        Path d = directory;
+        org.eclipse.swt.widgets.Display display = table.getDisplay();
+        Job job = new Job(NLS.bind(Messages.CheckpointDirectoryView_scanJob, d)) {
+            @Override
+            protected org.eclipse.core.runtime.IStatus run(org.eclipse.core.runtime.IProgressMonitor monitor) {
+                Scan found = Scan.of(d);
+                Job self = this;
+                display.asyncExec(() -> {
+                    if (scanJob == self && !table.isDisposed()) {
+                        scanJob = null;
+                        showScan(found);
+                    }
+                });
+                return org.eclipse.core.runtime.Status.OK_STATUS;
+            }
+
+            @Override
+            public boolean belongsTo(Object family) {
+                return family == SCAN_FAMILY;
+            }
+        };
+        job.setSystem(true);
+        scanJob = job;
+        job.schedule();
+    }
+
+    /** Whether a scan is under way (its result not shown yet). */
+    public boolean isScanning() {
+        return scanJob != null;
+    }
+
+    private void showScan(Scan found) {
+        if (found.dir() == null) {
+            summary.setText(found.error());
             rebuildTable();
             return;
         }
+        scanned = found.dir();
+        modified.putAll(found.modified());
         TreeSet<Long> gens = new TreeSet<>();
         for (long r = 0; r < Math.max(0, scanned.nranks()); r++) {
             grid.put(r, new HashMap<>());
@@ -282,12 +351,8 @@ public final class CheckpointDirectoryView extends ViewPart {
         if (f == null) {
             return "";
         }
-        String time;
-        try {
-            time = ManaFormat.time(Files.getLastModifiedTime(f.path()).toMillis());
-        } catch (IOException e) {
-            time = Messages.CheckpointDirectoryView_timeUnknown;
-        }
+        Long t = modified.get(f.path());
+        String time = t == null ? Messages.CheckpointDirectoryView_timeUnknown : ManaFormat.time(t);
         Verification v = verified.get(f.path());
         return v == null ? NLS.bind(Messages.CheckpointDirectoryView_notVerified, ManaFormat.bytes(f.size()), time)
             : NLS.bind(Messages.CheckpointDirectoryView_verified, new Object[] {ManaFormat.bytes(f.size()), time, v.verdict()});

@@ -128,7 +128,6 @@ public final class Messages extends NLS {
     public static String MpiPage_noSection;
     public static String MpiPage_mpiFlag;
     public static String MpiPage_section;
-    public static String MpiPage_first;
     public static String HexPage_title;
     public static String HexPage_address;
     public static String HexPage_go;
@@ -194,6 +193,8 @@ public final class Messages extends NLS {
     public static String CheckpointDirectoryView_browse;
     public static String CheckpointDirectoryView_browseMessage;
     public static String CheckpointDirectoryView_choose;
+    public static String CheckpointDirectoryView_scanning;
+    public static String CheckpointDirectoryView_scanJob;
     public static String CheckpointDirectoryView_refresh;
     public static String CheckpointDirectoryView_refreshTip;
     public static String CheckpointDirectoryView_open;

@@ -1,6 +1,5 @@
 package dev.mana.eclipse.internal.ui.images;
 
-import java.nio.ByteBuffer;
 import java.util.Optional;
 
 import org.eclipse.jface.resource.JFaceResources;
@@ -10,14 +9,15 @@ import org.eclipse.swt.custom.StyledText;
 import org.eclipse.swt.layout.GridData;
 import org.eclipse.swt.widgets.Composite;
 
-import dev.mana.inspector.HexDump;
 import dev.mana.inspector.ImageException;
 import dev.mana.inspector.ManaImage;
+import dev.mana.inspector.MpiSummary;
+import dev.mana.inspector.MpiText;
 import dev.mana.inspector.SectionInfo;
 
 /**
- * The MPI section: its table entry and, since docs/image-format.md does not define its layout yet (the MPI
- * runtime will), its first 4 KiB raw, as {@code mana_inspect mpi} shows it.
+ * The MPI section decoded (counts of the rank's MPI state) and the MPI objects the image lists (open MPI-IO
+ * files: mode, pointers, view, path), as {@code mana_inspect mpi} shows them.
  */
 final class MpiPage extends ImagePage {
     private StyledText text;
@@ -51,13 +51,10 @@ final class MpiPage extends ImagePage {
             return;
         }
         SectionInfo s = sec.get();
-        int n = (int) Math.min(4096, s.length());
-        ByteBuffer b = ByteBuffer.allocate(n);
-        m.readSection(s, 0, b);
         showMessage(NLS.bind(Messages.MpiPage_section, new Object[] {s.version(), s.length(), s.offset(), s.count(),
-            String.format("0x%08x", s.crc()), s.length() > n ? NLS.bind(Messages.MpiPage_first, n) : ""}));
-
-        text.setText(HexDump.lines(0, b.array(), n));
+            String.format("0x%08x", s.crc())}));
+        MpiSummary sum = m.mpi().orElseThrow();
+        text.setText(MpiText.describe(sum, m.mpiObjects()));
     }
 
     String getText() {

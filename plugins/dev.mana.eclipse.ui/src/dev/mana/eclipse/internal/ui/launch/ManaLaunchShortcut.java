@@ -19,11 +19,14 @@ import org.eclipse.osgi.util.NLS;
 import org.eclipse.ui.IEditorPart;
 import org.eclipse.ui.PlatformUI;
 
+import dev.mana.eclipse.core.DebugRanks;
 import dev.mana.eclipse.core.ManaCore;
 
 /**
- * Run As &gt; MANA MPI Job: reuses the configuration of that program, or makes one (2 ranks, checkpoints
- * in the program's folder) and runs it.
+ * Run As / Debug As &gt; MANA MPI Job: reuses the configuration of that program, or makes one (2 ranks,
+ * checkpoints in the program's folder, every rank debugged) and runs it in that mode. In Debug mode the
+ * debug delegate starts every rank in its launch pause and stops the chosen ranks (the configuration's
+ * Debug tab; every rank for a new one) at {@code main} under gdb.
  */
 public final class ManaLaunchShortcut implements ILaunchShortcut {
 
@@ -70,6 +73,7 @@ public final class ManaLaunchShortcut implements ILaunchShortcut {
         wc.setAttribute(ManaCore.ATTR_PROGRAM, program.getPath());
         wc.setAttribute(ManaCore.ATTR_WORKING_DIRECTORY, program.getParent());
         wc.setAttribute(ManaCore.ATTR_RANKS, ManaCore.DEFAULT_RANKS);
+        wc.setAttribute(ManaCore.ATTR_DEBUG_RANKS, DebugRanks.ALL); // Debug As: stop at main in every rank
         wc.setMappedResources(null);
         return wc.doSave();
     }

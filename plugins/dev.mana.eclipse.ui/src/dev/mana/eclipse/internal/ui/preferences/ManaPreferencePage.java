@@ -22,6 +22,7 @@ import org.eclipse.ui.IWorkbenchPreferencePage;
 import org.eclipse.ui.PlatformUI;
 import org.osgi.service.prefs.BackingStoreException;
 
+import dev.mana.eclipse.core.DebuggerCheck;
 import dev.mana.eclipse.core.ManaCore;
 import dev.mana.eclipse.core.ManaRuntime;
 import dev.mana.eclipse.core.MpiImplementation;
@@ -42,6 +43,7 @@ public final class ManaPreferencePage extends PreferencePage implements IWorkben
     Combo mpi;
     Text report;
     Spinner poll;
+    Text gdb;
 
     @Override
     public void init(IWorkbench workbench) {
@@ -78,6 +80,24 @@ public final class ManaPreferencePage extends PreferencePage implements IWorkben
             }
         });
 
+        Group dg = new Group(c, SWT.NONE);
+        dg.setText(Messages.Preferences_debugger);
+        dg.setLayout(new GridLayout(3, false));
+        dg.setLayoutData(new GridData(SWT.FILL, SWT.TOP, true, false));
+        new Label(dg, SWT.NONE).setText(Messages.Preferences_gdb);
+        gdb = new Text(dg, SWT.BORDER);
+        gdb.setLayoutData(new GridData(SWT.FILL, SWT.CENTER, true, false));
+        gdb.setMessage(Messages.Preferences_gdbHint);
+        Button gdbBrowse = new Button(dg, SWT.PUSH);
+        gdbBrowse.setText(Messages.Preferences_browse);
+        gdbBrowse.addListener(SWT.Selection, e -> {
+            org.eclipse.swt.widgets.FileDialog d = new org.eclipse.swt.widgets.FileDialog(getShell(), SWT.OPEN);
+            String p0 = d.open();
+            if (p0 != null) {
+                gdb.setText(p0);
+            }
+        });
+
         Group k = new Group(c, SWT.NONE);
         k.setText(Messages.Preferences_checkGroup);
         k.setLayout(new GridLayout(3, false));
@@ -111,6 +131,7 @@ public final class ManaPreferencePage extends PreferencePage implements IWorkben
         other.setSelection(!loc.isBlank());
         bundled.setSelection(loc.isBlank());
         location.setText(loc);
+        gdb.setText(ManaRuntime.preferences().get(ManaCore.PREF_GDB_PATH, ""));
         poll.setSelection((int) ManaRuntime.preferences().getLong(ManaCore.PREF_POLL_MILLIS, 500));
         bundled.addListener(SWT.Selection, e -> update());
         other.addListener(SWT.Selection, e -> update());
@@ -151,9 +172,20 @@ public final class ManaPreferencePage extends PreferencePage implements IWorkben
         update();
     }
 
+    /** Sets the gdb field (tests). */
+    public void setGdbForTest(String path) {
+        gdb.setText(path);
+    }
+
     /** The newest check; an older one still running is dropped when it ends. */
     private org.eclipse.core.runtime.jobs.Job checkJob;
     private RuntimeCheck lastCheck;
+    private DebuggerCheck lastDebuggerCheck;
+
+    /** The debugger part of the last check shown (tests). */
+    public DebuggerCheck lastDebuggerCheck() {
+        return lastDebuggerCheck;
+    }
 
     /**
      * Checks the chosen runtime and MPI in a background job, and shows what is missing when it ends. The
@@ -163,6 +195,7 @@ public final class ManaPreferencePage extends PreferencePage implements IWorkben
     public void runCheck() {
         File runtime = chosen();
         MpiImplementation m = MpiImplementation.values()[mpi.getSelectionIndex()];
+        String gdbSetting = gdb.getText().isBlank() ? "gdb" : gdb.getText().trim();
         lastCheck = null;
         report.setText(NLS.bind(Messages.Preferences_checking, runtime));
         org.eclipse.swt.widgets.Display display = report.getDisplay();
@@ -170,10 +203,14 @@ public final class ManaPreferencePage extends PreferencePage implements IWorkben
         org.eclipse.core.runtime.jobs.Job job = org.eclipse.core.runtime.jobs.Job.create(
             NLS.bind(Messages.Preferences_checkJob, runtime), monitor -> {
                 RuntimeCheck r = ManaRuntime.check(runtime, m, MpiLauncher.MPIRUN, null);
+                // gdb and the kernel's ptrace restriction (Yama): what Debug mode needs
+                DebuggerCheck dc = DebuggerCheck.check(gdbSetting, System.getenv("PATH"), DebuggerCheck.PTRACE_SCOPE,
+                    ManaRuntime.runningAsRoot());
                 display.asyncExec(() -> {
                     if (checkJob == self[0] && !report.isDisposed()) {
                         lastCheck = r;
-                        report.setText(r.report());
+                        lastDebuggerCheck = dc;
+                        report.setText(r.report() + dc.report());
                     }
                 });
             });
@@ -210,6 +247,7 @@ public final class ManaPreferencePage extends PreferencePage implements IWorkben
         other.setSelection(false);
         location.setText("");
         poll.setSelection(500);
+        gdb.setText("");
         update();
         super.performDefaults();
     }
@@ -223,6 +261,11 @@ public final class ManaPreferencePage extends PreferencePage implements IWorkben
             prefs.remove(ManaCore.PREF_RUNTIME_LOCATION);
         }
         prefs.putLong(ManaCore.PREF_POLL_MILLIS, poll.getSelection());
+        if (gdb.getText().isBlank()) {
+            prefs.remove(ManaCore.PREF_GDB_PATH);
+        } else {
+            prefs.put(ManaCore.PREF_GDB_PATH, gdb.getText().trim());
+        }
         try {
             prefs.flush();
         } catch (BackingStoreException e) {

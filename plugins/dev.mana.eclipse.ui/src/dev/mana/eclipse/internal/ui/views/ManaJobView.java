@@ -139,6 +139,7 @@ public final class ManaJobView extends ViewPart implements IManaJobListener {
             }
         };
         showDir.setToolTipText(Messages.ManaJobView_showDirectoryTip);
+        showDir.setImageDescriptor(ManaUIPlugin.descriptor(ManaUIPlugin.IMG_CHECKPOINT_DIR));
         org.eclipse.jface.viewers.ColumnViewerToolTipSupport.enableFor(viewer);
         getViewSite().getActionBars().getToolBarManager().add(showDir);
 

@@ -35,6 +35,10 @@ public record RankRow(IManaJob job, int rank, RankInfo info, RankImages.Image im
         if (adapter == ILaunch.class) {
             return adapter.cast(job.getLaunch());
         }
+        // what the debugger's Debug Rank (another bundle) needs of a row: pid, rank, state
+        if (adapter == RankInfo.class) {
+            return adapter.cast(info);
+        }
         return null;
     }
 }
