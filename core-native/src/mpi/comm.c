@@ -125,7 +125,6 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req)
     struct vobj *p = comm_obj(comm);
     if (!p) return MPI_ERR_COMM;
     struct vobj *nc = vnew(K_COMM, 0), *v = vnew(K_REQ, 0);
-    nc->recipe = R_COMM_DUP;
     mana_record_parent(nc, p);
     nc->errh = p->errh ? p->errh : HBITS(MPI_ERRORS_ARE_FATAL);
     v->rkind = RQ_COLL;
@@ -133,7 +132,11 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req)
     v->a[5] = 1;                               /* an idup: finish the communicator at completion */
     MPI_Request rr;
     int rc;
-    COLL_LOWER(p, nc->a[2] = (int64_t)p->seq;
+    /* The recipe is set inside the excursion that posts the real idup: a checkpoint that stops this
+     * thread in coll_enter (the entry made, nothing posted) must not have the restart make a dup on this
+     * rank alone (mpi_mpich_inter_2_kill hung in the replay's MPI_Comm_dup on one rank). */
+    COLL_LOWER(p, nc->recipe = R_COMM_DUP;
+               nc->a[2] = (int64_t)p->seq;
                rc = real.Comm_idup(R(comm), (MPI_Comm *)&nc->real, &rr);
                if (rc == MPI_SUCCESS) { v->real = HBITS(rr); v->flags |= VF_POSTED; });
     if (rc != MPI_SUCCESS) { vrelease(v); vrelease(nc); return rc; }

@@ -117,20 +117,28 @@ start_job() {
      exec env ${envs[@]+"${envs[@]}"} timeout 300 $MPIRUN $wrap "$ROOT/bin/$2" "${@:3}") > "$tmp/$1.out" 2> "$tmp/$1.err" &
     jobs_pid=$!
 }
+# finish_job [SECONDS]: the job's exit status; with SECONDS (a job told to stop), a job still running
+# after them is a hang: what each rank was doing is shown and the test fails, well inside ctest's limit
+# (a bare wait reached that limit, which kills the harness before it can say anything).
 finish_job() {
+    if [ -n "${1:-}" ] && ! wait_for "$1" job_gone; then
+        hang_report
+        fail "the job did not end $1 s after it was told to stop"
+    fi
     wait "$jobs_pid"
     local rc=$?
     jobs_pid=
     return $rc
 }
+job_gone() { ! kill -0 "$jobs_pid" 2>/dev/null; }
 # A checkpoint that did not complete: what each rank was doing, so a rare hang can be placed later.
 hang_report() {
-    echo "---- mana_status --list when the checkpoint failed"
+    echo "---- mana_status --list"
     timeout 20 "$ROOT/bin/mana_status" --list 2>&1
     local r
     for r in $(seq 0 $((np - 1))); do
         echo "---- rank $r: threads (mana_gdb, both halves' symbols)"
-        timeout 90 "$ROOT/bin/mana_gdb" --rank "$r" --batch -ex 'thread apply all bt 25' \
+        timeout 40 "$ROOT/bin/mana_gdb" --rank "$r" --batch -ex 'thread apply all bt 25' \
             -ex "source $(dirname -- "$(readlink -f -- "$0")")/drain_state.py" 2>&1 |
             grep -E '^(Thread|#|drain state|  comm |lower half|  thread LWP)' | head -n 160
     done
@@ -138,7 +146,7 @@ hang_report() {
 checkpoint() {   # checkpoint [--kill]
     local flag=--checkpoint
     [ "${1:-}" = --kill ] && flag=--checkpoint-and-kill
-    timeout 120 "$ROOT/bin/mana_status" $flag > "$tmp/status.out" 2>&1 ||
+    timeout 90 "$ROOT/bin/mana_status" $flag > "$tmp/status.out" 2>&1 ||
         { local rc=$?; hang_report; fail "mana_status $flag failed (exit $rc)"; }
     grep -q "written" "$tmp/status.out" || fail "no checkpoint written"
 }
@@ -170,7 +178,7 @@ else
         case " $pids " in *" $rank_pid "*) say "rank pids $pids (launch $try)"; break;; esac
         [ "$try" -lt 5 ] || fail "no rank got pid $rank_pid in 5 launches (last: $pids)"
         echo 1 > "$tmp/stop"
-        finish_job || fail "a launch that missed pid $rank_pid did not end cleanly"
+        finish_job 100 || fail "a launch that missed pid $rank_pid did not end cleanly"
         rm -f "$tmp/stop"
         pkill -f "status-file $tmp/" 2>/dev/null
         start_coordinator
@@ -186,7 +194,7 @@ case $mode in
             random_pause
         done
         checkpoint --kill
-        finish_job
+        finish_job 60
         for r in $(seq 0 $((np - 1))); do
             for g in $(seq 2 $((cycles + 1))); do
                 f=$(ls "$tmp"/ck/ckpt_rank_$r/ckpt_*_gen$g.mana 2>/dev/null) || fail "rank $r has no image of generation $g"
@@ -200,16 +208,16 @@ case $mode in
         echo "$extra" > "$tmp/stop"
         start_job restart1 mana_restart --restartdir "$tmp/ck"
         final=restart1
-        finish_job || fail "the restarted job failed";;
+        finish_job 100 || fail "the restarted job failed";;
     continue)
         checkpoint
         echo "$extra" > "$tmp/stop"
-        finish_job || fail "the launched job failed";;
+        finish_job 100 || fail "the launched job failed";;
     kill|cycles)
         n=1; [ "$mode" = cycles ] && n=$cycles
         for c in $(seq 1 "$n"); do
             checkpoint --kill
-            finish_job
+            finish_job 60
             ls "$tmp"/ck/ckpt_rank_*/*.tmp >/dev/null 2>&1 && fail "a *.tmp image was left behind"
             if [ -n "$new_rc" ]; then rm -f "$MANA_RC"; MANA_RC=$tmp/mana$((c + 1)).rc; fi
             start_coordinator
@@ -221,7 +229,7 @@ case $mode in
                 random_pause
             fi
         done
-        finish_job || fail "the restarted job failed";;
+        finish_job 100 || fail "the restarted job failed";;
     reconnect)
         checkpoint
         grep -q "checkpoint 1 written" "$tmp/status.out" || fail "the first checkpoint is not generation 1"
@@ -234,12 +242,12 @@ case $mode in
         await_running "$np" 30 || fail "the new coordinator does not list every rank as running"
         checkpoint --kill
         grep -q "checkpoint 2 written" "$tmp/status.out" || fail "the checkpoint through the new coordinator is not generation 2"
-        finish_job
+        finish_job 60
         start_coordinator
         echo "$extra" > "$tmp/stop"
         start_job restart1 mana_restart --restartdir "$tmp/ck"
         final=restart1
-        finish_job || fail "the restarted job failed";;
+        finish_job 100 || fail "the restarted job failed";;
     *) fail "bad mode $mode";;
 esac
 if [ -n "$new_rc" ]; then
