@@ -3,8 +3,9 @@
 # (tests/programs/dirtier), run by bench_process.sh (make bench-process) or alone.  A table, then ONE
 # JSON line as the last line.
 #
-# For each mode (full images; MANA_INCREMENTAL=1; MANA_COMPRESS=fast, full images) one run of the program: a first checkpoint (full in
-# both modes), then for 0 %, 1 %, 10 % and 100 % of its pages changed since the previous checkpoint:
+# For each mode (full images; MANA_INCREMENTAL=1; MANA_COMPRESS=fast, full images; MANA_FORKED=1, full
+# images written by a writer process while the program runs) one run of the program: a first checkpoint
+# (full in every mode), then for 0 %, 1 %, 10 % and 100 % of its pages changed since the previous checkpoint:
 #   pause_ms   the longest gap between two iterations of the program's 1 ms loop during the checkpoint
 #              (measured inside the program: the application's pause)
 #   ckpt_s     the coordinator's request-to-commit time of that checkpoint
@@ -25,7 +26,7 @@ require_runtime
 bench_setup mana_bench_incr
 export MANA_RC="$tmp/mana.rc"
 unset MANA_COORD_HOST MANA_COORD_PORT MANA_COORD_SECRET DMTCP_COORD_HOST DMTCP_COORD_PORT MANA_INCREMENTAL \
-      MANA_INCREMENTAL_FULL_EVERY MANA_DIRECT_IO
+      MANA_INCREMENTAL_FULL_EVERY MANA_DIRECT_IO MANA_FORKED MANA_COMPRESS
 start_coordinator() {
     rm -f "$tmp/mana.rc"
     HOME=$tmp "$ROOT/bin/mana_coordinator" --status-file "$tmp/mana.rc" -p 0 >> "$tmp/coord.log" 2>&1 &
@@ -45,7 +46,7 @@ req() {
 
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 rows=
-for mode in full incremental compressed; do
+for mode in full incremental compressed forked; do
     d=$tmp/$mode
     mkdir -p "$d"
     out=$d/launch.out
@@ -53,6 +54,7 @@ for mode in full incremental compressed; do
     status=ok restart_s=null
     [ "$mode" = incremental ] && export MANA_INCREMENTAL=1
     [ "$mode" = compressed ] && export MANA_COMPRESS=fast
+    [ "$mode" = forked ] && export MANA_FORKED=1
     if ! start_coordinator; then
         status="coordinator did not start"
     else
@@ -101,7 +103,7 @@ for mode in full incremental compressed; do
             running=
         fi
     fi
-    unset MANA_INCREMENTAL MANA_COMPRESS
+    unset MANA_INCREMENTAL MANA_COMPRESS MANA_FORKED
     eval "restart_$mode=\$restart_s status_$mode=\"\$status\""
     rm -rf "$d/ck"
 done
@@ -138,7 +140,7 @@ printf '%s' "$rows" | while read -r m s p c b n; do
     printf '%-12s %6s %10s %8s %14s %10s\n' "$m" "$s" "$p" "$c" "$b" $((n * 4096))
 done
 echo "heat demo, MANA_COMPRESS=fast: ${hf#* }: ratio $zstd_ratio; strong: ${hs#* }: ratio $zstd_ratio_strong (target >= 2)"
-echo "restart from the last image: full ${restart_full} s ($status_full), incremental chain ${restart_incremental} s ($status_incremental), compressed ${restart_compressed} s ($status_compressed)"
+echo "restart from the last image: full ${restart_full} s ($status_full), incremental chain ${restart_incremental} s ($status_incremental), compressed ${restart_compressed} s ($status_compressed), forked ${restart_forked} s ($status_forked)"
 get() { printf '%s' "$rows" | awk -v m="$1" -v s="$2" -v f="$3" '$1 == m && $2 == s { print $f }'; }
 num() { [ -n "$1" ] && echo "$1" || echo null; }
 pause_full=$(num "$(get full 100 3)")
@@ -146,4 +148,4 @@ pause_incr_1=$(num "$(get incremental 1 3)")
 b1=$(get incremental 1 5) n1=$(get incremental 1 6)
 ratio=null
 [ -n "$b1" ] && [ -n "$n1" ] && [ "$n1" != 0 ] && ratio=$(awk -v b="$b1" -v n="$n1" 'BEGIN { printf "%.3f", b / (n * 4096) }')
-echo "{\"pause_ms_1g_full\": $pause_full, \"pause_ms_1g_incr_1pct\": $pause_incr_1, \"pause_ms_1g_forked\": null, \"incr_bytes_ratio_1pct\": $ratio, \"incr_bytes_1g_0pct\": $(num "$(get incremental 0 5)"), \"incr_bytes_1g_10pct\": $(num "$(get incremental 10 5)"), \"ckpt_s_1g_incr_1pct\": $(num "$(get incremental 1 4)"), \"ckpt_s_1g_full_100pct\": $(num "$(get full 100 4)"), \"restart_s_1g_full\": $restart_full, \"restart_s_1g_incr_chain\": $restart_incremental, \"pause_ms_1g_compressed\": $(num "$(get compressed 100 3)"), \"restart_s_1g_compressed\": $restart_compressed, \"zstd_ratio_heat\": $zstd_ratio, \"zstd_ratio_heat_strong\": $zstd_ratio_strong}"
+echo "{\"pause_ms_1g_full\": $pause_full, \"pause_ms_1g_incr_1pct\": $pause_incr_1, \"pause_ms_1g_forked\": $(num "$(get forked 100 3)"), \"pause_ms_1g_forked_0pct\": $(num "$(get forked 0 3)"), \"ckpt_s_1g_forked_100pct\": $(num "$(get forked 100 4)"), \"restart_s_1g_forked\": $restart_forked, \"incr_bytes_ratio_1pct\": $ratio, \"incr_bytes_1g_0pct\": $(num "$(get incremental 0 5)"), \"incr_bytes_1g_10pct\": $(num "$(get incremental 10 5)"), \"ckpt_s_1g_incr_1pct\": $(num "$(get incremental 1 4)"), \"ckpt_s_1g_full_100pct\": $(num "$(get full 100 4)"), \"restart_s_1g_full\": $restart_full, \"restart_s_1g_incr_chain\": $restart_incremental, \"pause_ms_1g_compressed\": $(num "$(get compressed 100 3)"), \"restart_s_1g_compressed\": $restart_compressed, \"zstd_ratio_heat\": $zstd_ratio, \"zstd_ratio_heat_strong\": $zstd_ratio_strong}"

@@ -315,6 +315,8 @@ static const char *program_name(void)
  * state is the committed one, and restart takes the highest generation it finds. */
 /* ---- incremental checkpoints (MANA_INCREMENTAL; docs/image-format.md) ---- */
 static int incr_on;                      /* asked for at launch */
+static int forked_on;                    /* MANA_FORKED: a writer process writes while the program runs */
+static int forked_noted;                 /* said once why a checkpoint was written unforked */
 static uint32_t incr_full_every = 8;     /* a full image at least every this many generations */
 static int incr_tracking;                /* dirty.c is tracking written pages in this process */
 static int incr_warned;
@@ -596,6 +598,8 @@ static void do_checkpoint(uint32_t g, int flags, const char *reqdir)
         return;
     }
     int64_t t_quiesce = mana_now_ns();
+    int resumed = 0;                     /* forked: the program runs again while its image is written */
+    int64_t t_resumed = 0;
     if (suspend_threads(err, sizeof err) != 0) {
         mana_err("checkpoint %u failed: %s", g, err);
         if (mpi) mpi->resume();
@@ -657,9 +661,31 @@ static void do_checkpoint(uint32_t g, int flags, const char *reqdir)
     }
     int was_valid = chain.valid;
     chain.valid = 0;                     /* until this one is committed: its protection has begun */
-    int wrc = mana_write_image(tmp, g, incr_on ? &inc : NULL, &res, err, sizeof err);
-    trigger_fd = saved_trigger;
-    if (wrc != 0) goto write_failed;
+    int wrc;
+    if (forked_on && !incr_on && !(flags & MANA_COORD_CKPT_EXIT)) {
+        /* Forked: what the image needs besides memory is taken now; a writer process, a copy-on-write
+         * copy of this one, writes the memory while the program runs on.  The commit below waits for
+         * it: the coordinator hears "written" only once the image is on disk. */
+        struct mana_fork_writer fw;
+        wrc = mana_write_image_forked(tmp, g, &res, &fw, err, sizeof err);
+        trigger_fd = saved_trigger;
+        if (wrc != 0) goto write_failed;
+        if (fw.pid > 0) {
+            if (mpi) mpi->resume();
+            resume_threads();
+            resumed = 1;
+            t_resumed = mana_now_ns();
+            mana_dbg("checkpoint %u: the program runs on; writer process %d writes %s", g, fw.pid, tmp);
+            if (mana_fork_writer_wait(&fw, &res, err, sizeof err) != 0) goto write_failed;
+        } else if (!forked_noted) {
+            mana_warn("checkpoint %u written with the program stopped, not forked: %s", g, fw.why);
+            forked_noted = 1;
+        }
+    } else {
+        wrc = mana_write_image(tmp, g, incr_on ? &inc : NULL, &res, err, sizeof err);
+        trigger_fd = saved_trigger;
+        if (wrc != 0) goto write_failed;
+    }
     int64_t t_write = mana_now_ns();
     if (coord) mana_coord_ckpt_written(coord, g, res.file_bytes, (uint64_t)(t_write - t_bar), final, NULL, 0);
     rc = barrier(g, MANA_PHASE_CHECKPOINTED, err, sizeof err);
@@ -704,8 +730,11 @@ static void do_checkpoint(uint32_t g, int flags, const char *reqdir)
         if (coord) mana_coord_bye(coord, MANA_COORD_BYE_CKPT_KILL, 0, NULL, 0);
         _exit(0);
     }
-    if (mpi) mpi->resume();
-    resume_threads();
+    if (!resumed) {
+        if (mpi) mpi->resume();
+        resume_threads();
+        t_resumed = mana_now_ns();
+    }
     int64_t t_end = mana_now_ns();
     if (mpi) mana_timing("checkpoint: MPI collective drain", t_quiesce - ck_t0);
     mana_timing("checkpoint: suspend threads", t_susp - t_quiesce);
@@ -713,6 +742,8 @@ static void do_checkpoint(uint32_t g, int flags, const char *reqdir)
     mana_timing("checkpoint: write image + fsync", t_write - t_bar);
     mana_timing("checkpoint: CHECKPOINTED+rename+COMMITTED", t_commit - t_write);
     mana_timing("checkpoint: total", t_end - ck_t0);
+    mana_timing("checkpoint: program paused", t_resumed - ck_t0);
+    if (resumed) mana_timing("checkpoint: forked writer, program running", t_write - t_resumed);
     mana_dbg("checkpoint %u committed: %s (%lu bytes in file, %lu stored of %lu mapped, %u regions)", g, final,
              (unsigned long)res.file_bytes, (unsigned long)res.stored_bytes, (unsigned long)res.mapped_bytes,
              res.regions);
@@ -728,19 +759,21 @@ write_failed:
     mana_err("checkpoint %u failed: %s", g, err);
     unlink(tmp);
     if (coord) mana_coord_ckpt_failed(coord, g, err, NULL, 0);
-    if (mpi) mpi->resume();
-    resume_threads();
+    if (!resumed) {
+        if (mpi) mpi->resume();
+        resume_threads();
+    }
     return;
 coord_failed:
-    if (mpi) mpi->resume();
+    if (mpi && !resumed) mpi->resume();
     if (rc == MANA_COORD_ABORTED) {
         mana_warn("checkpoint %u aborted: %s", g, err);
         unlink(tmp);
         unlink(final);
-        resume_threads();
+        if (!resumed) resume_threads();
         return;
     }
-    resume_threads();
+    if (!resumed) resume_threads();
     coord_lost(rc, err);
 }
 
@@ -1020,6 +1053,13 @@ __attribute__((constructor)) static void mana_plugin_init(void)
     }
     const char *inc = mana_env_get("MANA_INCREMENTAL");
     incr_on = inc && *inc && strcmp(inc, "0") != 0;
+    const char *fk = mana_env_get("MANA_FORKED");
+    forked_on = fk && *fk && strcmp(fk, "0") != 0;
+    if (forked_on && incr_on) {
+        mana_warn("MANA_FORKED is not combined with MANA_INCREMENTAL yet: incremental images are written "
+                  "with the program stopped");
+        forked_on = 0;
+    }
     const char *fe = mana_env_get("MANA_INCREMENTAL_FULL_EVERY");
     if (fe && *fe) {
         char *end;

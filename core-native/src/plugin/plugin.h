@@ -84,6 +84,25 @@ struct mana_incr {
 int mana_write_image(const char *path, uint32_t generation, const struct mana_incr *inc,
                      struct mana_write_result *res, char *err, size_t errlen);
 
+/* Forked checkpoints (MANA_FORKED): the writer process's result, on a page it shares with the program. */
+struct mana_fork_shared {
+    int done;                           /* 1 written, 2 failed (err) */
+    struct mana_write_result res;
+    char err[512];
+};
+struct mana_fork_writer {
+    int pid;                            /* the writer process; 0: the image was written here (why) */
+    struct mana_fork_shared *shared;
+    char why[256];                      /* why it was not forked */
+};
+/* Take what the image needs from the stopped program, then start a writer process for the rest and
+ * return (fw->pid set): the caller resumes the program, then waits with mana_fork_writer_wait.  Where
+ * a writer process could not copy the program faithfully the image is written here (fw->pid 0). */
+int mana_write_image_forked(const char *path, uint32_t generation, struct mana_write_result *res,
+                            struct mana_fork_writer *fw, char *err, size_t errlen);
+/* Wait for the writer: 0 with its result, or -1 and why (its error, a signal that killed it). */
+int mana_fork_writer_wait(struct mana_fork_writer *fw, struct mana_write_result *res, char *err, size_t errlen);
+
 /* dirty.c: written-page tracking (userfaultfd write-protect, asynchronous). */
 int mana_dirty_start(char *why, size_t len);       /* 0, or -1 and why */
 int mana_dirty_register(uint64_t start, uint64_t end);   /* 0, or -1: the range stays untracked */

@@ -21,10 +21,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/time.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 #include <asm/prctl.h>
 #define ZSTD_STATIC_LINKING_ONLY      /* ZSTD_initStaticCCtx: a context in our work area, no malloc */
@@ -65,6 +69,8 @@ struct wctx {
     struct mana_img_zstd *ztab;    /* the ZSTD section's records */
     uint32_t nz, zcap;
     uint32_t cur_region;     /* index of the region being written */
+    char    *fbuf;           /* forked: FILEDATA's bytes, read before the fork (NULL: streamed) */
+    size_t   flen, fcap;
     char    *err;
     size_t   errlen;
 };
@@ -421,9 +427,24 @@ static int wants_contents(const struct mana_img_file *f, const char *path)
            !(pl > 10 && memcmp(path + pl - 10, " (deleted)", 10) == 0);
 }
 
+/* FILEDATA's bytes: to the image at *at, or (forked) to the buffer the writer process stores later. */
+static int fdata_put(struct wctx *w, const void *p, size_t n, uint64_t *at)
+{
+    if (w->fbuf) {
+        if (n > w->fcap - w->flen) return -1;
+        memcpy(w->fbuf + w->flen, p, n);
+        w->flen += n;
+    } else if (pwrite_all(w->fd, p, n, *at) != 0) {
+        return -1;
+    }
+    *at += n;
+    return 0;
+}
+
 /* Stream the contents of the files written in place into the image at w->off (FILEDATA section,
  * docs/image-format.md), up to mana_save_files_max bytes in all.  The other threads are stopped, so
- * the contents are those the program sees. */
+ * the contents are those the program sees.  A forked checkpoint reads them now into w->fbuf (the
+ * program writes its files again while the writer process runs) and stores that buffer later. */
 static int save_file_contents(struct wctx *w, size_t files_at, size_t files_len, uint64_t *len_out,
                               uint32_t *count_out, uint32_t *crc_out)
 {
@@ -445,17 +466,15 @@ static int save_file_contents(struct wctx *w, size_t files_at, size_t files_len,
         struct stat st;
         if (fstat(in, &st) != 0 || st.st_ino != f.inode || st.st_size != f.size) { close(in); continue; }
         struct mana_img_filedata d = { f.fd, 0, f.size, f.inode, f.dev };
-        if (pwrite_all(w->fd, &d, sizeof d, at) != 0) { close(in); return w_fail(w, "cannot write the image: %s", strerror(errno)); }
+        if (fdata_put(w, &d, sizeof d, &at) != 0) { close(in); return w_fail(w, "cannot write the image: %s", strerror(errno)); }
         crc = mana_crc32c_update(crc, &d, sizeof d);
-        at += sizeof d;
         uint64_t left = (uint64_t)f.size, pos = 0;
         while (left) {
             size_t chunk = left < w->bounce_cap ? left : w->bounce_cap;
             ssize_t r = pread(in, w->bounce, chunk, (off_t)pos);
             if (r <= 0) { close(in); return w_fail(w, "cannot read %s to save it: %s", path, r < 0 ? strerror(errno) : "it shrank"); }
             crc = mana_crc32c_update(crc, w->bounce, (size_t)r);
-            if (pwrite_all(w->fd, w->bounce, (uint64_t)r, at) != 0) { close(in); return w_fail(w, "cannot write the image: %s", strerror(errno)); }
-            at += (uint64_t)r;
+            if (fdata_put(w, w->bounce, (size_t)r, &at) != 0) { close(in); return w_fail(w, "cannot write the image: %s", strerror(errno)); }
             pos += (uint64_t)r;
             left -= (uint64_t)r;
         }
@@ -463,9 +482,8 @@ static int save_file_contents(struct wctx *w, size_t files_at, size_t files_len,
         static const char zeros[8];
         size_t pad = (8 - (f.size & 7)) & 7;
         if (pad) {
-            if (pwrite_all(w->fd, zeros, pad, at) != 0) return w_fail(w, "cannot write the image: %s", strerror(errno));
+            if (fdata_put(w, zeros, pad, &at) != 0) return w_fail(w, "cannot write the image: %s", strerror(errno));
             crc = mana_crc32c_update(crc, zeros, pad);
-            at += pad;
         }
         budget -= (uint64_t)f.size;
         done_dev[ndone] = f.dev;
@@ -479,10 +497,98 @@ static int save_file_contents(struct wctx *w, size_t files_at, size_t files_len,
     return 0;
 }
 
-int mana_write_image(const char *path, uint32_t generation, const struct mana_incr *inc,
-                     struct mana_write_result *res, char *err, size_t errlen)
+
+/* Forked checkpoints: can the writer process see what this one stores?  Private memory is copied at
+ * the clone; shared memory is not: a shared mapping whose bytes the image carries (anonymous, or a
+ * small file) would be read while the program writes it.  Such a process is written here. */
+static int forkable(const struct mana_map *maps, int nm, const struct lh_info *lh, uint64_t slo, uint64_t shi,
+                    char *why, size_t len)
+{
+    for (int i = 0; i < nm; i++) {
+        const struct mana_map *m = &maps[i];
+        if (!m->shared || !(m->prot & PROT_WRITE)) continue;
+        if (lh && lh->lh_range_count && mana_range_overlaps(lh->lh_ranges, lh->lh_range_count, m->start, m->end))
+            continue;
+        if (m->start >= slo && m->end <= shi) continue;
+        if (m->name[0] == '/' && m->inode && m->end - m->start > SHARED_COPY_MAX) continue;   /* the file holds it */
+        snprintf(why, len, "the shared mapping %#lx-%#lx %s is written by the program and stored in the image",
+                 (unsigned long)m->start, (unsigned long)m->end, m->name[0] ? m->name : "(anonymous)");
+        return 0;
+    }
+    return 1;
+}
+
+/* In the writer process: every mapping it will read is there.  A mapping marked MADV_DONTFORK (memory
+ * registered with a network adapter, for one) is not copied by a clone; madvise(MADV_NORMAL) over a
+ * range with a hole fails with ENOMEM, so it finds one without reading /proc/self/maps again. */
+static int check_inherited(struct wctx *w, const struct mana_map *maps, int nm, const struct lh_info *lh,
+                           uint64_t slo, uint64_t shi)
+{
+    for (int i = 0; i < nm; i++) {
+        const struct mana_map *m = &maps[i];
+        if (m->prot == 0 || strcmp(m->name, "[vsyscall]") == 0 || strcmp(m->name, "[vdso]") == 0 ||
+            strncmp(m->name, "[vvar", 5) == 0)
+            continue;
+        if (lh && lh->lh_range_count && mana_range_overlaps(lh->lh_ranges, lh->lh_range_count, m->start, m->end))
+            continue;
+        if (m->start >= slo && m->end <= shi) continue;
+        if (madvise((void *)m->start, m->end - m->start, MADV_NORMAL) != 0 && errno == ENOMEM)
+            return w_fail(w, "the mapping %#lx-%#lx %s is not in the writer process (marked MADV_DONTFORK, as "
+                          "memory registered with a network adapter is): forked checkpoints cannot copy it; "
+                          "take them without MANA_FORKED", (unsigned long)m->start, (unsigned long)m->end,
+                          m->name[0] ? m->name : "(anonymous)");
+    }
+    return 0;
+}
+
+/* Tests only: MANA_TEST_WRITER_HOLD=PATH keeps the writer process from writing until PATH exists (60 s
+ * at most), so that a test can change the program's memory, or kill the program or the writer, while
+ * an image is being written, as events and not as a race (tests/process/incr_test.sh, forked_*). */
+static void writer_test_hold(void)
+{
+    const char *hold = mana_env_get("MANA_TEST_WRITER_HOLD");
+    if (!hold || !*hold) return;
+    struct timespec ts = { 0, 5000000 };
+    for (int i = 0; i < 12000 && access(hold, F_OK) != 0; i++) nanosleep(&ts, NULL);
+}
+
+/* The writer's last act: its result on the shared page, then exit. */
+static void writer_exit(struct mana_fork_shared *sh, int code, const struct mana_write_result *res, const char *err)
+{
+    if (res) sh->res = *res;
+    if (err) snprintf(sh->err, sizeof sh->err, "%s", err);
+    sh->done = code ? 2 : 1;
+    mana_sys1(SYS_exit_group, code);
+    __builtin_unreachable();
+}
+
+/* An upper bound of FILEDATA's size (the records save_file_contents would write), for its buffer. */
+static size_t fdata_bound(struct wctx *w, size_t files_at, size_t files_len)
+{
+    uint64_t total = 0, budget = mana_save_files_max;
+    for (size_t off = files_at; off < files_at + files_len;) {
+        struct mana_img_file f;
+        memcpy(&f, w->sec + off, sizeof f);
+        const char *path = w->sec + off + sizeof f;
+        off += sizeof f + ((f.path_len + 7) & ~7UL);
+        if (!wants_contents(&f, path) || f.size < 0 || (uint64_t)f.size > budget) continue;
+        total += sizeof(struct mana_img_filedata) + (((uint64_t)f.size + 7) & ~7UL);
+    }
+    return total ? (size_t)((total + PAGE - 1) & ~(PAGE - 1)) : 0;
+}
+
+/* The image of this process.  fw NULL: written here, start to end.  fw set (forked): everything but
+ * memory is taken here, with the program stopped (process, threads, descriptors and their offsets,
+ * the saved files' contents, signals, the MPI summary); then a child process, a copy-on-write copy of
+ * this one made by clone without SIGCHLD, writes the memory and finishes the file while this process
+ * returns to its program.  A process that cannot be copied faithfully is written here (fw->pid 0,
+ * fw->why says why). */
+static int write_image(const char *path, uint32_t generation, const struct mana_incr *inc,
+                       struct mana_write_result *res, char *err, size_t errlen, struct mana_fork_writer *fw)
 {
     int64_t t0 = mana_now_ns();
+    int pid = getpid(), in_child = 0;
+    struct mana_fork_shared *sh = NULL;
     struct wctx w;
     memset(&w, 0, sizeof w);
     w.inc = inc;
@@ -541,81 +647,16 @@ int mana_write_image(const char *path, uint32_t generation, const struct mana_in
     }
     res->incremental = inc && inc->incremental;
 
-    /* ---- MEMORY ---- */
-    size_t mem_at = w.sec_len;
-    for (int i = 0; i < nm; i++)
-      for (uint64_t piece = maps[i].start; piece < maps[i].end;) {
-        /* The kernel may have merged a lower-half mapping with an adjacent upper one: split each
-         * mapping at the lower half's range boundaries. */
-        struct mana_map mp = maps[i];
-        int in_lower = 0;
-        if (lh && lh->lh_range_count)
-            mp.end = mana_range_piece(lh->lh_ranges, lh->lh_range_count, piece, maps[i].end, &in_lower);
-        /* ... and at our work area's boundaries (after a restart it is an anonymous mapping that
-         * the kernel may merge with a neighbour, e.g. a thread stack) */
-        int in_scratch = 0;
-        struct mana_range scr = { scratch_lo, scratch_hi };
-        mp.end = mana_range_piece(&scr, 1, piece, mp.end, &in_scratch);
-        mp.start = piece;
-        if (mp.name[0] == '/' || mp.inode) mp.offset = maps[i].offset + (piece - maps[i].start);
-        piece = mp.end;
-        const struct mana_map *m = &mp;
-        const char *name = m->name;
-        uint32_t flags = 0;
-        int payload = 0, use_pagemap = 0;
-        uint64_t valid = m->end - m->start;
-        if (strcmp(name, "[vsyscall]") == 0) continue;
-        if (strcmp(name, "[vdso]") == 0) {
-            flags = MANA_REG_VDSO;
-            vdso_s = m->start;
-            vdso_e = m->end;
-        } else if (strncmp(name, "[vvar", 5) == 0) {
-            flags = MANA_REG_VVAR;
-            if (!vvar_s || m->start < vvar_s) vvar_s = m->start;
-            if (m->end > vvar_e) vvar_e = m->end;
-        } else if (in_lower) {
-            flags = MANA_REG_LOWER;
-        } else {
-            struct stat st;
-            int regular_file = name[0] == '/' && m->inode && !is_deleted(name) && stat(name, &st) == 0 &&
-                               S_ISREG(st.st_mode) && st.st_ino == m->inode;
-            flags = regular_file ? MANA_REG_FILE : MANA_REG_ANON;
-            if (m->shared) flags |= MANA_REG_SHARED;
-            if (strcmp(name, "[heap]") == 0) flags |= MANA_REG_HEAP;
-            if (strcmp(name, "[stack]") == 0 || mana_range_overlaps(&mana_pl.uh_stack, 1, m->start, m->end))
-                flags |= MANA_REG_STACK;
-            for (int k = 0; k < mana_pl.n_thr && !(flags & MANA_REG_STACK); k++) {
-                uint64_t sp = (uint64_t)mana_pl.thr[k].uc;
-                if (sp >= m->start && sp < m->end) flags |= MANA_REG_STACK;
-            }
-            if (m->prot == 0) {
-                flags |= MANA_REG_GUARD;
-            } else if ((flags & MANA_REG_FILE) && (flags & MANA_REG_SHARED) && m->end - m->start > SHARED_COPY_MAX) {
-                payload = 0;                           /* the file holds the data */
-            } else if (in_scratch) {
-                payload = 0;                           /* our own work area */
-            } else {
-                /* a small shared file mapping is copied too: its file may be gone at restart (a JVM's
-                 * hsperfdata file, deleted by the next JVM of the user), and is then rebuilt from it */
-                payload = 1;
-                if (flags & MANA_REG_FILE) {
-                    /* pages past the end of the file cannot be read (SIGBUS) and are zero */
-                    uint64_t fsz = (uint64_t)st.st_size;
-                    valid = fsz > m->offset ? fsz - m->offset : 0;
-                    if (valid > m->end - m->start) valid = m->end - m->start;
-                    use_pagemap = 0;
-                } else {
-                    /* untouched pages are zero only in truly anonymous memory (not in a private
-                     * mapping of a deleted file, e.g. the image a restart mapped) */
-                    use_pagemap = !m->shared && w.pm_fd >= 0 && m->inode == 0 && name[0] != '/';
-                }
-            }
+    /* [vdso] and [vvar]: PROCESS names them before the memory is written */
+    for (int i = 0; i < nm; i++) {
+        if (strcmp(maps[i].name, "[vdso]") == 0) {
+            vdso_s = maps[i].start;
+            vdso_e = maps[i].end;
+        } else if (strncmp(maps[i].name, "[vvar", 5) == 0) {
+            if (!vvar_s || maps[i].start < vvar_s) vvar_s = maps[i].start;
+            if (maps[i].end > vvar_e) vvar_e = maps[i].end;
         }
-        w.cur_region = nregions;
-        if (write_region(&w, m, flags, payload, valid, use_pagemap, res) != 0) goto fail;
-        nregions++;
     }
-    size_t mem_len = w.sec_len - mem_at;
 
     /* ---- PROCESS ---- */
     size_t proc_at = w.sec_len;
@@ -656,7 +697,6 @@ int mana_write_image(const char *path, uint32_t generation, const struct mana_in
     size_t thr_at = w.sec_len;
     uint32_t nthreads = 0;
     {
-        int pid = getpid();
         for (int k = 0; k <= mana_pl.n_thr; k++) {
             struct mana_img_thread t;
             memset(&t, 0, sizeof t);
@@ -774,11 +814,22 @@ int mana_write_image(const char *path, uint32_t generation, const struct mana_in
     }
     size_t files_len = w.sec_len - files_at;
 
-    /* ---- FILEDATA: contents of files written in place, streamed to the image after the payloads ---- */
-    uint64_t fdata_at = w.off, fdata_len = 0;
+    /* ---- forked: the contents of the files written in place, read now (save_file_contents) ---- */
+    uint64_t fdata_len = 0;
     uint32_t fdata_count = 0, fdata_crc = 0;
-    if (save_file_contents(&w, files_at, files_len, &fdata_len, &fdata_count, &fdata_crc) != 0) goto fail;
-    uint64_t sections_at = (fdata_at + fdata_len + 7) & ~7UL;
+    if (fw) {
+        size_t need = fdata_bound(&w, files_at, files_len);
+        if (need) {
+            void *b = mmap(NULL, need, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+            if (b == MAP_FAILED) {
+                w_fail(&w, "cannot map %zu bytes for the saved files: %s", need, strerror(errno));
+                goto fail;
+            }
+            w.fbuf = b;
+            w.fcap = need;
+            if (save_file_contents(&w, files_at, files_len, &fdata_len, &fdata_count, &fdata_crc) != 0) goto fail;
+        }
+    }
 
     /* ---- SIGNALS ---- */
     size_t sig_at = w.sec_len;
@@ -834,6 +885,136 @@ int mana_write_image(const char *path, uint32_t generation, const struct mana_in
         if (nobj < 0) goto small;
         obj_len = w.sec_len - obj_at;
     }
+
+    /* ---- forked: from here on a child process writes; this one goes back to the program ---- */
+    if (fw) {
+        fw->pid = 0;
+        fw->why[0] = 0;
+        if (forkable(maps, nm, lh, scratch_lo, scratch_hi, fw->why, sizeof fw->why)) {
+            sh = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+            if (sh == MAP_FAILED) {
+                sh = NULL;
+                w_fail(&w, "cannot map the writer's result page: %s", strerror(errno));
+                goto fail;
+            }
+            /* fork without a signal at exit: a program that waits for its own children or handles
+             * SIGCHLD never sees the writer (wait4 with __WALL below) */
+            long c = mana_sys6(SYS_clone, 0, 0, 0, 0, 0, 0);
+            if (c < 0) {
+                munmap(sh, sizeof *sh);
+                sh = NULL;
+                w_fail(&w, "cannot start the writer process: %s", strerror((int)-c));
+                goto fail;
+            }
+            if (c > 0) {
+                fw->pid = (int)c;
+                fw->shared = sh;
+                if (w.fbuf) munmap(w.fbuf, w.fcap);
+                if (w.dfd >= 0) close(w.dfd);
+                close(w.fd);
+                if (w.pm_fd >= 0) close(w.pm_fd);
+                return 0;
+            }
+            /* The writer: this thread alone, in a copy of the program's memory as it was at the clone.
+             * It dies with the program (a half-written .tmp is never renamed: the previous generation
+             * stays the newest), and reads its own pagemap, not the program's. */
+            in_child = 1;
+            mana_sys2(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL);
+            if (mana_sys0(SYS_getppid) != pid) mana_sys1(SYS_exit_group, 3);
+            if (w.pm_fd >= 0) close(w.pm_fd);
+            w.pm_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+            if (check_inherited(&w, maps, nm, lh, scratch_lo, scratch_hi) != 0) goto fail;
+            writer_test_hold();
+        }
+    }
+
+    /* ---- MEMORY ---- */
+    size_t mem_at = w.sec_len;
+    for (int i = 0; i < nm; i++)
+      for (uint64_t piece = maps[i].start; piece < maps[i].end;) {
+        /* The kernel may have merged a lower-half mapping with an adjacent upper one: split each
+         * mapping at the lower half's range boundaries. */
+        struct mana_map mp = maps[i];
+        int in_lower = 0;
+        if (lh && lh->lh_range_count)
+            mp.end = mana_range_piece(lh->lh_ranges, lh->lh_range_count, piece, maps[i].end, &in_lower);
+        /* ... and at our work area's boundaries (after a restart it is an anonymous mapping that
+         * the kernel may merge with a neighbour, e.g. a thread stack) */
+        int in_scratch = 0;
+        struct mana_range scr = { scratch_lo, scratch_hi };
+        mp.end = mana_range_piece(&scr, 1, piece, mp.end, &in_scratch);
+        mp.start = piece;
+        if (mp.name[0] == '/' || mp.inode) mp.offset = maps[i].offset + (piece - maps[i].start);
+        piece = mp.end;
+        const struct mana_map *m = &mp;
+        const char *name = m->name;
+        uint32_t flags = 0;
+        int payload = 0, use_pagemap = 0;
+        uint64_t valid = m->end - m->start;
+        if (strcmp(name, "[vsyscall]") == 0) continue;
+        if (strcmp(name, "[vdso]") == 0) {
+            flags = MANA_REG_VDSO;
+            vdso_s = m->start;
+            vdso_e = m->end;
+        } else if (strncmp(name, "[vvar", 5) == 0) {
+            flags = MANA_REG_VVAR;
+            if (!vvar_s || m->start < vvar_s) vvar_s = m->start;
+            if (m->end > vvar_e) vvar_e = m->end;
+        } else if (in_lower) {
+            flags = MANA_REG_LOWER;
+        } else {
+            struct stat st;
+            int regular_file = name[0] == '/' && m->inode && !is_deleted(name) && stat(name, &st) == 0 &&
+                               S_ISREG(st.st_mode) && st.st_ino == m->inode;
+            flags = regular_file ? MANA_REG_FILE : MANA_REG_ANON;
+            if (m->shared) flags |= MANA_REG_SHARED;
+            if (strcmp(name, "[heap]") == 0) flags |= MANA_REG_HEAP;
+            if (strcmp(name, "[stack]") == 0 || mana_range_overlaps(&mana_pl.uh_stack, 1, m->start, m->end))
+                flags |= MANA_REG_STACK;
+            for (int k = 0; k < mana_pl.n_thr && !(flags & MANA_REG_STACK); k++) {
+                uint64_t sp = (uint64_t)mana_pl.thr[k].uc;
+                if (sp >= m->start && sp < m->end) flags |= MANA_REG_STACK;
+            }
+            if (m->prot == 0) {
+                flags |= MANA_REG_GUARD;
+            } else if ((flags & MANA_REG_FILE) && (flags & MANA_REG_SHARED) && m->end - m->start > SHARED_COPY_MAX) {
+                payload = 0;                           /* the file holds the data */
+            } else if (in_scratch) {
+                payload = 0;                           /* our own work area */
+            } else {
+                /* a small shared file mapping is copied too: its file may be gone at restart (a JVM's
+                 * hsperfdata file, deleted by the next JVM of the user), and is then rebuilt from it */
+                payload = 1;
+                if (flags & MANA_REG_FILE) {
+                    /* pages past the end of the file cannot be read (SIGBUS) and are zero */
+                    uint64_t fsz = (uint64_t)st.st_size;
+                    valid = fsz > m->offset ? fsz - m->offset : 0;
+                    if (valid > m->end - m->start) valid = m->end - m->start;
+                    use_pagemap = 0;
+                } else {
+                    /* untouched pages are zero only in truly anonymous memory (not in a private
+                     * mapping of a deleted file, e.g. the image a restart mapped) */
+                    use_pagemap = !m->shared && w.pm_fd >= 0 && m->inode == 0 && name[0] != '/';
+                }
+            }
+        }
+        w.cur_region = nregions;
+        if (write_region(&w, m, flags, payload, valid, use_pagemap, res) != 0) goto fail;
+        nregions++;
+    }
+    size_t mem_len = w.sec_len - mem_at;
+
+    /* ---- FILEDATA: contents of files written in place, after the payloads ---- */
+    uint64_t fdata_at = w.off;
+    if (w.fbuf) {
+        if (fdata_len && pwrite_all(w.fd, w.fbuf, fdata_len, fdata_at) != 0) {
+            w_fail(&w, "cannot write the image: %s", strerror(errno));
+            goto fail;
+        }
+    } else if (save_file_contents(&w, files_at, files_len, &fdata_len, &fdata_count, &fdata_crc) != 0) {
+        goto fail;
+    }
+    uint64_t sections_at = (fdata_at + fdata_len + 7) & ~7UL;
 
     /* ---- PARENT (incremental images): the image this one completes ---- */
     size_t par_at = w.sec_len, par_len = 0;
@@ -902,7 +1083,7 @@ int mana_write_image(const char *path, uint32_t generation, const struct mana_in
         h.rank = (uint32_t)mana_pl.cfg.rank;
         h.nranks = (uint32_t)mana_pl.cfg.nranks;
         h.generation = generation;
-        h.pid = getpid();
+        h.pid = pid;
         h.time_unix_ns = mana_realtime_ns();
         h.mapped_bytes = res->mapped_bytes;
         h.stored_bytes = res->stored_bytes;
@@ -934,7 +1115,9 @@ int mana_write_image(const char *path, uint32_t generation, const struct mana_in
     if (w.dfd >= 0) close(w.dfd);
     close(w.fd);
     if (w.pm_fd >= 0) close(w.pm_fd);
+    if (w.fbuf) munmap(w.fbuf, w.fcap);
     res->ns = mana_now_ns() - t0;
+    if (in_child) writer_exit(sh, 0, res, NULL);
     return 0;
 small:
     w_fail(&w, "checkpoint work area too small");
@@ -942,5 +1125,44 @@ fail:
     if (w.dfd >= 0) close(w.dfd);
     close(w.fd);
     if (w.pm_fd >= 0) close(w.pm_fd);
+    if (w.fbuf) munmap(w.fbuf, w.fcap);
+    if (in_child) writer_exit(sh, 1, NULL, err);
+    if (sh) munmap(sh, sizeof *sh);
     return -1;
+}
+
+int mana_write_image(const char *path, uint32_t generation, const struct mana_incr *inc,
+                     struct mana_write_result *res, char *err, size_t errlen)
+{
+    return write_image(path, generation, inc, res, err, errlen, NULL);
+}
+
+int mana_write_image_forked(const char *path, uint32_t generation, struct mana_write_result *res,
+                            struct mana_fork_writer *fw, char *err, size_t errlen)
+{
+    memset(fw, 0, sizeof *fw);
+    return write_image(path, generation, NULL, res, err, errlen, fw);
+}
+
+int mana_fork_writer_wait(struct mana_fork_writer *fw, struct mana_write_result *res, char *err, size_t errlen)
+{
+    int st = 0, rc = -1;
+    long r;
+    do r = mana_sys4(SYS_wait4, fw->pid, (long)&st, __WALL, 0); while (r == -EINTR);
+    struct mana_fork_shared *sh = fw->shared;
+    if (r < 0)
+        snprintf(err, errlen, "cannot wait for the writer process %d: %s", fw->pid, strerror((int)-r));
+    else if (WIFSIGNALED(st))
+        snprintf(err, errlen, "the writer process %d was killed by signal %d before the image was complete",
+                 fw->pid, WTERMSIG(st));
+    else if (WEXITSTATUS(st) != 0 || sh->done != 1)
+        snprintf(err, errlen, "%s", sh->done == 2 && sh->err[0] ? sh->err : "the writer process failed");
+    else {
+        *res = sh->res;
+        rc = 0;
+    }
+    munmap(sh, sizeof *sh);
+    fw->shared = NULL;
+    fw->pid = 0;
+    return rc;
 }

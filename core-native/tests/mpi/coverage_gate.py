@@ -39,7 +39,7 @@ ALLOWLIST = {
 }
 
 # cr_mpi.sh's modes that checkpoint, kill and restart the job (`continue` never kills it)
-KILLED = ("kill", "cycles", "reconnect", "incremental")
+KILLED = ("kill", "cycles", "reconnect", "incremental", "forked")
 CALL = re.compile(r"\b(P?MPI_[A-Za-z0-9_]+)\s*\(")
 MARKER = re.compile(r'^#\s*(?:line\s+)?\d+\s+"((?:\\.|[^"\\])*)"')
 STRINGS = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'')

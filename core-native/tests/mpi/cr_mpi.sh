@@ -11,6 +11,10 @@
 #   incremental  launch with incremental checkpoints (MANA_INCREMENTAL=1); N checkpoints while it runs,
 #             then checkpoint-and-kill: every rank's images after the first are incremental, each on the
 #             one before; restart from the chain; stop; compare
+#   forked    launch with forked checkpoints (MANA_FORKED=1); N checkpoints while it runs, each written
+#             by a writer process per rank while the ranks go on (every rank's log says so); then the
+#             ranks are killed (SIGKILL, not a checkpoint-and-kill, which is written unforked); restart
+#             from the last forked generation; stop; compare
 #   reconnect launch; checkpoint; the coordinator dies (SIGKILL); every rank says it goes on
 #             unprotected; a new coordinator of the same status file starts (new port and secret);
 #             every rank registers with it again; checkpoint-and-kill through it (the next generation);
@@ -66,8 +70,9 @@ case $mpi in
     *) echo "bad MPI $mpi" >&2; exit 2;;
 esac
 name=$(basename "${script:-$prog}")
-unset MANA_MPI MANA_INCREMENTAL MANA_INCREMENTAL_FULL_EVERY
+unset MANA_MPI MANA_INCREMENTAL MANA_INCREMENTAL_FULL_EVERY MANA_FORKED MANA_TIMING
 [ "$mode" = incremental ] && export MANA_INCREMENTAL=1
+[ "$mode" = forked ] && export MANA_FORKED=1 MANA_TIMING=1
 if [ -n "$script" ] && [ -z "$launcher_mpi" ]; then
     export MANA_MPI=$mpi
 fi
@@ -204,6 +209,29 @@ case $mode in
             done
         done
         say "every rank: generation 1 full, 2..$((cycles + 1)) incremental; $(du -sh "$tmp/ck" | cut -f1) in all"
+        start_coordinator
+        echo "$extra" > "$tmp/stop"
+        start_job restart1 mana_restart --restartdir "$tmp/ck"
+        final=restart1
+        finish_job 100 || fail "the restarted job failed";;
+    forked)
+        for c in $(seq 1 "$cycles"); do
+            checkpoint
+            random_pause
+        done
+        nw=$(grep -c "checkpoint: forked writer, program running" "$tmp/launch.err")
+        [ "$nw" = $((np * cycles)) ] || fail "$nw forked writes in the ranks' logs, want $((np * cycles))"
+        grep "not forked" "$tmp/launch.err" && fail "a checkpoint was written unforked"
+        pids=$(rank_pids)
+        [ -n "$pids" ] || fail "no rank pids from the coordinator"
+        kill -KILL $pids
+        finish_job 60
+        ls "$tmp"/ck/ckpt_rank_*/*.tmp >/dev/null 2>&1 && fail "a *.tmp image was left behind"
+        for r in $(seq 0 $((np - 1))); do
+            f=$(ls "$tmp"/ck/ckpt_rank_$r/*_gen$cycles.mana 2>/dev/null) || fail "rank $r has no image of generation $cycles"
+            out=$("$ROOT/bin/lower-half" --check "$f" 2>&1) || fail "rank $r generation $cycles: $out"
+        done
+        say "$cycles forked checkpoints, $nw writer processes; the ranks killed"
         start_coordinator
         echo "$extra" > "$tmp/stop"
         start_job restart1 mana_restart --restartdir "$tmp/ck"

@@ -16,6 +16,15 @@
 #   mostly     tests/programs/dirtier (16 MiB): after all its pages changed, the image asked for as
 #              incremental is written full (a restart would read the pages twice); 1 % changed after that
 #              is incremental on it
+#   forked     MANA_FORKED: 3 checkpoints, each written by a writer process while the program goes on
+#              and changes the same pages (the next step, made while the writer is held back); the
+#              restart from the 3rd finds the memory of its moment word by word ("verify 3 ok")
+#   forked_kill_program  the program is killed while its writer writes generation 2: the writer dies
+#              with it, generation 1 stays the newest and intact, the restart resumes from it ("verify 1 ok")
+#   forked_kill_writer   the writer of generation 2 is killed: that checkpoint fails saying so, the
+#              program goes on, no .tmp is left, generation 1 stays; the next checkpoint (generation 2
+#              again: without a coordinator the plugin numbers them) is written and the restart resumes
+#              from it
 #
 # Checkpoints are taken without a coordinator (MANA_NO_COORD, MANA_DEBUG: the checkpoint signal
 # triggers one); the harness waits for each image to be committed (renamed into place) before it
@@ -96,6 +105,48 @@ refuse() {
 }
 
 check_img() { "$B/lower-half" --check "$1" 2>&1; }
+
+# Forked checkpoints: the writer process waits for $W/hold before it writes (MANA_TEST_WRITER_HOLD)
+fimg() { echo "$R/ckpt_incrmem_gen$1.mana"; }
+writers() { grep -c "writer process [0-9]* writes" "$W/a.err" 2>/dev/null; }
+writers_at_least() { [ "$(writers)" -ge "$1" ]; }
+writer_pid() { grep -o "writer process [0-9]* writes" "$W/a.err" | sed -n "$1s/[^0-9]//gp"; }
+launch_forked() {   # launch_forked GENS
+    unset MANA_INCREMENTAL
+    export MANA_FORKED=1 MANA_TEST_WRITER_HOLD=$W/hold
+    mkdir -p "$W/data"
+    "$B/mana_launch" --forked --ckptdir "$W/ck" "$INCRMEM" "$W/data" "$1" each > "$W/a.out" 2> "$W/a.err" &
+    PID=$!
+    PIDS+=("$PID")
+}
+# restart_resumes G: restart from the folder; the program, back in its wait for go_G, finds its memory
+# equal to the replay of steps 1..G ("verify G ok"), the image's moment word by word.  It is stopped
+# there: a private file mapping comes back as anonymous memory with the same bytes (restore.c), so the
+# next even step's MADV_DONTNEED on D would give zeros, not the file's words (docs/architecture.md).
+restart_resumes() {
+    local g=$1
+    "$B/mana_restart" --restartdir "$W/ck" > "$W/b.out" 2> "$W/b.err" &
+    local p=$!
+    PIDS+=("$p")
+    wait_for 60 "verify $g after the restart" grep -q "^verify $g ok" "$W/b.out"
+    grep -q FAIL "$W/b.out" && fail "the restarted program failed"
+    note "restarted: $(grep "^verify $g ok" "$W/b.out")"
+    kill -9 "$p"; wait "$p" 2>/dev/null
+}
+
+# forked_gen G: checkpoint at generation G with the writer held until the program has made step G+1
+forked_gen() {
+    local g=$1
+    wait_for 30 "ready $g" has_line "$W/a.out" "ready $g"
+    rm -f "$W/hold"
+    kill -40 "$PID"
+    wait_for 30 "writer process $g" writers_at_least "$g"
+    touch "$W/data/go_$g"
+    wait_for 30 "ready $((g + 1)) (memory changed while the writer waits)" has_line "$W/a.out" "ready $((g + 1))"
+    [ -e "$(fimg "$g")" ] && fail "generation $g was committed before its writer wrote"
+    touch "$W/hold"
+    wait_for 30 "image of generation $g" test -e "$(fimg "$g")"
+}
 stored() { check_img "$1" | sed -n 's/.*, \([0-9]*\) bytes stored.*/\1/p'; }
 
 case $SCENARIO in
@@ -216,6 +267,66 @@ mostly)
     check_img "$(dimg 3)" | grep -q "incremental on ckpt_dirtier_gen2.mana" || fail "generation 3 is not incremental on 2: $(check_img "$(dimg 3)")"
     [ -e "$(dimg 1)" ] && fail "generation 1 was kept after the full generation 2"
     kill -9 "$PID"; wait "$PID" 2>/dev/null
+    ;;
+
+forked)
+    launch_forked 4
+    for g in 1 2 3; do forked_gen "$g"; done
+    out=$(check_img "$(fimg 3)") || fail "generation 3: $out"
+    ls "$R"/*.tmp > /dev/null 2>&1 && fail "a .tmp image was left"
+    grep -q "not forked" "$W/a.err" && fail "a checkpoint was not forked: $(grep -m1 'not forked' "$W/a.err")"
+    kill -9 "$PID"; wait "$PID" 2>/dev/null
+    restart_resumes 3
+    ;;
+
+forked_kill_program)
+    launch_forked 3
+    touch "$W/hold"
+    wait_for 30 "ready 1" has_line "$W/a.out" "ready 1"
+    kill -40 "$PID"
+    wait_for 30 "image of generation 1" test -e "$(fimg 1)"
+    sum1=$(sha256sum < "$(fimg 1)")
+    touch "$W/data/go_1"
+    wait_for 30 "ready 2" has_line "$W/a.out" "ready 2"
+    rm -f "$W/hold"
+    kill -40 "$PID"
+    wait_for 30 "writer process 2" writers_at_least 2
+    wp=$(writer_pid 2)
+    kill -0 "$wp" 2>/dev/null || fail "writer process $wp is not running"
+    kill -9 "$PID"; wait "$PID" 2>/dev/null
+    wait_for 30 "the writer to die with the program" eval "! kill -0 $wp 2>/dev/null"
+    [ -e "$(fimg 2)" ] && fail "generation 2 was committed"
+    [ "$(sha256sum < "$(fimg 1)")" = "$sum1" ] || fail "generation 1 changed"
+    note "writer $wp died with the program; generation 1 intact"
+    restart_resumes 1
+    ;;
+
+forked_kill_writer)
+    launch_forked 3
+    touch "$W/hold"
+    wait_for 30 "ready 1" has_line "$W/a.out" "ready 1"
+    kill -40 "$PID"
+    wait_for 30 "image of generation 1" test -e "$(fimg 1)"
+    touch "$W/data/go_1"
+    wait_for 30 "ready 2" has_line "$W/a.out" "ready 2"
+    rm -f "$W/hold"
+    kill -40 "$PID"
+    wait_for 30 "writer process 2" writers_at_least 2
+    wp=$(writer_pid 2)
+    kill -9 "$wp" || fail "cannot kill writer process $wp"
+    wait_for 30 "the failed checkpoint" grep -q "checkpoint 2 failed: the writer process $wp was killed by signal 9" "$W/a.err"
+    [ -e "$(fimg 2)" ] && fail "generation 2 was committed"
+    ls "$R"/*.tmp > /dev/null 2>&1 && fail "a .tmp image was left"
+    "$B/lower-half" --check "$(fimg 1)" > /dev/null 2>&1 || fail "generation 1 is not intact"
+    touch "$W/data/go_2" "$W/hold"
+    wait_for 30 "ready 3" has_line "$W/a.out" "ready 3"
+    # the next checkpoint (without a coordinator the plugin numbers them: the failed number again)
+    kill -40 "$PID"
+    wait_for 30 "the next image" test -e "$(fimg 2)"
+    [ -e "$(fimg 1)" ] && fail "generation 1 was kept after the next image"
+    kill -9 "$PID"; wait "$PID" 2>/dev/null
+    touch "$W/data/go_3"
+    restart_resumes 3
     ;;
 
 *) echo "unknown scenario $SCENARIO"; exit 1 ;;

@@ -12,6 +12,10 @@
  * Generation g: apply step g, print "ready g", wait for DIR/go_g (the harness takes the checkpoint
  * first).  After the last: wait for DIR/go_final, then replay steps 1..GENS into fresh memory and
  * compare every word: "verify ok WORDS words", or "FAIL: ..." naming the first difference.
+ * With a third argument `each`, the memory is also compared with the replay of steps 1..g whenever
+ * the wait for go_g ends ("verify g ok"): a process restarted from generation g's image checks, before
+ * it changes anything, that the image held exactly the memory of that moment (forked checkpoints, where
+ * the program changes the same pages while the image is written).
  */
 #include "../programs/prog.h"
 #include <fcntl.h>
@@ -115,9 +119,33 @@ static void *anon(uint64_t bytes)
     return p;
 }
 
+/* Memory m against the replay of steps 1..g (the generator's state is kept for the program's own
+ * next step). */
+static void verify_upto(const struct mem *m, int g)
+{
+    uint64_t keep = rng;
+    struct mem r = { anon(A_BYTES), anon(B_BYTES), anon(C_BYTES), anon(D_PAGES * PAGE) };
+    for (uint64_t i = 0; i < D_PAGES * PAGE / 8; i++) r.d[i] = file_word(i);
+    for (uint64_t i = 0; i < A_BYTES / 8; i++) r.a[i] = ~file_word(i / 64);
+    rng = 88172645463325252ULL;
+    for (int k = 1; k <= g; k++) step(k, &r, 0);
+    uint64_t words = 0;
+    compare("A (malloc)", m->a, r.a, A_BYTES, &words);
+    compare("B (anonymous mapping)", m->b, r.b, B_BYTES, &words);
+    compare("C (.bss)", m->c, r.c, C_BYTES, &words);
+    compare("D (private file mapping)", m->d, r.d, D_PAGES * PAGE, &words);
+    munmap(r.a, A_BYTES);
+    munmap(r.b, B_BYTES);
+    munmap(r.c, C_BYTES);
+    munmap(r.d, D_PAGES * PAGE);
+    rng = keep;
+    out("verify %d ok\n", g);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 3) fail("usage: incrmem DIR GENS");
+    if (argc != 3 && !(argc == 4 && strcmp(argv[3], "each") == 0)) fail("usage: incrmem DIR GENS [each]");
+    int each = argc == 4;
     const char *dir = argv[1];
     int gens = atoi(argv[2]);
     char path[4200];
@@ -144,6 +172,7 @@ int main(int argc, char **argv)
         char go[32];
         snprintf(go, sizeof go, "go_%d", g);
         wait_file(dir, go);
+        if (each) verify_upto(&m, g);
     }
     wait_file(dir, "go_final");
     /* the replay, in memory made after the restart */
