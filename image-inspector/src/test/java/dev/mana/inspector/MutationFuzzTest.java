@@ -168,6 +168,46 @@ class MutationFuzzTest {
         return new int[] {-1, -1};
     }
 
+    /**
+     * A region whose end lies past 2^63 (one damaged byte, checksums made right again): its length is
+     * negative as a long. readMemory read it as such and handed ByteBuffer a negative position
+     * (IllegalArgumentException out of the API, CheckAgreementTest on a real image); such an end now
+     * gives an ImageException or bytes, never anything else (whether verify refuses it is
+     * CheckAgreementTest's question: the last region's end has nothing to overlap).
+     */
+    @Test
+    void aRegionEndingPast2To63IsRefusedNotThrownOver() throws Exception {
+        byte[] base = TestManaImage.sample(1).bytes();
+        ByteBuffer b = ByteBuffer.wrap(base).order(ByteOrder.LITTLE_ENDIAN);
+        long table = b.getLong(24);
+        int count = b.getInt(32);
+        int mem = -1;
+        int nregions = 0;
+        for (int i = 0; i < count; i++) {
+            if (b.getInt((int) table + 32 * i) == 2) {
+                mem = (int) b.getLong((int) table + 32 * i + 8);
+                nregions = b.getInt((int) table + 32 * i + 28);
+            }
+        }
+        assertTrue(mem > 0 && nregions > 0, "no MEMORY section");
+        Path p = tmp.resolve("end.mana");
+        int at = mem;
+        int cases = 0;
+        for (int r = 0; r < nregions; r++) {
+            for (int x : new int[] {0x80, 0xff}) {
+                byte[] m = base.clone();
+                m[at + 15] ^= (byte) x;          // the top byte of region r's end
+                CheckAgreementTest.repairChecksums(m);
+                Files.write(p, m);
+                runCase(p, "region " + r + "'s end ^ " + x);    // fails on anything but an ImageException
+                cases++;
+            }
+            // the next record: 80 bytes, the name (padded to 8), the runs and zero runs (16 bytes each)
+            at += 80 + ((b.getInt(at + 72) + 7) & ~7) + 16 * (b.getInt(at + 64) + b.getInt(at + 76));
+        }
+        assertEquals(2 * nregions, cases);
+    }
+
     @Test
     void ourFormatSurvivesAndDetectsMutations() throws Exception {
         Random rnd = new Random(SEED);

@@ -939,6 +939,11 @@ public final class ManaImageReader implements ManaImage {
         readFully(ch, section.offset() + offset, dst, "section " + section.name());
     }
 
+    /** The smaller of two lengths read as unsigned (a damaged region's may exceed 2^63). */
+    private static long umin(long a, long b) {
+        return Long.compareUnsigned(a, b) <= 0 ? a : b;
+    }
+
     @Override
     public void readMemory(long address, ByteBuffer dst) throws ImageException {
         List<MemoryRegion> rs = regions();
@@ -959,6 +964,7 @@ public final class ManaImageReader implements ManaImage {
             long off = addr - r.start();
             long page = Long.divideUnsigned(off, PAGE);
             int inPage = (int) (off & (PAGE - 1));
+            // unsigned: a damaged region may end past 2^63 (its length is then "negative" as a long)
             long regionLeft = r.end() - addr;
             // the run holding this page, or the first run after it
             int lo = 0;
@@ -982,7 +988,7 @@ public final class ManaImageReader implements ManaImage {
             if (found >= 0) {
                 long runEndPage = r.runFirstPage(found) + r.runPageCount(found);
                 long avail = (runEndPage - page) * PAGE - inPage;
-                n = Math.min(Math.min(avail, regionLeft), dst.remaining());
+                n = umin(umin(avail, regionLeft), dst.remaining());
                 long inPayload = (prefix[found] + page - r.runFirstPage(found)) * PAGE + inPage;
                 if ((r.formatFlags() & REG_ZSTD) != 0) {
                     byte[] z = inflate(r);
@@ -1000,7 +1006,7 @@ public final class ManaImageReader implements ManaImage {
                 readFully(ch, fileOff, part, "payload of region " + r.index());
             } else {
                 long zeroUntil = after < r.runCount() ? r.runFirstPage(after) * PAGE - off : regionLeft;
-                n = Math.min(Math.min(zeroUntil, regionLeft), dst.remaining());
+                n = umin(umin(zeroUntil, regionLeft), dst.remaining());
                 for (long i = 0; i < n; i++) {
                     dst.put(dst.position() + (int) i, (byte) 0);
                 }
