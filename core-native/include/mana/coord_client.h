@@ -86,6 +86,9 @@ enum mana_coord_remote_error {
 
 /* CKPT_REQUEST flags. */
 #define MANA_COORD_CKPT_EXIT      0x01   /* exit after commit */
+#define MANA_COORD_CKPT_FULL      0x04   /* this image full, even where incremental images are on */
+#define MANA_COORD_CKPT_FORKED    0x08   /* this image written forked (a writer process; the program runs on) */
+#define MANA_COORD_CKPT_UNFORKED  0x10   /* this image written with the program stopped */
 
 /* ---- Where the coordinator is ------------------------------------------ */
 

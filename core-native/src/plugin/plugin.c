@@ -649,7 +649,9 @@ static void do_checkpoint(uint32_t g, int flags, const char *reqdir)
         }
         inc.untracked = !incr_tracking;
         inc.protect = incr_tracking;
-        if (incr_tracking && chain.valid && strcmp(chain.dir, rankdir) == 0 && chain.depth + 1 < incr_full_every &&
+        if (flags & MANA_COORD_CKPT_FULL) mana_dbg("checkpoint %u: a full image was asked for", g);
+        if (incr_tracking && !(flags & MANA_COORD_CKPT_FULL) && chain.valid && strcmp(chain.dir, rankdir) == 0 &&
+            chain.depth + 1 < incr_full_every &&
             chain.n < MANA_IMG_MAX_CHAIN && chain.gen < g) {
             inc.incremental = 1;
             inc.parent.generation = chain.gen;
@@ -662,7 +664,12 @@ static void do_checkpoint(uint32_t g, int flags, const char *reqdir)
     int was_valid = chain.valid;
     chain.valid = 0;                     /* until this one is committed: its protection has begun */
     int wrc;
-    if (forked_on && !incr_on && !(flags & MANA_COORD_CKPT_EXIT)) {
+    /* how this one is written: as launched, unless the request says (mana_status --forked/--unforked) */
+    int fork_this = flags & MANA_COORD_CKPT_FORKED ? 1 : flags & MANA_COORD_CKPT_UNFORKED ? 0 : forked_on;
+    if (fork_this && incr_on && (flags & MANA_COORD_CKPT_FORKED))
+        mana_warn("checkpoint %u: a forked checkpoint was asked for, but incremental images are written with the "
+                  "program stopped", g);
+    if (fork_this && !incr_on && !(flags & MANA_COORD_CKPT_EXIT)) {
         /* Forked: what the image needs besides memory is taken now; a writer process, a copy-on-write
          * copy of this one, writes the memory while the program runs on.  The commit below waits for
          * it: the coordinator hears "written" only once the image is on disk. */

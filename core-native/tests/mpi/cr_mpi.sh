@@ -11,10 +11,12 @@
 #   incremental  launch with incremental checkpoints (MANA_INCREMENTAL=1); N checkpoints while it runs,
 #             then checkpoint-and-kill: every rank's images after the first are incremental, each on the
 #             one before; restart from the chain; stop; compare
-#   forked    launch with forked checkpoints (MANA_FORKED=1); N checkpoints while it runs, each written
-#             by a writer process per rank while the ranks go on (every rank's log says so); then the
-#             ranks are killed (SIGKILL, not a checkpoint-and-kill, which is written unforked); restart
-#             from the last forked generation; stop; compare
+#   forked    launch; N checkpoints while it runs: the first as launched (unforked), the others asked
+#             forked (mana_status --forked), each written by a writer process per rank while the ranks go
+#             on (the ranks' logs say so, N-1 times each); then the ranks are killed (SIGKILL: a
+#             checkpoint-and-kill is written unforked); restart from the last, forked, generation; stop;
+#             compare.  (Forked from launch, mana_launch --forked: tests/process/incr_test.sh, and the
+#             IDE's MpiJobFlowTest on MPI.)
 #   reconnect launch; checkpoint; the coordinator dies (SIGKILL); every rank says it goes on
 #             unprotected; a new coordinator of the same status file starts (new port and secret);
 #             every rank registers with it again; checkpoint-and-kill through it (the next generation);
@@ -72,7 +74,7 @@ esac
 name=$(basename "${script:-$prog}")
 unset MANA_MPI MANA_INCREMENTAL MANA_INCREMENTAL_FULL_EVERY MANA_FORKED MANA_TIMING
 [ "$mode" = incremental ] && export MANA_INCREMENTAL=1
-[ "$mode" = forked ] && export MANA_FORKED=1 MANA_TIMING=1
+[ "$mode" = forked ] && export MANA_TIMING=1
 if [ -n "$script" ] && [ -z "$launcher_mpi" ]; then
     export MANA_MPI=$mpi
 fi
@@ -148,10 +150,10 @@ hang_report() {
             grep -E '^(Thread|#|drain state|  comm |lower half|  thread LWP)' | head -n 160
     done
 }
-checkpoint() {   # checkpoint [--kill]
+checkpoint() {   # checkpoint [--kill] [mana_status flags...]
     local flag=--checkpoint
-    [ "${1:-}" = --kill ] && flag=--checkpoint-and-kill
-    timeout 90 "$ROOT/bin/mana_status" $flag > "$tmp/status.out" 2>&1 ||
+    [ "${1:-}" = --kill ] && { flag=--checkpoint-and-kill; shift; }
+    timeout 90 "$ROOT/bin/mana_status" $flag "$@" > "$tmp/status.out" 2>&1 ||
         { local rc=$?; hang_report; fail "mana_status $flag failed (exit $rc)"; }
     grep -q "written" "$tmp/status.out" || fail "no checkpoint written"
 }
@@ -215,12 +217,19 @@ case $mode in
         final=restart1
         finish_job 100 || fail "the restarted job failed";;
     forked)
-        for c in $(seq 1 "$cycles"); do
-            checkpoint
+        checkpoint
+        [ "$(grep -c "checkpoint: forked writer, program running" "$tmp/launch.err")" = 0 ] ||
+            fail "a checkpoint not asked forked was forked"
+        for c in $(seq 2 "$cycles"); do
             random_pause
+            checkpoint --forked
         done
-        nw=$(grep -c "checkpoint: forked writer, program running" "$tmp/launch.err")
-        [ "$nw" = $((np * cycles)) ] || fail "$nw forked writes in the ranks' logs, want $((np * cycles))"
+        # each rank prints its timings after the commit, so the last may come after mana_status returned
+        forked_writes() { grep -c "checkpoint: forked writer, program running" "$tmp/launch.err"; }
+        all_forked() { [ "$(forked_writes)" -ge $((np * (cycles - 1))) ]; }
+        wait_for 30 all_forked || fail "$(forked_writes) forked writes in the ranks' logs, want $((np * (cycles - 1)))"
+        nw=$(forked_writes)
+        [ "$nw" = $((np * (cycles - 1))) ] || fail "$nw forked writes in the ranks' logs, want $((np * (cycles - 1)))"
         grep "not forked" "$tmp/launch.err" && fail "a checkpoint was written unforked"
         pids=$(rank_pids)
         [ -n "$pids" ] || fail "no rank pids from the coordinator"

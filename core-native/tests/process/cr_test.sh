@@ -19,7 +19,7 @@ W=$(mktemp -d /tmp/mana-crtest.XXXXXX)
 export MANA_RC=$W/coord.rc
 unset MANA_COORD_HOST MANA_COORD_PORT MANA_COORD_SECRET DMTCP_COORD_HOST DMTCP_COORD_PORT MANA_CKPT_DIR \
       MANA_DEBUG MANA_TIMING MANA_QUIET MANA_RESTART_PAUSE DMTCP_RESTART_PAUSE MANA_NO_COORD MANA_DIRECT_IO \
-      MANA_DEBUG_MOVE_VDSO TEST_HOLD_FILE
+      MANA_DEBUG_MOVE_VDSO TEST_HOLD_FILE MANA_INCREMENTAL MANA_FORKED MANA_COMPRESS
 PIDS=()
 cleanup() {
     for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
@@ -227,6 +227,59 @@ nokill)    # checkpoints while running: the program goes on; only the newest gen
     awk '$1 == "count" { if ($2 != m + 1) { print "gap/repeat at " $2; exit 1 } m = $2 }' "$W/a.out" || fail "sequence broken"
     imgs=$(ls "$W/ck/ckpt_rank_0/")
     [ "$imgs" = "ckpt_counter_gen3.mana" ] || fail "images left: $imgs (want only generation 3)"
+    ;;
+
+requests)  # mana_status --full / --unforked / --forked decide how one checkpoint's image is written
+    start_coordinator
+    hold
+    img() { echo "$W/ck/ckpt_rank_0/ckpt_counter_gen$1.mana"; }
+    forked_writes() { grep -c "checkpoint: forked writer" "$W/$1.err"; }
+    ask() {   # ask [FLAG]: a checkpoint with FLAG; GEN = the generation written
+        timeout 60 "$B/mana_status" --checkpoint ${1:-} > "$W/status.last" 2>&1 ||
+            fail "mana_status --checkpoint ${1:-}: $(cat "$W/status.last")"
+        GEN=$(sed -n 's/^checkpoint \([0-9]*\) written.*/\1/p' "$W/status.last")
+        [ -n "$GEN" ] || fail "checkpoint ${1:-}: $(cat "$W/status.last")"
+    }
+    # 1. incremental images: the third is asked full; the fourth is incremental on it
+    MANA_INCREMENTAL=1 launch a counter 100000 20
+    wait_registered 1
+    ask; ask; g2=$GEN; ask --full; g3=$GEN; ask; g4=$GEN
+    if grep -q "incremental checkpoints were asked for, but" "$W/a.err"; then
+        note "the kernel cannot track written pages here: --full is not checked ($(grep -m1 'asked for, but' "$W/a.err"))"
+    else
+        out=$("$B/lower-half" --check "$(img "$g3")" 2>&1) || fail "generation $g3: $out"
+        case $out in *incremental*) fail "generation $g3 was asked full: $out";; esac
+        out=$("$B/lower-half" --check "$(img "$g4")" 2>&1) || fail "generation $g4: $out"
+        case $out in *"incremental on ckpt_counter_gen$g3.mana"*) ;; *) fail "generation $g4 is not incremental on $g3: $out";; esac
+        [ -e "$(img "$g2")" ] && fail "generation $g2 was kept after the full generation $g3"
+        note "generation $g3 full on request, $g4 incremental on it"
+    fi
+    kill -9 "$LAST_PID"; wait "$LAST_PID" 2>/dev/null
+    # 2. a forked job (MANA_FORKED): --unforked writes one with the program stopped, the next is forked
+    rm -rf "$W/ck"
+    MANA_FORKED=1 MANA_TIMING=1 launch b counter 100000 20
+    wait_registered 2
+    ask --unforked
+    [ "$(forked_writes b)" = 0 ] || fail "the --unforked checkpoint was forked"
+    ask
+    [ "$(forked_writes b)" = 1 ] || fail "the checkpoint after it was not forked"
+    kill -9 "$LAST_PID"; wait "$LAST_PID" 2>/dev/null
+    # 3. a job launched plainly: --forked writes that one forked; its image restarts and counts on
+    rm -rf "$W/ck"
+    MANA_TIMING=1 launch c counter 100000 20
+    wait_registered 3
+    wait_lines "$W/c.out" 3
+    ask --forked
+    [ "$(forked_writes c)" = 1 ] || fail "the --forked checkpoint was not forked"
+    out=$("$B/lower-half" --check "$(img "$GEN")" 2>&1) || fail "generation $GEN: $out"
+    kill -9 "$LAST_PID"; wait "$LAST_PID" 2>/dev/null
+    restart d
+    wait_registered 4
+    wait_lines "$W/d.out" 3
+    first=$(awk '$1 == "count" { print $2; exit }' "$W/d.out")
+    last=$(awk '$1 == "count" { m = $2 } END { print m }' "$W/c.out")
+    [ -n "$first" ] && [ "$first" -le $((last + 1)) ] || fail "the restart from the forked image began at '$first' (the run reached $last)"
+    note "forked on request: restarted at count $first (the killed run reached $last)"
     ;;
 
 cycles)    # 20 checkpoint/restart cycles of one process (checkpoint-and-kill: every line exactly once)

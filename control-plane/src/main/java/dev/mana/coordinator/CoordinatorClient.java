@@ -138,10 +138,21 @@ public final class CoordinatorClient implements AutoCloseable {
     }
 
     /** As {@link #checkpoint(boolean, Consumer)}, giving up after {@code limit} (zero = no limit). */
-    public synchronized CheckpointResult checkpoint(boolean exitAfter, Consumer<CheckpointProgress> progress,
+    public CheckpointResult checkpoint(boolean exitAfter, Consumer<CheckpointProgress> progress,
+                                       Duration limit) throws CoordinatorException {
+        return checkpoint(exitAfter, 0, progress, limit);
+    }
+
+    /**
+     * As {@link #checkpoint(boolean, Consumer, Duration)}, with how this checkpoint's images are written:
+     * {@code imageFlags} of {@link Protocol#IMAGE_FLAGS} ({@code FLAG_FULL}, {@code FLAG_FORKED},
+     * {@code FLAG_UNFORKED}; 0 = as the job was launched).
+     */
+    public synchronized CheckpointResult checkpoint(boolean exitAfter, int imageFlags, Consumer<CheckpointProgress> progress,
                                                     Duration limit) throws CoordinatorException {
         int id = nextId++;
-        send(id, new Checkpoint((exitAfter ? Protocol.FLAG_EXIT_AFTER : 0) | Protocol.FLAG_WAIT));
+        send(id, new Checkpoint((exitAfter ? Protocol.FLAG_EXIT_AFTER : 0) | Protocol.FLAG_WAIT
+                | (imageFlags & Protocol.IMAGE_FLAGS)));
         long deadline = limit.isZero() ? 0 : System.nanoTime() + limit.toNanos();
         while (true) {
             int wait = 0;
@@ -166,8 +177,14 @@ public final class CoordinatorClient implements AutoCloseable {
     }
 
     /** Asks for a checkpoint and returns at once; {@code ok} means "started". */
-    public synchronized CheckpointResult startCheckpoint(boolean exitAfter) throws CoordinatorException {
-        return toResult(request(new Checkpoint(exitAfter ? Protocol.FLAG_EXIT_AFTER : 0), CkptResult.class));
+    public CheckpointResult startCheckpoint(boolean exitAfter) throws CoordinatorException {
+        return startCheckpoint(exitAfter, 0);
+    }
+
+    /** As {@link #startCheckpoint(boolean)}, with {@code imageFlags} as for {@link #checkpoint(boolean, int, Consumer, Duration)}. */
+    public synchronized CheckpointResult startCheckpoint(boolean exitAfter, int imageFlags) throws CoordinatorException {
+        return toResult(request(new Checkpoint((exitAfter ? Protocol.FLAG_EXIT_AFTER : 0) | (imageFlags & Protocol.IMAGE_FLAGS)),
+                CkptResult.class));
     }
 
     /** Interval checkpoints every {@code seconds} (0 = off). */

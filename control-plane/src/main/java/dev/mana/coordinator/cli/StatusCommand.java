@@ -11,6 +11,7 @@ import dev.mana.coordinator.JobStatus;
 import dev.mana.coordinator.RankInfo;
 import dev.mana.coordinator.RankState;
 import dev.mana.coordinator.RefusedRank;
+import dev.mana.coordinator.protocol.Protocol;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -71,6 +72,15 @@ public final class StatusCommand implements Callable<Integer> {
     boolean json;
     @Option(names = "--no-wait", description = "With --checkpoint: return once the checkpoint started.")
     boolean noWait;
+    @Option(names = "--full", description = "With --checkpoint: every rank writes a full image, even where "
+            + "incremental images are on (the chain starts again from it).")
+    boolean full;
+    @Option(names = "--forked", description = "With --checkpoint: this checkpoint is written forked (a writer "
+            + "process per rank; the program runs on), as if launched with --forked.")
+    boolean forked;
+    @Option(names = "--unforked", description = "With --checkpoint: this checkpoint is written with the program "
+            + "stopped, even where forked checkpoints are on.")
+    boolean unforked;
     @Option(names = "--timeout", paramLabel = "SEC",
             description = "With --checkpoint: give up after SEC seconds (default 0 = wait as long as it takes).")
     int timeout;
@@ -102,6 +112,14 @@ public final class StatusCommand implements Callable<Integer> {
         }
         if (verbose) err.println("mana_status: coordinator " + addr + " (from " + addr.source() + ")");
         Action a = action == null ? new Action() : action;
+        if ((full || forked || unforked) && !(a.checkpoint || a.checkpointAndKill)) {
+            err.println("mana_status: --full, --forked and --unforked go with --checkpoint or --checkpoint-and-kill");
+            return 2;
+        }
+        if (forked && unforked) {
+            err.println("mana_status: --forked and --unforked exclude each other");
+            return 2;
+        }
         try (CoordinatorClient c = CoordinatorClient.connect(addr, job)) {
             if (a.list) return list(c, out);
             if (a.checkpoint || a.checkpointAndKill) return checkpoint(c, a.checkpointAndKill, out, err);
@@ -252,12 +270,14 @@ public final class StatusCommand implements Callable<Integer> {
     private int checkpoint(CoordinatorClient c, boolean kill, PrintWriter out, PrintWriter err)
             throws CoordinatorException {
         CheckpointResult r;
+        int imageFlags = (full ? Protocol.FLAG_FULL : 0) | (forked ? Protocol.FLAG_FORKED : 0)
+                | (unforked ? Protocol.FLAG_UNFORKED : 0);
         if (noWait) {
-            r = c.startCheckpoint(kill);
+            r = c.startCheckpoint(kill, imageFlags);
         } else {
             boolean tty = System.console() != null && !json;
             int[] shown = {0};
-            r = c.checkpoint(kill, tty ? p -> {
+            r = c.checkpoint(kill, imageFlags, tty ? p -> {
                 String line = progressLine(p);
                 err.print("\r" + line + " ".repeat(Math.max(0, shown[0] - line.length())));
                 err.flush();

@@ -163,7 +163,7 @@ public final class CoordinatorState {
             post(() -> f.completeExceptionally(t));
             return;
         }
-        startCheckpoint(j, job, exitAfter, new FutureWaiter(f, progress), true);
+        startCheckpoint(j, job, exitAfter, 0, new FutureWaiter(f, progress), true);
     }
 
     /** Sets the interval of every job (the default, and the jobs that set their own). */
@@ -214,7 +214,7 @@ public final class CoordinatorState {
         for (Job j : jobs.values()) {
             if (j.nextIntervalNs != 0 && now - j.nextIntervalNs >= 0) {
                 j.nextIntervalNs = 0;
-                if (intervalOf(j.name) > 0 && j.ckpt == null) startCheckpoint(j, j.name, false, null, false);
+                if (intervalOf(j.name) > 0 && j.ckpt == null) startCheckpoint(j, j.name, false, 0, null, false);
                 if (j.ckpt == null) scheduleInterval(j);
             }
         }
@@ -495,7 +495,8 @@ public final class CoordinatorState {
 
     // ================================================================ checkpoints
 
-    private void startCheckpoint(Job j, String name, boolean exitAfter, Waiter waiter, boolean wait) {
+    /** imageFlags: {@link Protocol#IMAGE_FLAGS} of the request, passed on to every rank unchanged. */
+    private void startCheckpoint(Job j, String name, boolean exitAfter, int imageFlags, Waiter waiter, boolean wait) {
         // a refused rank first: it explains "1 of 2 ranks registered" too, and nothing else would stop
         // a checkpoint of the ranks that did register
         String refuse = refusalText(j != null ? j.name : name == null || name.isEmpty() ? "default" : name);
@@ -533,7 +534,8 @@ public final class CoordinatorState {
         }
         String jobName = j.name;
         emit(l -> l.checkpointStarted(jobName, ck.generation, exitAfter));
-        broadcast(j, encodeBytes(new CkptRequest(ck.generation, exitAfter ? Protocol.FLAG_EXIT_AFTER : 0, "")));
+        int flags = (exitAfter ? Protocol.FLAG_EXIT_AFTER : 0) | (imageFlags & Protocol.IMAGE_FLAGS);
+        broadcast(j, encodeBytes(new CkptRequest(ck.generation, flags, "")));
     }
 
     private void progress(Job j, CheckpointRun ck, RankState st, int reached, boolean force) {
@@ -1241,8 +1243,8 @@ public final class CoordinatorState {
                         + "): name one"));
                 return;
             }
-            startCheckpoint(j, controlJob, (m.flags() & Protocol.FLAG_EXIT_AFTER) != 0, new ControlWaiter(this, id),
-                    (m.flags() & Protocol.FLAG_WAIT) != 0);
+            startCheckpoint(j, controlJob, (m.flags() & Protocol.FLAG_EXIT_AFTER) != 0, m.flags() & Protocol.IMAGE_FLAGS,
+                    new ControlWaiter(this, id), (m.flags() & Protocol.FLAG_WAIT) != 0);
         }
 
         /** The interval of this client's job only: an IDE joining a shared coordinator changes no one else's. */

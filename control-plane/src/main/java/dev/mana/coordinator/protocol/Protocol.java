@@ -68,6 +68,14 @@ public final class Protocol {
     public static final int FLAG_EXIT_AFTER = 1;
     /** CHECKPOINT flag: answer when the checkpoint ended, with progress on the way. */
     public static final int FLAG_WAIT = 2;
+    /** CKPT_REQUEST / CHECKPOINT flag: every rank writes a full image, even where incremental images are on. */
+    public static final int FLAG_FULL = 4;
+    /** CKPT_REQUEST / CHECKPOINT flag: this checkpoint is written forked (a writer process; the program runs on). */
+    public static final int FLAG_FORKED = 8;
+    /** CKPT_REQUEST / CHECKPOINT flag: this checkpoint is written with the program stopped, even where forked is on. */
+    public static final int FLAG_UNFORKED = 16;
+    /** The flags a CHECKPOINT passes on to the ranks' CKPT_REQUEST as they are: how this one image is written. */
+    public static final int IMAGE_FLAGS = FLAG_FULL | FLAG_FORKED | FLAG_UNFORKED;
 
     public static final int BYE_EXIT = 0;
     public static final int BYE_AFTER_CHECKPOINT = 1;

@@ -174,6 +174,34 @@ class CoordinatorStateTest {
     }
 
     @Test
+    void aCheckpointsImageFlagsReachEveryRankAndNothingElseDoes() {
+        CoordinatorState st = state(0, false);
+        ranks(st, 2);
+        Rec ctl = new Rec();
+        CoordinatorState.Session c = st.open(ctl, 50);
+        st.received(c, new Frame(1, Hello.control("j")));
+        // full + forked, exit after, wait: the ranks get exit and the image flags, not the control-only WAIT
+        st.received(c, new Frame(2, new Checkpoint(Protocol.FLAG_FULL | Protocol.FLAG_FORKED
+                | Protocol.FLAG_EXIT_AFTER | Protocol.FLAG_WAIT | 0x80)));
+        for (Rec p : peers) {
+            assertEquals(new CkptRequest(1, Protocol.FLAG_FULL | Protocol.FLAG_FORKED | Protocol.FLAG_EXIT_AFTER, ""),
+                    p.last());
+        }
+    }
+
+    @Test
+    void anUnforkedRequestIsPassedOnAsItIs() {
+        CoordinatorState st = state(0, false);
+        ranks(st, 1);
+        Rec ctl = new Rec();
+        CoordinatorState.Session c = st.open(ctl, 50);
+        st.received(c, new Frame(1, Hello.control("j")));
+        st.received(c, new Frame(2, new Checkpoint(Protocol.FLAG_UNFORKED)));
+        assertEquals(new CkptRequest(1, Protocol.FLAG_UNFORKED, ""), peers.get(0).last());
+        assertInstanceOf(CkptResult.class, ctl.last(), "without WAIT the answer is 'started' at once");
+    }
+
+    @Test
     void ranksThatLostTheirCoordinatorBringTheirGenerationAndTheRestAreUnprotected() {
         CoordinatorState st = state(0, false);
         // rank 0 of 2 comes back from a coordinator that died after generation 7 (not restarting)
