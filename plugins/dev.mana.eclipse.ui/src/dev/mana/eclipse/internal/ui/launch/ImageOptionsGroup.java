@@ -26,12 +26,16 @@ final class ImageOptionsGroup {
     final Combo compression;
 
     ImageOptionsGroup(Composite parent, Runnable changed) {
-        Group g = TabSupport.group(parent, Messages.ImageOptionsGroup_group, 2);
+        // one row (the details are in the tooltips): the tab already fills the launch dialog's default height
+        Group g = TabSupport.group(parent, Messages.ImageOptionsGroup_group, 4);
         incremental = check(g, Messages.ImageOptionsGroup_incremental, Messages.ImageOptionsGroup_incrementalTip, changed);
         forked = check(g, Messages.ImageOptionsGroup_forked, Messages.ImageOptionsGroup_forkedTip, changed);
         Label l = new Label(g, SWT.NONE);
         l.setText(Messages.ImageOptionsGroup_compression);
         l.setToolTipText(Messages.ImageOptionsGroup_compressionTip);
+        GridData gap = new GridData();
+        gap.horizontalIndent = 12; // apart from the check boxes: it labels the combo, not them
+        l.setLayoutData(gap);
         compression = new Combo(g, SWT.READ_ONLY);
         compression.setItems(Messages.ImageOptionsGroup_off, Messages.ImageOptionsGroup_fast,
             Messages.ImageOptionsGroup_strong);
@@ -40,7 +44,7 @@ final class ImageOptionsGroup {
         Label note = new Label(g, SWT.WRAP);
         note.setText(Messages.ImageOptionsGroup_launchOnly);
         GridData span = new GridData(SWT.FILL, SWT.TOP, true, false);
-        span.horizontalSpan = 2;
+        span.horizontalSpan = 4;
         note.setLayoutData(span);
     }
 
@@ -48,9 +52,6 @@ final class ImageOptionsGroup {
         Button b = new Button(g, SWT.CHECK);
         b.setText(text);
         b.setToolTipText(tip);
-        GridData span = new GridData();
-        span.horizontalSpan = 2;
-        b.setLayoutData(span);
         b.addListener(SWT.Selection, e -> changed.run());
         return b;
     }
