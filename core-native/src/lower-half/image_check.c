@@ -718,7 +718,11 @@ int mana_zstd_crc(struct mana_image *im, uint64_t off, uint64_t len, uint32_t *c
                     if (r) return r;
                 }
             }
-        } while (ib.pos < ib.size || ob.pos == ob.size);
+            /* a full output buffer may hold more, unless the frame just ended (0: decoded and fully flushed):
+             * calling again then starts on a next frame that is not there and returns its header's size, which
+             * read as a cut-short frame whenever a payload decompresses to a multiple of the buffer (a region
+             * of exactly 128 KiB stored) */
+        } while (ib.pos < ib.size || (ob.pos == ob.size && last != 0));
     }
     if (last != 0)
         return bad(im, "corrupt", "compressed payload ending at offset %llu: the last frame is cut short",

@@ -10,6 +10,8 @@ import java.util.Map;
  * Builds the launcher command of a MANA job, as the manual spells it:
  * {@code mpirun -n N mana_launch --ckptdir DIR -h HOST -p PORT PROGRAM ARGS}, or with
  * {@code mana_restart --restartdir DIR} for a restart, or {@code srun} instead of {@code mpirun}.
+ * The checkpoint image options ({@code --incremental}, {@code --forked}, {@code --compress=LEVEL}) go to
+ * mana_launch only.
  * Per-rank output is labelled by the launcher ({@code --tag-output}, {@code -prepend-rank},
  * {@code --label}); the console turns each label into a uniform {@code [rank N]} prefix.
  */
@@ -96,6 +98,8 @@ public final class ManaCommandBuilder {
             if (settings.timing()) {
                 cmd.add("--timing");
             }
+            // launch only: a restarted job keeps the image options it was launched with (mana_restart has none)
+            cmd.addAll(settings.images().launchFlags());
             cmd.add("--ckptdir");
             cmd.add(settings.checkpointDirectory().getPath());
         }

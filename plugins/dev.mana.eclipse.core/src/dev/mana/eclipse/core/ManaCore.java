@@ -49,6 +49,12 @@ public final class ManaCore {
     public static final String ATTR_RESTART_DIRECTORY = P + "restartDirectory";
     /** boolean: pass --timing to mana_launch/mana_restart. */
     public static final String ATTR_TIMING = P + "timing";
+    /** boolean: incremental checkpoint images ({@code mana_launch --incremental}); default false. */
+    public static final String ATTR_INCREMENTAL = P + "incremental";
+    /** boolean: forked checkpoints ({@code mana_launch --forked}); default false; no effect with incremental. */
+    public static final String ATTR_FORKED = P + "forked";
+    /** String: image compression, an {@link ImageCompression} value: "off" (default), "fast" or "strong". */
+    public static final String ATTR_COMPRESS = P + "compress";
 
     /** int: restart pause level of the debugged ranks in Debug mode (2-4; default 2). Read by dev.mana.eclipse.debug. */
     public static final String ATTR_DEBUG_PAUSE_LEVEL = "dev.mana.eclipse.debug.pauseLevel";

@@ -32,6 +32,7 @@ public record ManaJobSettings(
         boolean restart,
         File restartDirectory,
         boolean timing,
+        CheckpointImages images,
         Map<String, String> environment,
         boolean appendEnvironment,
         boolean joinCoordinator,
@@ -44,6 +45,8 @@ public record ManaJobSettings(
         arguments = List.copyOf(arguments);
         launcherArguments = List.copyOf(launcherArguments);
         environment = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(environment));
+        // null: the image options are off, as for a configuration without their attributes
+        images = images == null ? CheckpointImages.DEFAULT : images;
     }
 
     /** Reads a launch configuration; variables such as ${workspace_loc} are substituted. */
@@ -90,6 +93,7 @@ public record ManaJobSettings(
             cfg.getAttribute(ManaCore.ATTR_RESTART, false),
             restartDir,
             cfg.getAttribute(ManaCore.ATTR_TIMING, false),
+            CheckpointImages.from(cfg),
             env,
             cfg.getAttribute(ILaunchManager.ATTR_APPEND_ENVIRONMENT_VARIABLES, true),
             cfg.getAttribute(ManaCore.ATTR_JOIN_COORDINATOR, false),
@@ -102,14 +106,14 @@ public record ManaJobSettings(
     /** The same settings, restarting from {@code dir}. */
     public ManaJobSettings withRestart(File dir) {
         return new ManaJobSettings(program, arguments, workingDirectory, ranks, mpi, launcher, launcherArguments,
-            checkpointDirectory, checkpointInterval, true, dir, timing, environment, appendEnvironment,
+            checkpointDirectory, checkpointInterval, true, dir, timing, images, environment, appendEnvironment,
             joinCoordinator, coordinatorHost, coordinatorPort, coordinatorStatusFile, jobName);
     }
 
     /** The same settings with another MPI implementation (after {@link MpiImplementation#AUTO} is resolved). */
     public ManaJobSettings withMpi(MpiImplementation m) {
         return new ManaJobSettings(program, arguments, workingDirectory, ranks, m, launcher, launcherArguments,
-            checkpointDirectory, checkpointInterval, restart, restartDirectory, timing, environment, appendEnvironment,
+            checkpointDirectory, checkpointInterval, restart, restartDirectory, timing, images, environment, appendEnvironment,
             joinCoordinator, coordinatorHost, coordinatorPort, coordinatorStatusFile, jobName);
     }
 

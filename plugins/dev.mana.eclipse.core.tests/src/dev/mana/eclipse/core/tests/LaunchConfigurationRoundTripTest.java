@@ -20,6 +20,8 @@ import org.eclipse.debug.core.ILaunchManager;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import dev.mana.eclipse.core.CheckpointImages;
+import dev.mana.eclipse.core.ImageCompression;
 import dev.mana.eclipse.core.ManaCore;
 import dev.mana.eclipse.core.ManaJobSettings;
 import dev.mana.eclipse.core.MpiImplementation;
@@ -61,6 +63,9 @@ class LaunchConfigurationRoundTripTest {
         wc.setAttribute(ManaCore.ATTR_RESTART, true);
         wc.setAttribute(ManaCore.ATTR_RESTART_DIRECTORY, "/scratch/old");
         wc.setAttribute(ManaCore.ATTR_TIMING, true);
+        wc.setAttribute(ManaCore.ATTR_INCREMENTAL, true);
+        wc.setAttribute(ManaCore.ATTR_FORKED, true);
+        wc.setAttribute(ManaCore.ATTR_COMPRESS, "strong");
         wc.setAttribute(ManaCore.ATTR_JOIN_COORDINATOR, true);
         wc.setAttribute(ManaCore.ATTR_COORDINATOR_HOST, "login1");
         wc.setAttribute(ManaCore.ATTR_COORDINATOR_PORT, 7780);
@@ -93,6 +98,7 @@ class LaunchConfigurationRoundTripTest {
         assertTrue(s.restart());
         assertEquals(new File("/scratch/old"), s.restartDirectory());
         assertTrue(s.timing());
+        assertEquals(new CheckpointImages(true, true, ImageCompression.STRONG), s.images());
         assertEquals(env, s.environment());
         assertFalse(s.appendEnvironment());
         assertTrue(s.joinCoordinator());
@@ -118,6 +124,23 @@ class LaunchConfigurationRoundTripTest {
         assertFalse(s.joinCoordinator());
         assertTrue(s.appendEnvironment());
         assertEquals(s.checkpointDirectory(), s.restartDirectory());
+        assertEquals(CheckpointImages.DEFAULT, s.images(), "no image option: launched exactly as before them");
+    }
+
+    @Test
+    void eachImageOptionIsReadAlone() throws CoreException {
+        ILaunchConfigurationWorkingCopy wc = newConfig("images");
+        wc.setAttribute(ManaCore.ATTR_PROGRAM, "/apps/hello/hello");
+        wc.setAttribute(ManaCore.ATTR_FORKED, true);
+        assertEquals(new CheckpointImages(false, true, ImageCompression.OFF), ManaJobSettings.from(wc).images());
+        wc.removeAttribute(ManaCore.ATTR_FORKED);
+        wc.setAttribute(ManaCore.ATTR_INCREMENTAL, true);
+        assertEquals(new CheckpointImages(true, false, ImageCompression.OFF), ManaJobSettings.from(wc).images());
+        wc.removeAttribute(ManaCore.ATTR_INCREMENTAL);
+        wc.setAttribute(ManaCore.ATTR_COMPRESS, "fast");
+        assertEquals(new CheckpointImages(false, false, ImageCompression.FAST), ManaJobSettings.from(wc).images());
+        wc.setAttribute(ManaCore.ATTR_COMPRESS, "off");
+        assertEquals(CheckpointImages.DEFAULT, ManaJobSettings.from(wc).images());
     }
 
     @Test

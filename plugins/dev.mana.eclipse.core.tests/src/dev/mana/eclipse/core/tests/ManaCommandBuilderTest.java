@@ -11,7 +11,9 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
+import dev.mana.eclipse.core.CheckpointImages;
 import dev.mana.eclipse.core.CoordinatorEndpoint;
+import dev.mana.eclipse.core.ImageCompression;
 import dev.mana.eclipse.core.ManaCommand;
 import dev.mana.eclipse.core.ManaCommandBuilder;
 import dev.mana.eclipse.core.ManaJobSettings;
@@ -26,9 +28,31 @@ class ManaCommandBuilderTest {
 
     static ManaJobSettings settings(int ranks, MpiImplementation mpi, MpiLauncher launcher, boolean restart,
             boolean timing, Map<String, String> env, boolean append, List<String> launcherArgs) {
+        return settings(ranks, mpi, launcher, restart, timing, env, append, launcherArgs, CheckpointImages.DEFAULT);
+    }
+
+    static ManaJobSettings settings(int ranks, MpiImplementation mpi, MpiLauncher launcher, boolean restart,
+            boolean timing, Map<String, String> env, boolean append, List<String> launcherArgs,
+            CheckpointImages images) {
         return new ManaJobSettings(new File("/home/u/app/ping_pong"), List.of("-n", "10", "two words"),
             new File("/home/u/app"), ranks, mpi, launcher, launcherArgs, new File("/home/u/ckpt"), 0, restart,
-            new File("/home/u/ckpt-old"), timing, env, append, false, "localhost", 7779, null, "ping");
+            new File("/home/u/ckpt-old"), timing, images, env, append, false, "localhost", 7779, null, "ping");
+    }
+
+    /** The mana_launch command line (Open MPI, 2 ranks on 2 cores) of a launch with these image options. */
+    static List<String> launchWith(CheckpointImages images, boolean timing) {
+        ManaJobSettings s = settings(2, MpiImplementation.OPEN_MPI, MpiLauncher.MPIRUN, false, timing, Map.of(), true,
+            List.of(), images);
+        return new ManaCommandBuilder(s, RT, EP).launcherExecutable("mpirun").cores(2).build().commandLine();
+    }
+
+    /** mpirun's part, mana_launch, then {@code flags}, then what every launch ends with. */
+    static List<String> launchLine(String... flags) {
+        List<String> l = new java.util.ArrayList<>(List.of("mpirun", "-n", "2", "--tag-output", "/opt/mana/bin/mana_launch"));
+        l.addAll(List.of(flags));
+        l.addAll(List.of("--ckptdir", "/home/u/ckpt", "-h", "node1", "-p", "40123", "/home/u/app/ping_pong", "-n", "10",
+            "two words"));
+        return l;
     }
 
     static ManaJobSettings simple(int ranks, MpiImplementation mpi) {
@@ -136,5 +160,75 @@ class ManaCommandBuilderTest {
         ManaCommand c = new ManaCommandBuilder(simple(2, MpiImplementation.MPICH), RT, EP).build();
         assertTrue(c.toShellString().endsWith("/home/u/app/ping_pong -n 10 'two words'"), c.toShellString());
         assertTrue(List.of(c.environmentArray()).contains("MANA_JOB=ping"));
+    }
+
+    @Test
+    void imageOptionsAreOffByDefault() {
+        assertEquals(launchLine(), launchWith(CheckpointImages.DEFAULT, false));
+        assertEquals(launchLine(), launchWith(null, false), "settings made without the options: off");
+    }
+
+    @Test
+    void incrementalAlone() {
+        assertEquals(launchLine("--incremental"),
+            launchWith(new CheckpointImages(true, false, ImageCompression.OFF), false));
+    }
+
+    @Test
+    void forkedAlone() {
+        assertEquals(launchLine("--forked"), launchWith(new CheckpointImages(false, true, ImageCompression.OFF), false));
+    }
+
+    @Test
+    void compressionLevels() {
+        assertEquals(launchLine("--compress=fast"),
+            launchWith(new CheckpointImages(false, false, ImageCompression.FAST), false));
+        assertEquals(launchLine("--compress=strong"),
+            launchWith(new CheckpointImages(false, false, ImageCompression.STRONG), false));
+    }
+
+    @Test
+    void combinationsKeepTheUsageOrderAfterTiming() {
+        assertEquals(launchLine("--timing", "--forked", "--compress=fast"),
+            launchWith(new CheckpointImages(false, true, ImageCompression.FAST), true));
+        assertEquals(launchLine("--incremental", "--compress=strong"),
+            launchWith(new CheckpointImages(true, false, ImageCompression.STRONG), false));
+        // forked with incremental is passed as chosen: the runtime decides (it writes unforked, with a warning)
+        assertEquals(launchLine("--incremental", "--forked", "--compress=fast"),
+            launchWith(new CheckpointImages(true, true, ImageCompression.FAST), false));
+    }
+
+    @Test
+    void restartGetsNoImageOptions() {
+        CheckpointImages all = new CheckpointImages(true, true, ImageCompression.STRONG);
+        ManaJobSettings launched = settings(2, MpiImplementation.OPEN_MPI, MpiLauncher.MPIRUN, false, false, Map.of(),
+            true, List.of(), all);
+        ManaJobSettings restarted = launched.withRestart(new File("/home/u/ckpt-old"));
+        assertEquals(all, restarted.images(), "the settings keep them");
+        assertEquals(all, restarted.withMpi(MpiImplementation.MPICH).images());
+        ManaCommand c = new ManaCommandBuilder(restarted, RT, EP).launcherExecutable("mpirun").cores(2).build();
+        assertEquals(List.of("mpirun", "-n", "2", "--tag-output", "/opt/mana/bin/mana_restart", "--restartdir",
+            "/home/u/ckpt-old", "--ckptdir", "/home/u/ckpt", "-h", "node1", "-p", "40123"), c.commandLine());
+        assertFalse(c.environment().keySet().stream().anyMatch(k -> k.equals("MANA_INCREMENTAL")
+            || k.equals("MANA_FORKED") || k.equals("MANA_COMPRESS")), "nor variables that would say them");
+    }
+
+    @Test
+    void forkedIsIgnoredOnlyWithIncremental() {
+        assertTrue(new CheckpointImages(true, true, ImageCompression.OFF).forkedIgnored());
+        assertFalse(new CheckpointImages(false, true, ImageCompression.FAST).forkedIgnored());
+        assertFalse(new CheckpointImages(true, false, ImageCompression.OFF).forkedIgnored());
+    }
+
+    @Test
+    void compressionValues() {
+        for (ImageCompression c : ImageCompression.values()) {
+            assertEquals(c, ImageCompression.fromValue(c.value()));
+        }
+        assertEquals(List.of("off", "fast", "strong"),
+            List.of(ImageCompression.values()).stream().map(ImageCompression::value).toList());
+        assertEquals(ImageCompression.OFF, ImageCompression.fromValue(null));
+        assertEquals(ImageCompression.OFF, ImageCompression.fromValue("FAST"), "values are lower case, as mana_launch's");
+        assertEquals(ImageCompression.OFF, ImageCompression.fromValue("7"));
     }
 }

@@ -144,6 +144,41 @@ class MpiJobFlowTest {
         }
     }
 
+    /**
+     * The Checkpoints tab's image options reach the runtime: a job launched with forked checkpoints and fast
+     * compression writes each rank's image from a forked writer while the program runs (the ranks' --timing
+     * line says so) and the image is compressed ({@code lower-half --check} counts its zstd regions).
+     */
+    @Test
+    void forkedCompressedImages() throws Exception {
+        File ckpt = tmp.resolve("ck-images").toFile();
+        ILaunchConfigurationWorkingCopy wc = config("images", ckpt, java.util.Map.of());
+        wc.setAttribute(ManaCore.ATTR_FORKED, true);
+        wc.setAttribute(ManaCore.ATTR_COMPRESS, "fast");
+        wc.setAttribute(ManaCore.ATTR_TIMING, true);
+        ILaunch launch = wc.launch(ILaunchManager.RUN_MODE, new NullProgressMonitor());
+        IManaJob job = ManaJobs.forLaunch(launch);
+        try {
+            waitFor("2 ranks RUNNING", 60_000, () -> job.getRanks().size() == 2
+                && job.getRanks().stream().allMatch(r -> r.state() == RankState.RUNNING));
+            assertTrue(console(launch).contains("mana_launch --timing --forked --compress=fast --ckptdir"), console(launch));
+            CheckpointResult r = job.checkpoint(false, null);
+            assertTrue(r.ok(), r.message());
+            for (int rank = 0; rank < 2; rank++) {
+                String line = "[rank " + rank + "] mana: timing: checkpoint: forked writer, program running";
+                waitFor("rank " + rank + "'s forked write in the console", 10_000, () -> console(launch).contains(line));
+                File image = new File(ckpt, "ckpt_rank_" + rank + "/ckpt_heat_mpi_gen1.mana");
+                Process check = new ProcessBuilder(new File(root(), "bin/lower-half").getPath(), "--check",
+                    image.getPath()).redirectErrorStream(true).start();
+                String out = new String(check.getInputStream().readAllBytes());
+                assertEquals(0, check.waitFor(), out);
+                assertTrue(out.contains("regions compressed to"), out);
+            }
+        } finally {
+            launch.terminate();
+        }
+    }
+
     /** Terminate kills every rank (through the coordinator, then mpirun); Remove forgets the job. */
     @Test
     void terminateAndRemove() throws Exception {

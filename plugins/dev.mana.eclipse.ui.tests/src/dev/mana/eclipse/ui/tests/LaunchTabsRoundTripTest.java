@@ -2,8 +2,10 @@ package dev.mana.eclipse.ui.tests;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
 import java.util.Map;
 
 import org.eclipse.core.runtime.CoreException;
@@ -12,12 +14,19 @@ import org.eclipse.debug.core.ILaunchConfigurationWorkingCopy;
 import org.eclipse.debug.core.ILaunchManager;
 import org.eclipse.debug.ui.ILaunchConfigurationTab;
 import org.eclipse.osgi.util.NLS;
+import org.eclipse.swt.SWT;
+import org.eclipse.swt.widgets.Button;
+import org.eclipse.swt.widgets.Combo;
+import org.eclipse.swt.widgets.Composite;
+import org.eclipse.swt.widgets.Control;
+import org.eclipse.swt.widgets.Event;
 import org.eclipse.swt.widgets.Shell;
 import org.junit.jupiter.api.Test;
 
 import dev.mana.eclipse.core.ManaCore;
 import dev.mana.eclipse.core.MpiImplementation;
 import dev.mana.eclipse.core.MpiLauncher;
+import dev.mana.eclipse.internal.ui.launch.ManaCheckpointTab;
 import dev.mana.eclipse.internal.ui.launch.ManaTabGroup;
 import dev.mana.eclipse.internal.ui.launch.Messages;
 
@@ -43,6 +52,9 @@ class LaunchTabsRoundTripTest {
         wc.setAttribute(ManaCore.ATTR_CHECKPOINT_DIRECTORY, "/tmp/ck");
         wc.setAttribute(ManaCore.ATTR_CHECKPOINT_INTERVAL, 60);
         wc.setAttribute(ManaCore.ATTR_TIMING, true);
+        wc.setAttribute(ManaCore.ATTR_INCREMENTAL, true);
+        wc.setAttribute(ManaCore.ATTR_FORKED, true);
+        wc.setAttribute(ManaCore.ATTR_COMPRESS, "strong");
         wc.setAttribute(ManaCore.ATTR_RESTART_DIRECTORY, "/tmp/old");
         wc.setAttribute(ILaunchManager.ATTR_ENVIRONMENT_VARIABLES, Map.of("MANA_DEBUG", "1"));
         wc.setAttribute(ILaunchManager.ATTR_APPEND_ENVIRONMENT_VARIABLES, true);
@@ -84,6 +96,101 @@ class LaunchTabsRoundTripTest {
                 shell.dispose();
             }
         });
+    }
+
+    /**
+     * The Checkpoints tab's "Checkpoint images" group: an untouched configuration gets no attribute; each
+     * control writes its own; forked with incremental is a warning, not an error; under a restart the
+     * options (kept from the launch) cannot be changed.
+     */
+    @Test
+    void checkpointImageOptions() throws CoreException {
+        ILaunchManager lm = DebugPlugin.getDefault().getLaunchManager();
+        ILaunchConfigurationWorkingCopy wc = lm.getLaunchConfigurationType(ManaCore.LAUNCH_CONFIGURATION_TYPE)
+            .newInstance(null, "images");
+        wc.setAttribute(ManaCore.ATTR_PROGRAM, "/bin/true");
+        Ui.sync(() -> {
+            Shell shell = new Shell(Ui.display());
+            ManaCheckpointTab tab = new ManaCheckpointTab();
+            try {
+                tab.createControl(shell);
+                tab.initializeFrom(wc);
+                Button incremental = button(shell, Messages.ImageOptionsGroup_incremental);
+                Button forked = button(shell, Messages.ImageOptionsGroup_forked);
+                Combo compression = DebugTabTest.find(shell, Combo.class);
+                assertEquals(Messages.ImageOptionsGroup_incrementalTip, incremental.getToolTipText());
+                assertEquals(Messages.ImageOptionsGroup_forkedTip, forked.getToolTipText());
+                assertEquals(Messages.ImageOptionsGroup_compressionTip, compression.getToolTipText());
+                assertEquals(List.of(Messages.ImageOptionsGroup_off, Messages.ImageOptionsGroup_fast,
+                    Messages.ImageOptionsGroup_strong), List.of(compression.getItems()));
+                assertFalse(incremental.getSelection());
+                assertFalse(forked.getSelection());
+                assertEquals(Messages.ImageOptionsGroup_off, compression.getText());
+
+                ILaunchConfigurationWorkingCopy out = wc.copy("images-out");
+                tab.performApply(out);
+                assertEquals(wc.getAttributes(), out.getAttributes(), "an untouched configuration stays as it was");
+
+                click(forked, true);
+                compression.select(1);
+                tab.performApply(out);
+                assertTrue(out.getAttribute(ManaCore.ATTR_FORKED, false));
+                assertEquals("fast", out.getAttribute(ManaCore.ATTR_COMPRESS, ""));
+                assertFalse(out.hasAttribute(ManaCore.ATTR_INCREMENTAL));
+                assertTrue(tab.isValid(out));
+                assertNull(tab.getWarningMessage());
+
+                click(incremental, true);
+                assertTrue(tab.isValid(out), "a warning, not an error");
+                assertNull(tab.getErrorMessage());
+                assertEquals(Messages.ImageOptionsGroup_forkedIgnored, tab.getWarningMessage());
+                click(forked, false);
+                assertTrue(tab.isValid(out));
+                assertNull(tab.getWarningMessage());
+                tab.performApply(out);
+                assertTrue(out.getAttribute(ManaCore.ATTR_INCREMENTAL, false));
+                assertFalse(out.hasAttribute(ManaCore.ATTR_FORKED), "off is the absent attribute");
+
+                ILaunchConfigurationWorkingCopy restart = wc.copy("images-restart");
+                restart.setAttribute(ManaCore.ATTR_RESTART, true);
+                restart.setAttribute(ManaCore.ATTR_INCREMENTAL, true);
+                restart.setAttribute(ManaCore.ATTR_FORKED, true);
+                tab.initializeFrom(restart);
+                assertTrue(incremental.getSelection() && forked.getSelection(), "shown as launched");
+                assertFalse(incremental.isEnabled() || forked.isEnabled() || compression.isEnabled());
+                tab.isValid(restart);
+                assertNull(tab.getWarningMessage(), "a restart keeps the options of its launch");
+                click(button(shell, Messages.ManaCheckpointTab_restart), false);
+                assertTrue(incremental.isEnabled() && forked.isEnabled() && compression.isEnabled());
+            } catch (CoreException e) {
+                throw new AssertionError(e);
+            } finally {
+                tab.dispose();
+                shell.dispose();
+            }
+        });
+    }
+
+    /** The check box with this text in the tab's controls. */
+    private static Button button(Composite c, String text) {
+        for (Control child : c.getChildren()) {
+            if (child instanceof Button b && text.equals(b.getText())) {
+                return b;
+            }
+            if (child instanceof Composite cc) {
+                Button b = button(cc, text);
+                if (b != null) {
+                    return b;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** As a click: the selection, then the listeners the tab hangs on it. */
+    private static void click(Button b, boolean selected) {
+        b.setSelection(selected);
+        b.notifyListeners(SWT.Selection, new Event());
     }
 
     @Test

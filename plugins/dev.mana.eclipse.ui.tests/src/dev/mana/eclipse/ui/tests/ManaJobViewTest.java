@@ -34,6 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
 import dev.mana.coordinator.Coordinator;
 import dev.mana.coordinator.RankState;
 import dev.mana.coordinator.sim.SimulatedRanks;
+import dev.mana.eclipse.core.CheckpointImages;
 import dev.mana.eclipse.core.CoordinatorEndpoint;
 import dev.mana.eclipse.core.IManaJob;
 import dev.mana.eclipse.core.ManaCore;
@@ -373,7 +374,7 @@ class ManaJobViewTest {
      */
     private IManaJob startJob(String name, int ranks, File ckptDir) throws Exception {
         ManaJobSettings s = new ManaJobSettings(new File("/bin/sleep"), List.of("600"), tmp.toFile(), ranks,
-            MpiImplementation.AUTO, MpiLauncher.MPIRUN, List.of(), ckptDir, 0, false, null, false, Map.of(), true,
+            MpiImplementation.AUTO, MpiLauncher.MPIRUN, List.of(), ckptDir, 0, false, null, false, CheckpointImages.DEFAULT, Map.of(), true,
             true, "127.0.0.1", coordinator.port(), null, name);
         Launch launch = new Launch(null, ILaunchManager.RUN_MODE, null);
         Process p = new ProcessBuilder("/bin/sleep", "600").start();

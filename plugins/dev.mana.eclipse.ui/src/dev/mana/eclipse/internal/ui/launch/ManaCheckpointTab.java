@@ -26,11 +26,12 @@ import dev.mana.eclipse.core.ManaFormat;
 import dev.mana.eclipse.internal.ui.IManaHelpContexts;
 import dev.mana.eclipse.internal.ui.ManaUIPlugin;
 
-/** Checkpoint directory and interval; restart from a checkpoint. */
+/** Checkpoint directory and interval; how images are written; restart from a checkpoint. */
 public final class ManaCheckpointTab extends AbstractLaunchConfigurationTab {
     Text directory;
     Spinner interval;
     Button timing;
+    ImageOptionsGroup images;
     Button restart;
     Text restartDirectory;
     Label restartStatus;
@@ -63,6 +64,8 @@ public final class ManaCheckpointTab extends AbstractLaunchConfigurationTab {
         timing.setLayoutData(span);
         timing.addListener(SWT.Selection, e -> changed());
 
+        images = new ImageOptionsGroup(c, this::changed);
+
         Group r = TabSupport.group(c, Messages.ManaCheckpointTab_restartGroup, 1);
         restart = new Button(r, SWT.CHECK);
         restart.setText(Messages.ManaCheckpointTab_restart);
@@ -76,6 +79,7 @@ public final class ManaCheckpointTab extends AbstractLaunchConfigurationTab {
 
     private void changed() {
         restartDirectory.setEnabled(restart.getSelection());
+        images.setEnabled(!restart.getSelection());
         restartStatus.setText(describeRestart());
         restartStatus.getParent().layout(true);
         scheduleUpdateJob();
@@ -133,6 +137,7 @@ public final class ManaCheckpointTab extends AbstractLaunchConfigurationTab {
             directory.setText(cfg.getAttribute(ManaCore.ATTR_CHECKPOINT_DIRECTORY, ""));
             interval.setSelection(cfg.getAttribute(ManaCore.ATTR_CHECKPOINT_INTERVAL, 0));
             timing.setSelection(cfg.getAttribute(ManaCore.ATTR_TIMING, false));
+            images.initializeFrom(cfg);
             restart.setSelection(cfg.getAttribute(ManaCore.ATTR_RESTART, false));
             restartDirectory.setText(cfg.getAttribute(ManaCore.ATTR_RESTART_DIRECTORY, ""));
             changed();
@@ -151,6 +156,7 @@ public final class ManaCheckpointTab extends AbstractLaunchConfigurationTab {
         TabSupport.put(wc, ManaCore.ATTR_CHECKPOINT_DIRECTORY, directory.getText().trim(), "");
         TabSupport.put(wc, ManaCore.ATTR_CHECKPOINT_INTERVAL, interval.getSelection(), 0);
         TabSupport.put(wc, ManaCore.ATTR_TIMING, timing.getSelection(), false);
+        images.performApply(wc);
         TabSupport.put(wc, ManaCore.ATTR_RESTART, restart.getSelection(), false);
         TabSupport.put(wc, ManaCore.ATTR_RESTART_DIRECTORY, restartDirectory.getText().trim(), "");
     }
@@ -158,13 +164,17 @@ public final class ManaCheckpointTab extends AbstractLaunchConfigurationTab {
     @Override
     public boolean isValid(ILaunchConfiguration cfg) {
         setErrorMessage(null);
+        setWarningMessage(null);
         if (restart.getSelection()) {
             CheckpointValidation v = restartValidation();
             if (v != null && !v.isValid()) {
                 setErrorMessage(NLS.bind(Messages.ManaCheckpointTab_cannotRestart, v.summary()));
                 return false;
             }
+            return true; // a restart keeps the image options of its launch: nothing here to warn about
         }
+        // a warning, not an error: the runtime runs the combination (incremental, unforked) and says so itself
+        setWarningMessage(images.warning());
         return true;
     }
 

@@ -56,6 +56,18 @@ public final class Messages extends NLS {
     public static String ManaCheckpointTab_found;
     public static String ManaCheckpointTab_noCheckpoint;
     public static String ManaCheckpointTab_cannotRestart;
+    public static String ImageOptionsGroup_group;
+    public static String ImageOptionsGroup_incremental;
+    public static String ImageOptionsGroup_incrementalTip;
+    public static String ImageOptionsGroup_forked;
+    public static String ImageOptionsGroup_forkedTip;
+    public static String ImageOptionsGroup_compression;
+    public static String ImageOptionsGroup_compressionTip;
+    public static String ImageOptionsGroup_off;
+    public static String ImageOptionsGroup_fast;
+    public static String ImageOptionsGroup_strong;
+    public static String ImageOptionsGroup_launchOnly;
+    public static String ImageOptionsGroup_forkedIgnored;
     public static String ManaEnvironmentTab_mana;
     public static String ManaEnvironmentTab_manaTip;
     public static String ManaEnvironmentTab_variable;
