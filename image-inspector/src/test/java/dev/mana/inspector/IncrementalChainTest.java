@@ -224,6 +224,74 @@ class IncrementalChainTest {
         assertFalse(s1.out.contains("incremental on"), s1.out);
     }
 
+    @Test
+    void aDamagedZeroRunSpoilsItsRegionOnly() throws Exception {
+        // generation 3 with the first zero run of a region holding several made empty (its MEMORY CRC fixed up): that
+        // region is refused, the regions after it still read as before (their records follow its zero runs)
+        Path dir = Files.createDirectories(work.resolve("badzero"));
+        for (int g = 1; g <= 3; g++) {
+            Files.copy(gen(g), dir.resolve(gen(g).getFileName()));
+        }
+        Path top = dir.resolve(gen(3).getFileName());
+        int damaged = emptyFirstZeroRunOfARegionWithSeveral(top);
+        try (CheckpointImage bad = Images.openChain(top); CheckpointImage good = Images.openChain(gen(3))) {
+            List<MemoryRegion> rb = bad.regions();
+            List<MemoryRegion> rg = good.regions();
+            assertEquals(rg.size(), rb.size());
+            MemoryRegion d = rb.get(damaged);
+            ImageException e = assertThrows(ImageException.class, () -> read(bad, d.start(), d.start() + 4096));
+            assertEquals(ErrorKind.MALFORMED, e.kind());
+            VerifyReport v = bad.verify(null);
+            assertTrue(v.problems().stream().anyMatch(p -> p.region() == damaged && p.message().contains("zero run 0")),
+                    v.problems().toString());
+            for (int i = damaged + 1; i < rg.size(); i++) {
+                MemoryRegion r = rg.get(i);
+                assertEquals(r.toString(), rb.get(i).toString());
+                if (r.saved() && r.mappedBytes() <= 32L << 20) {
+                    assertArrayEquals(read(good, r.start(), r.end()), read(bad, r.start(), r.end()), r.toString());
+                }
+            }
+        }
+    }
+
+    /** Sets page_count 0 in the first zero run of the first region with two or more; returns that region's index. */
+    static int emptyFirstZeroRunOfARegionWithSeveral(Path image) throws Exception {
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(image,
+                java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE)) {
+            SectionInfo mem;
+            long entry;
+            try (CheckpointImage img = Images.open(image)) {
+                ManaImage m = (ManaImage) img;
+                int k = 0;
+                while (m.sections().get(k).type() != SectionInfo.MEMORY) {
+                    k++;
+                }
+                mem = m.sections().get(k);
+                entry = m.header().sectionTableOffset() + 32L * k;
+            }
+            ByteBuffer b = ByteBuffer.allocate(Math.toIntExact(mem.length())).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            ch.read(b, mem.offset());
+            int p = 0;
+            for (int i = 0; i < mem.count(); i++) {
+                long runs = Integer.toUnsignedLong(b.getInt(p + 64));
+                long nameLen = Integer.toUnsignedLong(b.getInt(p + 72));
+                long zeroRuns = Integer.toUnsignedLong(b.getInt(p + 76));
+                int zeros = Math.toIntExact(p + 80 + ((nameLen + 7) & ~7L) + 16 * runs);
+                if (zeroRuns >= 2) {
+                    b.putLong(zeros + 8, 0);
+                    java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+                    crc.update(b.array());
+                    ByteBuffer c = ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(0, (int) crc.getValue());
+                    ch.write(b.rewind(), mem.offset());
+                    ch.write(c, entry + 24);
+                    return i;
+                }
+                p = Math.toIntExact(zeros + 16 * zeroRuns);
+            }
+        }
+        throw new AssertionError(image + ": no region with two zero runs");
+    }
+
     /** One run of the command line: exit status, stdout, stderr. */
     record Cli(int status, String out, String err) {
         static Cli run(String... args) {

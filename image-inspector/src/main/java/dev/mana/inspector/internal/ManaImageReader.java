@@ -532,17 +532,22 @@ public final class ManaImageReader implements ManaImage {
                 long nextZero = 0;
                 int sk = 0;
                 long[] zr = new long[(int) zeroRunCount * 2];
+                boolean zerosOk = true;
+                // every record is read even after a bad one: the next region's record follows the last
                 for (int k = 0; k < zeroRunCount; k++) {
                     long first = c.i64("zero run first_page");
                     long n = c.i64("zero run page_count");
                     zr[2 * k] = first;
                     zr[2 * k + 1] = n;
+                    if (!zerosOk) {
+                        continue;
+                    }
                     if (n <= 0 || first < 0 || first < nextZero || first > pages || n > pages - first) {
                         problems.add(regionProblem((int) i, String.format(
                                 "%s %s: zero run %d (pages %d+%d) is empty, out of order, overlapping or outside the region's"
                                         + " %d pages", at, name, k, first, n, pages)));
-                        zr = null;
-                        break;
+                        zerosOk = false;
+                        continue;
                     }
                     nextZero = first + n;
                     while (runsOk && sk < runCount && runs[2 * sk] + runs[2 * sk + 1] <= first) {
@@ -551,9 +556,11 @@ public final class ManaImageReader implements ManaImage {
                     if (runsOk && sk < runCount && runs[2 * sk] < nextZero) {
                         problems.add(regionProblem((int) i, String.format(
                                 "%s %s: zero run %d (pages %d+%d) overlaps stored run %d", at, name, k, first, n, sk)));
-                        zr = null;
-                        break;
+                        zerosOk = false;
                     }
+                }
+                if (!zerosOk) {
+                    zr = null;
                 }
                 if (!runsOk) {
                     // keep the region listed but unreadable: readMemory refuses it
