@@ -17,7 +17,10 @@ public enum ErrorKind {
     MALFORMED(7, "malformed"),
     /** A checksum does not match the bytes: the image was damaged after it was written. */
     CORRUPT(8, "corrupt"),
-    /** A checkpoint directory is not restartable: ranks missing, no common generation, *.tmp left. */
+    /**
+     * A checkpoint directory is not restartable: ranks missing, no common generation, *.tmp left; or an incremental
+     * image's parent is gone or was replaced, so its chain cannot be read.
+     */
     INCOMPLETE(9, "incomplete checkpoint"),
     /** The requested address, region or section is not in the image (or not stored there). */
     NOT_FOUND(10, "not found"),

@@ -1,5 +1,6 @@
 package dev.mana.inspector;
 
+import dev.mana.inspector.internal.ChainOpener;
 import dev.mana.inspector.internal.DmtcpImageReader;
 import dev.mana.inspector.internal.Fail;
 import dev.mana.inspector.internal.ManaImageReader;
@@ -85,6 +86,32 @@ public final class Images {
                 } catch (IOException ignored) {
                     // already failing
                 }
+            }
+        }
+    }
+
+    /**
+     * Opens an image with its chain: an incremental image comes back as a {@link ManaChain}, whose
+     * {@code readMemory} reads the pages it leaves to its parents from them, as a restart would; any other image
+     * comes back as {@link #open} gives it. Each parent is looked up by name in the image's folder and must be the one
+     * the image records (generation, header CRC, file size), else {@link ErrorKind#INCOMPLETE} with a message naming
+     * the missing or replaced parent (a parent that is itself unreadable keeps its own class). The caller closes the
+     * result, which closes every image of the chain.
+     */
+    public static CheckpointImage openChain(Path path) throws ImageException {
+        CheckpointImage img = open(path);
+        boolean handedOver = false;
+        try {
+            if (!(img instanceof ManaImageReader m) || m.parent().isEmpty()) {
+                handedOver = true;
+                return img;
+            }
+            ManaChain chain = new ManaChain(ChainOpener.open(m));
+            handedOver = true;
+            return chain;
+        } finally {
+            if (!handedOver) {
+                img.close();
             }
         }
     }

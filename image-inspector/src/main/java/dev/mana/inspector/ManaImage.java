@@ -35,7 +35,8 @@ public interface ManaImage extends CheckpointImage {
 
     /**
      * The image an incremental image completes (its PARENT section); empty for a full image. Pages of a region in
-     * neither a stored nor a zero run are the parent's: {@code readMemory} of such an image shows them as zero.
+     * neither a stored nor a zero run are the parent's: {@code readMemory} of the image alone shows them as zero;
+     * {@link Images#openChain} reads them from the parents.
      */
     Optional<ParentInfo> parent() throws ImageException;
 

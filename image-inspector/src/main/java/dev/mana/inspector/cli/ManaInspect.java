@@ -16,6 +16,7 @@ import dev.mana.inspector.MpiSummary;
 import dev.mana.inspector.MpiText;
 import dev.mana.inspector.MemoryRegion;
 import dev.mana.inspector.OpenFile;
+import dev.mana.inspector.ParentInfo;
 import dev.mana.inspector.Problem;
 import dev.mana.inspector.SectionInfo;
 import dev.mana.inspector.SignalState;
@@ -177,6 +178,18 @@ public final class ManaInspect implements Callable<Integer> {
         }
     }
 
+    /**
+     * For the commands that read memory: an incremental image with its chain (its unchanged pages are its
+     * parents'), any other image as {@link #open} gives it.
+     */
+    static CheckpointImage openChain(Path p) throws ImageException {
+        try {
+            return Images.openChain(p);
+        } catch (ImageException e) {
+            throw withPath(p, e);
+        }
+    }
+
     static ImageException withPath(Path p, ImageException e) {
         String m = e.getMessage() == null ? "" : e.getMessage();
         if (m.startsWith(p.toString())) {
@@ -304,6 +317,19 @@ public final class ManaInspect implements Callable<Integer> {
             ManaImage m = (ManaImage) img;
             Optional<SectionInfo> mpi = m.mpiSection();
             rows.add(new String[] {"mpi state", mpi.map(x -> x.length() + " bytes, " + x.count() + " records").orElse("none")});
+            try {
+                Optional<ParentInfo> pi = m.parent();
+                if (pi.isPresent()) {
+                    ParentInfo p = pi.get();
+                    rows.add(new String[] {"chain", "incremental on " + p.name() + " (generation " + p.generation()
+                            + ", depth " + p.depth() + ")"});
+                    o.put("parent", Json.obj().put("name", p.name()).put("generation", p.generation())
+                            .put("depth", p.depth()).put("header_crc", String.format("0x%08x", p.headerCrc()))
+                            .put("file_size", p.fileSize()));
+                }
+            } catch (ImageException e) {
+                rows.add(new String[] {"chain", "unreadable (" + e.getMessage() + ")"});
+            }
             ManaHeader h = m.header();
             o.put("format_version", h.version()).put("sections", h.sectionCount()).put("header_crc", String.format("0x%08x", h.headerCrc()));
             try {
@@ -420,11 +446,16 @@ public final class ManaInspect implements Callable<Integer> {
 
         @Override
         public Integer call() throws Exception {
-            try (CheckpointImage img = open(image)) {
+            try (CheckpointImage img = readsMemory() ? openChain(image) : open(image)) {
                 return run(img);
             } catch (ImageException e) {
                 throw withPath(image, e);
             }
+        }
+
+        /** Whether the command reads memory, so that an incremental image is opened with its chain. */
+        boolean readsMemory() {
+            return false;
         }
 
         abstract int run(CheckpointImage img) throws Exception;
@@ -644,10 +675,13 @@ public final class ManaInspect implements Callable<Integer> {
         @Option(names = {"-q", "--quiet"}, description = "Print nothing when the image is sound.")
         boolean quiet;
 
+        @Option(names = "--no-chain", description = "An incremental image: check this file only, not its parents.")
+        boolean noChain;
+
         @Override
         int run(CheckpointImage img) throws ImageException {
             long t0 = System.nanoTime();
-            VerifyReport r = img.verify(null);
+            VerifyReport r = noChain ? img.verify(null) : verifyWithChain(img);
             double s = (System.nanoTime() - t0) / 1e9;
             PrintWriter out = out();
             ErrorKind worst = r.worstKind();
@@ -686,6 +720,31 @@ public final class ManaInspect implements Callable<Integer> {
                 return worst.exitStatus();
             }
             return 0;
+        }
+    }
+
+    /**
+     * Verify of an incremental image checks its chain too, as a restart needs it: every parent must be there and be
+     * the one recorded (else one problem naming it, after this image's own), and each is verified in its turn.
+     */
+    static VerifyReport verifyWithChain(CheckpointImage img) throws ImageException {
+        boolean incremental;
+        try {
+            incremental = img instanceof ManaImage m && m.parent().isPresent();
+        } catch (ImageException e) {
+            incremental = false;   // a damaged PARENT section is the image's own problem: its verify reports it
+        }
+        if (!incremental) {
+            return img.verify(null);
+        }
+        try (CheckpointImage chain = Images.openChain(img.path())) {
+            return chain.verify(null);
+        } catch (ImageException e) {
+            VerifyReport own = img.verify(null);
+            List<Problem> ps = new ArrayList<>(own.problems());
+            ps.add(new Problem(e.kind(), e.getMessage()));
+            return new VerifyReport(ps, own.bytesRead(), own.regionsChecked(), own.sectionsChecked(), own.checksums(),
+                    own.notes());
         }
     }
 
@@ -743,6 +802,11 @@ public final class ManaInspect implements Callable<Integer> {
 
         @Option(names = {"-o", "--output"}, required = true, paramLabel = "FILE", description = "Where to write.")
         Path output;
+
+        @Override
+        boolean readsMemory() {
+            return true;
+        }
 
         @Override
         int run(CheckpointImage img) throws Exception {
@@ -820,7 +884,7 @@ public final class ManaInspect implements Callable<Integer> {
             long a = number(addr, "ADDR");
             long n = number(len, "LEN");
             PrintWriter out = spec.commandLine().getOut();
-            try (CheckpointImage img = open(image)) {
+            try (CheckpointImage img = openChain(image)) {
                 byte[] b = new byte[64 * 1024];
                 for (long done = 0; Long.compareUnsigned(done, n) < 0; ) {
                     int k = (int) Math.min(b.length, n - done);
@@ -860,7 +924,7 @@ public final class ManaInspect implements Callable<Integer> {
         public Integer call() throws Exception {
             PrintWriter out = spec.commandLine().getOut();
             ImageDiff d;
-            try (CheckpointImage ia = open(a); CheckpointImage ib = open(b)) {
+            try (CheckpointImage ia = openChain(a); CheckpointImage ib = openChain(b)) {
                 d = ImageDiff.compare(ia, ib, null);
             }
             if (json) {

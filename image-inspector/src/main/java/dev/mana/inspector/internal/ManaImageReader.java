@@ -70,6 +70,11 @@ public final class ManaImageReader implements ManaImage {
     private ProcessInfo process;
     private List<MemoryRegion> regions;
     private long[][] runPrefix;
+    /**
+     * Each region's zero runs as {@code [firstPage, pageCount]} pairs (empty in a full image), or null when they are
+     * inconsistent: reading such a region through its chain is refused rather than guessed.
+     */
+    private long[][] zeroRuns;
     /** Bytes of each region's payload in the file: stored_bytes, or the compressed length (ZSTD section). */
     private long[] payloadLen;
     /** The last compressed region read by readMemory, decompressed (index, bytes). */
@@ -463,6 +468,7 @@ public final class ManaImageReader implements ManaImage {
             Cursor c = new Cursor(bytes, "MEMORY");
             List<MemoryRegion> out = new ArrayList<>((int) count);
             long[][] prefixes = new long[(int) count][];
+            long[][] zeros = new long[(int) count][];
             List<Problem> problems = new ArrayList<>();
             List<String> notes = new ArrayList<>();
             long payloadLimit = metadataStart();
@@ -525,14 +531,23 @@ public final class ManaImageReader implements ManaImage {
                 }
                 long nextZero = 0;
                 int sk = 0;
+                long[] zr = new long[(int) zeroRunCount * 2];
+                boolean zerosOk = true;
+                // every record is read even after a bad one: the next region's record follows the last
                 for (int k = 0; k < zeroRunCount; k++) {
                     long first = c.i64("zero run first_page");
                     long n = c.i64("zero run page_count");
+                    zr[2 * k] = first;
+                    zr[2 * k + 1] = n;
+                    if (!zerosOk) {
+                        continue;
+                    }
                     if (n <= 0 || first < 0 || first < nextZero || first > pages || n > pages - first) {
                         problems.add(regionProblem((int) i, String.format(
                                 "%s %s: zero run %d (pages %d+%d) is empty, out of order, overlapping or outside the region's"
                                         + " %d pages", at, name, k, first, n, pages)));
-                        break;
+                        zerosOk = false;
+                        continue;
                     }
                     nextZero = first + n;
                     while (runsOk && sk < runCount && runs[2 * sk] + runs[2 * sk + 1] <= first) {
@@ -541,8 +556,11 @@ public final class ManaImageReader implements ManaImage {
                     if (runsOk && sk < runCount && runs[2 * sk] < nextZero) {
                         problems.add(regionProblem((int) i, String.format(
                                 "%s %s: zero run %d (pages %d+%d) overlaps stored run %d", at, name, k, first, n, sk)));
-                        break;
+                        zerosOk = false;
                     }
+                }
+                if (!zerosOk) {
+                    zr = null;
                 }
                 if (!runsOk) {
                     // keep the region listed but unreadable: readMemory refuses it
@@ -607,6 +625,7 @@ public final class ManaImageReader implements ManaImage {
                 }
                 out.add(b.build());
                 prefixes[i] = prefix;
+                zeros[i] = zr;
             }
             end(c, "MEMORY");
             payloadLen = zstdLengths(out, payloadLimit, problems);
@@ -624,6 +643,7 @@ public final class ManaImageReader implements ManaImage {
             memoryProblems = problems;
             memoryNotes = notes;
             runPrefix = prefixes;
+            zeroRuns = zeros;
             regions = Collections.unmodifiableList(out);
         }
         return regions;
@@ -944,59 +964,76 @@ public final class ManaImageReader implements ManaImage {
         return Long.compareUnsigned(a, b) <= 0 ? a : b;
     }
 
+    /**
+     * As restore recreates memory from this image alone: stored pages from the image, zero pages as zeros. The pages an
+     * incremental image leaves to its parent read as zeros here too; {@code ManaChain} reads them from the parent.
+     */
     @Override
     public void readMemory(long address, ByteBuffer dst) throws ImageException {
-        List<MemoryRegion> rs = regions();
         long addr = address;
         while (dst.hasRemaining()) {
-            MemoryRegion r = regionAt(addr);
-            if (r == null) {
-                throw Fail.notFound("address %s is not in any region of the image", Fail.hex(addr));
+            Piece p = readPiece(addr, dst, true);
+            if (p.parents()) {
+                fillZero(dst, p.length());
+                dst.position(dst.position() + (int) p.length());
             }
-            if (!r.saved()) {
+            addr += p.length();
+            if (dst.hasRemaining() && addr == 0) {
+                throw Fail.notFound("address range wraps around");
+            }
+        }
+    }
+
+    /**
+     * What this image says about the bytes from an address, up to where that changes: {@code parents} when they are
+     * the parent image's (then {@code dst} is left alone), else they have been put into {@code dst}.
+     */
+    public record Piece(long length, boolean parents) {
+    }
+
+    /**
+     * Reads from {@code addr} into {@code dst} the bytes this image holds, as far as one kind of page goes (stored
+     * pages, zero pages, or pages left to the parent), at most {@code dst.remaining()}. For the {@code top} image of a
+     * chain (or an image read alone) the address must lie in a saved region, else NOT_FOUND, as for readMemory. Below
+     * the top the restore has already mapped the top's regions as zero pages and lays each image's pages on them,
+     * oldest first, by address: there a byte outside this image's saved regions is left to the parent, or stays zero
+     * when this is the full image at the bottom.
+     */
+    public Piece readPiece(long addr, ByteBuffer dst, boolean top) throws ImageException {
+        List<MemoryRegion> rs = regions();
+        boolean incremental = (header.flags() & IMG_F_INCREMENTAL) != 0;
+        MemoryRegion r = regionAt(addr);
+        if (r == null || !r.saved()) {
+            if (top) {
+                if (r == null) {
+                    throw Fail.notFound("address %s is not in any region of the image", Fail.hex(addr));
+                }
                 throw Fail.notFound("address %s lies in %s region %s: its contents are not saved", Fail.hex(addr),
                         (r.formatFlags() & REG_GUARD) != 0 ? "the guard" : "the " + r.half().label() + "-half", r);
             }
-            long[] prefix = runPrefix[r.index()];
-            if (prefix == null) {
-                throw Fail.malformed("region %d (%s): its page runs are inconsistent", r.index(), r);
-            }
-            long off = addr - r.start();
-            long page = Long.divideUnsigned(off, PAGE);
-            int inPage = (int) (off & (PAGE - 1));
-            // unsigned: a damaged region may end past 2^63 (its length is then "negative" as a long)
-            long regionLeft = r.end() - addr;
-            // the run holding this page, or the first run after it
-            int lo = 0;
-            int hi = r.runCount() - 1;
-            int found = -1;
-            int after = r.runCount();
-            while (lo <= hi) {
-                int mid = (lo + hi) >>> 1;
-                long first = r.runFirstPage(mid);
-                if (page < first) {
-                    after = mid;
-                    hi = mid - 1;
-                } else if (page >= first + r.runPageCount(mid)) {
-                    lo = mid + 1;
-                } else {
-                    found = mid;
-                    break;
-                }
-            }
-            long n;
-            if (found >= 0) {
-                long runEndPage = r.runFirstPage(found) + r.runPageCount(found);
-                long avail = (runEndPage - page) * PAGE - inPage;
-                n = umin(umin(avail, regionLeft), dst.remaining());
-                long inPayload = (prefix[found] + page - r.runFirstPage(found)) * PAGE + inPage;
-                if ((r.formatFlags() & REG_ZSTD) != 0) {
-                    byte[] z = inflate(r);
-                    dst.put(dst.position(), z, (int) inPayload, (int) n);
-                    dst.position(dst.position() + (int) n);
-                    addr += n;
-                    continue;
-                }
+            long n = umin(r != null ? r.end() - addr : untilNextRegion(rs, addr), dst.remaining());
+            return zeroOrParents(dst, n, incremental);
+        }
+        long[] prefix = runPrefix[r.index()];
+        long[] zr = zeroRuns[r.index()];
+        if (prefix == null || (incremental && zr == null)) {
+            throw Fail.malformed("region %d (%s): its page runs are inconsistent", r.index(), r);
+        }
+        long off = addr - r.start();
+        long page = Long.divideUnsigned(off, PAGE);
+        int inPage = (int) (off & (PAGE - 1));
+        // unsigned: a damaged region may end past 2^63 (its length is then "negative" as a long)
+        long regionLeft = r.end() - addr;
+        int found = runAt(r, page);
+        if (found >= 0) {
+            long runEndPage = r.runFirstPage(found) + r.runPageCount(found);
+            long avail = (runEndPage - page) * PAGE - inPage;
+            long n = umin(umin(avail, regionLeft), dst.remaining());
+            long inPayload = (prefix[found] + page - r.runFirstPage(found)) * PAGE + inPage;
+            if ((r.formatFlags() & REG_ZSTD) != 0) {
+                byte[] z = inflate(r);
+                dst.put(dst.position(), z, (int) inPayload, (int) n);
+            } else {
                 long fileOff = r.payloadOffset() + inPayload;
                 long payloadEnd = r.payloadOffset() + r.storedBytes();
                 if (fileOff < PAGE || fileOff + n > payloadEnd || fileOff + n > size || payloadEnd < r.payloadOffset()) {
@@ -1004,20 +1041,98 @@ public final class ManaImageReader implements ManaImage {
                 }
                 ByteBuffer part = dst.slice().limit((int) n);
                 readFully(ch, fileOff, part, "payload of region " + r.index());
-            } else {
-                long zeroUntil = after < r.runCount() ? r.runFirstPage(after) * PAGE - off : regionLeft;
-                n = umin(umin(zeroUntil, regionLeft), dst.remaining());
-                for (long i = 0; i < n; i++) {
-                    dst.put(dst.position() + (int) i, (byte) 0);
-                }
             }
             dst.position(dst.position() + (int) n);
-            addr += n;
-            if (dst.hasRemaining() && addr == 0) {
-                throw Fail.notFound("address range wraps around");
+            return new Piece(n, false);
+        }
+        // not stored: up to the next stored run, then split by the zero runs (an incremental image's other pages
+        // are its parent's; a full image's are zero)
+        int after = -found - 1;
+        long until = after < r.runCount() ? r.runFirstPage(after) * PAGE - off : regionLeft;
+        long n = umin(umin(until, regionLeft), dst.remaining());
+        if (zr == null || zr.length == 0) {
+            return zeroOrParents(dst, n, incremental);
+        }
+        int z = zeroRunAt(zr, page);
+        if (z >= 0) {
+            long zEnd = (zr[2 * z] + zr[2 * z + 1]) * PAGE - off;
+            n = umin(n, zEnd);
+            fillZero(dst, n);
+            dst.position(dst.position() + (int) n);
+            return new Piece(n, false);
+        }
+        int zAfter = -z - 1;
+        if (zAfter < zr.length / 2) {
+            n = umin(n, zr[2 * zAfter] * PAGE - off);
+        }
+        return zeroOrParents(dst, n, incremental);
+    }
+
+    /** n bytes left to the parent (incremental), or zeros put into dst (a full image's pages in no run). */
+    private static Piece zeroOrParents(ByteBuffer dst, long n, boolean incremental) {
+        if (incremental) {
+            return new Piece(n, true);
+        }
+        fillZero(dst, n);
+        dst.position(dst.position() + (int) n);
+        return new Piece(n, false);
+    }
+
+    /** Zeros into dst's next n bytes, its position unchanged. */
+    private static void fillZero(ByteBuffer dst, long n) {
+        for (long i = 0; i < n; i++) {
+            dst.put(dst.position() + (int) i, (byte) 0);
+        }
+    }
+
+    /** Bytes from addr to the start of the first region above it (unsigned; to the top of the space if none). */
+    private static long untilNextRegion(List<MemoryRegion> rs, long addr) {
+        int lo = 0;
+        int hi = rs.size();
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (Long.compareUnsigned(rs.get(mid).start(), addr) <= 0) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
             }
         }
-        assert rs != null;
+        return lo < rs.size() ? rs.get(lo).start() - addr : addr == 0 ? Long.MAX_VALUE : -addr;
+    }
+
+    /** The stored run holding page, or -(the first run after it) - 1. */
+    private static int runAt(MemoryRegion r, long page) {
+        int lo = 0;
+        int hi = r.runCount() - 1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            long first = r.runFirstPage(mid);
+            if (page < first) {
+                hi = mid - 1;
+            } else if (page >= first + r.runPageCount(mid)) {
+                lo = mid + 1;
+            } else {
+                return mid;
+            }
+        }
+        return -lo - 1;
+    }
+
+    /** The zero run of {@code [first, count]} pairs holding page, or -(the first run after it) - 1. */
+    private static int zeroRunAt(long[] zr, long page) {
+        int lo = 0;
+        int hi = zr.length / 2 - 1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            if (page < zr[2 * mid]) {
+                hi = mid - 1;
+            } else if (page >= zr[2 * mid] + zr[2 * mid + 1]) {
+                lo = mid + 1;
+            } else {
+                return mid;
+            }
+        }
+        return -lo - 1;
     }
 
     @Override

@@ -47,7 +47,8 @@ public record GenerationDiff(Path directory, long genA, long genB, List<RankDiff
                 continue;
             }
             sm.subTask(NLS.bind(Messages.GenerationDiff_rank, rank));
-            try (CheckpointImage ia = Images.open(pa); CheckpointImage ib = Images.open(pb)) {
+            // through the chains, as mana_inspect diff: an incremental image alone would show its parents' pages as zeros
+            try (CheckpointImage ia = Images.openChain(pa); CheckpointImage ib = Images.openChain(pb)) {
                 long total = Math.max(1, Math.max(ia.fileSize(), ib.fileSize()));
                 SubMonitor rm = sm.split(100);
                 rm.setWorkRemaining(100);

@@ -20,6 +20,7 @@ import dev.mana.inspector.CheckpointImage;
 import dev.mana.inspector.ErrorKind;
 import dev.mana.inspector.ImageException;
 import dev.mana.inspector.Images;
+import dev.mana.inspector.ManaImage;
 import dev.mana.inspector.Problem;
 import dev.mana.inspector.Salvaged;
 
@@ -37,6 +38,8 @@ public final class ImageEditor extends MultiPageEditorPart {
     private Path path;
     private CheckpointImage image;
     private final List<Problem> openProblems = new ArrayList<>();
+    /** Why an incremental image's chain could not be opened (a parent gone or replaced), or null. */
+    private Problem chainProblem;
     private Banner banner;
     private final List<ImagePage> pages = new ArrayList<>();
     private OverviewPage overview;
@@ -67,6 +70,34 @@ public final class ImageEditor extends MultiPageEditorPart {
         Salvaged s = Images.salvage(path);
         image = s.image();
         openProblems.addAll(s.problems());
+        image = withChain(image);
+    }
+
+    /**
+     * An incremental image is shown with its chain, so that the Hex page reads the pages it leaves to its parents from
+     * them, as a restart would; when a parent is gone or replaced, the image alone is shown (those pages as zeros)
+     * and the banner says why. A damaged image is shown alone: its chain is the least of its troubles.
+     */
+    private CheckpointImage withChain(CheckpointImage img) {
+        if (!openProblems.isEmpty() || !(img instanceof ManaImage m)) {
+            return img;
+        }
+        try {
+            if (m.parent().isEmpty()) {
+                return img;
+            }
+            CheckpointImage chain = Images.openChain(path);
+            img.close();
+            return chain;
+        } catch (ImageException e) {
+            chainProblem = new Problem(e.kind(), NLS.bind(Messages.ImageEditor_chainBroken, e.getMessage()));
+            return img;
+        }
+    }
+
+    /** Why the image's chain could not be opened, or null (a full image, or a chain that opened). */
+    Problem chainProblem() {
+        return chainProblem;
     }
 
     @Override
@@ -85,6 +116,9 @@ public final class ImageEditor extends MultiPageEditorPart {
             dev.mana.eclipse.internal.ui.IManaHelpContexts.IMAGE_EDITOR);
         for (Problem p : openProblems) {
             banner.add(line(p.kind(), p.message()));
+        }
+        if (chainProblem != null) {
+            banner.add(line(chainProblem.kind(), chainProblem.message()));
         }
         return super.createPageContainer(pagesArea);
     }

@@ -21,6 +21,7 @@ public final class Messages extends NLS {
     public static String ImageEditor_image;
     public static String ImageEditor_problem;
     public static String ImageEditor_pageProblem;
+    public static String ImageEditor_chainBroken;
     public static String Banner_more;
     public static String OverviewPage_title;
     public static String OverviewPage_columnField;
@@ -34,6 +35,10 @@ public final class Messages extends NLS {
     public static String OverviewPage_rankOf;
     public static String OverviewPage_rankUnknown;
     public static String OverviewPage_generation;
+    public static String OverviewPage_chain;
+    public static String OverviewPage_chainValue;
+    public static String OverviewPage_chainRead;
+    public static String OverviewPage_chainUnread;
     public static String OverviewPage_pid;
     public static String OverviewPage_host;
     public static String OverviewPage_mpi;

@@ -19,7 +19,9 @@ import dev.mana.inspector.ErrorKind;
 import dev.mana.inspector.ImageException;
 import dev.mana.inspector.ImageSummary;
 import dev.mana.inspector.ManaHeader;
+import dev.mana.inspector.ManaChain;
 import dev.mana.inspector.ManaImage;
+import dev.mana.inspector.ParentInfo;
 import dev.mana.inspector.Problem;
 import dev.mana.inspector.SectionInfo;
 
@@ -84,6 +86,7 @@ final class OverviewPage extends ImagePage {
                 : NLS.bind(Messages.OverviewPage_sectionsValue, m.sections().size(),
                     String.join(", ", m.sections().stream().map(SectionInfo::name).toList())));
             put(Messages.OverviewPage_headerChecks, headerChecks(h));
+            chain(m);
         } else if (img instanceof DmtcpImage d) {
             DmtcpHeader h = d.header();
             put(Messages.OverviewPage_version, h.signature().strip());
@@ -94,6 +97,23 @@ final class OverviewPage extends ImagePage {
             put(Messages.OverviewPage_headerChecks, Messages.OverviewPage_dmtcpChecks);
         }
         viewer.setInput(rows());
+    }
+
+    /** An incremental image: its parent, and whether the Hex page reads through the chain. */
+    private void chain(ManaImage m) {
+        try {
+            var parent = m.parent();
+            if (parent.isEmpty()) {
+                return;
+            }
+            ParentInfo p = parent.get();
+            String on = NLS.bind(Messages.OverviewPage_chainValue, new Object[] {p.name(), p.generation(), p.depth()});
+            put(Messages.OverviewPage_chain, m instanceof ManaChain c
+                ? NLS.bind(Messages.OverviewPage_chainRead, on, c.images().size())
+                : NLS.bind(Messages.OverviewPage_chainUnread, on));
+        } catch (ImageException e) {
+            put(Messages.OverviewPage_chain, e.getMessage());
+        }
     }
 
     private String headerChecks(ManaHeader h) {
