@@ -89,6 +89,8 @@ enum mana_coord_remote_error {
 #define MANA_COORD_CKPT_FULL      0x04   /* this image full, even where incremental images are on */
 #define MANA_COORD_CKPT_FORKED    0x08   /* this image written forked (a writer process; the program runs on) */
 #define MANA_COORD_CKPT_UNFORKED  0x10   /* this image written with the program stopped */
+#define MANA_COORD_CKPT_ZSTD_MASK 0x60   /* this image's compression: 0 as launched, then off, fast, strong */
+#define MANA_COORD_CKPT_ZSTD_SHIFT 5
 
 /* ---- Where the coordinator is ------------------------------------------ */
 

@@ -316,6 +316,8 @@ static const char *program_name(void)
 /* ---- incremental checkpoints (MANA_INCREMENTAL; docs/image-format.md) ---- */
 static int incr_on;                      /* asked for at launch */
 static int forked_on;                    /* MANA_FORKED: a writer process writes while the program runs */
+extern int mana_compress_level;          /* writer.c: this image's zstd level */
+static int compress_launched;            /* MANA_COMPRESS's level; a request may change one image's */
 static int forked_noted;                 /* said once why a checkpoint was written unforked */
 static uint32_t incr_full_every = 8;     /* a full image at least every this many generations */
 static int incr_tracking;                /* dirty.c is tracking written pages in this process */
@@ -664,6 +666,14 @@ static void do_checkpoint(uint32_t g, int flags, const char *reqdir)
     int was_valid = chain.valid;
     chain.valid = 0;                     /* until this one is committed: its protection has begun */
     int wrc;
+    /* this one's compression: as launched, unless the request says (mana_status --compress=LEVEL); the
+     * image holds this value, so after_restart sets the launched one again */
+    switch ((flags & MANA_COORD_CKPT_ZSTD_MASK) >> MANA_COORD_CKPT_ZSTD_SHIFT) {
+    case 1: mana_compress_level = 0; break;
+    case 2: mana_compress_level = 1; break;
+    case 3: mana_compress_level = 9; break;
+    default: mana_compress_level = compress_launched; break;
+    }
     /* how this one is written: as launched, unless the request says (mana_status --forked/--unforked) */
     int fork_this = flags & MANA_COORD_CKPT_FORKED ? 1 : flags & MANA_COORD_CKPT_UNFORKED ? 0 : forked_on;
     if (fork_this && incr_on && (flags & MANA_COORD_CKPT_FORKED))
@@ -791,6 +801,7 @@ static void after_restart(void)
     uint32_t g = ck_gen;
     /* The handlers' bookkeeping is as the image saw it: reset it. */
     ckpt_active = 0;
+    mana_compress_level = compress_launched;     /* the image may hold one request's level */
     /* No page of this process is write-protected, and the tracking descriptor was the old process's:
      * the next image is a full one (which starts tracking again). */
     mana_dirty_forget();
@@ -1047,7 +1058,6 @@ __attribute__((constructor)) static void mana_plugin_init(void)
         else mana_save_files_max = v;
     }
     /* MANA_COMPRESS: zstd level of the image payloads (writer.c): fast 1, strong 9, or 1..19; 0 or off */
-    extern int mana_compress_level;
     const char *cz = mana_env_get("MANA_COMPRESS");
     if (cz && *cz) {
         char *end;
@@ -1058,6 +1068,7 @@ __attribute__((constructor)) static void mana_plugin_init(void)
         else if (!*end && v >= 0 && v <= 19) mana_compress_level = (int)v;
         else mana_warn("bad MANA_COMPRESS '%s' (fast, strong, a zstd level 1..19, or off); images are not compressed", cz);
     }
+    compress_launched = mana_compress_level;
     const char *inc = mana_env_get("MANA_INCREMENTAL");
     incr_on = inc && *inc && strcmp(inc, "0") != 0;
     const char *fk = mana_env_get("MANA_FORKED");

@@ -229,7 +229,7 @@ nokill)    # checkpoints while running: the program goes on; only the newest gen
     [ "$imgs" = "ckpt_counter_gen3.mana" ] || fail "images left: $imgs (want only generation 3)"
     ;;
 
-requests)  # mana_status --full / --unforked / --forked decide how one checkpoint's image is written
+requests)  # mana_status --full / --unforked / --forked / --compress decide how one checkpoint's image is written
     start_coordinator
     hold
     img() { echo "$W/ck/ckpt_rank_0/ckpt_counter_gen$1.mana"; }
@@ -263,6 +263,13 @@ requests)  # mana_status --full / --unforked / --forked decide how one checkpoin
     [ "$(forked_writes b)" = 0 ] || fail "the --unforked checkpoint was forked"
     ask
     [ "$(forked_writes b)" = 1 ] || fail "the checkpoint after it was not forked"
+    # --compress for one image: that one compressed, the next as launched (not compressed)
+    compressed() { "$B/lower-half" --check "$(img "$GEN")" 2>&1 | grep -q "regions compressed to"; }
+    compressed && fail "generation $GEN is compressed without being asked"
+    ask --compress=strong
+    compressed || fail "generation $GEN was asked compressed: $("$B/lower-half" --check "$(img "$GEN")" 2>&1)"
+    ask
+    compressed && fail "generation $GEN, after the compressed one, is compressed too"
     kill -9 "$LAST_PID"; wait "$LAST_PID" 2>/dev/null
     # 3. a job launched plainly: --forked writes that one forked; its image restarts and counts on
     rm -rf "$W/ck"

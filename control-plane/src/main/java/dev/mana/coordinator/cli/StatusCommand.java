@@ -81,6 +81,10 @@ public final class StatusCommand implements Callable<Integer> {
     @Option(names = "--unforked", description = "With --checkpoint: this checkpoint is written with the program "
             + "stopped, even where forked checkpoints are on.")
     boolean unforked;
+    @Option(names = "--compress", paramLabel = "LEVEL", arity = "0..1", fallbackValue = "fast",
+            description = "With --checkpoint: this checkpoint's images compressed: off, fast (zstd level 1, the "
+            + "default of the flag) or strong (level 9), whatever the job was launched with.")
+    String compress;
     @Option(names = "--timeout", paramLabel = "SEC",
             description = "With --checkpoint: give up after SEC seconds (default 0 = wait as long as it takes).")
     int timeout;
@@ -90,6 +94,7 @@ public final class StatusCommand implements Callable<Integer> {
     boolean help;
 
     private final Gson gson = new GsonBuilder().disableHtmlEscaping().create();
+    private int compressFlag;      // --compress as CKPT_REQUEST bits 5-6 (0: as launched)
 
     public static void main(String[] args) {
         System.exit(run(args));
@@ -112,10 +117,23 @@ public final class StatusCommand implements Callable<Integer> {
         }
         if (verbose) err.println("mana_status: coordinator " + addr + " (from " + addr.source() + ")");
         Action a = action == null ? new Action() : action;
-        if ((full || forked || unforked) && !(a.checkpoint || a.checkpointAndKill)) {
-            err.println("mana_status: --full, --forked and --unforked go with --checkpoint or --checkpoint-and-kill");
+        if ((full || forked || unforked || compress != null) && !(a.checkpoint || a.checkpointAndKill)) {
+            err.println("mana_status: --full, --forked, --unforked and --compress go with --checkpoint or "
+                    + "--checkpoint-and-kill");
             return 2;
         }
+        int compressFlag = 0;
+        if (compress != null) {
+            switch (compress) {
+                case "off": compressFlag = Protocol.FLAG_COMPRESS_OFF; break;
+                case "fast": compressFlag = Protocol.FLAG_COMPRESS_FAST; break;
+                case "strong": compressFlag = Protocol.FLAG_COMPRESS_STRONG; break;
+                default:
+                    err.println("mana_status: --compress takes off, fast or strong, not '" + compress + "'");
+                    return 2;
+            }
+        }
+        this.compressFlag = compressFlag;
         if (forked && unforked) {
             err.println("mana_status: --forked and --unforked exclude each other");
             return 2;
@@ -271,7 +289,7 @@ public final class StatusCommand implements Callable<Integer> {
             throws CoordinatorException {
         CheckpointResult r;
         int imageFlags = (full ? Protocol.FLAG_FULL : 0) | (forked ? Protocol.FLAG_FORKED : 0)
-                | (unforked ? Protocol.FLAG_UNFORKED : 0);
+                | (unforked ? Protocol.FLAG_UNFORKED : 0) | compressFlag;
         if (noWait) {
             r = c.startCheckpoint(kill, imageFlags);
         } else {

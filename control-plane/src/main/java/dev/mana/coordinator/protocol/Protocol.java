@@ -74,8 +74,14 @@ public final class Protocol {
     public static final int FLAG_FORKED = 8;
     /** CKPT_REQUEST / CHECKPOINT flag: this checkpoint is written with the program stopped, even where forked is on. */
     public static final int FLAG_UNFORKED = 16;
+    /** CKPT_REQUEST / CHECKPOINT bits 5-6: this image's compression (0 = as launched; then these three). */
+    public static final int COMPRESS_SHIFT = 5;
+    public static final int FLAG_COMPRESS_OFF = 1 << COMPRESS_SHIFT;
+    public static final int FLAG_COMPRESS_FAST = 2 << COMPRESS_SHIFT;
+    public static final int FLAG_COMPRESS_STRONG = 3 << COMPRESS_SHIFT;
+    public static final int COMPRESS_MASK = 3 << COMPRESS_SHIFT;
     /** The flags a CHECKPOINT passes on to the ranks' CKPT_REQUEST as they are: how this one image is written. */
-    public static final int IMAGE_FLAGS = FLAG_FULL | FLAG_FORKED | FLAG_UNFORKED;
+    public static final int IMAGE_FLAGS = FLAG_FULL | FLAG_FORKED | FLAG_UNFORKED | COMPRESS_MASK;
 
     public static final int BYE_EXIT = 0;
     public static final int BYE_AFTER_CHECKPOINT = 1;

@@ -182,10 +182,10 @@ class CoordinatorStateTest {
         st.received(c, new Frame(1, Hello.control("j")));
         // full + forked, exit after, wait: the ranks get exit and the image flags, not the control-only WAIT
         st.received(c, new Frame(2, new Checkpoint(Protocol.FLAG_FULL | Protocol.FLAG_FORKED
-                | Protocol.FLAG_EXIT_AFTER | Protocol.FLAG_WAIT | 0x80)));
+                | Protocol.FLAG_COMPRESS_STRONG | Protocol.FLAG_EXIT_AFTER | Protocol.FLAG_WAIT | 0x80)));
         for (Rec p : peers) {
-            assertEquals(new CkptRequest(1, Protocol.FLAG_FULL | Protocol.FLAG_FORKED | Protocol.FLAG_EXIT_AFTER, ""),
-                    p.last());
+            assertEquals(new CkptRequest(1, Protocol.FLAG_FULL | Protocol.FLAG_FORKED | Protocol.FLAG_COMPRESS_STRONG
+                    | Protocol.FLAG_EXIT_AFTER, ""), p.last());
         }
     }
 
