@@ -134,6 +134,24 @@ restart_resumes() {
     kill -9 "$p"; wait "$p" 2>/dev/null
 }
 
+# held_second: generation 1 written (not held), then the checkpoint of generation 2 with its writer
+# held; WP = that writer's pid, SUM1 = generation 1's checksum
+held_second() {
+    launch_forked 3
+    touch "$W/hold"
+    wait_for 30 "ready 1" has_line "$W/a.out" "ready 1"
+    kill -40 "$PID"
+    wait_for 30 "image of generation 1" test -e "$(fimg 1)"
+    SUM1=$(sha256sum < "$(fimg 1)")
+    touch "$W/data/go_1"
+    wait_for 30 "ready 2" has_line "$W/a.out" "ready 2"
+    rm -f "$W/hold"
+    kill -40 "$PID"
+    wait_for 30 "writer process 2" writers_at_least 2
+    WP=$(writer_pid 2)
+    kill -0 "$WP" 2>/dev/null || fail "writer process $WP is not running"
+}
+
 # forked_gen G: checkpoint at generation G with the writer held until the program has made step G+1
 forked_gen() {
     local g=$1
@@ -280,39 +298,19 @@ forked)
     ;;
 
 forked_kill_program)
-    launch_forked 3
-    touch "$W/hold"
-    wait_for 30 "ready 1" has_line "$W/a.out" "ready 1"
-    kill -40 "$PID"
-    wait_for 30 "image of generation 1" test -e "$(fimg 1)"
-    sum1=$(sha256sum < "$(fimg 1)")
-    touch "$W/data/go_1"
-    wait_for 30 "ready 2" has_line "$W/a.out" "ready 2"
-    rm -f "$W/hold"
-    kill -40 "$PID"
-    wait_for 30 "writer process 2" writers_at_least 2
-    wp=$(writer_pid 2)
-    kill -0 "$wp" 2>/dev/null || fail "writer process $wp is not running"
+    held_second
+    wp=$WP
     kill -9 "$PID"; wait "$PID" 2>/dev/null
     wait_for 30 "the writer to die with the program" eval "! kill -0 $wp 2>/dev/null"
     [ -e "$(fimg 2)" ] && fail "generation 2 was committed"
-    [ "$(sha256sum < "$(fimg 1)")" = "$sum1" ] || fail "generation 1 changed"
+    [ "$(sha256sum < "$(fimg 1)")" = "$SUM1" ] || fail "generation 1 changed"
     note "writer $wp died with the program; generation 1 intact"
     restart_resumes 1
     ;;
 
 forked_kill_writer)
-    launch_forked 3
-    touch "$W/hold"
-    wait_for 30 "ready 1" has_line "$W/a.out" "ready 1"
-    kill -40 "$PID"
-    wait_for 30 "image of generation 1" test -e "$(fimg 1)"
-    touch "$W/data/go_1"
-    wait_for 30 "ready 2" has_line "$W/a.out" "ready 2"
-    rm -f "$W/hold"
-    kill -40 "$PID"
-    wait_for 30 "writer process 2" writers_at_least 2
-    wp=$(writer_pid 2)
+    held_second
+    wp=$WP
     kill -9 "$wp" || fail "cannot kill writer process $wp"
     wait_for 30 "the failed checkpoint" grep -q "checkpoint 2 failed: the writer process $wp was killed by signal 9" "$W/a.err"
     [ -e "$(fimg 2)" ] && fail "generation 2 was committed"
