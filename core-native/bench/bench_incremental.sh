@@ -29,8 +29,8 @@ unset MANA_COORD_HOST MANA_COORD_PORT MANA_COORD_SECRET DMTCP_COORD_HOST DMTCP_C
       MANA_INCREMENTAL_FULL_EVERY MANA_DIRECT_IO MANA_FORKED MANA_COMPRESS
 start_coordinator() {
     rm -f "$tmp/mana.rc"
-    HOME=$tmp "$ROOT/bin/mana_coordinator" --status-file "$tmp/mana.rc" -p 0 >> "$tmp/coord.log" 2>&1 &
-    coord_pids="$coord_pids $!"
+    HOME=$tmp "$ROOT/bin/mana_coordinator" --foreground --status-file "$tmp/mana.rc" -p 0 >> "$tmp/coord.log" 2>&1 &
+    coord_pids="$coord_pids $!"     # --foreground: this pid is the coordinator (a detached one outlived the run)
     wait_for 30 status_ready
 }
 
