@@ -563,6 +563,16 @@ static int live_children(char *list, size_t len)
     return found;
 }
 
+/* The program runs again after a checkpoint: the MPI layer's gate, then the threads.  Once: a forked
+ * checkpoint resumes it before its image is written, and the paths after that must not again. */
+static void resume_program(int *resumed)
+{
+    if (*resumed) return;
+    if (mpi) mpi->resume();
+    resume_threads();
+    *resumed = 1;
+}
+
 static void do_checkpoint(uint32_t g, int flags, const char *reqdir)
 {
     char err[512] = "";
@@ -688,9 +698,7 @@ static void do_checkpoint(uint32_t g, int flags, const char *reqdir)
         trigger_fd = saved_trigger;
         if (wrc != 0) goto write_failed;
         if (fw.pid > 0) {
-            if (mpi) mpi->resume();
-            resume_threads();
-            resumed = 1;
+            resume_program(&resumed);
             t_resumed = mana_now_ns();
             mana_dbg("checkpoint %u: the program runs on; writer process %d writes %s", g, fw.pid, tmp);
             if (mana_fork_writer_wait(&fw, &res, err, sizeof err) != 0) goto write_failed;
@@ -747,9 +755,9 @@ static void do_checkpoint(uint32_t g, int flags, const char *reqdir)
         if (coord) mana_coord_bye(coord, MANA_COORD_BYE_CKPT_KILL, 0, NULL, 0);
         _exit(0);
     }
+    int forked_write = resumed;          /* the program ran while the writer process wrote */
     if (!resumed) {
-        if (mpi) mpi->resume();
-        resume_threads();
+        resume_program(&resumed);
         t_resumed = mana_now_ns();
     }
     int64_t t_end = mana_now_ns();
@@ -760,7 +768,7 @@ static void do_checkpoint(uint32_t g, int flags, const char *reqdir)
     mana_timing("checkpoint: CHECKPOINTED+rename+COMMITTED", t_commit - t_write);
     mana_timing("checkpoint: total", t_end - ck_t0);
     mana_timing("checkpoint: program paused", t_resumed - ck_t0);
-    if (resumed) mana_timing("checkpoint: forked writer, program running", t_write - t_resumed);
+    if (forked_write) mana_timing("checkpoint: forked writer, program running", t_write - t_resumed);
     mana_dbg("checkpoint %u committed: %s (%lu bytes in file, %lu stored of %lu mapped, %u regions)", g, final,
              (unsigned long)res.file_bytes, (unsigned long)res.stored_bytes, (unsigned long)res.mapped_bytes,
              res.regions);
@@ -776,21 +784,16 @@ write_failed:
     mana_err("checkpoint %u failed: %s", g, err);
     unlink(tmp);
     if (coord) mana_coord_ckpt_failed(coord, g, err, NULL, 0);
-    if (!resumed) {
-        if (mpi) mpi->resume();
-        resume_threads();
-    }
+    resume_program(&resumed);
     return;
 coord_failed:
-    if (mpi && !resumed) mpi->resume();
+    resume_program(&resumed);
     if (rc == MANA_COORD_ABORTED) {
         mana_warn("checkpoint %u aborted: %s", g, err);
         unlink(tmp);
         unlink(final);
-        if (!resumed) resume_threads();
         return;
     }
-    if (!resumed) resume_threads();
     coord_lost(rc, err);
 }
 

@@ -167,6 +167,15 @@ launch_once() {
     wait_for 60 has "$tmp/launch.out" '^ready' || fail "no 'ready' line from the launched program"
     await_running "$np" 60 || fail "not every rank registered"
 }
+# the last restart: a new coordinator, the job told to stop at once (after $extra iterations), run to
+# its end
+restart_to_the_end() {
+    start_coordinator
+    echo "$extra" > "$tmp/stop"
+    start_job restart1 mana_restart --restartdir "$tmp/ck"
+    final=restart1
+    finish_job 100 || fail "the restarted job failed"
+}
 rank_pids() { "$ROOT/bin/mana_status" --list --json 2>/dev/null | grep -o '"pid":[0-9]*' | cut -d: -f2; }
 start_coordinator
 if [ -z "$rank_pid" ]; then
@@ -211,11 +220,7 @@ case $mode in
             done
         done
         say "every rank: generation 1 full, 2..$((cycles + 1)) incremental; $(du -sh "$tmp/ck" | cut -f1) in all"
-        start_coordinator
-        echo "$extra" > "$tmp/stop"
-        start_job restart1 mana_restart --restartdir "$tmp/ck"
-        final=restart1
-        finish_job 100 || fail "the restarted job failed";;
+        restart_to_the_end;;
     forked)
         checkpoint
         [ "$(grep -c "checkpoint: forked writer, program running" "$tmp/launch.err")" = 0 ] ||
@@ -241,11 +246,7 @@ case $mode in
             out=$("$ROOT/bin/lower-half" --check "$f" 2>&1) || fail "rank $r generation $cycles: $out"
         done
         say "$cycles forked checkpoints, $nw writer processes; the ranks killed"
-        start_coordinator
-        echo "$extra" > "$tmp/stop"
-        start_job restart1 mana_restart --restartdir "$tmp/ck"
-        final=restart1
-        finish_job 100 || fail "the restarted job failed";;
+        restart_to_the_end;;
     continue)
         checkpoint
         echo "$extra" > "$tmp/stop"
@@ -280,11 +281,7 @@ case $mode in
         checkpoint --kill
         grep -q "checkpoint 2 written" "$tmp/status.out" || fail "the checkpoint through the new coordinator is not generation 2"
         finish_job 60
-        start_coordinator
-        echo "$extra" > "$tmp/stop"
-        start_job restart1 mana_restart --restartdir "$tmp/ck"
-        final=restart1
-        finish_job 100 || fail "the restarted job failed";;
+        restart_to_the_end;;
     *) fail "bad mode $mode";;
 esac
 if [ -n "$new_rc" ]; then
