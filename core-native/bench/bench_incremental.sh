@@ -10,7 +10,11 @@
 #              (measured inside the program: the application's pause)
 #   ckpt_s     the coordinator's request-to-commit time of that checkpoint
 #   bytes      the size of the image it wrote
-# then the job is killed and restarted from the last image (its chain, incremental), the images
+# Three more runs hold `mixed` data (every other word a small count: zstd halves it), first and 100 %
+# steps only: uncompressed (mixed), MANA_COMPRESS=fast on one thread (mixed_fast1, MANA_COMPRESS_THREADS=1)
+# and on one thread per core (mixed_fast): the compression threads' speed-up and a compressed restart
+# of data that compresses, beside the same data uncompressed.
+# Each job is then killed and restarted from the last image (its chain, incremental), the images
 # evicted from the page cache first: restart_s is mana_restart's start to the program's first
 # iteration after it.  incr_bytes_ratio_1pct = bytes the incremental image of the 1 % step wrote /
 # bytes of the pages the program changed in that step (target: <= 1.2).
@@ -26,7 +30,7 @@ require_runtime
 bench_setup mana_bench_incr
 export MANA_RC="$tmp/mana.rc"
 unset MANA_COORD_HOST MANA_COORD_PORT MANA_COORD_SECRET DMTCP_COORD_HOST DMTCP_COORD_PORT MANA_INCREMENTAL \
-      MANA_INCREMENTAL_FULL_EVERY MANA_DIRECT_IO MANA_FORKED MANA_COMPRESS
+      MANA_INCREMENTAL_FULL_EVERY MANA_DIRECT_IO MANA_FORKED MANA_COMPRESS MANA_COMPRESS_THREADS
 start_coordinator() {
     rm -f "$tmp/mana.rc"
     HOME=$tmp "$ROOT/bin/mana_coordinator" --foreground --status-file "$tmp/mana.rc" -p 0 >> "$tmp/coord.log" 2>&1 &
@@ -46,7 +50,7 @@ req() {
 
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 rows=
-for mode in full incremental compressed forked; do
+for mode in full incremental compressed forked mixed mixed_fast1 mixed_fast; do
     d=$tmp/$mode
     mkdir -p "$d"
     out=$d/launch.out
@@ -55,15 +59,19 @@ for mode in full incremental compressed forked; do
     [ "$mode" = incremental ] && export MANA_INCREMENTAL=1
     [ "$mode" = compressed ] && export MANA_COMPRESS=fast
     [ "$mode" = forked ] && export MANA_FORKED=1
+    data= steps="first 0 1 10 100"
+    case $mode in mixed*) data=mixed steps="first 100";; esac
+    case $mode in mixed_fast*) export MANA_COMPRESS=fast;; esac
+    [ "$mode" = mixed_fast1 ] && export MANA_COMPRESS_THREADS=1
     if ! start_coordinator; then
         status="coordinator did not start"
     else
-        "$ROOT/bin/mana_launch" -q --ckptdir "$d/ck" "$PROG" "$SIZE" "$d" > "$out" 2> "$d/launch.err" &
+        "$ROOT/bin/mana_launch" -q --ckptdir "$d/ck" "$PROG" "$SIZE" "$d" $data > "$out" 2> "$d/launch.err" &
         running=$!
         if ! wait_for 300 has_line "$out" "dirtier ready"; then
             status="program did not start: $(head -c 200 "$d/launch.err" | tr '\n' ' ')"
         else
-            for step in first 0 1 10 100; do
+            for step in $steps; do
                 dirtied=0
                 if [ "$step" != first ]; then
                     req "$out" "$d" "dirty $step" || { status="no answer to dirty $step"; break; }
@@ -103,7 +111,7 @@ for mode in full incremental compressed forked; do
             running=
         fi
     fi
-    unset MANA_INCREMENTAL MANA_COMPRESS MANA_FORKED
+    unset MANA_INCREMENTAL MANA_COMPRESS MANA_FORKED MANA_COMPRESS_THREADS
     eval "restart_$mode=\$restart_s status_$mode=\"\$status\""
     rm -rf "$d/ck"
 done
@@ -141,11 +149,16 @@ printf '%s' "$rows" | while read -r m s p c b n; do
 done
 echo "heat demo, MANA_COMPRESS=fast: ${hf#* }: ratio $zstd_ratio; strong: ${hs#* }: ratio $zstd_ratio_strong (target >= 2)"
 echo "restart from the last image: full ${restart_full} s ($status_full), incremental chain ${restart_incremental} s ($status_incremental), compressed ${restart_compressed} s ($status_compressed), forked ${restart_forked} s ($status_forked)"
+zt=$(nproc); [ "$zt" -gt 8 ] && zt=8        # zpool.h: ZPOOL_MAX
+echo "mixed data, restart: uncompressed ${restart_mixed} s ($status_mixed), fast on one thread ${restart_mixed_fast1} s ($status_mixed_fast1), fast on $zt threads ${restart_mixed_fast} s ($status_mixed_fast)"
 get() { printf '%s' "$rows" | awk -v m="$1" -v s="$2" -v f="$3" '$1 == m && $2 == s { print $f }'; }
 num() { [ -n "$1" ] && echo "$1" || echo null; }
 pause_full=$(num "$(get full 100 3)")
 pause_incr_1=$(num "$(get incremental 1 3)")
 b1=$(get incremental 1 5) n1=$(get incremental 1 6)
 ratio=null
+mb=$(get mixed 100 5) mzb=$(get mixed_fast 100 5)
+zstd_ratio_mixed=null
+[ -n "$mb" ] && [ -n "$mzb" ] && zstd_ratio_mixed=$(awk -v a="$mb" -v b="$mzb" 'BEGIN { printf "%.2f", a / b }')
 [ -n "$b1" ] && [ -n "$n1" ] && [ "$n1" != 0 ] && ratio=$(awk -v b="$b1" -v n="$n1" 'BEGIN { printf "%.3f", b / (n * 4096) }')
-echo "{\"pause_ms_1g_full\": $pause_full, \"pause_ms_1g_incr_1pct\": $pause_incr_1, \"pause_ms_1g_forked\": $(num "$(get forked 100 3)"), \"pause_ms_1g_forked_0pct\": $(num "$(get forked 0 3)"), \"ckpt_s_1g_forked_100pct\": $(num "$(get forked 100 4)"), \"restart_s_1g_forked\": $restart_forked, \"incr_bytes_ratio_1pct\": $ratio, \"incr_bytes_1g_0pct\": $(num "$(get incremental 0 5)"), \"incr_bytes_1g_10pct\": $(num "$(get incremental 10 5)"), \"ckpt_s_1g_incr_1pct\": $(num "$(get incremental 1 4)"), \"ckpt_s_1g_full_100pct\": $(num "$(get full 100 4)"), \"restart_s_1g_full\": $restart_full, \"restart_s_1g_incr_chain\": $restart_incremental, \"pause_ms_1g_compressed\": $(num "$(get compressed 100 3)"), \"restart_s_1g_compressed\": $restart_compressed, \"zstd_ratio_heat\": $zstd_ratio, \"zstd_ratio_heat_strong\": $zstd_ratio_strong}"
+echo "{\"pause_ms_1g_full\": $pause_full, \"pause_ms_1g_incr_1pct\": $pause_incr_1, \"pause_ms_1g_forked\": $(num "$(get forked 100 3)"), \"pause_ms_1g_forked_0pct\": $(num "$(get forked 0 3)"), \"ckpt_s_1g_forked_100pct\": $(num "$(get forked 100 4)"), \"restart_s_1g_forked\": $restart_forked, \"incr_bytes_ratio_1pct\": $ratio, \"incr_bytes_1g_0pct\": $(num "$(get incremental 0 5)"), \"incr_bytes_1g_10pct\": $(num "$(get incremental 10 5)"), \"ckpt_s_1g_incr_1pct\": $(num "$(get incremental 1 4)"), \"ckpt_s_1g_full_100pct\": $(num "$(get full 100 4)"), \"restart_s_1g_full\": $restart_full, \"restart_s_1g_incr_chain\": $restart_incremental, \"pause_ms_1g_compressed\": $(num "$(get compressed 100 3)"), \"restart_s_1g_compressed\": $restart_compressed, \"zstd_ratio_heat\": $zstd_ratio, \"zstd_ratio_heat_strong\": $zstd_ratio_strong, \"zstd_threads\": $zt, \"ckpt_s_1g_mixed_plain\": $(num "$(get mixed 100 4)"), \"ckpt_s_1g_mixed_zfast_1thread\": $(num "$(get mixed_fast1 100 4)"), \"ckpt_s_1g_mixed_zfast_threads\": $(num "$(get mixed_fast 100 4)"), \"zstd_ratio_mixed\": $zstd_ratio_mixed, \"restart_s_1g_mixed_plain\": $restart_mixed, \"restart_s_1g_mixed_zfast\": $restart_mixed_fast}"

@@ -193,6 +193,12 @@ uint32_t mana_crc32c_update(uint32_t crc, const void *buf, size_t len)
     return ~c;
 }
 
+uint32_t mana_crc32c_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b)
+{
+    /* crc(A.B) = crc(A) * x^(8 len(B)) + crc(B) mod P: the pre- and post-conditioning terms cancel */
+    return gf2_mul(crc_a, xpow8n((size_t)len_b)) ^ crc_b;
+}
+
 /* ---- /proc files and maps ---- */
 long mana_read_file(const char *path, char *buf, size_t cap)
 {

@@ -39,6 +39,8 @@ int64_t mana_realtime_ns(void);       /* CLOCK_REALTIME, raw syscall */
 /* ---- CRC-32C (Castagnoli), as java.util.zip.CRC32C ---- */
 /* crc = mana_crc32c_update(0, p, n) for a whole buffer; pass the previous result to continue. */
 uint32_t mana_crc32c_update(uint32_t crc, const void *buf, size_t len);
+/* The CRC of A followed by B from crc(A) and crc(B), B being len_b bytes (pieces checked in parallel). */
+uint32_t mana_crc32c_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b);
 
 /* ---- /proc/self/maps ---- */
 struct mana_map {

@@ -710,6 +710,7 @@ int mana_zstd_crc(struct mana_image *im, uint64_t off, uint64_t len, uint32_t *c
             if (ZSTD_isError(last))
                 return bad(im, "corrupt", "compressed payload before offset %llu: %s", (unsigned long long)off,
                            ZSTD_getErrorName(last));
+            if (last == 0) im->zframes++;      /* a frame ended; the next input, if any, starts another */
             if (ob.pos) {
                 crc = mana_crc32c_update(crc, outb, ob.pos);
                 produced += ob.pos;
@@ -836,8 +837,8 @@ int lh_check_image(const char *path)
         snprintf(chain, sizeof chain, ", incremental on %s (generation %u, depth %u)", im.parent_name,
                  im.parent.generation, im.parent.depth);
     if (compressed)
-        snprintf(chain + strlen(chain), sizeof chain - strlen(chain), ", %u regions compressed to %llu bytes", compressed,
-                 (unsigned long long)zbytes);
+        snprintf(chain + strlen(chain), sizeof chain - strlen(chain), ", %u regions compressed to %llu bytes in %llu frames",
+                 compressed, (unsigned long long)zbytes, (unsigned long long)im.zframes);
     printf("%s: ok: program %s, generation %u, rank %u of %u, mpi %s, %u regions (%u with stored pages), %u threads, "
            "%u files, %llu bytes stored, %llu bytes in the file%s\n", path, prog, im.h.generation, im.h.rank, im.h.nranks,
            mpi[0] ? mpi : "none", im.nregs, stored, im.nthr, im.nfiles, (unsigned long long)im.h.stored_bytes,

@@ -66,6 +66,7 @@ struct mana_image {
     uint32_t nsaved;
     struct mana_img_parent parent;      /* incremental images (MANA_IMG_F_INCREMENTAL): the parent */
     char parent_name[256];              /* its file name, in this image's folder */
+    uint64_t zframes;                   /* zstd frames mana_zstd_crc has decoded (the writer's threads make several a region) */
 
     char err[1024];
 };

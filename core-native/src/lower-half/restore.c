@@ -19,6 +19,7 @@
 #include "mana_ctx.h"
 #include "mana/image_format.h"
 #include "image_check.h"
+#include "restore_zstd.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -764,6 +765,79 @@ static int zsink_put(void *ctx, const void *buf, size_t n)
     return 0;
 }
 
+/* A compressed region decompressed frame by frame on several threads (restore_zstd.c): its stored
+ * bytes' offsets, run by run, and where they go. */
+struct zdest {
+    struct zsink z;                         /* run and done unused: each piece positions its own copy */
+    uint64_t *prefix;                       /* prefix[k]: stored bytes before run k; [run_count]: all */
+};
+
+static uint32_t run_of(const struct zdest *d, uint64_t off)
+{
+    uint32_t lo = 0, hi = d->z.g->r.run_count;      /* the last k with prefix[k] <= off */
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (d->prefix[mid] <= off) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}
+
+static void *zd_direct(void *ctx, uint64_t off, uint64_t len)
+{
+    const struct zdest *d = ctx;
+    if (!len) return NULL;
+    uint32_t k = run_of(d, off);
+    if (k >= d->z.g->r.run_count || off + len > d->prefix[k + 1]) return NULL;     /* spans runs */
+    uint64_t addr = d->z.g->r.start + d->z.g->runs[k].first_page * PAGE + (off - d->prefix[k]);
+    int inside;
+    uint32_t i = region_at(d->z.regs, d->z.nregs, addr, &inside);
+    if (!inside || !loadable[i] || d->z.regs[i].r.end < addr + len) return NULL;
+    return (void *)addr;
+}
+
+static int zd_scatter(void *ctx, uint64_t off, const void *buf, uint64_t len)
+{
+    const struct zdest *d = ctx;
+    struct zsink z = d->z;
+    z.run = run_of(d, off);
+    z.done = off - d->prefix[z.run];
+    return zsink_put(&z, buf, (size_t)len);
+}
+
+/* 0: region g decompressed into place on threads, *crc its CRC; 1: not done (stream it); -1 failed (said). */
+static int apply_zstd_par(struct mana_image *im, const struct mana_image_region *g,
+                          const struct mana_image_region *regs, uint32_t nregs, uint32_t *crc)
+{
+    static int threads;
+    if (!threads) threads = mana_zstd_par_threads();
+    uint64_t at = g->r.payload_offset, len = g->payload_len;
+    if (!len || at + len > im->size || at + len < at) return 1;
+    uint64_t base = at & ~(PAGE - 1), skew = at - base;
+    /* the payload read through the page cache, not copied (unmapped before the restore goes on) */
+    long m = mana_sys6(SYS_mmap, 0, (long)(len + skew), PROT_READ, MAP_PRIVATE, im->fd, (long)base);
+    if (m < 0 && m > -4096) return 1;
+    mana_sys3(SYS_madvise, m, (long)(len + skew), MADV_WILLNEED);
+    struct zdest d = { { im->path, g, regs, nregs, 0, 0 }, malloc(((size_t)g->r.run_count + 1) * sizeof(uint64_t)) };
+    int rc = 1;
+    if (d.prefix) {
+        d.prefix[0] = 0;
+        for (uint32_t k = 0; k < g->r.run_count; k++) d.prefix[k + 1] = d.prefix[k] + g->runs[k].page_count * PAGE;
+        struct zpar_ops ops = { zd_direct, zd_scatter, &d, 0, 0 };
+        char why[512];
+        rc = mana_zstd_par((const char *)m + skew, (size_t)len, g->r.stored_bytes, threads, &ops, crc, why, sizeof why);
+        if (rc < 0)
+            mana_err("cannot restart: %s is corrupt (%s, in region %#lx-%#lx %s)", im->path, why,
+                     (unsigned long)g->r.start, (unsigned long)g->r.end, g->name[0] ? g->name : "(anonymous)");
+        else if (rc == 0)
+            mana_dbg("region %#lx-%#lx: %u zstd frames on %d threads", (unsigned long)g->r.start,
+                     (unsigned long)g->r.end, ops.frames, ops.threads);
+        free(d.prefix);
+    }
+    mana_sys2(SYS_munmap, m, (long)(len + skew));
+    return rc;
+}
+
 /* Pages [addr, addr+len) are zero now (an incremental image's zero run), where they are loadable. */
 static int zero_bytes(const struct mana_image_region *regs, uint32_t nregs, uint64_t addr, uint64_t len)
 {
@@ -800,12 +874,16 @@ static int apply_image(struct mana_image *im, const struct mana_image_region *re
         const struct mana_image_region *g = &im->regs[i];
         const struct mana_img_region *r = &g->r;
         if (r->stored_bytes && (r->flags & MANA_REG_ZSTD)) {
-            struct zsink z = { im->path, g, regs, nregs, 0, 0 };
             uint32_t crc;
-            uint64_t out;
-            int rc = mana_zstd_crc(im, r->payload_offset, g->payload_len, &crc, &out, zsink_put, &z);
-            if (rc < 0) FAIL("cannot restart: %s", im->err);
-            if (rc > 0) return 1;
+            uint64_t out = r->stored_bytes;
+            int rc = apply_zstd_par(im, g, regs, nregs, &crc);
+            if (rc < 0) return 1;
+            if (rc > 0) {                     /* one frame of unstated size (a writer on one thread): streamed */
+                struct zsink z = { im->path, g, regs, nregs, 0, 0 };
+                rc = mana_zstd_crc(im, r->payload_offset, g->payload_len, &crc, &out, zsink_put, &z);
+                if (rc < 0) FAIL("cannot restart: %s", im->err);
+                if (rc > 0) return 1;
+            }
             if (out != r->stored_bytes || crc != r->payload_crc)
                 FAIL("cannot restart: %s is corrupt (checksum mismatch in compressed region %#lx-%#lx %s)", im->path,
                      (unsigned long)r->start, (unsigned long)r->end, g->name[0] ? g->name : "(anonymous)");

@@ -317,6 +317,7 @@ static const char *program_name(void)
 static int incr_on;                      /* asked for at launch */
 static int forked_on;                    /* MANA_FORKED: a writer process writes while the program runs */
 extern int mana_compress_level;          /* writer.c: this image's zstd level */
+extern int mana_compress_threads;        /* writer.c: -1 = one per CPU */
 static int compress_launched;            /* MANA_COMPRESS's level; a request may change one image's */
 static int forked_noted;                 /* said once why a checkpoint was written unforked */
 static uint32_t incr_full_every = 8;     /* a full image at least every this many generations */
@@ -772,6 +773,8 @@ static void do_checkpoint(uint32_t g, int flags, const char *reqdir)
     mana_dbg("checkpoint %u committed: %s (%lu bytes in file, %lu stored of %lu mapped, %u regions)", g, final,
              (unsigned long)res.file_bytes, (unsigned long)res.stored_bytes, (unsigned long)res.mapped_bytes,
              res.regions);
+    if (res.zstd_threads) mana_dbg("checkpoint %u: zstd level %d, %d compression thread%s", g, mana_compress_level,
+                                   res.zstd_threads, res.zstd_threads == 1 ? "" : "s");
     if (incr_on)
         mana_dbg("checkpoint %u: %s image%s, %lu bytes left to the parent", g,
                  res.incremental ? "incremental" : inc.untracked ? "full (untracked)" : "full",
@@ -1072,6 +1075,14 @@ __attribute__((constructor)) static void mana_plugin_init(void)
         else mana_warn("bad MANA_COMPRESS '%s' (fast, strong, a zstd level 1..19, or off); images are not compressed", cz);
     }
     compress_launched = mana_compress_level;
+    /* MANA_COMPRESS_THREADS: threads that compress an image (zpool.c); unset: one per CPU, at most 8 */
+    const char *ct = mana_env_get("MANA_COMPRESS_THREADS");
+    if (ct && *ct) {
+        char *end;
+        long v = strtol(ct, &end, 10);
+        if (!*end && v >= 0 && v <= 64) mana_compress_threads = (int)v;
+        else mana_warn("bad MANA_COMPRESS_THREADS '%s' (a number of threads; 0 or 1: the checkpoint thread alone)", ct);
+    }
     const char *inc = mana_env_get("MANA_INCREMENTAL");
     incr_on = inc && *inc && strcmp(inc, "0") != 0;
     const char *fk = mana_env_get("MANA_FORKED");

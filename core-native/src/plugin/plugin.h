@@ -67,6 +67,7 @@ struct mana_write_result {
     uint32_t regions;
     uint32_t header_crc;                /* the image's, for a child's PARENT record */
     int      incremental;               /* the image written is incremental (a request can end up full) */
+    int      zstd_threads;              /* threads that compressed it (0: not compressed) */
     int64_t  ns;
 };
 

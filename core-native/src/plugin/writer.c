@@ -15,6 +15,7 @@
 #include "mana_sys.h"
 #include "mana_util.h"
 #include "mana/image_format.h"
+#include "zpool.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -43,6 +44,8 @@ int mana_plugin_is_internal_fd(int fd);
 int mana_direct_io;
 /* MANA_COMPRESS (read at start-up): zstd level of the payloads, 0 = not compressed. */
 int mana_compress_level;
+/* MANA_COMPRESS_THREADS (read at start-up): compression threads, -1 = one per CPU (zpool.c). */
+int mana_compress_threads = -1;
 
 #define PAGE 4096UL
 #define MAX_MAPS 65536
@@ -64,6 +67,10 @@ struct wctx {
     size_t   bounce_cap;
     const struct mana_incr *inc;   /* NULL: full image, no tracking */
     ZSTD_CCtx *zc;           /* compressing (MANA_COMPRESS): a static context in the work area; else NULL */
+    struct zpool *zp;        /* compressing with threads: the pool (in the work area), once started */
+    int zp_workers;          /* ... how many it will have (0: w->zc alone) */
+    char *zp_area;
+    size_t zp_area_len;
     char    *zout;           /* its output buffer */
     size_t   zout_cap;
     struct mana_img_zstd *ztab;    /* the ZSTD section's records */
@@ -157,6 +164,22 @@ static int z_feed(struct wctx *w, const void *src, size_t len, int end)
     }
 }
 
+/* zpool's sink: a finished frame at w->off. */
+static int zp_sink(void *ctx, const void *frame, size_t len)
+{
+    struct wctx *w = ctx;
+    if (pwrite_all(w->fd, frame, len, w->off) != 0) return w_fail(w, "cannot write the image: %s", strerror(errno));
+    w->off += len;
+    return 0;
+}
+
+/* zpool_add/finish failed: the sink said why, or zstd did. */
+static int zp_fail(struct wctx *w)
+{
+    if (w->zp->failed) return w_fail(w, "cannot compress the image: %s", w->zp->failed);
+    return -1;
+}
+
 /* Write one run of stored pages [first, first+count) of m at w->off (compressed: into the frame); CRC
  * of the pages into *crc. */
 static int store_run(struct wctx *w, const struct mana_map *m, uint64_t first, uint64_t count, int volatile_region,
@@ -175,6 +198,14 @@ static int store_run(struct wctx *w, const struct mana_map *m, uint64_t first, u
             from = w->bounce;
         }
         *crc = mana_crc32c_update(*crc, from, chunk);
+        if (w->zp) {
+            /* the workers read `from` later: the bounce buffer's frame must be out before its reuse */
+            if (zpool_add(w->zp, from, chunk) != 0 || (volatile_region && zpool_finish(w->zp) != 0))
+                return zp_fail(w);
+            src += chunk;
+            left -= chunk;
+            continue;
+        }
         if (w->zc) {
             if (z_feed(w, from, chunk, 0) != 0) return -1;
             src += chunk;
@@ -378,7 +409,11 @@ static int write_region(struct wctx *w, const struct mana_map *m, uint32_t flags
     w->sec_cap = cap0;
     if (fail) return -1;
     if (w->zc && stored) {
-        if (z_feed(w, NULL, 0, 1) != 0) return -1;
+        if (w->zp) {
+            if (zpool_finish(w->zp) != 0) return zp_fail(w);
+        } else if (z_feed(w, NULL, 0, 1) != 0) {
+            return -1;
+        }
         if (w->nz == w->zcap) return w_fail(w, "checkpoint work area too small (compressed regions)");
         struct mana_img_zstd z = { w->cur_region, (uint32_t)mana_compress_level, w->off - payload_at };
         w->ztab[w->nz++] = z;
@@ -621,6 +656,17 @@ static int write_image(const char *path, uint32_t generation, const struct mana_
         if (!w.zc) return w_fail(&w, "cannot set up the compressor in the work area");
         size_t zr = ZSTD_CCtx_setParameter(w.zc, ZSTD_c_compressionLevel, mana_compress_level);
         if (ZSTD_isError(zr)) return w_fail(&w, "compression level %d: %s", mana_compress_level, ZSTD_getErrorName(zr));
+        /* Threads (zpool.c), if there are cores for them and room: below the compressor, started
+         * where MEMORY begins (in the writer process when forked). Half the work area stays. */
+        int nwk = zpool_workers_for(mana_compress_threads);
+        size_t zpa = 0, zps = (sizeof(struct zpool) + PAGE - 1) & ~(PAGE - 1);
+        while (nwk >= 2 && (zpa = zpool_area_size(mana_compress_level, nwk) + zps) > w.sec_cap / 2) nwk--;
+        if (nwk >= 2) {
+            w.sec_cap -= zpa;
+            w.zp_area = w.sec + w.sec_cap;
+            w.zp_area_len = zpa;
+            w.zp_workers = nwk;
+        }
     }
 
     long n = mana_read_file("/proc/self/maps", maps_text, maps_cap);
@@ -930,6 +976,16 @@ static int write_image(const char *path, uint32_t generation, const struct mana_
 
     /* ---- MEMORY ---- */
     size_t mem_at = w.sec_len;
+    if (w.zp_workers) {
+        struct zpool *zp = (struct zpool *)w.zp_area;
+        size_t zps = (sizeof *zp + PAGE - 1) & ~(PAGE - 1);
+        char why[160];
+        if (zpool_start(zp, w.zp_area + zps, w.zp_area_len - zps, mana_compress_level, w.zp_workers, zp_sink, &w,
+                        why, sizeof why) == 0)
+            w.zp = zp;
+        else
+            mana_warn("%s: compressing on one thread", why);
+    }
     for (int i = 0; i < nm; i++)
       for (uint64_t piece = maps[i].start; piece < maps[i].end;) {
         /* The kernel may have merged a lower-half mapping with an adjacent upper one: split each
@@ -1003,6 +1059,8 @@ static int write_image(const char *path, uint32_t generation, const struct mana_
         nregions++;
     }
     size_t mem_len = w.sec_len - mem_at;
+    res->zstd_threads = w.zp ? w.zp->nworkers : w.zc ? 1 : 0;
+    if (w.zp) zpool_stop(w.zp);
 
     /* ---- FILEDATA: contents of files written in place, after the payloads ---- */
     uint64_t fdata_at = w.off;
@@ -1122,6 +1180,7 @@ static int write_image(const char *path, uint32_t generation, const struct mana_
 small:
     w_fail(&w, "checkpoint work area too small");
 fail:
+    if (w.zp) zpool_stop(w.zp);
     if (w.dfd >= 0) close(w.dfd);
     close(w.fd);
     if (w.pm_fd >= 0) close(w.pm_fd);

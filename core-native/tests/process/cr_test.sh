@@ -19,7 +19,7 @@ W=$(mktemp -d /tmp/mana-crtest.XXXXXX)
 export MANA_RC=$W/coord.rc
 unset MANA_COORD_HOST MANA_COORD_PORT MANA_COORD_SECRET DMTCP_COORD_HOST DMTCP_COORD_PORT MANA_CKPT_DIR \
       MANA_DEBUG MANA_TIMING MANA_QUIET MANA_RESTART_PAUSE DMTCP_RESTART_PAUSE MANA_NO_COORD MANA_DIRECT_IO \
-      MANA_DEBUG_MOVE_VDSO TEST_HOLD_FILE MANA_INCREMENTAL MANA_FORKED MANA_COMPRESS
+      MANA_DEBUG_MOVE_VDSO TEST_HOLD_FILE MANA_INCREMENTAL MANA_FORKED MANA_COMPRESS MANA_COMPRESS_THREADS
 PIDS=()
 cleanup() {
     for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
@@ -271,14 +271,19 @@ requests)  # mana_status --full / --unforked / --forked / --compress decide how 
     ask
     compressed && fail "generation $GEN, after the compressed one, is compressed too"
     kill -9 "$LAST_PID"; wait "$LAST_PID" 2>/dev/null
-    # 3. a job launched plainly: --forked writes that one forked; its image restarts and counts on
+    # 3. a job launched plainly: --forked writes that one forked; its image restarts and counts on.
+    # Compressed on one thread (MANA_COMPRESS_THREADS=1): one frame a region, of a size the frame does not
+    # state, which the restart decodes as a stream (threads decode sized frames: incremental_compressed)
     rm -rf "$W/ck"
-    MANA_TIMING=1 launch c counter 100000 20
+    MANA_TIMING=1 MANA_COMPRESS=fast MANA_COMPRESS_THREADS=1 launch c counter 100000 20
     wait_registered 3
     wait_lines "$W/c.out" 3
     ask --forked
     [ "$(forked_writes c)" = 1 ] || fail "the --forked checkpoint was not forked"
     out=$("$B/lower-half" --check "$(img "$GEN")" 2>&1) || fail "generation $GEN: $out"
+    case $out in *"regions compressed to"*) ;; *) fail "generation $GEN is not compressed: $out";; esac
+    zr=$(echo "$out" | sed 's/.*, \([0-9]*\) regions compressed to.* in \([0-9]*\) frames.*/\1 \2/')
+    [ "${zr% *}" = "${zr#* }" ] || fail "one compression thread made more frames than regions: $out"
     kill -9 "$LAST_PID"; wait "$LAST_PID" 2>/dev/null
     restart d
     wait_registered 4

@@ -9,8 +9,9 @@
 #   refused    a chain of 4: a corrupt, a truncated, a replaced and a deleted image of the chain are
 #              each refused by the restart with a message that says which and why (and nothing is
 #              changed); the untouched chain then restarts right
-#   compressed a chain of 4 written with MANA_COMPRESS=fast: every image's regions are zstd-compressed
-#              (lower-half --check decompresses each and checks its CRC), the full image is at least 2x
+#   compressed a chain of 4 written with MANA_COMPRESS=fast by 3 compression threads: every image's
+#              regions are zstd-compressed, a large region in several frames (lower-half --check
+#              decompresses each and checks its CRC), the full image is at least 2x
 #              smaller than the same program's uncompressed one, the restart has every word right; a
 #              byte changed inside a compressed payload is refused by name
 #   mostly     tests/programs/dirtier (16 MiB): after all its pages changed, the image asked for as
@@ -36,7 +37,7 @@ B=$ROOT/bin
 [ -x "$INCRMEM" ] || { echo "FAIL: $INCRMEM not built"; exit 1; }
 W=$(mktemp -d /tmp/mana-incr.XXXXXX)
 unset MANA_COORD_HOST MANA_COORD_PORT MANA_COORD_SECRET MANA_CKPT_DIR MANA_TIMING MANA_QUIET MANA_DIRECT_IO \
-      MANA_INCREMENTAL_FULL_EVERY MANA_COMPRESS
+      MANA_INCREMENTAL_FULL_EVERY MANA_COMPRESS MANA_COMPRESS_THREADS
 export MANA_NO_COORD=1 MANA_DEBUG=1 MANA_INCREMENTAL=1
 PIDS=()
 cleanup() {
@@ -244,12 +245,21 @@ PY
     ;;
 
 compressed)
-    export MANA_INCREMENTAL_FULL_EVERY=10 MANA_COMPRESS=fast
+    # 3 compression threads whatever the cores: each region's pages go out as frames of 4 MiB from
+    # whichever thread compressed them, and must come back in order
+    export MANA_INCREMENTAL_FULL_EVERY=10 MANA_COMPRESS=fast MANA_COMPRESS_THREADS=3
     run_gens 4
     for g in 1 2 3 4; do
         out=$(check_img "$(img "$g")") || fail "generation $g: $out"
         case $out in *"regions compressed to"*) ;; *) fail "generation $g is not compressed: $out";; esac
+        grep -q "checkpoint $g: zstd level 1, 3 compression threads" "$W/a.err" ||
+            fail "generation $g was not compressed by 3 threads: $(grep -m1 "checkpoint $g: zstd" "$W/a.err")"
     done
+    # generation 1 holds A (24 MiB) whole: more frames than regions
+    regs=$(check_img "$(img 1)" | sed 's/.*, \([0-9]*\) regions compressed to.*/\1/')
+    frames=$(check_img "$(img 1)" | sed 's/.* in \([0-9]*\) frames.*/\1/')
+    note "generation 1: $regs regions compressed in $frames frames"
+    [ "$frames" -ge $(( regs + 5 )) ] || fail "generation 1: $frames frames for $regs regions (24 MiB of A alone make 6)"
     zfull=$(stat -c %s "$(img 1)")
     # A (24 MiB) holds runs of 64 equal words, as program data often repeats itself: zstd at level 1 must
     # make the full image at least 2x smaller than the pages it holds
@@ -257,6 +267,9 @@ compressed)
     stored1=$(stored "$(img 1)")
     [ "$zfull" -lt $(( stored1 / 2 )) ] || fail "the compressed full image ($zfull bytes) is not 2x smaller than its pages ($stored1)"
     restart_check
+    # the restart decompressed the multi-frame regions on 3 threads, each frame straight into place
+    grep -q "zstd frames on 3 threads" "$W/b.err" ||
+        fail "the restart did not decompress on 3 threads: $(grep -m2 'zstd frames' "$W/b.err")"
     # a byte inside generation 1's largest compressed payload (it starts at 4096: the first region's)
     cp -p "$(img 1)" "$W/gen1.saved"
     printf '\x5a' | dd of="$(img 1)" bs=1 seek=5000 conv=notrunc status=none

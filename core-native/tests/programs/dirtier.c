@@ -1,8 +1,10 @@
 /*
- * dirtier SIZE DIR - SIZE bytes of live data (K, M, G suffix) that change on request, and the longest
- * pause the program saw (for make bench-process: incremental checkpoints).
+ * dirtier SIZE DIR [mixed] - SIZE bytes of live data (K, M, G suffix) that change on request, and the
+ * longest pause the program saw (for make bench-process: incremental and compressed checkpoints).
  *
- * Every word is set from its index (no zero page).  The main loop sleeps 1 ms per iteration and keeps
+ * Every word is set from its index (no zero page): a hash of it, which no compressor shrinks, or with
+ * `mixed` every other word a small count (index / 64), as arrays of indices and flags beside values
+ * are: zstd makes that about 2x smaller.  The main loop sleeps 1 ms per iteration and keeps
  * the longest gap between two iterations: a checkpoint that stops the program shows up there.  Between
  * iterations it looks for DIR/req_K (K = 1, 2, ...), reads its one line and answers "done K ...":
  *   dirty P   change one word in P % of the pages (every 100/P-th page; P in 1..100, 0: none)
@@ -24,8 +26,9 @@ static int64_t mono_ns(void)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3)
-        fail("usage: dirtier SIZE DIR");
+    if (argc != 3 && !(argc == 4 && strcmp(argv[3], "mixed") == 0))
+        fail("usage: dirtier SIZE DIR [mixed]");
+    int mixed = argc == 4;
     char *end;
     unsigned long long size = strtoull(argv[1], &end, 10);
     if (*end == 'K' || *end == 'k') size <<= 10;
@@ -40,7 +43,7 @@ int main(int argc, char **argv)
         fail("mmap: %s", strerror(errno));
     uint64_t words = size / 8, pages = size / 4096;
     for (uint64_t i = 0; i < words; i++)
-        d[i] = i * 0x9e3779b97f4a7c15ULL + 1;
+        d[i] = mixed && !(i & 1) ? (i >> 6) + 1 : i * 0x9e3779b97f4a7c15ULL + 1;
     out("dirtier ready size=%llu\n", size);
     int64_t prev = mono_ns(), maxgap = 0;
     for (unsigned k = 1;;) {
