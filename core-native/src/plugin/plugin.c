@@ -318,6 +318,9 @@ static int incr_on;                      /* asked for at launch */
 static int forked_on;                    /* MANA_FORKED: a writer process writes while the program runs */
 extern int mana_compress_level;          /* writer.c: this image's zstd level */
 extern int mana_compress_threads;        /* writer.c: -1 = one per CPU */
+/* `fast`: zstd's own default level. Level 1 made the heat demo's image 1.98x smaller, level 3 2.15x
+ * (docs/benchmarks.md), and the compression threads pay for the difference in speed. */
+#define MANA_ZSTD_FAST 3
 static int compress_launched;            /* MANA_COMPRESS's level; a request may change one image's */
 static int forked_noted;                 /* said once why a checkpoint was written unforked */
 static uint32_t incr_full_every = 8;     /* a full image at least every this many generations */
@@ -681,7 +684,7 @@ static void do_checkpoint(uint32_t g, int flags, const char *reqdir)
      * image holds this value, so after_restart sets the launched one again */
     switch ((flags & MANA_COORD_CKPT_ZSTD_MASK) >> MANA_COORD_CKPT_ZSTD_SHIFT) {
     case 1: mana_compress_level = 0; break;
-    case 2: mana_compress_level = 1; break;
+    case 2: mana_compress_level = MANA_ZSTD_FAST; break;
     case 3: mana_compress_level = 9; break;
     default: mana_compress_level = compress_launched; break;
     }
@@ -1063,12 +1066,12 @@ __attribute__((constructor)) static void mana_plugin_init(void)
                             (unsigned long long)mana_save_files_max);
         else mana_save_files_max = v;
     }
-    /* MANA_COMPRESS: zstd level of the image payloads (writer.c): fast 1, strong 9, or 1..19; 0 or off */
+    /* MANA_COMPRESS: zstd level of the image payloads (writer.c): fast 3, strong 9, or 1..19; 0 or off */
     const char *cz = mana_env_get("MANA_COMPRESS");
     if (cz && *cz) {
         char *end;
         long v = strtol(cz, &end, 10);
-        if (strcmp(cz, "fast") == 0 || strcmp(cz, "1") == 0) mana_compress_level = 1;
+        if (strcmp(cz, "fast") == 0) mana_compress_level = MANA_ZSTD_FAST;
         else if (strcmp(cz, "strong") == 0) mana_compress_level = 9;
         else if (strcmp(cz, "off") == 0) mana_compress_level = 0;
         else if (!*end && v >= 0 && v <= 19) mana_compress_level = (int)v;

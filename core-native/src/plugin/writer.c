@@ -612,377 +612,351 @@ static size_t fdata_bound(struct wctx *w, size_t files_at, size_t files_len)
     return total ? (size_t)((total + PAGE - 1) & ~(PAGE - 1)) : 0;
 }
 
-/* The image of this process.  fw NULL: written here, start to end.  fw set (forked): everything but
- * memory is taken here, with the program stopped (process, threads, descriptors and their offsets,
- * the saved files' contents, signals, the MPI summary); then a child process, a copy-on-write copy of
- * this one made by clone without SIGCHLD, writes the memory and finishes the file while this process
- * returns to its program.  A process that cannot be copied faithfully is written here (fw->pid 0,
- * fw->why says why). */
-static int write_image(const char *path, uint32_t generation, const struct mana_incr *inc,
-                       struct mana_write_result *res, char *err, size_t errlen, struct mana_fork_writer *fw)
+/* Where each part of an image lies while it is made: in the section buffer (at, len), and how many
+ * records it holds. */
+struct span {
+    size_t at, len;
+    uint32_t count;
+};
+
+/* The image's parts, section by section (write_image). */
+struct parts {
+    int pid;                           /* the program's (the forked writer is another process) */
+    uint64_t vdso_s, vdso_e, vvar_s, vvar_e;
+    struct span proc, thr, files, sig, mpi, obj, mem, par, zstd;
+    uint64_t fdata_at, fdata_len;      /* FILEDATA, in the file after the payloads */
+    uint32_t fdata_count, fdata_crc;
+};
+
+static int small(struct wctx *w) { return w_fail(w, "checkpoint work area too small"); }
+
+/*
+ * The work area (mana_pl.scratch): /proc/self/maps' text and records, the pagemap window, the bounce
+ * buffer, then the section buffer; with MANA_COMPRESS the compressor and the ZSTD records at its end,
+ * and the compression threads' area below them.
+ */
+static int lay_out_work_area(struct wctx *w, char **maps_text, size_t *maps_cap, struct mana_map **maps_out)
 {
-    int64_t t0 = mana_now_ns();
-    int pid = getpid(), in_child = 0;
-    struct mana_fork_shared *sh = NULL;
-    struct wctx w;
-    memset(&w, 0, sizeof w);
-    w.inc = inc;
-    w.err = err;
-    w.errlen = errlen;
-    char *maps_text = mana_pl.scratch;
-    size_t maps_cap = 16UL << 20;
-    struct mana_map *maps = (struct mana_map *)(mana_pl.scratch + maps_cap);
+    *maps_text = mana_pl.scratch;
+    *maps_cap = 16UL << 20;
+    *maps_out = (struct mana_map *)(mana_pl.scratch + *maps_cap);
     size_t maps_bytes = (sizeof(struct mana_map) * MAX_MAPS + PAGE - 1) & ~(PAGE - 1);
-    w.pagemap = (uint64_t *)(mana_pl.scratch + maps_cap + maps_bytes);
-    w.pagemap_cap = (4UL << 20) / 8;
-    w.bounce = (char *)w.pagemap + (4UL << 20);
-    w.bounce_cap = 1UL << 20;
-    w.sec = w.bounce + w.bounce_cap;
-    w.sec_cap = mana_pl.scratch_size - (size_t)(w.sec - mana_pl.scratch);
+    w->pagemap = (uint64_t *)(mana_pl.scratch + *maps_cap + maps_bytes);
+    w->pagemap_cap = (4UL << 20) / 8;
+    w->bounce = (char *)w->pagemap + (4UL << 20);
+    w->bounce_cap = 1UL << 20;
+    w->sec = w->bounce + w->bounce_cap;
+    w->sec_cap = mana_pl.scratch_size - (size_t)(w->sec - mana_pl.scratch);
     if (mana_compress_level > 0) {
         /* The compressor lives at the end of the work area: its context (sized for the level), its
          * output buffer, the ZSTD section's records. */
         size_t ws = (ZSTD_estimateCStreamSize(mana_compress_level) + PAGE - 1) & ~(PAGE - 1);
         size_t zout = (ZSTD_CStreamOutSize() + PAGE - 1) & ~(PAGE - 1), ztab = 1UL << 20;
-        if (ws + zout + ztab + (32UL << 20) > w.sec_cap)
-            return w_fail(&w, "MANA_COMPRESS level %d needs more work area than there is", mana_compress_level);
-        w.sec_cap -= ws + zout + ztab;
-        char *at = w.sec + w.sec_cap;
-        w.ztab = (struct mana_img_zstd *)at;
-        w.zcap = (uint32_t)(ztab / sizeof *w.ztab);
-        w.zout = at + ztab;
-        w.zout_cap = zout;
-        w.zc = ZSTD_initStaticCCtx(at + ztab + zout, ws);
-        if (!w.zc) return w_fail(&w, "cannot set up the compressor in the work area");
-        size_t zr = ZSTD_CCtx_setParameter(w.zc, ZSTD_c_compressionLevel, mana_compress_level);
-        if (ZSTD_isError(zr)) return w_fail(&w, "compression level %d: %s", mana_compress_level, ZSTD_getErrorName(zr));
+        if (ws + zout + ztab + (32UL << 20) > w->sec_cap)
+            return w_fail(w, "MANA_COMPRESS level %d needs more work area than there is", mana_compress_level);
+        w->sec_cap -= ws + zout + ztab;
+        char *at = w->sec + w->sec_cap;
+        w->ztab = (struct mana_img_zstd *)at;
+        w->zcap = (uint32_t)(ztab / sizeof *w->ztab);
+        w->zout = at + ztab;
+        w->zout_cap = zout;
+        w->zc = ZSTD_initStaticCCtx(at + ztab + zout, ws);
+        if (!w->zc) return w_fail(w, "cannot set up the compressor in the work area");
+        size_t zr = ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, mana_compress_level);
+        if (ZSTD_isError(zr)) return w_fail(w, "compression level %d: %s", mana_compress_level, ZSTD_getErrorName(zr));
         /* Threads (zpool.c), if there are cores for them and room: below the compressor, started
          * where MEMORY begins (in the writer process when forked). Half the work area stays. */
         int nwk = zpool_workers_for(mana_compress_threads);
         size_t zpa = 0, zps = (sizeof(struct zpool) + PAGE - 1) & ~(PAGE - 1);
-        while (nwk >= 2 && (zpa = zpool_area_size(mana_compress_level, nwk) + zps) > w.sec_cap / 2) nwk--;
+        while (nwk >= 2 && (zpa = zpool_area_size(mana_compress_level, nwk) + zps) > w->sec_cap / 2) nwk--;
         if (nwk >= 2) {
-            w.sec_cap -= zpa;
-            w.zp_area = w.sec + w.sec_cap;
-            w.zp_area_len = zpa;
-            w.zp_workers = nwk;
+            w->sec_cap -= zpa;
+            w->zp_area = w->sec + w->sec_cap;
+            w->zp_area_len = zpa;
+            w->zp_workers = nwk;
         }
     }
+    return 0;
+}
 
-    long n = mana_read_file("/proc/self/maps", maps_text, maps_cap);
-    if (n < 0) return w_fail(&w, "cannot read /proc/self/maps: %s", strerror((int)-n));
-    int nm = mana_parse_maps(maps_text, maps, MAX_MAPS);
-    if (nm < 0) return w_fail(&w, "more than %d mappings", MAX_MAPS);
+/* ---- PROCESS: ids, the upper half's entry and stack, its break, program, cwd and argv ---- */
+static int put_process(struct wctx *w, const struct parts *v)
+{
+    struct mana_img_process p;
+    memset(&p, 0, sizeof p);
+    p.pid = getpid();
+    p.ppid = getppid();
+    p.sid = getsid(0);
+    p.pgid = getpgid(0);
+    mode_t um = umask(022);
+    umask(um);
+    p.umask = um;
+    p.pthread_tid_offset = mana_pl.tid_offset;
+    p.lh_info_slot = (uint64_t)&mana_lh_info;
+    p.vdso_start = v->vdso_s;
+    p.vdso_end = v->vdso_e;
+    p.vvar_start = v->vvar_s;
+    p.vvar_end = v->vvar_e;
+    p.upper_stack_start = mana_pl.uh_stack.start;
+    p.upper_stack_end = mana_pl.uh_stack.end;
+    p.upper_entry = mana_pl.uh_entry;
+    /* glibc's sbrk trusts its cached break; restart points it at the new process's break. */
+    p.upper_brk_slot = (uint64_t)&__curbrk;
+    p.upper_brk = (uint64_t)__curbrk;
+    if (!sec_put(w, &p, sizeof p)) return small(w);
+    char cwd[4096];
+    if (!getcwd(cwd, sizeof cwd)) cwd[0] = 0;
+    if (sec_str(w, mana_pl.app_path) || sec_str(w, cwd)) return small(w);
+    uint32_t argc = mana_pl.argv ? (uint32_t)mana_pl.argc : 0;
+    if (!sec_put(w, &argc, 4)) return small(w);
+    for (uint32_t i = 0; i < argc; i++)
+        if (sec_str(w, mana_pl.argv[i] ? mana_pl.argv[i] : "")) return small(w);
+    return 0;
+}
 
-    w.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (w.fd < 0) return w_fail(&w, "cannot create %s: %s", path, strerror(errno));
-    w.dfd = mana_direct_io && !w.zc ? open(path, O_WRONLY | O_DIRECT | O_CLOEXEC) : -1;
-    w.pm_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-    w.off = PAGE;
-    struct lh_info *lh = mana_lh_info;
+/* ---- THREADS: every parked thread's saved context, and the checkpoint thread's ---- */
+static int put_threads(struct wctx *w, const struct mana_map *maps, int nm, int pid, struct span *out)
+{
     uint64_t scratch_lo = (uint64_t)mana_pl.scratch, scratch_hi = scratch_lo + mana_pl.scratch_size;
-    uint64_t vdso_s = 0, vdso_e = 0, vvar_s = 0, vvar_e = 0;
-    uint32_t nregions = 0;
-
-    /* Incremental, unless most pages changed (then full: see mostly_changed) */
-    struct mana_incr inc_full;
-    if (inc && inc->incremental && w.pm_fd >= 0 && mostly_changed(&w, maps, nm, lh)) {
-        inc_full = *inc;
-        inc_full.incremental = 0;
-        inc = w.inc = &inc_full;
-    }
-    res->incremental = inc && inc->incremental;
-
-    /* [vdso] and [vvar]: PROCESS names them before the memory is written */
-    for (int i = 0; i < nm; i++) {
-        if (strcmp(maps[i].name, "[vdso]") == 0) {
-            vdso_s = maps[i].start;
-            vdso_e = maps[i].end;
-        } else if (strncmp(maps[i].name, "[vvar", 5) == 0) {
-            if (!vvar_s || maps[i].start < vvar_s) vvar_s = maps[i].start;
-            if (maps[i].end > vvar_e) vvar_e = maps[i].end;
-        }
-    }
-
-    /* ---- PROCESS ---- */
-    size_t proc_at = w.sec_len;
-    {
-        struct mana_img_process p;
-        memset(&p, 0, sizeof p);
-        p.pid = getpid();
-        p.ppid = getppid();
-        p.sid = getsid(0);
-        p.pgid = getpgid(0);
-        mode_t um = umask(022);
-        umask(um);
-        p.umask = um;
-        p.pthread_tid_offset = mana_pl.tid_offset;
-        p.lh_info_slot = (uint64_t)&mana_lh_info;
-        p.vdso_start = vdso_s;
-        p.vdso_end = vdso_e;
-        p.vvar_start = vvar_s;
-        p.vvar_end = vvar_e;
-        p.upper_stack_start = mana_pl.uh_stack.start;
-        p.upper_stack_end = mana_pl.uh_stack.end;
-        p.upper_entry = mana_pl.uh_entry;
-        /* glibc's sbrk trusts its cached break; restart points it at the new process's break. */
-        p.upper_brk_slot = (uint64_t)&__curbrk;
-        p.upper_brk = (uint64_t)__curbrk;
-        if (!sec_put(&w, &p, sizeof p)) goto small;
-        char cwd[4096];
-        if (!getcwd(cwd, sizeof cwd)) cwd[0] = 0;
-        if (sec_str(&w, mana_pl.app_path) || sec_str(&w, cwd)) goto small;
-        uint32_t argc = mana_pl.argv ? (uint32_t)mana_pl.argc : 0;
-        if (!sec_put(&w, &argc, 4)) goto small;
-        for (uint32_t i = 0; i < argc; i++)
-            if (sec_str(&w, mana_pl.argv[i] ? mana_pl.argv[i] : "")) goto small;
-    }
-    size_t proc_len = w.sec_len - proc_at;
-
-    /* ---- THREADS ---- */
-    size_t thr_at = w.sec_len;
-    uint32_t nthreads = 0;
-    {
-        for (int k = 0; k <= mana_pl.n_thr; k++) {
-            struct mana_img_thread t;
-            memset(&t, 0, sizeof t);
-            if (k < mana_pl.n_thr) {
-                const struct mana_thr *s = &mana_pl.thr[k];
-                ucontext_t *uc = s->uc;
-                t.tid = s->tid;
-                t.flags = s->tid == pid ? MANA_THR_MAIN : 0;
-                t.fs_base = s->fs_base;
-                t.ucontext_addr = (uint64_t)uc;
-                memcpy(&t.sigmask, &uc->uc_sigmask, 8);
-                t.robust_list = s->robust_head;
-                t.robust_list_len = s->robust_len;
-                if (!(s->altstack.ss_flags & SS_DISABLE)) {
-                    t.altstack_sp = (uint64_t)s->altstack.ss_sp;
-                    t.altstack_size = s->altstack.ss_size;
-                    t.altstack_flags = s->altstack.ss_flags & ~SS_ONSTACK;
-                } else {
-                    t.altstack_flags = SS_DISABLE;
-                }
-                for (int g = 0; g < MANA_IMG_NGREG && g < NGREG; g++) t.gregs[g] = (uint64_t)uc->uc_mcontext.gregs[g];
+    for (int k = 0; k <= mana_pl.n_thr; k++) {
+        struct mana_img_thread t;
+        memset(&t, 0, sizeof t);
+        if (k < mana_pl.n_thr) {
+            const struct mana_thr *s = &mana_pl.thr[k];
+            ucontext_t *uc = s->uc;
+            t.tid = s->tid;
+            t.flags = s->tid == pid ? MANA_THR_MAIN : 0;
+            t.fs_base = s->fs_base;
+            t.ucontext_addr = (uint64_t)uc;
+            memcpy(&t.sigmask, &uc->uc_sigmask, 8);
+            t.robust_list = s->robust_head;
+            t.robust_list_len = s->robust_len;
+            if (!(s->altstack.ss_flags & SS_DISABLE)) {
+                t.altstack_sp = (uint64_t)s->altstack.ss_sp;
+                t.altstack_size = s->altstack.ss_size;
+                t.altstack_flags = s->altstack.ss_flags & ~SS_ONSTACK;
             } else {
-                /* the checkpoint thread itself */
-                uint64_t fs = 0;
-                mana_sys2(SYS_arch_prctl, ARCH_GET_FS, (long)&fs);
-                t.tid = gettid();
-                t.flags = MANA_THR_CKPT | (t.tid == pid ? MANA_THR_MAIN : 0);
-                t.fs_base = fs;
-                t.ctx_addr = (uint64_t)mana_pl.ckpt_ctx;
-                t.sigmask = ~0ULL;
-                mana_sys3(SYS_get_robust_list, 0, (long)&t.robust_list, (long)&t.robust_list_len);
-                stack_t ss;
-                if (sigaltstack(NULL, &ss) == 0 && !(ss.ss_flags & SS_DISABLE)) {
-                    t.altstack_sp = (uint64_t)ss.ss_sp;
-                    t.altstack_size = ss.ss_size;
-                    t.altstack_flags = 0;
-                } else {
-                    t.altstack_flags = SS_DISABLE;
-                }
-                t.gregs[REG_RSP] = mana_pl.ckpt_ctx->rsp;
-                t.gregs[REG_RIP] = mana_pl.ckpt_ctx->rip;
+                t.altstack_flags = SS_DISABLE;
             }
-            if (mana_pl.tid_offset) t.ctid_addr = t.fs_base + mana_pl.tid_offset;
-            uint64_t sp = t.gregs[REG_RSP];
-            for (int i = 0; i < nm; i++)
-                if (sp >= maps[i].start && sp < maps[i].end) {
-                    t.stack_start = maps[i].start;
-                    t.stack_end = maps[i].end;
-                    /* not the work area the kernel may have merged with it */
-                    if (scratch_lo > sp && scratch_lo < t.stack_end) t.stack_end = scratch_lo;
-                    if (scratch_hi <= sp && scratch_hi > t.stack_start) t.stack_start = scratch_hi;
-                }
-            if (!sec_put(&w, &t, sizeof t)) goto small;
-            nthreads++;
-        }
-    }
-    size_t thr_len = w.sec_len - thr_at;
-
-    /* ---- FILES ---- */
-    size_t files_at = w.sec_len;
-    uint32_t nfiles = 0;
-    {
-        int dfd = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd < 0) { w_fail(&w, "cannot list /proc/self/fd: %s", strerror(errno)); goto fail; }
-        char buf[8192];
-        for (;;) {
-            long r = mana_sys3(SYS_getdents64, dfd, (long)buf, sizeof buf);
-            if (r <= 0) break;
-            for (long off = 0; off < r;) {
-                struct { uint64_t ino; int64_t off; unsigned short reclen; unsigned char type; char name[]; } *d =
-                    (void *)(buf + off);
-                off += d->reclen;
-                if (d->name[0] < '0' || d->name[0] > '9') continue;
-                int fd = 0;
-                for (const char *c = d->name; *c; c++) fd = fd * 10 + (*c - '0');
-                if (fd == dfd || fd == w.fd || fd == w.dfd || fd == w.pm_fd || mana_plugin_is_internal_fd(fd)) continue;
-                struct mana_img_file f;
-                memset(&f, 0, sizeof f);
-                f.fd = fd;
-                char link[64], target[4096], info[512];
-                snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-                ssize_t tl = readlink(link, target, sizeof target - 1);
-                if (tl < 0) continue;          /* closed meanwhile */
-                target[tl] = 0;
-                struct stat st;
-                if (fstat(fd, &st) != 0) continue;
-                f.kind = S_ISREG(st.st_mode) ? MANA_FILE_REGULAR : S_ISDIR(st.st_mode) ? MANA_FILE_DIR
-                       : S_ISCHR(st.st_mode) ? MANA_FILE_CHAR : S_ISFIFO(st.st_mode) ? MANA_FILE_PIPE
-                       : S_ISSOCK(st.st_mode) ? MANA_FILE_SOCKET : MANA_FILE_OTHER;
-                if (f.kind == MANA_FILE_REGULAR && target[0] != '/') f.kind = MANA_FILE_OTHER;   /* anon inode */
-                f.size = st.st_size;
-                f.mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
-                f.inode = st.st_ino;
-                f.dev = st.st_dev;
-                f.mode = st.st_mode;
-                int fdf = fcntl(fd, F_GETFD);
-                f.fd_flags = fdf > 0 ? (uint32_t)fdf : 0;
-                for (uint32_t k = 0; k < mana_pl.n_inherited; k++)
-                    if (mana_pl.inherited[k].fd == fd && mana_pl.inherited[k].dev == (uint64_t)st.st_dev &&
-                        mana_pl.inherited[k].ino == (uint64_t)st.st_ino)
-                        f.fd_flags |= MANA_FD_INHERITED;
-                snprintf(link, sizeof link, "/proc/self/fdinfo/%d", fd);
-                if (mana_read_file(link, info, sizeof info) > 0) {
-                    const char *p = strstr(info, "pos:");
-                    if (p) f.offset = strtoll(p + 4, NULL, 10);
-                    p = strstr(info, "flags:");
-                    if (p) f.open_flags = (int32_t)strtol(p + 6, NULL, 8);
-                }
-                f.path_len = (uint32_t)tl;
-                if (!sec_put(&w, &f, sizeof f) || !sec_put(&w, target, (size_t)tl)) { close(dfd); goto small; }
-                nfiles++;
+            for (int g = 0; g < MANA_IMG_NGREG && g < NGREG; g++) t.gregs[g] = (uint64_t)uc->uc_mcontext.gregs[g];
+        } else {
+            /* the checkpoint thread itself */
+            uint64_t fs = 0;
+            mana_sys2(SYS_arch_prctl, ARCH_GET_FS, (long)&fs);
+            t.tid = gettid();
+            t.flags = MANA_THR_CKPT | (t.tid == pid ? MANA_THR_MAIN : 0);
+            t.fs_base = fs;
+            t.ctx_addr = (uint64_t)mana_pl.ckpt_ctx;
+            t.sigmask = ~0ULL;
+            mana_sys3(SYS_get_robust_list, 0, (long)&t.robust_list, (long)&t.robust_list_len);
+            stack_t ss;
+            if (sigaltstack(NULL, &ss) == 0 && !(ss.ss_flags & SS_DISABLE)) {
+                t.altstack_sp = (uint64_t)ss.ss_sp;
+                t.altstack_size = ss.ss_size;
+                t.altstack_flags = 0;
+            } else {
+                t.altstack_flags = SS_DISABLE;
             }
+            t.gregs[REG_RSP] = mana_pl.ckpt_ctx->rsp;
+            t.gregs[REG_RIP] = mana_pl.ckpt_ctx->rip;
         }
-        close(dfd);
-    }
-    size_t files_len = w.sec_len - files_at;
-
-    /* ---- forked: the contents of the files written in place, read now (save_file_contents) ---- */
-    uint64_t fdata_len = 0;
-    uint32_t fdata_count = 0, fdata_crc = 0;
-    if (fw) {
-        size_t need = fdata_bound(&w, files_at, files_len);
-        if (need) {
-            void *b = mmap(NULL, need, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-            if (b == MAP_FAILED) {
-                w_fail(&w, "cannot map %zu bytes for the saved files: %s", need, strerror(errno));
-                goto fail;
+        if (mana_pl.tid_offset) t.ctid_addr = t.fs_base + mana_pl.tid_offset;
+        uint64_t sp = t.gregs[REG_RSP];
+        for (int i = 0; i < nm; i++)
+            if (sp >= maps[i].start && sp < maps[i].end) {
+                t.stack_start = maps[i].start;
+                t.stack_end = maps[i].end;
+                /* not the work area the kernel may have merged with it */
+                if (scratch_lo > sp && scratch_lo < t.stack_end) t.stack_end = scratch_lo;
+                if (scratch_hi <= sp && scratch_hi > t.stack_start) t.stack_start = scratch_hi;
             }
-            w.fbuf = b;
-            w.fcap = need;
-            if (save_file_contents(&w, files_at, files_len, &fdata_len, &fdata_count, &fdata_crc) != 0) goto fail;
+        if (!sec_put(w, &t, sizeof t)) return small(w);
+        out->count++;
+    }
+    return 0;
+}
+
+/* ---- FILES: the program's descriptors (not ours), with offsets and flags ---- */
+static int put_files(struct wctx *w, struct span *out)
+{
+    int dfd = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0) { w_fail(w, "cannot list /proc/self/fd: %s", strerror(errno)); return -1; }
+    char buf[8192];
+    for (;;) {
+        long r = mana_sys3(SYS_getdents64, dfd, (long)buf, sizeof buf);
+        if (r <= 0) break;
+        for (long off = 0; off < r;) {
+            struct { uint64_t ino; int64_t off; unsigned short reclen; unsigned char type; char name[]; } *d =
+                (void *)(buf + off);
+            off += d->reclen;
+            if (d->name[0] < '0' || d->name[0] > '9') continue;
+            int fd = 0;
+            for (const char *c = d->name; *c; c++) fd = fd * 10 + (*c - '0');
+            if (fd == dfd || fd == w->fd || fd == w->dfd || fd == w->pm_fd || mana_plugin_is_internal_fd(fd)) continue;
+            struct mana_img_file f;
+            memset(&f, 0, sizeof f);
+            f.fd = fd;
+            char link[64], target[4096], info[512];
+            snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+            ssize_t tl = readlink(link, target, sizeof target - 1);
+            if (tl < 0) continue;          /* closed meanwhile */
+            target[tl] = 0;
+            struct stat st;
+            if (fstat(fd, &st) != 0) continue;
+            f.kind = S_ISREG(st.st_mode) ? MANA_FILE_REGULAR : S_ISDIR(st.st_mode) ? MANA_FILE_DIR
+                   : S_ISCHR(st.st_mode) ? MANA_FILE_CHAR : S_ISFIFO(st.st_mode) ? MANA_FILE_PIPE
+                   : S_ISSOCK(st.st_mode) ? MANA_FILE_SOCKET : MANA_FILE_OTHER;
+            if (f.kind == MANA_FILE_REGULAR && target[0] != '/') f.kind = MANA_FILE_OTHER;   /* anon inode */
+            f.size = st.st_size;
+            f.mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+            f.inode = st.st_ino;
+            f.dev = st.st_dev;
+            f.mode = st.st_mode;
+            int fdf = fcntl(fd, F_GETFD);
+            f.fd_flags = fdf > 0 ? (uint32_t)fdf : 0;
+            for (uint32_t k = 0; k < mana_pl.n_inherited; k++)
+                if (mana_pl.inherited[k].fd == fd && mana_pl.inherited[k].dev == (uint64_t)st.st_dev &&
+                    mana_pl.inherited[k].ino == (uint64_t)st.st_ino)
+                    f.fd_flags |= MANA_FD_INHERITED;
+            snprintf(link, sizeof link, "/proc/self/fdinfo/%d", fd);
+            if (mana_read_file(link, info, sizeof info) > 0) {
+                const char *p = strstr(info, "pos:");
+                if (p) f.offset = strtoll(p + 4, NULL, 10);
+                p = strstr(info, "flags:");
+                if (p) f.open_flags = (int32_t)strtol(p + 6, NULL, 8);
+            }
+            f.path_len = (uint32_t)tl;
+            if (!sec_put(w, &f, sizeof f) || !sec_put(w, target, (size_t)tl)) { close(dfd); return small(w); }
+            out->count++;
         }
     }
+    close(dfd);
+    return 0;
+}
 
-    /* ---- SIGNALS ---- */
-    size_t sig_at = w.sec_len;
-    uint32_t nsig = 0, ntimers = 0;
-    {
-        struct mana_img_signals *head = sec_put(&w, NULL, sizeof *head);
-        if (!head) goto small;
-        size_t head_at = (size_t)((char *)head - w.sec);
-        for (int s = 1; s <= 64; s++) {
-            if (s == 9 || s == 19) continue;
-            struct kernel_sigaction_raw ks;
-            if (mana_sys4(SYS_rt_sigaction, s, 0, (long)&ks, 8) != 0) continue;
-            if (ks.handler == 0) continue;        /* SIG_DFL */
-            struct mana_img_sigaction a = { s, 0, ks.handler, ks.flags, ks.restorer, ks.mask };
-            if (!sec_put(&w, &a, sizeof a)) goto small;
-            nsig++;
-        }
-        for (int which = 0; which < 3; which++) {
-            struct itimerval it;
-            if (getitimer(which, &it) != 0) continue;
-            if (!it.it_value.tv_sec && !it.it_value.tv_usec && !it.it_interval.tv_sec && !it.it_interval.tv_usec)
-                continue;
-            struct mana_img_itimer t = { which, 0,
-                (int64_t)it.it_interval.tv_sec * 1000000000LL + it.it_interval.tv_usec * 1000LL,
-                (int64_t)it.it_value.tv_sec * 1000000000LL + it.it_value.tv_usec * 1000LL };
-            if (!sec_put(&w, &t, sizeof t)) goto small;
-            ntimers++;
-        }
-        head = (struct mana_img_signals *)(w.sec + head_at);
-        head->nsig = nsig;
-        head->ntimers = ntimers;
-        uint64_t pend = 0;
-        mana_sys2(SYS_rt_sigpending, (long)&pend, 8);
-        head->pending = pend;
+/* ---- SIGNALS: handlers that are not SIG_DFL, interval timers, pending signals ---- */
+static int put_signals(struct wctx *w, struct span *out)
+{
+    uint32_t ntimers = 0;
+    struct mana_img_signals *head = sec_put(w, NULL, sizeof *head);
+    if (!head) return small(w);
+    size_t head_at = (size_t)((char *)head - w->sec);
+    for (int s = 1; s <= 64; s++) {
+        if (s == 9 || s == 19) continue;
+        struct kernel_sigaction_raw ks;
+        if (mana_sys4(SYS_rt_sigaction, s, 0, (long)&ks, 8) != 0) continue;
+        if (ks.handler == 0) continue;        /* SIG_DFL */
+        struct mana_img_sigaction a = { s, 0, ks.handler, ks.flags, ks.restorer, ks.mask };
+        if (!sec_put(w, &a, sizeof a)) return small(w);
+        out->count++;
     }
-    size_t sig_len = w.sec_len - sig_at;
+    for (int which = 0; which < 3; which++) {
+        struct itimerval it;
+        if (getitimer(which, &it) != 0) continue;
+        if (!it.it_value.tv_sec && !it.it_value.tv_usec && !it.it_interval.tv_sec && !it.it_interval.tv_usec)
+            continue;
+        struct mana_img_itimer t = { which, 0,
+            (int64_t)it.it_interval.tv_sec * 1000000000LL + it.it_interval.tv_usec * 1000LL,
+            (int64_t)it.it_value.tv_sec * 1000000000LL + it.it_value.tv_usec * 1000LL };
+        if (!sec_put(w, &t, sizeof t)) return small(w);
+        ntimers++;
+    }
+    head = (struct mana_img_signals *)(w->sec + head_at);
+    head->nsig = out->count;
+    head->ntimers = ntimers;
+    uint64_t pend = 0;
+    mana_sys2(SYS_rt_sigpending, (long)&pend, 8);
+    head->pending = pend;
+    return 0;
+}
 
-    /* ---- MPI (only for an MPI program): the summary a reader needs; the state is in memory ---- */
-    size_t mpi_at = w.sec_len, mpi_len = 0;
-    int nsec = 5;
+/* ---- MPI (an MPI program only): the summary a reader needs, the state being in memory; and
+ * MPI_OBJECTS (optional): open MPI-IO files, for readers ---- */
+static int put_mpi(struct wctx *w, struct span *mpi, struct span *obj)
+{
+    mpi->at = w->sec_len;
     if (mana_pl.mpi) {
         struct mana_img_mpi d;
         mana_pl.mpi->describe(&d);
-        if (!sec_put(&w, &d, sizeof d)) goto small;
-        mpi_len = sizeof d;
-        nsec = 6;
+        if (!sec_put(w, &d, sizeof d)) return small(w);
+        mpi->len = sizeof d;
     }
-    /* ---- MPI_OBJECTS (optional): open MPI-IO files, for readers ---- */
-    size_t obj_at = w.sec_len, obj_len = 0;
-    int nobj = 0;
+    obj->at = w->sec_len;
     if (mana_pl.mpi && mana_pl.mpi->objects) {
-        nobj = mana_pl.mpi->objects(&w, sec_put_any);
-        if (nobj < 0) goto small;
-        obj_len = w.sec_len - obj_at;
+        int nobj = mana_pl.mpi->objects(w, sec_put_any);
+        if (nobj < 0) return small(w);
+        obj->count = (uint32_t)nobj;
+        obj->len = w->sec_len - obj->at;
     }
+    return 0;
+}
 
-    /* ---- forked: from here on a child process writes; this one goes back to the program ---- */
-    if (fw) {
+/*
+ * Forked: from here on a child process writes, and this one goes back to the program.  1: this is
+ * the program's process, the writer is started (fw->pid, fw->shared); 0: write here (this is the
+ * writer, *in_child, or the process cannot be copied faithfully: fw->why); -1 failed.
+ */
+static int start_writer_process(struct wctx *w, const struct mana_map *maps, int nm, const struct lh_info *lh,
+                                int pid, struct mana_fork_writer *fw, struct mana_fork_shared **shp, int *in_child)
+{
+    uint64_t scratch_lo = (uint64_t)mana_pl.scratch, scratch_hi = scratch_lo + mana_pl.scratch_size;
+    struct mana_fork_shared *sh;
+    {
         fw->pid = 0;
         fw->why[0] = 0;
         if (forkable(maps, nm, lh, scratch_lo, scratch_hi, fw->why, sizeof fw->why)) {
             sh = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
             if (sh == MAP_FAILED) {
-                sh = NULL;
-                w_fail(&w, "cannot map the writer's result page: %s", strerror(errno));
-                goto fail;
+                w_fail(w, "cannot map the writer's result page: %s", strerror(errno));
+                return -1;
             }
             /* fork without a signal at exit: a program that waits for its own children or handles
              * SIGCHLD never sees the writer (wait4 with __WALL below) */
             long c = mana_sys6(SYS_clone, 0, 0, 0, 0, 0, 0);
             if (c < 0) {
                 munmap(sh, sizeof *sh);
-                sh = NULL;
-                w_fail(&w, "cannot start the writer process: %s", strerror((int)-c));
-                goto fail;
+                w_fail(w, "cannot start the writer process: %s", strerror((int)-c));
+                return -1;
             }
             if (c > 0) {
                 fw->pid = (int)c;
                 fw->shared = sh;
-                if (w.fbuf) munmap(w.fbuf, w.fcap);
-                if (w.dfd >= 0) close(w.dfd);
-                close(w.fd);
-                if (w.pm_fd >= 0) close(w.pm_fd);
-                return 0;
+                if (w->fbuf) munmap(w->fbuf, w->fcap);
+                if (w->dfd >= 0) close(w->dfd);
+                close(w->fd);
+                if (w->pm_fd >= 0) close(w->pm_fd);
+                return 1;
             }
             /* The writer: this thread alone, in a copy of the program's memory as it was at the clone.
              * It dies with the program (a half-written .tmp is never renamed: the previous generation
              * stays the newest), and reads its own pagemap, not the program's. */
-            in_child = 1;
+            *shp = sh;
+            *in_child = 1;
             mana_sys2(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL);
             if (mana_sys0(SYS_getppid) != pid) mana_sys1(SYS_exit_group, 3);
-            if (w.pm_fd >= 0) close(w.pm_fd);
-            w.pm_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-            if (check_inherited(&w, maps, nm, lh, scratch_lo, scratch_hi) != 0) goto fail;
+            if (w->pm_fd >= 0) close(w->pm_fd);
+            w->pm_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+            if (check_inherited(w, maps, nm, lh, scratch_lo, scratch_hi) != 0) return -1;
             writer_test_hold();
         }
     }
+    return 0;
+}
 
-    /* ---- MEMORY ---- */
-    size_t mem_at = w.sec_len;
-    if (w.zp_workers) {
-        struct zpool *zp = (struct zpool *)w.zp_area;
+/* ---- MEMORY: every mapping, split where the lower half's ranges and the work area begin, with
+ * the pages the image carries (write_region) ---- */
+static int put_memory(struct wctx *w, const struct mana_map *maps, int nm, const struct lh_info *lh,
+                      struct span *out, struct mana_write_result *res)
+{
+    uint64_t scratch_lo = (uint64_t)mana_pl.scratch, scratch_hi = scratch_lo + mana_pl.scratch_size;
+    out->at = w->sec_len;
+    if (w->zp_workers) {
+        struct zpool *zp = (struct zpool *)w->zp_area;
         size_t zps = (sizeof *zp + PAGE - 1) & ~(PAGE - 1);
         char why[160];
-        if (zpool_start(zp, w.zp_area + zps, w.zp_area_len - zps, mana_compress_level, w.zp_workers, zp_sink, &w,
+        if (zpool_start(zp, w->zp_area + zps, w->zp_area_len - zps, mana_compress_level, w->zp_workers, zp_sink, w,
                         why, sizeof why) == 0)
-            w.zp = zp;
+            w->zp = zp;
         else
             mana_warn("%s: compressing on one thread", why);
     }
@@ -1010,12 +984,8 @@ static int write_image(const char *path, uint32_t generation, const struct mana_
         if (strcmp(name, "[vsyscall]") == 0) continue;
         if (strcmp(name, "[vdso]") == 0) {
             flags = MANA_REG_VDSO;
-            vdso_s = m->start;
-            vdso_e = m->end;
         } else if (strncmp(name, "[vvar", 5) == 0) {
             flags = MANA_REG_VVAR;
-            if (!vvar_s || m->start < vvar_s) vvar_s = m->start;
-            if (m->end > vvar_e) vvar_e = m->end;
         } else if (in_lower) {
             flags = MANA_REG_LOWER;
         } else {
@@ -1050,126 +1020,234 @@ static int write_image(const char *path, uint32_t generation, const struct mana_
                 } else {
                     /* untouched pages are zero only in truly anonymous memory (not in a private
                      * mapping of a deleted file, e.g. the image a restart mapped) */
-                    use_pagemap = !m->shared && w.pm_fd >= 0 && m->inode == 0 && name[0] != '/';
+                    use_pagemap = !m->shared && w->pm_fd >= 0 && m->inode == 0 && name[0] != '/';
                 }
             }
         }
-        w.cur_region = nregions;
-        if (write_region(&w, m, flags, payload, valid, use_pagemap, res) != 0) goto fail;
-        nregions++;
+        w->cur_region = out->count;
+        if (write_region(w, m, flags, payload, valid, use_pagemap, res) != 0) return -1;
+        out->count++;
     }
-    size_t mem_len = w.sec_len - mem_at;
-    res->zstd_threads = w.zp ? w.zp->nworkers : w.zc ? 1 : 0;
-    if (w.zp) zpool_stop(w.zp);
+    out->len = w->sec_len - out->at;
+    res->zstd_threads = w->zp ? w->zp->nworkers : w->zc ? 1 : 0;
+    if (w->zp) zpool_stop(w->zp);
+    return 0;
+}
+
+/* ---- section table, sections, header, fsync ---- */
+static int finish_image(struct wctx *w, const char *path, uint32_t generation, const struct parts *x,
+                        struct mana_write_result *res)
+{
+    const struct mana_incr *inc = w->inc;
+    uint64_t sections_at = (x->fdata_at + x->fdata_len + 7) & ~7UL;
+    int nsec = x->mpi.len ? 6 : 5, incr = x->par.len != 0;
+    int nextra = (x->fdata_count ? 1 : 0) + (x->obj.count ? 1 : 0) + (incr ? 1 : 0) + (w->nz ? 1 : 0);
+    struct mana_img_section *tab = sec_put(w, NULL, (size_t)(nsec + nextra) * sizeof *tab);
+    if (!tab) return small(w);
+    size_t tab_at = (size_t)((char *)tab - w->sec);
+    struct { uint32_t type; size_t at, len; uint32_t count; } s[6] = {
+        { MANA_SEC_PROCESS, x->proc.at, x->proc.len, 1 },
+        { MANA_SEC_MEMORY, x->mem.at, x->mem.len, x->mem.count },
+        { MANA_SEC_THREADS, x->thr.at, x->thr.len, x->thr.count },
+        { MANA_SEC_FILES, x->files.at, x->files.len, x->files.count },
+        { MANA_SEC_SIGNALS, x->sig.at, x->sig.len, x->sig.count },
+        { MANA_SEC_MPI, x->mpi.at, x->mpi.len, 1 },
+    };
+    tab = (struct mana_img_section *)(w->sec + tab_at);
+    for (int i = 0; i < nsec; i++)
+        put_le_section(&tab[i], s[i].type, sections_at + s[i].at, s[i].len,
+                       mana_crc32c_update(0, w->sec + s[i].at, s[i].len), s[i].count);
+    if (x->fdata_count)
+        put_le_section(&tab[nsec], MANA_SEC_FILEDATA, x->fdata_at, x->fdata_len, x->fdata_crc, x->fdata_count);
+    if (x->obj.count)
+        put_le_section(&tab[nsec + (x->fdata_count ? 1 : 0)], MANA_SEC_MPI_OBJECTS, sections_at + x->obj.at,
+                       x->obj.len, mana_crc32c_update(0, w->sec + x->obj.at, x->obj.len), x->obj.count);
+    if (incr)
+        put_le_section(&tab[nsec + nextra - 1 - (w->nz ? 1 : 0)], MANA_SEC_PARENT, sections_at + x->par.at, x->par.len,
+                       mana_crc32c_update(0, w->sec + x->par.at, x->par.len), 1);
+    if (w->nz)
+        put_le_section(&tab[nsec + nextra - 1], MANA_SEC_ZSTD, sections_at + x->zstd.at, x->zstd.len,
+                       mana_crc32c_update(0, w->sec + x->zstd.at, x->zstd.len), w->nz);
+    uint64_t file_size = sections_at + w->sec_len;
+    if (pwrite_all(w->fd, w->sec, w->sec_len, sections_at) != 0) {
+        w_fail(w, "cannot write the image: %s", strerror(errno));
+        return -1;
+    }
+    struct mana_img_header h;
+    memset(&h, 0, sizeof h);
+    memcpy(h.magic, MANA_IMG_MAGIC, 8);
+    h.version = MANA_IMG_VERSION;
+    h.header_size = MANA_IMG_HEADER_SIZE;
+    h.file_size = file_size;
+    h.section_table_offset = sections_at + tab_at;
+    h.section_count = (uint32_t)(nsec + nextra);
+    if (mana_pl.mpi) h.flags |= MANA_IMG_F_MPI;
+    if (incr) h.flags |= MANA_IMG_F_INCREMENTAL;
+    else if (inc && inc->untracked) h.flags |= MANA_IMG_F_UNTRACKED;
+    h.section_entry_size = sizeof(struct mana_img_section);
+    h.page_size = PAGE;
+    h.rank = (uint32_t)mana_pl.cfg.rank;
+    h.nranks = (uint32_t)mana_pl.cfg.nranks;
+    h.generation = generation;
+    h.pid = x->pid;                  /* the program's, also when the forked writer writes this */
+    h.time_unix_ns = mana_realtime_ns();
+    h.mapped_bytes = res->mapped_bytes;
+    h.stored_bytes = res->stored_bytes;
+    struct utsname u;
+    if (uname(&u) == 0) {
+        size_t hl = strlen(u.nodename);
+        memcpy(h.host, u.nodename, hl < sizeof h.host - 1 ? hl : sizeof h.host - 1);
+    }
+    const struct lh_info *lh = mana_lh_info;
+    uint32_t kind = lh && mana_pl.mpi ? lh->mpi.kind : MANA_MPI_NONE;
+    snprintf(h.mpi, sizeof h.mpi, "%s", kind == MANA_MPI_OPENMPI ? "openmpi" : kind == MANA_MPI_MPICH ? "mpich" : "none");
+    const char *b = strrchr(mana_pl.app_path, '/');
+    const char *prog = b ? b + 1 : mana_pl.app_path;
+    size_t pl = strlen(prog);
+    memcpy(h.program, prog, pl < sizeof h.program - 1 ? pl : sizeof h.program - 1);
+    h.header_crc = mana_crc32c_update(0, &h, sizeof h);
+    res->header_crc = h.header_crc;
+    if (pwrite_all(w->fd, &h, sizeof h, 0) != 0) {
+        w_fail(w, "cannot write the image header: %s", strerror(errno));
+        return -1;
+    }
+    if (fsync(w->fd) != 0) {
+        w_fail(w, "cannot sync %s: %s", path, strerror(errno));
+        return -1;
+    }
+    res->file_bytes = file_size;
+    return 0;
+}
+
+/* The image of this process.  fw NULL: written here, start to end.  fw set (forked): everything but
+ * memory is taken here, with the program stopped (process, threads, descriptors and their offsets,
+ * the saved files' contents, signals, the MPI summary); then a child process, a copy-on-write copy of
+ * this one made by clone without SIGCHLD, writes the memory and finishes the file while this process
+ * returns to its program.  A process that cannot be copied faithfully is written here (fw->pid 0,
+ * fw->why says why). */
+static int write_image(const char *path, uint32_t generation, const struct mana_incr *inc,
+                       struct mana_write_result *res, char *err, size_t errlen, struct mana_fork_writer *fw)
+{
+    int64_t t0 = mana_now_ns();
+    int in_child = 0;
+    struct mana_fork_shared *sh = NULL;
+    struct wctx w;
+    memset(&w, 0, sizeof w);
+    w.inc = inc;
+    w.err = err;
+    w.errlen = errlen;
+    struct parts x;
+    memset(&x, 0, sizeof x);
+    x.pid = getpid();
+    char *maps_text;
+    size_t maps_cap;
+    struct mana_map *maps;
+    if (lay_out_work_area(&w, &maps_text, &maps_cap, &maps) != 0) return -1;
+
+    long n = mana_read_file("/proc/self/maps", maps_text, maps_cap);
+    if (n < 0) return w_fail(&w, "cannot read /proc/self/maps: %s", strerror((int)-n));
+    int nm = mana_parse_maps(maps_text, maps, MAX_MAPS);
+    if (nm < 0) return w_fail(&w, "more than %d mappings", MAX_MAPS);
+
+    w.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (w.fd < 0) return w_fail(&w, "cannot create %s: %s", path, strerror(errno));
+    w.dfd = mana_direct_io && !w.zc ? open(path, O_WRONLY | O_DIRECT | O_CLOEXEC) : -1;
+    w.pm_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+    w.off = PAGE;
+    struct lh_info *lh = mana_lh_info;
+
+    /* Incremental, unless most pages changed (then full: see mostly_changed) */
+    struct mana_incr inc_full;
+    if (inc && inc->incremental && w.pm_fd >= 0 && mostly_changed(&w, maps, nm, lh)) {
+        inc_full = *inc;
+        inc_full.incremental = 0;
+        inc = w.inc = &inc_full;
+    }
+    res->incremental = inc && inc->incremental;
+
+    /* [vdso] and [vvar]: PROCESS names them before the memory is written */
+    for (int i = 0; i < nm; i++) {
+        if (strcmp(maps[i].name, "[vdso]") == 0) {
+            x.vdso_s = maps[i].start;
+            x.vdso_e = maps[i].end;
+        } else if (strncmp(maps[i].name, "[vvar", 5) == 0) {
+            if (!x.vvar_s || maps[i].start < x.vvar_s) x.vvar_s = maps[i].start;
+            if (maps[i].end > x.vvar_e) x.vvar_e = maps[i].end;
+        }
+    }
+
+    x.proc.at = w.sec_len;
+    if (put_process(&w, &x) != 0) goto fail;
+    x.proc.len = w.sec_len - x.proc.at;
+    x.thr.at = w.sec_len;
+    if (put_threads(&w, maps, nm, x.pid, &x.thr) != 0) goto fail;
+    x.thr.len = w.sec_len - x.thr.at;
+    x.files.at = w.sec_len;
+    if (put_files(&w, &x.files) != 0) goto fail;
+    x.files.len = w.sec_len - x.files.at;
+    /* forked: the contents of the files written in place are read now, with the program stopped */
+    if (fw) {
+        size_t need = fdata_bound(&w, x.files.at, x.files.len);
+        if (need) {
+            void *b = mmap(NULL, need, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+            if (b == MAP_FAILED) {
+                w_fail(&w, "cannot map %zu bytes for the saved files: %s", need, strerror(errno));
+                goto fail;
+            }
+            w.fbuf = b;
+            w.fcap = need;
+            if (save_file_contents(&w, x.files.at, x.files.len, &x.fdata_len, &x.fdata_count, &x.fdata_crc) != 0)
+                goto fail;
+        }
+    }
+    x.sig.at = w.sec_len;
+    if (put_signals(&w, &x.sig) != 0) goto fail;
+    x.sig.len = w.sec_len - x.sig.at;
+    if (put_mpi(&w, &x.mpi, &x.obj) != 0) goto fail;
+
+    if (fw) {
+        int r = start_writer_process(&w, maps, nm, lh, x.pid, fw, &sh, &in_child);
+        if (r < 0) goto fail;
+        if (r > 0) return 0;                  /* the writer process goes on from here */
+    }
+
+    if (put_memory(&w, maps, nm, lh, &x.mem, res) != 0) goto fail;
 
     /* ---- FILEDATA: contents of files written in place, after the payloads ---- */
-    uint64_t fdata_at = w.off;
+    x.fdata_at = w.off;
     if (w.fbuf) {
-        if (fdata_len && pwrite_all(w.fd, w.fbuf, fdata_len, fdata_at) != 0) {
+        if (x.fdata_len && pwrite_all(w.fd, w.fbuf, x.fdata_len, x.fdata_at) != 0) {
             w_fail(&w, "cannot write the image: %s", strerror(errno));
             goto fail;
         }
-    } else if (save_file_contents(&w, files_at, files_len, &fdata_len, &fdata_count, &fdata_crc) != 0) {
+    } else if (save_file_contents(&w, x.files.at, x.files.len, &x.fdata_len, &x.fdata_count, &x.fdata_crc) != 0) {
         goto fail;
     }
-    uint64_t sections_at = (fdata_at + fdata_len + 7) & ~7UL;
 
     /* ---- PARENT (incremental images): the image this one completes ---- */
-    size_t par_at = w.sec_len, par_len = 0;
-    int incr = inc && inc->incremental;
-    if (incr) {
+    x.par.at = w.sec_len;
+    if (inc && inc->incremental) {
         struct mana_img_parent p = inc->parent;
         p.name_len = (uint32_t)strlen(inc->parent_name);
-        if (!sec_put(&w, &p, sizeof p) || !sec_put(&w, inc->parent_name, p.name_len)) goto small;
-        par_len = w.sec_len - par_at;
+        if (!sec_put(&w, &p, sizeof p) || !sec_put(&w, inc->parent_name, p.name_len)) {
+            small(&w);
+            goto fail;
+        }
+        x.par.len = w.sec_len - x.par.at;
     }
 
     /* ---- ZSTD (compressed regions): their compressed lengths ---- */
-    size_t z_at = w.sec_len, z_len = 0;
+    x.zstd.at = w.sec_len;
     if (w.nz) {
-        if (!sec_put(&w, w.ztab, (size_t)w.nz * sizeof *w.ztab)) goto small;
-        z_len = w.sec_len - z_at;
+        if (!sec_put(&w, w.ztab, (size_t)w.nz * sizeof *w.ztab)) {
+            small(&w);
+            goto fail;
+        }
+        x.zstd.len = w.sec_len - x.zstd.at;
     }
 
-    /* ---- section table, sections, header ---- */
-    {
-        int nextra = (fdata_count ? 1 : 0) + (nobj ? 1 : 0) + (incr ? 1 : 0) + (w.nz ? 1 : 0);
-        struct mana_img_section *tab = sec_put(&w, NULL, (size_t)(nsec + nextra) * sizeof *tab);
-        if (!tab) goto small;
-        size_t tab_at = (size_t)((char *)tab - w.sec);
-        struct { uint32_t type; size_t at, len; uint32_t count; } s[6] = {
-            { MANA_SEC_PROCESS, proc_at, proc_len, 1 },
-            { MANA_SEC_MEMORY, mem_at, mem_len, nregions },
-            { MANA_SEC_THREADS, thr_at, thr_len, nthreads },
-            { MANA_SEC_FILES, files_at, files_len, nfiles },
-            { MANA_SEC_SIGNALS, sig_at, sig_len, nsig },
-            { MANA_SEC_MPI, mpi_at, mpi_len, 1 },
-        };
-        tab = (struct mana_img_section *)(w.sec + tab_at);
-        for (int i = 0; i < nsec; i++)
-            put_le_section(&tab[i], s[i].type, sections_at + s[i].at, s[i].len,
-                           mana_crc32c_update(0, w.sec + s[i].at, s[i].len), s[i].count);
-        if (fdata_count)
-            put_le_section(&tab[nsec], MANA_SEC_FILEDATA, fdata_at, fdata_len, fdata_crc, fdata_count);
-        if (nobj)
-            put_le_section(&tab[nsec + (fdata_count ? 1 : 0)], MANA_SEC_MPI_OBJECTS, sections_at + obj_at, obj_len,
-                           mana_crc32c_update(0, w.sec + obj_at, obj_len), (uint32_t)nobj);
-        if (incr)
-            put_le_section(&tab[nsec + nextra - 1 - (w.nz ? 1 : 0)], MANA_SEC_PARENT, sections_at + par_at, par_len,
-                           mana_crc32c_update(0, w.sec + par_at, par_len), 1);
-        if (w.nz)
-            put_le_section(&tab[nsec + nextra - 1], MANA_SEC_ZSTD, sections_at + z_at, z_len,
-                           mana_crc32c_update(0, w.sec + z_at, z_len), w.nz);
-        uint64_t file_size = sections_at + w.sec_len;
-        if (pwrite_all(w.fd, w.sec, w.sec_len, sections_at) != 0) {
-            w_fail(&w, "cannot write the image: %s", strerror(errno));
-            goto fail;
-        }
-        struct mana_img_header h;
-        memset(&h, 0, sizeof h);
-        memcpy(h.magic, MANA_IMG_MAGIC, 8);
-        h.version = MANA_IMG_VERSION;
-        h.header_size = MANA_IMG_HEADER_SIZE;
-        h.file_size = file_size;
-        h.section_table_offset = sections_at + tab_at;
-        h.section_count = (uint32_t)(nsec + nextra);
-        if (mana_pl.mpi) h.flags |= MANA_IMG_F_MPI;
-        if (incr) h.flags |= MANA_IMG_F_INCREMENTAL;
-        else if (inc && inc->untracked) h.flags |= MANA_IMG_F_UNTRACKED;
-        h.section_entry_size = sizeof(struct mana_img_section);
-        h.page_size = PAGE;
-        h.rank = (uint32_t)mana_pl.cfg.rank;
-        h.nranks = (uint32_t)mana_pl.cfg.nranks;
-        h.generation = generation;
-        h.pid = pid;
-        h.time_unix_ns = mana_realtime_ns();
-        h.mapped_bytes = res->mapped_bytes;
-        h.stored_bytes = res->stored_bytes;
-        struct utsname u;
-        if (uname(&u) == 0) {
-            size_t hl = strlen(u.nodename);
-            memcpy(h.host, u.nodename, hl < sizeof h.host - 1 ? hl : sizeof h.host - 1);
-        }
-        const struct lh_info *lh = mana_lh_info;
-        uint32_t kind = lh && mana_pl.mpi ? lh->mpi.kind : MANA_MPI_NONE;
-        snprintf(h.mpi, sizeof h.mpi, "%s", kind == MANA_MPI_OPENMPI ? "openmpi" : kind == MANA_MPI_MPICH ? "mpich" : "none");
-        const char *b = strrchr(mana_pl.app_path, '/');
-        const char *prog = b ? b + 1 : mana_pl.app_path;
-        size_t pl = strlen(prog);
-        memcpy(h.program, prog, pl < sizeof h.program - 1 ? pl : sizeof h.program - 1);
-        h.header_crc = mana_crc32c_update(0, &h, sizeof h);
-        res->header_crc = h.header_crc;
-        if (pwrite_all(w.fd, &h, sizeof h, 0) != 0) {
-            w_fail(&w, "cannot write the image header: %s", strerror(errno));
-            goto fail;
-        }
-        if (fsync(w.fd) != 0) {
-            w_fail(&w, "cannot sync %s: %s", path, strerror(errno));
-            goto fail;
-        }
-        res->file_bytes = file_size;
-    }
-    res->regions = nregions;
+    if (finish_image(&w, path, generation, &x, res) != 0) goto fail;
+    res->regions = x.mem.count;
     if (w.dfd >= 0) close(w.dfd);
     close(w.fd);
     if (w.pm_fd >= 0) close(w.pm_fd);
@@ -1177,8 +1255,6 @@ static int write_image(const char *path, uint32_t generation, const struct mana_
     res->ns = mana_now_ns() - t0;
     if (in_child) writer_exit(sh, 0, res, NULL);
     return 0;
-small:
-    w_fail(&w, "checkpoint work area too small");
 fail:
     if (w.zp) zpool_stop(w.zp);
     if (w.dfd >= 0) close(w.dfd);
@@ -1186,7 +1262,6 @@ fail:
     if (w.pm_fd >= 0) close(w.pm_fd);
     if (w.fbuf) munmap(w.fbuf, w.fcap);
     if (in_child) writer_exit(sh, 1, NULL, err);
-    if (sh) munmap(sh, sizeof *sh);
     return -1;
 }
 

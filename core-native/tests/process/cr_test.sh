@@ -413,13 +413,15 @@ tids|tids_main|tids_noroot)   # a thread holding a recursive mutex across checkp
     # tids: a worker, restarted with its old tid where allowed (root); tids_main: the main thread
     # (its tid, the pid, always changes); tids_noroot: a worker, as without the right to choose tids
     start_coordinator
+    hold                       # the lock stays held until the checkpoint is taken, on any machine
     PROGDIR_SAVED=$PROGDIR; PROGDIR=$PROJECT_BIN/tests/process
-    case $SCENARIO in tids_main) launch a heldlock 3000 main ;; *) launch a heldlock 3000 ;; esac
+    case $SCENARIO in tids_main) launch a heldlock 300 main ;; *) launch a heldlock 300 ;; esac
     PROGDIR=$PROGDIR_SAVED
     wait_registered
     wait_lines "$W/a.out" 1
     checkpoint_and_kill
     wait_exit "$LAST_PID" 20
+    release
     case $SCENARIO in tids_noroot|tids_main) MANA_DEBUG_NO_SET_TID=1 restart b ;; *) restart b ;; esac
     wait_exit "$LAST_PID" 30
     [ "$RC" = 0 ] || fail "restarted run exited with $RC"
@@ -494,7 +496,7 @@ exec)      # a wrapper that execs the real program: the program runs under the r
     LAST_PID=$!; PIDS+=("$LAST_PID")
     wait_registered 2                      # the wrapper, then the program it exec'd
     wait_lines "$W/a.out" 4
-    timeout 10 "$B/mana_status" --list > "$W/list.txt" 2>&1
+    timeout 60 "$B/mana_status" --list > "$W/list.txt" 2>&1
     grep -q 'RUNNING' "$W/list.txt" || fail "the exec'd program is not a running rank: $(cat "$W/list.txt")"
     checkpoint
     ls "$W/ck/ckpt_rank_0/" | grep -q '^ckpt_counter_gen[0-9]*\.mana$' || fail "no image of the exec'd program: $(ls "$W/ck/ckpt_rank_0/")"
@@ -652,12 +654,14 @@ java)      # JVMs with default options (hsperfdata shared mapping, SIGUSR2 handl
     k=0
     for jdk in $JDKS; do
         k=$((k + 1))
-        rm -rf "$W/ck"
+        rm -rf "$W/ck" "$W/hold"
+        hold                   # Count waits before its last line until released: the checkpoint is mid-run
         "$B/mana_launch" --ckptdir "$W/ck" "$jdk/bin/java" -cp "$W/classes" Count 60 > "$W/j$k.out" 2> "$W/j$k.err" &
         LAST_PID=$!; PIDS+=("$LAST_PID")
         wait_lines "$W/j$k.out" 8 60
         checkpoint
         kill -9 "$LAST_PID"; wait "$LAST_PID" 2>/dev/null
+        release
         "$jdk/bin/java" -cp "$W/classes" Count 1 > /dev/null     # the next JVM deletes the dead one's hsperfdata file
         restart "r$k"
         wait_exit "$LAST_PID" 60

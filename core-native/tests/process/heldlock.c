@@ -4,7 +4,7 @@
  * tid back (clone3 set_tid; needs CAP_CHECKPOINT_RESTORE or CAP_SYS_ADMIN) or the plugin gives
  * the mutex the thread's new tid (mutexwrap.c).  With "main", the main thread holds it (its tid is
  * the pid, which always changes), and locks it once more after the hold, as sqlite would.
- *   heldlock [HOLD_MS=3000] [main]
+ *   heldlock [HOLD_MS=3000] [main]     (and, with TEST_HOLD_FILE set, until that file exists)
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -29,6 +29,13 @@ static void *worker(void *arg)
     say("heldlock: worker holds the lock\n");
     struct timespec ts = { hold_ms / 1000, (hold_ms % 1000) * 1000000L };
     while (nanosleep(&ts, &ts) != 0) { }
+    /* TEST_HOLD_FILE (tests/programs/prog.h): the harness lets go once its checkpoint is taken, so the
+     * lock is held across it however slow the machine is */
+    const char *hold = getenv("TEST_HOLD_FILE");
+    while (hold && *hold && access(hold, F_OK) != 0) {
+        struct timespec tick = { 0, 10000000L };
+        nanosleep(&tick, NULL);
+    }
     pthread_mutex_lock(&m);                  /* the owner again: counts up (never waits for itself) */
     pthread_mutex_unlock(&m);
     int r1 = pthread_mutex_unlock(&m), r2 = pthread_mutex_unlock(&m);

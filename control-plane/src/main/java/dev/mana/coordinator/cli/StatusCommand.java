@@ -82,7 +82,7 @@ public final class StatusCommand implements Callable<Integer> {
             + "stopped, even where forked checkpoints are on.")
     boolean unforked;
     @Option(names = "--compress", paramLabel = "LEVEL", arity = "0..1", fallbackValue = "fast",
-            description = "With --checkpoint: this checkpoint's images compressed: off, fast (zstd level 1, the "
+            description = "With --checkpoint: this checkpoint's images compressed: off, fast (zstd level 3, the "
             + "default of the flag) or strong (level 9), whatever the job was launched with.")
     String compress;
     @Option(names = "--timeout", paramLabel = "SEC",
