@@ -4,9 +4,8 @@ import dev.mana.gdb.mi.MiEscapes;
 
 /**
  * How an argument goes on an MI command line. gdb splits a line at whitespace and reads a word that
- * starts with {@code "} as a c-string (mi-parse.c), so a file name with a space, an expression with a
- * string literal, a variable object such as {@code var1.<anonymous union>} must be quoted, while a
- * number or an option never needs it.
+ * starts with {@code "} as a c-string (mi-parse.c), so a file name with a space or an expression with a
+ * string literal must be quoted, while a number, an option or a symbol never needs it.
  */
 public final class MiArgs {
     private MiArgs() {

@@ -2,8 +2,9 @@ package dev.mana.gdb.mi.command;
 
 /**
  * {@code -break-condition N "EXPR"}, or with no expression {@code -break-condition N}: the condition
- * removed. The expression goes as one c-string: unquoted, gdb would split it into words and read a word
- * such as {@code "a b"} as a c-string, losing the string literal's quotes.
+ * removed. The expression goes as one c-string: unquoted, gdb splits it at spaces and joins the words
+ * with one space each, so {@code sizeof("a  b")} became {@code sizeof("a b")}, and reads a word that
+ * starts with a quote as a c-string, dropping its quotes.
  */
 public final class MiBreakCondition extends MiPlainCommand {
     private final String number;

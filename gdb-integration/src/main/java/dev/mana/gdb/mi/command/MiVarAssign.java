@@ -3,8 +3,9 @@ package dev.mana.gdb.mi.command;
 import dev.mana.gdb.mi.MiResponse;
 
 /**
- * {@code -var-assign "VAROBJ" "EXPR"}; the result is the value gdb now reads. The object's name is
- * quoted: a child of an anonymous member is called {@code var1.<anonymous union>}, with a space.
+ * {@code -var-assign "VAROBJ" "EXPR"}; the result is the value gdb now reads. The object's name is quoted
+ * as dap-server always sent it (gdb's names, {@code var1}, {@code var1.1_anonymous}, read the same either
+ * way; Expressions.assign sent it bare before).
  */
 public final class MiVarAssign extends MiCommand<String> {
     private final String varobj;

@@ -21,7 +21,8 @@ class MiArgsTest {
         assertEquals("lh_record_ranges", MiArgs.word("lh_record_ranges"));
         assertEquals("*0x401000", MiArgs.word("*0x401000"));
         assertEquals("var1.x", MiArgs.word("var1.x"));
-        assertEquals("\"var1.<anonymous union>\"", MiArgs.word("var1.<anonymous union>"));
+        assertEquals("var1.1_anonymous", MiArgs.word("var1.1_anonymous"));
+        assertEquals("\"/tmp/a b\"", MiArgs.word("/tmp/a b"));
         assertEquals("\"a\\\"b\"", MiArgs.word("a\"b"));
         assertEquals("\"a\\\\b\"", MiArgs.word("a\\b"));
         assertEquals("\"\"", MiArgs.word(""));
