@@ -20,7 +20,6 @@ import dev.mana.coordinator.protocol.ProtocolException;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -28,8 +27,10 @@ import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
- * The coordinator's state machine, without sockets: jobs and their ranks, collectives, checkpoint
- * runs, per-job records and intervals, listener events. {@link CoordinatorServer} feeds it the
+ * The coordinator's state machine, without sockets: jobs and their ranks ({@link RankRegistry}),
+ * collectives ({@link Collectives}), checkpoint runs ({@link CheckpointMachine}), and here the
+ * messages of each connection ({@link Session}), per-job records and intervals, listener events and the
+ * coordination between those parts. {@link CoordinatorServer} feeds it the
  * frames of authenticated connections ({@link #received}), their ends ({@link #closed}), API calls
  * and timer ticks, all under its single lock; what it sends goes out through each connection's
  * {@link Peer}. Unit tests drive it directly with recording peers and a fake clock
@@ -56,7 +57,6 @@ public final class CoordinatorState {
 
     private static final int MAX_RANKS = 1 << 20;
     private static final long KV_LIMIT_BYTES = 64L << 20;
-    private static final long PROGRESS_EVERY_NS = 100_000_000L;
     private static final Job NO_JOB = new Job("");
 
     private final CoordinatorListener listener;
@@ -65,22 +65,17 @@ public final class CoordinatorState {
     private final LongSupplier clock;
     private final boolean exitOnLast;
 
-    private final Map<String, Job> jobs = new LinkedHashMap<>();
     private int broadcastStamp;
     private int intervalSeconds;  // the default of every job (-i, Builder.interval, setInterval(int))
     /** SET_INTERVAL of a job (by name, so it outlives a run of the job and may precede its ranks). */
     private final Map<String, Integer> jobIntervals = new HashMap<>();
     private boolean everHadRank;
-    /**
-     * Ranks refused at HELLO, by job name. Such a rank runs on without checkpoints, so a checkpoint of
-     * its job would be reported written without its image: the job's checkpoints are refused while
-     * it has one. By name, not on the Job: the refusal may come before the job's first rank
-     * registers (rank 1 of an mpirun before rank 0), and then it counts for the run that rank
-     * starts. Cleared when the run ends (its last live rank leaves); a refused process that then
-     * registers after all (a rank that followed an exec is briefly a duplicate of itself) takes its
-     * refusal back.
-     */
-    private final Map<String, Refusals> refusals = new HashMap<>();
+
+    // the parts this class coordinates: each keeps its own bookkeeping, and calls back here for what
+    // crosses them (events, broadcasts, rank states, intervals)
+    final RankRegistry registry = new RankRegistry();
+    final CheckpointMachine checkpoints = new CheckpointMachine(this);
+    final Collectives collectives = new Collectives(this);
 
     /**
      * @param listener     receives events through {@code events}; may be null
@@ -127,7 +122,7 @@ public final class CoordinatorState {
         if (c.members != null && c.liveMembers > 0) {
             Job j = c.job;
             if (j.ckpt != null) {
-                abort(j, "rank group " + c.describeGroup() + " disconnected during checkpoint " + j.ckpt.generation);
+                checkpoints.abort(j, "rank group " + c.describeGroup() + " disconnected during checkpoint " + j.ckpt.generation);
             }
             c.liveMembers = 0;
             for (Slot m : c.members) if (m.live && m.conn == c) rankGone(m, reason);
@@ -137,19 +132,19 @@ public final class CoordinatorState {
     // ================================================================ embedding API
 
     public List<String> jobNames() {
-        return new ArrayList<>(jobs.keySet());
+        return new ArrayList<>(registry.jobs.keySet());
     }
 
     /** @throws IllegalStateException wrapping a CoordinatorException for an unknown or ambiguous job */
     public List<RankInfo> list(String job) {
-        Job j = resolveOrThrow(job);
+        Job j = registry.resolveOrThrow(job);
         List<RankInfo> out = new ArrayList<>();
         if (j != null) for (Slot s : j.slots) if (s != null) out.add(s.info());
         return out;
     }
 
     public JobStatus status(String job) {
-        return jobStatus(resolveOrThrow(job), job);
+        return jobStatus(registry.resolveOrThrow(job), job);
     }
 
     /** Starts a checkpoint of the job; {@code f} completes (on the event thread) when it ends or is refused. */
@@ -157,13 +152,13 @@ public final class CoordinatorState {
                            Consumer<CheckpointProgress> progress) {
         Job j;
         try {
-            j = resolveOrThrow(job);
+            j = registry.resolveOrThrow(job);
         } catch (RuntimeException e) {
             Throwable t = e.getCause();
             post(() -> f.completeExceptionally(t));
             return;
         }
-        startCheckpoint(j, job, exitAfter, 0, new FutureWaiter(f, progress), true);
+        checkpoints.start(j, job, exitAfter, 0, new FutureWaiter(f, progress), true);
     }
 
     /** Sets the interval of every job (the default, and the jobs that set their own). */
@@ -174,12 +169,12 @@ public final class CoordinatorState {
     /** Sets one job's interval (empty name: the only job, or "default" while there is none). */
     public void setInterval(String job, int seconds) {
         String name = intervalJobName(job);
-        if (name == null) resolveOrThrow(job); // throws: several jobs, none named
+        if (name == null) registry.resolveOrThrow(job); // throws: several jobs, none named
         applyJobInterval(name, seconds);
     }
 
     public void killJob(String job) {
-        Job j = resolveOrThrow(job);
+        Job j = registry.resolveOrThrow(job);
         if (j != null) killJob(j);
     }
 
@@ -190,13 +185,7 @@ public final class CoordinatorState {
 
     /** At stop: every waiting checkpoint gets "coordinator stopped". */
     public void shutdown() {
-        for (Job j : jobs.values()) {
-            if (j.ckpt != null) {
-                for (Waiter w : j.ckpt.waiters) {
-                    w.result(new CkptResult(false, j.ckpt.generation, 0, 0, 0, "", "coordinator stopped"), j.name);
-                }
-            }
-        }
+        checkpoints.shutdown(registry.jobs.values());
     }
 
     // ================================================================ timers
@@ -204,17 +193,17 @@ public final class CoordinatorState {
     /** The next interval checkpoint due (clock value), or {@code Long.MAX_VALUE}. */
     public long nextTimerNs() {
         long next = Long.MAX_VALUE;
-        for (Job j : jobs.values()) if (j.nextIntervalNs != 0) next = Math.min(next, j.nextIntervalNs);
+        for (Job j : registry.jobs.values()) if (j.nextIntervalNs != 0) next = Math.min(next, j.nextIntervalNs);
         return next;
     }
 
     /** Starts the interval checkpoints that are due. */
     public void timers() {
         long now = clock.getAsLong();
-        for (Job j : jobs.values()) {
+        for (Job j : registry.jobs.values()) {
             if (j.nextIntervalNs != 0 && now - j.nextIntervalNs >= 0) {
                 j.nextIntervalNs = 0;
-                if (intervalOf(j.name) > 0 && j.ckpt == null) startCheckpoint(j, j.name, false, 0, null, false);
+                if (intervalOf(j.name) > 0 && j.ckpt == null) checkpoints.start(j, j.name, false, 0, null, false);
                 if (j.ckpt == null) scheduleInterval(j);
             }
         }
@@ -222,16 +211,21 @@ public final class CoordinatorState {
 
     // ================================================================ output
 
-    private static void send(Session c, int requestId, Message m) {
+    static void send(Session c, int requestId, Message m) {
         c.peer.send(requestId, m);
     }
 
-    private static void sendTemplate(Session c, byte[] frame, int requestId) {
+    static void sendTemplate(Session c, byte[] frame, int requestId) {
         c.peer.sendFrame(frame, requestId);
     }
 
     private static void reject(Session c, ErrorCode code, String message, int requestId) {
         c.peer.reject(code, message, requestId);
+    }
+
+    /** The clock's now (monotonic nanoseconds). */
+    long now() {
+        return clock.getAsLong();
     }
 
     private void requestStop(String reason) {
@@ -240,92 +234,23 @@ public final class CoordinatorState {
 
     // ================================================================ jobs and ranks
 
-    private Job resolve(String name) {
-        if (name != null && !name.isEmpty()) return jobs.get(name);
-        if (jobs.size() == 1) return jobs.values().iterator().next();
-        Job only = null;
-        for (Job j : jobs.values()) {
-            if (j.live > 0) {
-                if (only != null) return null;
-                only = j;
-            }
-        }
-        return only;
-    }
-
-    /**
-     * The job a control request means; null when no job exists yet and none was named, or the named
-     * one has no rank yet but a refused one (its status shows it, its checkpoint is refused for it).
-     */
-    private Job resolveOrThrow(String name) {
-        Job j = resolve(name);
-        if (j != null) return j;
-        if (name != null && !name.isEmpty() && !refusals.containsKey(name)) {
-            throw new IllegalStateException(new CoordinatorException("no job named '" + name + "'",
-                    ErrorCode.UNKNOWN_JOB, null));
-        }
-        if (jobs.isEmpty()) return null;
-        throw new IllegalStateException(new CoordinatorException("several jobs (" + String.join(", ", jobs.keySet())
-                + "): name one", ErrorCode.UNKNOWN_JOB, null));
-    }
-
     private JobStatus jobStatus(Job j, String name) {
         if (j == null) {
             String key = name == null || name.isEmpty() ? "default" : name;
             return new JobStatus(name == null ? "" : name, 0, 0, 0, false, 0, 0, 0, "", intervalOf(key),
-                    refusedRanks(key));
+                    registry.refusedRanks(key));
         }
         return new JobStatus(j.name, j.nranks, j.live, j.generation, j.ckpt != null, j.lastCkptUnixMs, j.lastCkptNs,
-                j.lastCkptBytes, j.lastCkptDir, intervalOf(j.name), refusedRanks(j.name));
+                j.lastCkptBytes, j.lastCkptDir, intervalOf(j.name), registry.refusedRanks(j.name));
     }
 
-    // ================================================================ refused ranks
-
-    /** A job's refused ranks: the first {@link #KEEP} listed, the rest counted. */
-    private static final class Refusals {
-        static final int KEEP = 64;    // what STATUS_REPLY lists; far below its 1 MiB
-        final List<RefusedRank> kept = new ArrayList<>(1);
-        int dropped;                   // beyond KEEP: never taken back, only cleared with the run
-
-        int total() { return kept.size() + dropped; }
-    }
-
-    private List<RefusedRank> refusedRanks(String job) {
-        Refusals rs = refusals.get(job);
-        return rs == null ? List.of() : rs.kept;
-    }
+    // ================================================================ ranks refused and gone
 
     /** A rank HELLO of job {@code name} was refused: remember it, and abort the job's checkpoint in progress. */
     private void rankRefused(String name, RefusedRank r) {
-        Refusals rs = refusals.computeIfAbsent(name, k -> new Refusals());
-        if (rs.kept.contains(r)) return;   // the same process, refused the same way again
-        if (rs.kept.size() < Refusals.KEEP) {
-            rs.kept.add(r);
-        } else {
-            rs.dropped++;
-        }
-        Job j = jobs.get(name);
-        if (j != null && j.ckpt != null) abort(j, refusalText(name));
-    }
-
-    /** The process (host, pid) registered after all: its refusals of this job no longer hold. */
-    private void refusalTakenBack(String name, String host, int pid) {
-        Refusals rs = refusals.get(name);
-        if (rs == null) return;
-        rs.kept.removeIf(r -> r.pid() == pid && r.host().equals(host));
-        if (rs.total() == 0) refusals.remove(name);
-    }
-
-    /** Why job {@code name} cannot be checkpointed, or null when no rank of it was refused. */
-    private String refusalText(String name) {
-        Refusals rs = refusals.get(name);
-        if (rs == null || rs.total() == 0) return null;
-        RefusedRank first = rs.kept.isEmpty() ? null : rs.kept.get(0);
-        int more = rs.total() - (first == null ? 0 : 1);
-        return "job '" + name + "' has a rank the coordinator refused at registration"
-                + (first == null ? "" : ": " + first.describe())
-                + (more > 0 ? " (and " + more + " more refused)" : "")
-                + "; it runs without checkpoints, so a checkpoint would miss it (mana_status --list shows it)";
+        if (!registry.refused(name, r)) return;
+        Job j = registry.jobs.get(name);
+        if (j != null && j.ckpt != null) checkpoints.abort(j, registry.refusalText(name));
     }
 
     private void rankGone(Slot s, String reason) {
@@ -333,11 +258,11 @@ public final class CoordinatorState {
         if (!s.live) return;
         s.live = false;
         j.live--;
-        if (j.live == 0) refusals.remove(j.name); // the run is over; the next one starts clean
+        if (j.live == 0) registry.runEnded(j.name); // the run is over; the next one starts clean
         RankState prev = s.state;
         s.state = RankState.EXITED;
         if (j.ckpt != null) {
-            abort(j, "rank " + s.rank + " " + (s.byeReason >= 0 ? "exited" : "disconnected") + " during checkpoint "
+            checkpoints.abort(j, "rank " + s.rank + " " + (s.byeReason >= 0 ? "exited" : "disconnected") + " during checkpoint "
                     + j.ckpt.generation);
         }
         if (listener != null) {
@@ -347,22 +272,9 @@ public final class CoordinatorState {
                 l.rankExited(info, reason);
             });
         }
-        // an exited rank no longer holds up collectives
-        for (PendingCollective pc : new ArrayList<>(j.collectives.values())) {
-            if (!pc.contributed[s.rank]) {
-                pc.contributed[s.rank] = true;
-                pc.done++;
-                checkComplete(j, pc);
-            }
-        }
+        collectives.rankGone(j, s);
         j.nextIntervalNs = 0;
-        if (exitOnLast && everHadRank && totalLive() == 0) requestStop("last rank exited");
-    }
-
-    private int totalLive() {
-        int n = 0;
-        for (Job j : jobs.values()) n += j.live;
-        return n;
+        if (exitOnLast && everHadRank && registry.totalLive() == 0) requestStop("last rank exited");
     }
 
     private void killJob(Job j) {
@@ -370,7 +282,7 @@ public final class CoordinatorState {
     }
 
     /** Sends a pre-encoded frame once to every connection that carries a live rank of the job. */
-    private void broadcast(Job j, byte[] frame) {
+    void broadcast(Job j, byte[] frame) {
         int stamp = ++broadcastStamp;
         for (Slot s : j.slots) {
             if (s != null && s.live && s.conn.stamp != stamp) {
@@ -381,14 +293,14 @@ public final class CoordinatorState {
     }
 
     private void quitAll() {
-        for (Job j : jobs.values()) killJob(j);
+        for (Job j : registry.jobs.values()) killJob(j);
         requestStop("quit");
     }
 
     private void applyInterval(int seconds) {
         intervalSeconds = Math.max(0, seconds);
         jobIntervals.clear();
-        for (Job j : jobs.values()) {
+        for (Job j : registry.jobs.values()) {
             j.nextIntervalNs = 0;
             if (j.ckpt == null) scheduleInterval(j);
         }
@@ -401,21 +313,21 @@ public final class CoordinatorState {
     /** The job a SET_INTERVAL means: the named one, the only one, "default" while none exists; null = ambiguous. */
     private String intervalJobName(String name) {
         if (name != null && !name.isEmpty()) return name;
-        Job j = resolve("");
+        Job j = registry.resolve("");
         if (j != null) return j.name;
-        return jobs.isEmpty() ? "default" : null;
+        return registry.jobs.isEmpty() ? "default" : null;
     }
 
     private void applyJobInterval(String name, int seconds) {
         jobIntervals.put(name, Math.max(0, seconds));
-        Job j = jobs.get(name);
+        Job j = registry.jobs.get(name);
         if (j != null) {
             j.nextIntervalNs = 0;
             if (j.ckpt == null) scheduleInterval(j);
         }
     }
 
-    private void scheduleInterval(Job j) {
+    void scheduleInterval(Job j) {
         int interval = intervalOf(j.name);
         if (interval > 0 && j.nranks > 0 && j.live == j.nranks) {
             j.nextIntervalNs = clock.getAsLong() + interval * 1_000_000_000L;
@@ -424,7 +336,7 @@ public final class CoordinatorState {
         }
     }
 
-    private static byte[] encodeBytes(Message m) {
+    static byte[] encodeBytes(Message m) {
         try {
             return MessageCodec.encodeBytes(0, m);
         } catch (ProtocolException e) {
@@ -432,58 +344,9 @@ public final class CoordinatorState {
         }
     }
 
-    // ================================================================ collectives
+    // ================================================================ rank states and events
 
-    private void checkComplete(Job j, PendingCollective pc) {
-        if (pc.done < j.nranks || pc.contributions == 0) return;
-        j.collectives.remove(pc.key);
-        if (pc.mismatch) {
-            ErrorMessage e = new ErrorMessage(ErrorCode.MISMATCH, "collective (" + pc.generation + ", " + pc.phase
-                    + "): ranks disagree on op or count");
-            for (int r = 0; r < j.nranks; r++) {
-                Session c = pc.waiters[r];
-                if (c != null) send(c, pc.requestIds[r], e);
-            }
-            for (GroupWaiter g : pc.groupWaiters) send(g.session(), g.requestId(), e);
-            return;
-        }
-        CheckpointRun ck = j.ckpt;
-        boolean ours = ck != null && Protocol.isCheckpointPhase(pc.phase) && pc.generation == ck.generation;
-        // committed the moment phase 4 completes: a disconnect while the answers go out must not abort it
-        if (ours && pc.phase == Protocol.PHASE_COMMITTED) j.ckpt = null;
-        byte[] done = encodeBytes(new CollectiveDone(pc.generation, pc.phase, pc.op, pc.acc));
-        for (int r = 0; r < j.nranks; r++) {
-            Session c = pc.waiters[r];
-            if (c != null) sendTemplate(c, done, pc.requestIds[r]);
-        }
-        for (GroupWaiter g : pc.groupWaiters) sendTemplate(g.session(), done, g.requestId());
-        if (ours) {
-            progress(j, ck, stateOfPhase(pc.phase), j.nranks, true);
-            if (pc.phase == Protocol.PHASE_COMMITTED) commit(j, ck);
-        } else if (pc.phase == Protocol.PHASE_RESUMED) {
-            for (int r = 0; r < j.nranks; r++) {
-                Slot s = j.slots[r];
-                if (pc.participated[r] && s != null && s.live) setState(s, RankState.RUNNING);
-            }
-            if (j.live == j.nranks) scheduleInterval(j);
-        }
-    }
-
-    private static RankState stateOfPhase(int phase) {
-        switch (phase) {
-            case Protocol.PHASE_SUSPENDED: return RankState.SUSPENDED;
-            case Protocol.PHASE_CHECKPOINTED: return RankState.CHECKPOINTED;
-            case Protocol.PHASE_COMMITTED: return RankState.COMMITTED;
-            case Protocol.PHASE_RESTARTED: case Protocol.PHASE_REFILLED: return RankState.RESTARTING;
-            case Protocol.PHASE_RESUMED: return RankState.RUNNING;
-            default:
-                return phase == Protocol.PHASE_DRAINED
-                        || (phase >= Protocol.PHASE_DRAIN_FIRST && phase <= Protocol.PHASE_DRAIN_LAST)
-                        ? RankState.DRAINED : null;
-        }
-    }
-
-    private void setState(Slot s, RankState st) {
+    void setState(Slot s, RankState st) {
         if (st == null || s.state == st) return;
         RankState prev = s.state;
         s.state = st;
@@ -491,100 +354,6 @@ public final class CoordinatorState {
             RankInfo info = s.info();
             emit(l -> l.rankStateChanged(info, prev));
         }
-    }
-
-    // ================================================================ checkpoints
-
-    /** imageFlags: {@link Protocol#IMAGE_FLAGS} of the request, passed on to every rank unchanged. */
-    private void startCheckpoint(Job j, String name, boolean exitAfter, int imageFlags, Waiter waiter, boolean wait) {
-        // a refused rank first: it explains "1 of 2 ranks registered" too, and nothing else would stop
-        // a checkpoint of the ranks that did register
-        String refuse = refusalText(j != null ? j.name : name == null || name.isEmpty() ? "default" : name);
-        if (refuse != null) {
-            // refused below
-        } else if (j == null || j.nranks == 0) {
-            refuse = "no ranks registered";
-        } else if (j.ckpt != null) {
-            refuse = "checkpoint already in progress";
-        } else if (j.live < j.nranks) {
-            refuse = j.live + " of " + j.nranks + " ranks registered";
-        } else {
-            int restarting = 0;
-            for (Slot s : j.slots) if (s.state == RankState.RESTARTING) restarting++;
-            if (restarting > 0) refuse = restarting + " of " + j.nranks + " ranks still restarting";
-        }
-        if (refuse != null) {
-            if (waiter != null) {
-                waiter.result(new CkptResult(false, j == null ? 0 : j.generation, 0, 0, 0, "", refuse),
-                        j == null ? (name == null ? "" : name) : j.name);
-            }
-            return;
-        }
-        CheckpointRun ck = new CheckpointRun(Math.max(j.generation, j.lastAttempted) + 1, exitAfter,
-                clock.getAsLong());
-        j.ckpt = ck;
-        j.lastAttempted = ck.generation;
-        j.nextIntervalNs = 0;
-        if (waiter != null) {
-            if (wait) {
-                ck.waiters.add(waiter);
-            } else {
-                waiter.result(new CkptResult(true, ck.generation, 0, 0, 0, "", "started"), j.name);
-            }
-        }
-        String jobName = j.name;
-        emit(l -> l.checkpointStarted(jobName, ck.generation, exitAfter));
-        int flags = (exitAfter ? Protocol.FLAG_EXIT_AFTER : 0) | (imageFlags & Protocol.IMAGE_FLAGS);
-        broadcast(j, encodeBytes(new CkptRequest(ck.generation, flags, "")));
-    }
-
-    private void progress(Job j, CheckpointRun ck, RankState st, int reached, boolean force) {
-        long now = clock.getAsLong();
-        if (!force && now - ck.lastProgressNs < PROGRESS_EVERY_NS) return;
-        ck.lastProgressNs = now;
-        CkptProgress p = new CkptProgress(ck.generation, st.code, reached, j.nranks);
-        CheckpointProgress cp = new CheckpointProgress(j.name, ck.generation, st, reached, j.nranks);
-        emit(l -> l.checkpointProgress(cp));
-        for (Waiter w : ck.waiters) w.progress(p, j.name);
-    }
-
-    private void commit(Job j, CheckpointRun ck) {
-        j.ckpt = null;
-        j.generation = ck.generation;
-        j.lastCkptUnixMs = System.currentTimeMillis();
-        j.lastCkptNs = clock.getAsLong() - ck.startNs;
-        j.lastCkptBytes = ck.totalBytes;
-        Slot first = j.slots[0];
-        j.lastCkptDir = first == null ? "" : first.ckptdir;
-        for (Slot s : j.slots) {
-            if (s != null && s.live) {
-                s.generation = ck.generation;
-                setState(s, RankState.RUNNING);
-            }
-        }
-        CkptResult r = new CkptResult(true, ck.generation, j.lastCkptNs, ck.totalBytes, j.nranks, j.lastCkptDir, "");
-        emit(l -> l.checkpointFinished(toResult(r, j.name)));
-        for (Waiter w : ck.waiters) w.result(r, j.name);
-        scheduleInterval(j);
-    }
-
-    private void abort(Job j, String reason) {
-        CheckpointRun ck = j.ckpt;
-        if (ck == null) return;
-        j.ckpt = null;
-        j.collectives.values().removeIf(pc -> pc.generation == ck.generation && Protocol.isCheckpointPhase(pc.phase));
-        broadcast(j, encodeBytes(new CkptAbort(ck.generation, reason)));
-        for (Slot s : j.slots) if (s != null && s.live) setState(s, RankState.RUNNING);
-        CkptResult r = new CkptResult(false, ck.generation, clock.getAsLong() - ck.startNs, 0, j.nranks, "",
-                "checkpoint " + ck.generation + " aborted: " + reason);
-        emit(l -> l.checkpointFinished(toResult(r, j.name)));
-        for (Waiter w : ck.waiters) w.result(r, j.name);
-        scheduleInterval(j);
-    }
-
-    private static CheckpointResult toResult(CkptResult r, String job) {
-        return new CheckpointResult(job, r.ok(), r.generation(), r.elapsedNs(), r.totalBytes(), r.ranks(), r.dir(),
-                r.message());
     }
 
     /** Sends a listener event through the event thread, in order with every other event. */
@@ -597,136 +366,9 @@ public final class CoordinatorState {
         events.accept(r);
     }
 
-    // ================================================================ state classes
+    // ================================================================ checkpoint waiters
 
-    private static final class Job {
-        final String name;
-        int nranks;
-        Slot[] slots;
-        int live;
-        int generation;
-        int lastAttempted;
-        CheckpointRun ckpt;
-        final Map<Long, PendingCollective> collectives = new HashMap<>();
-        final Map<String, byte[]> kv = new HashMap<>();
-        final Map<String, List<KvWaiter>> kvWaiters = new HashMap<>();
-        long kvBytes;
-        long lastCkptUnixMs, lastCkptNs, lastCkptBytes;
-        String lastCkptDir = "";
-        long nextIntervalNs;
-
-        Job(String name) { this.name = name; }
-
-        void reset(int n) {
-            nranks = n;
-            slots = new Slot[n];
-            live = 0;
-            generation = 0;
-            lastAttempted = 0;
-            ckpt = null;
-            collectives.clear();
-            kv.clear();
-            kvWaiters.clear();
-            kvBytes = 0;
-            lastCkptUnixMs = lastCkptNs = lastCkptBytes = 0;
-            lastCkptDir = "";
-            nextIntervalNs = 0;
-        }
-    }
-
-    /** A group connection waiting for a collective: one COLLECTIVE_DONE for all its members. */
-    private record GroupWaiter(Session session, int requestId) {}
-
-    /** A KV_GET with wait, answered by the PUT of its key. */
-    private record KvWaiter(Session conn, int requestId) {}
-
-    private static final class Slot {
-        final Job job;
-        final int rank;
-        Session conn;
-        String host, mpi, ckptdir, program;
-        int pid, generation, clientId;
-        RankState state;
-        boolean live = true;
-        int byeReason = -1;
-
-        Slot(Job job, int rank) {
-            this.job = job;
-            this.rank = rank;
-        }
-
-        RankInfo info() {
-            return new RankInfo(job.name, rank, host, pid, state, generation, mpi, clientId, program, ckptdir);
-        }
-    }
-
-    private static final class PendingCollective {
-        final long key;
-        final int generation, phase, op;
-        final long[] acc;
-        final boolean[] contributed;
-        final Session[] waiters;          // per-rank connections, by rank
-        final int[] requestIds;
-        final boolean[] participated;  // covered by a contribution (of its own or of its group)
-        final List<GroupWaiter> groupWaiters = new ArrayList<>(0);
-        int contributions, done;       // both counted in ranks
-        boolean mismatch;
-
-        PendingCollective(long key, int generation, int phase, int op, int count, Job j) {
-            this.key = key;
-            this.generation = generation;
-            this.phase = phase;
-            this.op = op;
-            this.acc = new long[count];
-            long init = op == Protocol.OP_MAX ? Long.MIN_VALUE : op == Protocol.OP_MIN ? Long.MAX_VALUE : 0;
-            java.util.Arrays.fill(acc, init);
-            this.contributed = new boolean[j.nranks];
-            this.waiters = new Session[j.nranks];
-            this.requestIds = new int[j.nranks];
-            this.participated = new boolean[j.nranks];
-            for (int r = 0; r < j.nranks; r++) {
-                Slot s = j.slots[r];
-                if (s != null && !s.live) {
-                    contributed[r] = true;
-                    done++;
-                }
-            }
-        }
-
-        void add(long[] v) {
-            switch (op) {
-                case Protocol.OP_SUM: for (int i = 0; i < v.length; i++) acc[i] += v[i]; break;
-                case Protocol.OP_MAX: for (int i = 0; i < v.length; i++) acc[i] = Math.max(acc[i], v[i]); break;
-                case Protocol.OP_MIN: for (int i = 0; i < v.length; i++) acc[i] = Math.min(acc[i], v[i]); break;
-                case Protocol.OP_OR: for (int i = 0; i < v.length; i++) acc[i] |= v[i]; break;
-                default: break;
-            }
-        }
-    }
-
-    private static final class CheckpointRun {
-        final int generation;
-        final boolean exitAfter;
-        final long startNs;
-        final List<Waiter> waiters = new ArrayList<>(1);
-        long totalBytes;
-        long lastProgressNs;
-
-        CheckpointRun(int generation, boolean exitAfter, long startNs) {
-            this.generation = generation;
-            this.exitAfter = exitAfter;
-            this.startNs = startNs;
-        }
-    }
-
-    /** Someone waiting for a checkpoint: a control connection or an in-process future. */
-    private interface Waiter {
-        void progress(CkptProgress p, String job);
-
-        void result(CkptResult r, String job);
-    }
-
-    private final class ControlWaiter implements Waiter {
+    private final class ControlWaiter implements CheckpointWaiter {
         final Session conn;
         final int requestId;
 
@@ -740,7 +382,7 @@ public final class CoordinatorState {
         @Override public void result(CkptResult r, String job) { send(conn, requestId, r); }
     }
 
-    private final class FutureWaiter implements Waiter {
+    private final class FutureWaiter implements CheckpointWaiter {
         final CompletableFuture<CheckpointResult> future;
         final Consumer<CheckpointProgress> progress;
 
@@ -757,7 +399,7 @@ public final class CoordinatorState {
         }
 
         @Override public void result(CkptResult r, String job) {
-            CheckpointResult res = toResult(r, job);
+            CheckpointResult res = CheckpointMachine.toResult(r, job);
             post(() -> future.complete(res)); // after the listener's events, in order
         }
     }
@@ -843,7 +485,7 @@ public final class CoordinatorState {
             if (m.role() == Protocol.ROLE_CONTROL) {
                 role = Protocol.ROLE_CONTROL;
                 controlJob = m.job();
-                Job j = resolve(controlJob);
+                Job j = registry.resolve(controlJob);
                 send(this, id, new Welcome(clientId, j == null ? 0 : j.generation,
                         intervalOf(j != null ? j.name : controlJob.isEmpty() ? "default" : controlJob),
                         j == null ? controlJob : j.name));
@@ -864,11 +506,11 @@ public final class CoordinatorState {
                         m.rank(), m.nranks(), m.host(), m.pid());
                 return;
             }
-            Job j = jobs.get(name);
+            Job j = registry.jobs.get(name);
             boolean fresh = false;
             if (j == null) {
                 j = new Job(name);
-                jobs.put(name, j);
+                registry.jobs.put(name, j);
                 j.reset(m.nranks());
                 fresh = true;
             } else if (j.live == 0 && j.ckpt == null) {
@@ -887,8 +529,8 @@ public final class CoordinatorState {
                         m.nranks(), m.host(), m.pid());
                 return;
             }
-            Slot s = register(j, new GroupMember(m.rank(), m.host(), m.pid(), m.mpi(), m.generation(),
-                    m.restarting(), m.ckptdir(), m.program()));
+            Slot s = registry.register(j, new GroupMember(m.rank(), m.host(), m.pid(), m.mpi(), m.generation(),
+                    m.restarting(), m.ckptdir(), m.program()), this, clientId);
             role = Protocol.ROLE_RANK;
             slot = s;
             self = new Slot[] {s};
@@ -922,27 +564,6 @@ public final class CoordinatorState {
             }
         }
 
-        /** Registers one rank of job j on this connection, from a rank HELLO or one member of a group HELLO. */
-        private Slot register(Job j, GroupMember m) {
-            Slot s = new Slot(j, m.rank());
-            s.conn = this;
-            s.host = m.host();
-            s.pid = m.pid();
-            s.mpi = m.mpi();
-            s.ckptdir = m.ckptdir();
-            s.program = m.program();
-            s.generation = m.generation();
-            s.clientId = clientId;
-            s.state = m.restarting() ? RankState.RESTARTING : RankState.RUNNING;
-            // A restarted rank, and one that lost its coordinator and registers with this one, bring
-            // the generation they last committed: the next checkpoint must be newer than it.
-            j.generation = Math.max(j.generation, m.generation());
-            j.slots[m.rank()] = s;
-            j.live++;
-            refusalTakenBack(j.name, s.host, s.pid);
-            return s;
-        }
-
         @Override public void onGroupHello(int id, GroupHello m) throws IOException {
             if (role != 0) throw new ProtocolException(ErrorCode.PROTOCOL, "second HELLO");
             int n = m.nranks();
@@ -973,7 +594,7 @@ public final class CoordinatorState {
                     return;
                 }
             }
-            Job j = jobs.get(name);
+            Job j = registry.jobs.get(name);
             boolean fresh = j == null || (j.live == 0 && j.ckpt == null);
             if (!fresh) { // all checks before anything is registered: a group gets in whole or not at all
                 if (j.nranks != n) {
@@ -992,13 +613,13 @@ public final class CoordinatorState {
             }
             if (j == null) {
                 j = new Job(name);
-                jobs.put(name, j);
+                registry.jobs.put(name, j);
             }
             if (fresh) j.reset(n); // a new job, or the previous run of this job is over: start afresh
             Slot[] slots = new Slot[ms.size()];
             List<RankInfo> infos = listener == null ? null : new ArrayList<>(ms.size());
             for (GroupMember gm : ms) {
-                Slot s = register(j, gm);
+                Slot s = registry.register(j, gm, this, clientId);
                 slots[java.util.Arrays.binarySearch(sorted, gm.rank())] = s;
                 if (infos != null) infos.add(s.info());
             }
@@ -1040,7 +661,7 @@ public final class CoordinatorState {
                         + m.generation() + ", " + m.phase() + ") covers " + Integer.toUnsignedString(m.members());
                 CheckpointRun ck = job.ckpt;
                 if (Protocol.isCheckpointPhase(m.phase()) && ck != null && ck.generation == m.generation()) {
-                    abort(job, why);
+                    checkpoints.abort(job, why);
                 } else {
                     send(this, id, new ErrorMessage(ErrorCode.MISMATCH, why));
                 }
@@ -1051,7 +672,9 @@ public final class CoordinatorState {
 
         /**
          * One contribution to the collective (generation, phase), already reduced over the live ranks
-         * among {@code covered} ({@code n} of them): the rank itself, or a group's live members.
+         * among {@code covered} ({@code n} of them): the rank itself, or a group's live members. An
+         * unknown op and a phase of a checkpoint that does not run are answered here; the rest is
+         * {@link Collectives#contribute}'s.
          */
         private void contribute(int id, int generation, int phase, int op, long[] values, Slot[] covered, int n) {
             Job j = job;
@@ -1060,90 +683,33 @@ public final class CoordinatorState {
                 return;
             }
             CheckpointRun ck = j.ckpt;
-            boolean ckptPhase = Protocol.isCheckpointPhase(phase);
-            if (ckptPhase && (ck == null || ck.generation != generation)) {
+            if (Protocol.isCheckpointPhase(phase) && (ck == null || ck.generation != generation)) {
                 send(this, id, new CkptAbort(generation, "checkpoint " + generation + " is not in progress"));
                 return;
             }
-            long key = ((long) generation << 16) | phase;
-            PendingCollective pc = j.collectives.get(key);
-            if (pc == null) {
-                pc = new PendingCollective(key, generation, phase, op, values.length, j);
-                j.collectives.put(key, pc);
-            }
-            Slot first = null;
-            for (Slot s : covered) {
-                if (s.live && s.conn == this) {
-                    first = s;
-                    break;
-                }
-            }
-            if (first == null) return; // cannot happen: callers check for a live rank
-            if (pc.contributed[first.rank]) {
-                send(this, id, new ErrorMessage(ErrorCode.PROTOCOL, (role == Protocol.ROLE_GROUP ? "group "
-                        + describeGroup() : "rank " + first.rank) + " is already in collective (" + generation + ", "
-                        + phase + ")"));
-                return;
-            }
-            if (pc.op != op || pc.acc.length != values.length) {
-                pc.mismatch = true;
-            } else {
-                pc.add(values);
-            }
-            RankState st = stateOfPhase(phase);
-            boolean setStates = ckptPhase || phase == Protocol.PHASE_RESTARTED || phase == Protocol.PHASE_REFILLED;
-            for (Slot s : covered) {
-                if (!s.live || s.conn != this) continue;
-                pc.contributed[s.rank] = true;
-                pc.participated[s.rank] = true;
-                if (setStates) setState(s, st);
-            }
-            if (role == Protocol.ROLE_GROUP) {
-                pc.groupWaiters.add(new GroupWaiter(this, id));
-            } else {
-                pc.waiters[first.rank] = this;
-                pc.requestIds[first.rank] = id;
-            }
-            pc.contributions += n;
-            pc.done += n;
-            if (ckptPhase) {
-                if (pc.mismatch) {
-                    abort(j, "ranks disagree on op or count in phase " + phase);
-                    return;
-                }
-                progress(j, ck, st, pc.contributions, false);
-            }
-            checkComplete(j, pc);
+            collectives.contribute(this, id, j, ck, generation, phase, op, values, covered, n);
         }
 
         @Override public void onCkptWritten(int id, CkptWritten m) throws IOException {
             requireRank();
-            CheckpointRun ck = job.ckpt;
-            if (ck == null || ck.generation != m.generation()) return;
-            ck.totalBytes += m.imageBytes();
+            checkpoints.written(job, m.generation(), m.imageBytes());
         }
 
         @Override public void onCkptFailed(int id, CkptFailed m) throws IOException {
             requireRank();
-            CheckpointRun ck = job.ckpt;
-            if (ck == null || ck.generation != m.generation()) return;
-            abort(job, "rank " + slot.rank + ": " + m.reason());
+            checkpoints.failed(job, m.generation(), "rank " + slot.rank + ": " + m.reason());
         }
 
         @Override public void onGroupCkptWritten(int id, GroupCkptWritten m) throws IOException {
             requireGroup();
             if (member(id, m.rank()) == null) return;
-            CheckpointRun ck = job.ckpt;
-            if (ck == null || ck.generation != m.generation()) return;
-            ck.totalBytes += m.imageBytes();
+            checkpoints.written(job, m.generation(), m.imageBytes());
         }
 
         @Override public void onGroupCkptFailed(int id, GroupCkptFailed m) throws IOException {
             requireGroup();
             if (member(id, m.rank()) == null) return;
-            CheckpointRun ck = job.ckpt;
-            if (ck == null || ck.generation != m.generation()) return;
-            abort(job, "rank " + m.rank() + ": " + m.reason());
+            checkpoints.failed(job, m.generation(), "rank " + m.rank() + ": " + m.reason());
         }
 
         @Override public void onGroupBye(int id, GroupBye m) throws IOException {
@@ -1172,9 +738,9 @@ public final class CoordinatorState {
             j.kvBytes += grow;
             j.kv.put(m.key(), m.value());
             send(this, id, new Ok());
-            List<KvWaiter> waiting = j.kvWaiters.remove(m.key());
+            List<Job.KvWaiter> waiting = j.kvWaiters.remove(m.key());
             if (waiting != null) {
-                for (KvWaiter w : waiting) send(w.conn(), w.requestId(), new KvValue(true, m.value()));
+                for (Job.KvWaiter w : waiting) send(w.conn(), w.requestId(), new KvValue(true, m.value()));
             }
         }
 
@@ -1184,7 +750,7 @@ public final class CoordinatorState {
             if (v != null || !m.waitForIt()) {
                 send(this, id, new KvValue(v != null, v));
             } else {
-                job.kvWaiters.computeIfAbsent(m.key(), k -> new ArrayList<>()).add(new KvWaiter(this, id));
+                job.kvWaiters.computeIfAbsent(m.key(), k -> new ArrayList<>()).add(new Job.KvWaiter(this, id));
             }
         }
 
@@ -1233,17 +799,17 @@ public final class CoordinatorState {
         @Override public void onCheckpoint(int id, Checkpoint m)
                 throws IOException {
             requireControl();
-            Job j = resolve(controlJob);
-            if (j == null && !controlJob.isEmpty() && !refusals.containsKey(controlJob)) {
+            Job j = registry.resolve(controlJob);
+            if (j == null && !controlJob.isEmpty() && !registry.hasRefusals(controlJob)) {
                 send(this, id, new CkptResult(false, 0, 0, 0, 0, "", "no job named '" + controlJob + "'"));
                 return;
             }
-            if (j == null && jobs.size() > 1) {
-                send(this, id, new CkptResult(false, 0, 0, 0, 0, "", "several jobs (" + String.join(", ", jobs.keySet())
+            if (j == null && registry.jobs.size() > 1) {
+                send(this, id, new CkptResult(false, 0, 0, 0, 0, "", "several jobs (" + String.join(", ", registry.jobs.keySet())
                         + "): name one"));
                 return;
             }
-            startCheckpoint(j, controlJob, (m.flags() & Protocol.FLAG_EXIT_AFTER) != 0, m.flags() & Protocol.IMAGE_FLAGS,
+            checkpoints.start(j, controlJob, (m.flags() & Protocol.FLAG_EXIT_AFTER) != 0, m.flags() & Protocol.IMAGE_FLAGS,
                     new ControlWaiter(this, id), (m.flags() & Protocol.FLAG_WAIT) != 0);
         }
 
@@ -1252,7 +818,7 @@ public final class CoordinatorState {
             requireControl();
             String name = intervalJobName(controlJob);
             if (name == null) {
-                send(this, id, new ErrorMessage(ErrorCode.UNKNOWN_JOB, "several jobs (" + String.join(", ", jobs.keySet())
+                send(this, id, new ErrorMessage(ErrorCode.UNKNOWN_JOB, "several jobs (" + String.join(", ", registry.jobs.keySet())
                         + "): name one"));
                 return;
             }
@@ -1280,7 +846,7 @@ public final class CoordinatorState {
          */
         private Job controlJobOrError(int id) {
             try {
-                Job j = resolveOrThrow(controlJob);
+                Job j = registry.resolveOrThrow(controlJob);
                 return j == null ? NO_JOB : j;
             } catch (IllegalStateException e) {
                 CoordinatorException ce = (CoordinatorException) e.getCause();
