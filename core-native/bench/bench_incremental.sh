@@ -14,6 +14,9 @@
 # steps only: uncompressed (mixed), MANA_COMPRESS=fast on one thread (mixed_fast1, MANA_COMPRESS_THREADS=1)
 # and on one thread per core (mixed_fast): the compression threads' speed-up and a compressed restart
 # of data that compresses, beside the same data uncompressed.
+# Where a DMTCP build is at hand (MANA_BENCH_DMTCP=DIR, or dmtcp_launch on PATH) the same program runs
+# under DMTCP too (first, 1 % and 100 % steps; --no-gzip) and gives the dmtcp rows; without one the
+# benchmark runs on and says so.
 # Each job is then killed and restarted from the last image (its chain, incremental), the images
 # evicted from the page cache first: restart_s is mana_restart's start to the program's first
 # iteration after it.  incr_bytes_ratio_1pct = bytes the incremental image of the 1 % step wrote /
@@ -115,6 +118,72 @@ for mode in full incremental compressed forked mixed mixed_fast1 mixed_fast; do
     eval "restart_$mode=\$restart_s status_$mode=\"\$status\""
     rm -rf "$d/ck"
 done
+# ---- DMTCP, where a build is at hand (MANA_BENCH_DMTCP=DIR holding dmtcp_launch, or dmtcp_launch on
+# PATH): the same program, the same steps (first, then 1 % and 100 % changed), images uncompressed
+# (--no-gzip: as ours by default), the pause measured inside the program the same way ----
+DMTCP_BIN=${MANA_BENCH_DMTCP:-}
+[ -z "$DMTCP_BIN" ] && command -v dmtcp_launch > /dev/null 2>&1 && DMTCP_BIN=$(dirname "$(command -v dmtcp_launch)")
+restart_dmtcp=null status_dmtcp="no DMTCP build (MANA_BENCH_DMTCP=DIR)"
+if [ -n "$DMTCP_BIN" ] && [ -x "$DMTCP_BIN/dmtcp_launch" ]; then
+    d=$tmp/dmtcp
+    mkdir -p "$d/ck"
+    status_dmtcp=ok k=0
+    "$DMTCP_BIN/dmtcp_coordinator" --daemon --exit-on-last -p 0 --port-file "$d/port" --ckptdir "$d/ck" \
+        > "$d/coord.log" 2>&1
+    wait_for 30 test -s "$d/port" || status_dmtcp="dmtcp_coordinator did not start"
+    dport=$(cat "$d/port" 2>/dev/null)
+    if [ "$status_dmtcp" = ok ]; then
+        "$DMTCP_BIN/dmtcp_launch" --coord-port "$dport" --no-gzip --ckptdir "$d/ck" "$PROG" "$SIZE" "$d" \
+            > "$d/out" 2> "$d/err" &
+        running=$!
+        if ! wait_for 300 has_line "$d/out" "dirtier ready"; then
+            status_dmtcp="program did not start under DMTCP: $(head -c 200 "$d/err" | tr '\n' ' ')"
+        else
+            for step in first 1 100; do
+                dirtied=0
+                if [ "$step" != first ]; then
+                    req "$d/out" "$d" "dirty $step" || { status_dmtcp="no answer to dirty $step"; break; }
+                    dirtied=$(echo "$ans" | sed -n 's/.*dirtied=\([0-9]*\).*/\1/p')
+                fi
+                req "$d/out" "$d" reset || { status_dmtcp="no answer to reset"; break; }
+                t0=$(now_ns)
+                "$DMTCP_BIN/dmtcp_command" --coord-port "$dport" --bcheckpoint > "$d/cmd.out" 2>&1 ||
+                    { status_dmtcp="dmtcp_command --bcheckpoint failed: $(head -c 200 "$d/cmd.out")"; break; }
+                ckpt_s=$(awk -v a="$t0" -v b="$(now_ns)" 'BEGIN { printf "%.6f", (b - a) / 1e9 }')
+                req "$d/out" "$d" report || { status_dmtcp="no answer to report"; break; }
+                gap_us=$(echo "$ans" | sed -n 's/.*maxgap_us=\([0-9]*\).*/\1/p')
+                pause_ms=$(awk -v g="$gap_us" 'BEGIN { printf "%.1f", g / 1000 }')
+                img=$(ls -t "$d"/ck/ckpt_*.dmtcp 2>/dev/null | head -n 1)
+                bytes=$(stat -c %s "$img" 2>/dev/null || echo 0)
+                rows="${rows}dmtcp $step $pause_ms $ckpt_s $bytes $dirtied
+"
+            done
+        fi
+        kill_tree KILL "$running"
+        wait "$running" 2>/dev/null
+        running=
+        if [ "$status_dmtcp" = ok ]; then
+            img=$(ls -t "$d"/ck/ckpt_*.dmtcp 2>/dev/null | head -n 1)
+            dd if="$img" iflag=nocache count=0 status=none 2>/dev/null
+            t0=$(now_ns)
+            : > "$d/out"
+            "$DMTCP_BIN/dmtcp_restart" --coord-port "$dport" "$img" > "$d/out" 2> "$d/restart.err" &
+            running=$!
+            if wait_for 300 has_line "$d/out" "resumed at_ns"; then
+                t1=$(sed -n 's/^resumed at_ns=\([0-9]*\)$/\1/p' "$d/out" | head -n 1)
+                restart_dmtcp=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
+            else
+                status_dmtcp="dmtcp_restart failed: $(head -c 200 "$d/restart.err" | tr '\n' ' ')"
+            fi
+            kill_tree KILL "$running"
+            wait "$running" 2>/dev/null
+            running=
+        fi
+    fi
+    "$DMTCP_BIN/dmtcp_command" --coord-port "$dport" --quit > /dev/null 2>&1
+    rm -rf "$d/ck"
+fi
+
 # ---- the heat demo's image, compressed fast and strong: pages it holds / bytes of the file ----
 HEAT=$ROOT/core-native/build/examples/heat
 heat_ratio() {   # LEVEL -> prints "RATIO NOTE"
@@ -150,6 +219,7 @@ done
 echo "heat demo, MANA_COMPRESS=fast: ${hf#* }: ratio $zstd_ratio; strong: ${hs#* }: ratio $zstd_ratio_strong (target >= 2)"
 echo "restart from the last image: full ${restart_full} s ($status_full), incremental chain ${restart_incremental} s ($status_incremental), compressed ${restart_compressed} s ($status_compressed), forked ${restart_forked} s ($status_forked)"
 zt=$(nproc); [ "$zt" -gt 8 ] && zt=8        # zpool.h: ZPOOL_MAX
+echo "DMTCP ($status_dmtcp): restart ${restart_dmtcp} s"
 echo "mixed data, restart: uncompressed ${restart_mixed} s ($status_mixed), fast on one thread ${restart_mixed_fast1} s ($status_mixed_fast1), fast on $zt threads ${restart_mixed_fast} s ($status_mixed_fast)"
 get() { printf '%s' "$rows" | awk -v m="$1" -v s="$2" -v f="$3" '$1 == m && $2 == s { print $f }'; }
 num() { [ -n "$1" ] && echo "$1" || echo null; }
@@ -161,4 +231,4 @@ mb=$(get mixed 100 5) mzb=$(get mixed_fast 100 5)
 zstd_ratio_mixed=null
 [ -n "$mb" ] && [ -n "$mzb" ] && zstd_ratio_mixed=$(awk -v a="$mb" -v b="$mzb" 'BEGIN { printf "%.2f", a / b }')
 [ -n "$b1" ] && [ -n "$n1" ] && [ "$n1" != 0 ] && ratio=$(awk -v b="$b1" -v n="$n1" 'BEGIN { printf "%.3f", b / (n * 4096) }')
-echo "{\"pause_ms_1g_full\": $pause_full, \"pause_ms_1g_incr_1pct\": $pause_incr_1, \"pause_ms_1g_forked\": $(num "$(get forked 100 3)"), \"pause_ms_1g_forked_0pct\": $(num "$(get forked 0 3)"), \"ckpt_s_1g_forked_100pct\": $(num "$(get forked 100 4)"), \"restart_s_1g_forked\": $restart_forked, \"incr_bytes_ratio_1pct\": $ratio, \"incr_bytes_1g_0pct\": $(num "$(get incremental 0 5)"), \"incr_bytes_1g_10pct\": $(num "$(get incremental 10 5)"), \"ckpt_s_1g_incr_1pct\": $(num "$(get incremental 1 4)"), \"ckpt_s_1g_full_100pct\": $(num "$(get full 100 4)"), \"restart_s_1g_full\": $restart_full, \"restart_s_1g_incr_chain\": $restart_incremental, \"pause_ms_1g_compressed\": $(num "$(get compressed 100 3)"), \"restart_s_1g_compressed\": $restart_compressed, \"zstd_ratio_heat\": $zstd_ratio, \"zstd_ratio_heat_strong\": $zstd_ratio_strong, \"zstd_threads\": $zt, \"ckpt_s_1g_mixed_plain\": $(num "$(get mixed 100 4)"), \"ckpt_s_1g_mixed_zfast_1thread\": $(num "$(get mixed_fast1 100 4)"), \"ckpt_s_1g_mixed_zfast_threads\": $(num "$(get mixed_fast 100 4)"), \"zstd_ratio_mixed\": $zstd_ratio_mixed, \"restart_s_1g_mixed_plain\": $restart_mixed, \"restart_s_1g_mixed_zfast\": $restart_mixed_fast}"
+echo "{\"pause_ms_1g_full\": $pause_full, \"pause_ms_1g_incr_1pct\": $pause_incr_1, \"pause_ms_1g_forked\": $(num "$(get forked 100 3)"), \"pause_ms_1g_forked_0pct\": $(num "$(get forked 0 3)"), \"ckpt_s_1g_forked_100pct\": $(num "$(get forked 100 4)"), \"restart_s_1g_forked\": $restart_forked, \"incr_bytes_ratio_1pct\": $ratio, \"incr_bytes_1g_0pct\": $(num "$(get incremental 0 5)"), \"incr_bytes_1g_10pct\": $(num "$(get incremental 10 5)"), \"ckpt_s_1g_incr_1pct\": $(num "$(get incremental 1 4)"), \"ckpt_s_1g_full_100pct\": $(num "$(get full 100 4)"), \"restart_s_1g_full\": $restart_full, \"restart_s_1g_incr_chain\": $restart_incremental, \"pause_ms_1g_compressed\": $(num "$(get compressed 100 3)"), \"restart_s_1g_compressed\": $restart_compressed, \"zstd_ratio_heat\": $zstd_ratio, \"zstd_ratio_heat_strong\": $zstd_ratio_strong, \"zstd_threads\": $zt, \"ckpt_s_1g_mixed_plain\": $(num "$(get mixed 100 4)"), \"ckpt_s_1g_mixed_zfast_1thread\": $(num "$(get mixed_fast1 100 4)"), \"ckpt_s_1g_mixed_zfast_threads\": $(num "$(get mixed_fast 100 4)"), \"zstd_ratio_mixed\": $zstd_ratio_mixed, \"restart_s_1g_mixed_plain\": $restart_mixed, \"restart_s_1g_mixed_zfast\": $restart_mixed_fast, \"pause_ms_1g_dmtcp\": $(num "$(get dmtcp 100 3)"), \"ckpt_s_1g_dmtcp_100pct\": $(num "$(get dmtcp 100 4)"), \"restart_s_1g_dmtcp\": $restart_dmtcp}"
