@@ -226,6 +226,7 @@ static int write_oldest(struct zpool *p)
 static void submit(struct zpool *p)
 {
     struct zjob *j = &p->slots[p->submitted % (uint64_t)p->nslots];
+    p->filling = 0;
     p->submitted++;
     __atomic_store_n(&j->state, ZJ_READY, __ATOMIC_RELEASE);
     mana_futex_wake(&j->state, 1);
@@ -235,10 +236,13 @@ int zpool_add(struct zpool *p, const void *src, size_t len)
 {
     const char *s = src;
     while (len) {
-        /* starting a job on a slot whose frame is still out: give that frame to the sink first */
-        if (p->submitted - p->written == (uint64_t)p->nslots) {
-            int rc = write_oldest(p);
-            if (rc) return rc;
+        if (!p->filling) {
+            /* a new job, on a slot whose frame may still be out: give that frame to the sink first */
+            if (p->submitted - p->written == (uint64_t)p->nslots) {
+                int rc = write_oldest(p);
+                if (rc) return rc;
+            }
+            p->filling = 1;
         }
         struct zjob *j = &p->slots[p->submitted % (uint64_t)p->nslots];
         size_t k = ZPOOL_CHUNK - j->in_len;
@@ -259,7 +263,9 @@ int zpool_add(struct zpool *p, const void *src, size_t len)
 
 int zpool_finish(struct zpool *p)
 {
-    if (p->slots[p->submitted % (uint64_t)p->nslots].in_len) submit(p);
+    /* only a job being filled: with every slot's job out, the slot after the last is the oldest's, and
+     * handing that over again counted a job that was never to come (a region of whole chunks hung so) */
+    if (p->filling) submit(p);
     while (p->written < p->submitted) {
         int rc = write_oldest(p);
         if (rc) return rc;

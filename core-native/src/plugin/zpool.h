@@ -48,6 +48,7 @@ typedef int (*zpool_sink)(void *ctx, const void *frame, size_t len);
 struct zpool {
     int nworkers, nslots;           /* nslots = 2 * nworkers: each slot belongs to one worker */
     uint64_t submitted, written;    /* jobs handed to workers / frames given to the sink */
+    int filling;                    /* slots[submitted % nslots] holds a job not handed over yet */
     struct zjob slots[2 * ZPOOL_MAX];
     struct zworker workers[ZPOOL_MAX];
     zpool_sink sink;
