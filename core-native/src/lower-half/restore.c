@@ -812,7 +812,9 @@ static int apply_zstd_par(struct mana_image *im, const struct mana_image_region 
     static int threads;
     if (!threads) threads = mana_zstd_par_threads();
     uint64_t at = g->r.payload_offset, len = g->payload_len;
-    if (!len || at + len > im->size || at + len < at) return 1;
+    /* one thread (MANA_COMPRESS_THREADS=1, or one CPU): the streaming decoder, which reads the file
+     * instead of mapping it */
+    if (threads < 2 || !len || at + len > im->size || at + len < at) return 1;
     uint64_t base = at & ~(PAGE - 1), skew = at - base;
     /* the payload read through the page cache, not copied (unmapped before the restore goes on) */
     long m = mana_sys6(SYS_mmap, 0, (long)(len + skew), PROT_READ, MAP_PRIVATE, im->fd, (long)base);
