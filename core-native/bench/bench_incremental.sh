@@ -51,6 +51,48 @@ req() {
     ans=$(grep "^done $k\( \|$\)" "$1" | tail -n 1)
 }
 
+# measure_step OUT DIR STEP CHECKPOINT-COMMAND...: change STEP % of the pages (not for "first"), take
+# a checkpoint with the command, and set $dirtied, $ckpt_s (the command's elapsed_s=, else its wall
+# time) and $pause_ms (the program's longest gap meanwhile); on failure 1, and $why says what
+measure_step() {
+    ms_out=$1 ms_dir=$2 ms_step=$3
+    shift 3
+    dirtied=0
+    if [ "$ms_step" != first ]; then
+        req "$ms_out" "$ms_dir" "dirty $ms_step" || { why="no answer to dirty $ms_step"; return 1; }
+        dirtied=$(echo "$ans" | sed -n 's/.*dirtied=\([0-9]*\).*/\1/p')
+    fi
+    req "$ms_out" "$ms_dir" reset || { why="no answer to reset"; return 1; }
+    ms_t0=$(now_ns)
+    ms_r=$("$@" 2>&1) || { why="checkpoint failed: $(printf '%s' "$ms_r" | head -c 200)"; return 1; }
+    ckpt_s=$(printf '%s\n' "$ms_r" | sed -n 's/.*elapsed_s=\([0-9.]*\).*/\1/p')
+    [ -n "$ckpt_s" ] || ckpt_s=$(awk -v a="$ms_t0" -v b="$(now_ns)" 'BEGIN { printf "%.6f", (b - a) / 1e9 }')
+    req "$ms_out" "$ms_dir" report || { why="no answer to report"; return 1; }
+    gap_us=$(echo "$ans" | sed -n 's/.*maxgap_us=\([0-9]*\).*/\1/p')
+    pause_ms=$(awk -v g="$gap_us" 'BEGIN { printf "%.1f", g / 1000 }')
+}
+
+# timed_restart OUT ERR RESTART-COMMAND...: run the restart until the program says "resumed at_ns";
+# $took is the time from the start to that moment (s); 1 when it never says so. The program is
+# killed either way.
+timed_restart() {
+    tr_out=$1 tr_err=$2
+    shift 2
+    tr_t0=$(now_ns)
+    "$@" > "$tr_out" 2> "$tr_err" &
+    running=$!
+    tr_rc=1
+    if wait_for 300 has_line "$tr_out" "resumed at_ns"; then
+        tr_t1=$(sed -n 's/^resumed at_ns=\([0-9]*\)$/\1/p' "$tr_out" | head -n 1)
+        took=$(awk -v a="$tr_t0" -v b="$tr_t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
+        tr_rc=0
+    fi
+    kill_tree KILL "$running"
+    wait "$running" 2>/dev/null
+    running=
+    return $tr_rc
+}
+
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 rows=
 for mode in full incremental compressed forked mixed mixed_fast1 mixed_fast; do
@@ -75,17 +117,8 @@ for mode in full incremental compressed forked mixed mixed_fast1 mixed_fast; do
             status="program did not start: $(head -c 200 "$d/launch.err" | tr '\n' ' ')"
         else
             for step in $steps; do
-                dirtied=0
-                if [ "$step" != first ]; then
-                    req "$out" "$d" "dirty $step" || { status="no answer to dirty $step"; break; }
-                    dirtied=$(echo "$ans" | sed -n 's/.*dirtied=\([0-9]*\).*/\1/p')
-                fi
-                req "$out" "$d" reset || { status="no answer to reset"; break; }
-                r=$("$ROOT/bin/mana_coord_probe" --checkpoint --timeout 300000 2>&1) || { status="checkpoint failed: $r"; break; }
-                ckpt_s=$(printf '%s\n' "$r" | sed -n 's/.*elapsed_s=\([0-9.]*\).*/\1/p')
-                req "$out" "$d" report || { status="no answer to report"; break; }
-                gap_us=$(echo "$ans" | sed -n 's/.*maxgap_us=\([0-9]*\).*/\1/p')
-                pause_ms=$(awk -v g="$gap_us" 'BEGIN { printf "%.1f", g / 1000 }')
+                measure_step "$out" "$d" "$step" "$ROOT/bin/mana_coord_probe" --checkpoint --timeout 300000 ||
+                    { status=$why; break; }
                 img=$(ls -t "$d"/ck/ckpt_rank_0/*.mana 2>/dev/null | head -n 1)
                 bytes=$(stat -c %s "$img")
                 rows="$rows$mode $step $pause_ms $ckpt_s $bytes $dirtied
@@ -99,19 +132,11 @@ for mode in full incremental compressed forked mixed mixed_fast1 mixed_fast; do
     if [ "$status" = ok ]; then
         for f in "$d"/ck/ckpt_rank_0/*.mana; do dd if="$f" iflag=nocache count=0 status=none 2>/dev/null; done
         if start_coordinator; then
-            rout=$d/restart.out
-            t0=$(now_ns)
-            "$ROOT/bin/mana_restart" -q --restartdir "$d/ck" > "$rout" 2> "$d/restart.err" &
-            running=$!
-            if wait_for 300 has_line "$rout" "resumed at_ns"; then
-                t1=$(sed -n 's/^resumed at_ns=\([0-9]*\)$/\1/p' "$rout" | head -n 1)
-                restart_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
+            if timed_restart "$d/restart.out" "$d/restart.err" "$ROOT/bin/mana_restart" -q --restartdir "$d/ck"; then
+                restart_s=$took
             else
                 status="restart failed: $(head -c 200 "$d/restart.err" | tr '\n' ' ')"
             fi
-            kill_tree KILL "$running"
-            wait "$running" 2>/dev/null
-            running=
         fi
     fi
     unset MANA_INCREMENTAL MANA_COMPRESS MANA_FORKED MANA_COMPRESS_THREADS
@@ -140,19 +165,8 @@ if [ -n "$DMTCP_BIN" ] && [ -x "$DMTCP_BIN/dmtcp_launch" ]; then
             status_dmtcp="program did not start under DMTCP: $(head -c 200 "$d/err" | tr '\n' ' ')"
         else
             for step in first 1 100; do
-                dirtied=0
-                if [ "$step" != first ]; then
-                    req "$d/out" "$d" "dirty $step" || { status_dmtcp="no answer to dirty $step"; break; }
-                    dirtied=$(echo "$ans" | sed -n 's/.*dirtied=\([0-9]*\).*/\1/p')
-                fi
-                req "$d/out" "$d" reset || { status_dmtcp="no answer to reset"; break; }
-                t0=$(now_ns)
-                "$DMTCP_BIN/dmtcp_command" --coord-port "$dport" --bcheckpoint > "$d/cmd.out" 2>&1 ||
-                    { status_dmtcp="dmtcp_command --bcheckpoint failed: $(head -c 200 "$d/cmd.out")"; break; }
-                ckpt_s=$(awk -v a="$t0" -v b="$(now_ns)" 'BEGIN { printf "%.6f", (b - a) / 1e9 }')
-                req "$d/out" "$d" report || { status_dmtcp="no answer to report"; break; }
-                gap_us=$(echo "$ans" | sed -n 's/.*maxgap_us=\([0-9]*\).*/\1/p')
-                pause_ms=$(awk -v g="$gap_us" 'BEGIN { printf "%.1f", g / 1000 }')
+                measure_step "$d/out" "$d" "$step" "$DMTCP_BIN/dmtcp_command" --coord-port "$dport" --bcheckpoint ||
+                    { status_dmtcp=$why; break; }
                 img=$(ls -t "$d"/ck/ckpt_*.dmtcp 2>/dev/null | head -n 1)
                 bytes=$(stat -c %s "$img" 2>/dev/null || echo 0)
                 rows="${rows}dmtcp $step $pause_ms $ckpt_s $bytes $dirtied
@@ -165,19 +179,11 @@ if [ -n "$DMTCP_BIN" ] && [ -x "$DMTCP_BIN/dmtcp_launch" ]; then
         if [ "$status_dmtcp" = ok ]; then
             img=$(ls -t "$d"/ck/ckpt_*.dmtcp 2>/dev/null | head -n 1)
             dd if="$img" iflag=nocache count=0 status=none 2>/dev/null
-            t0=$(now_ns)
-            : > "$d/out"
-            "$DMTCP_BIN/dmtcp_restart" --coord-port "$dport" "$img" > "$d/out" 2> "$d/restart.err" &
-            running=$!
-            if wait_for 300 has_line "$d/out" "resumed at_ns"; then
-                t1=$(sed -n 's/^resumed at_ns=\([0-9]*\)$/\1/p' "$d/out" | head -n 1)
-                restart_dmtcp=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
+            if timed_restart "$d/restart.out" "$d/restart.err" "$DMTCP_BIN/dmtcp_restart" --coord-port "$dport" "$img"; then
+                restart_dmtcp=$took
             else
                 status_dmtcp="dmtcp_restart failed: $(head -c 200 "$d/restart.err" | tr '\n' ' ')"
             fi
-            kill_tree KILL "$running"
-            wait "$running" 2>/dev/null
-            running=
         fi
     fi
     "$DMTCP_BIN/dmtcp_command" --coord-port "$dport" --quit > /dev/null 2>&1
