@@ -171,6 +171,7 @@ int zpool_start(struct zpool *p, char *area, size_t area_len, int level, int nwo
             return -1;
         }
         memset(j, 0, offsetof(struct zjob, out));
+        (void)ZSTD_getErrorName(0);         /* bound too: a worker names its error with it */
     }
 
     sigset_t all, old;
@@ -181,10 +182,11 @@ int zpool_start(struct zpool *p, char *area, size_t area_len, int level, int nwo
     }
     int started = 0;
     long rc = 0;
+    const char *what = "clone";
     for (; started < nworkers; started++) {
         struct zworker *wk = &p->workers[started];
-        if (mana_sys3(SYS_mprotect, (long)wk->stack, PAGE, PROT_NONE) != 0) {
-            rc = -1;
+        if ((rc = mana_sys3(SYS_mprotect, (long)wk->stack, PAGE, PROT_NONE)) != 0) {
+            what = "mprotect of its stack guard";
             break;
         }
         wk->tid = 1;
@@ -198,8 +200,7 @@ int zpool_start(struct zpool *p, char *area, size_t area_len, int level, int nwo
     mana_sys4(SYS_rt_sigprocmask, SIG_SETMASK, (long)&old, 0, 8);
     if (started < nworkers) {
         join_workers(p, started);
-        snprintf(err, errlen, "zpool: cannot start compression thread %d: %s", started,
-                 rc < -1 ? strerror((int)-rc) : "mprotect of its stack guard failed");
+        snprintf(err, errlen, "zpool: cannot start compression thread %d: %s: %s", started, what, strerror((int)-rc));
         return -1;
     }
     return 0;
