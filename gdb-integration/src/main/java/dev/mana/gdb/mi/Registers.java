@@ -1,12 +1,10 @@
 package dev.mana.gdb.mi;
 
-import dev.mana.gdb.mi.command.CliMaintPrintRegisterGroups;
-import dev.mana.gdb.mi.command.MiDataListRegisterNames;
-import dev.mana.gdb.mi.command.MiDataListRegisterValues;
-import dev.mana.gdb.mi.command.MiFrame;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The target's registers: names by number ({@code -data-list-register-names}), values of one frame
@@ -22,27 +20,47 @@ public final class Registers {
         }
     }
 
+    /** gdb's groups that only say what is saved or list everything: not shown as groups of their own. */
+    private static final Set<String> NOT_SHOWN = Set.of("all", "save", "restore");
+
     private Registers() {
     }
 
     /** Register names indexed by gdb's register number; an unnamed number is "". */
     public static List<String> names(GdbMi gdb) throws MiException {
-        return gdb.run(new MiDataListRegisterNames());
+        List<String> out = new ArrayList<>();
+        for (MiValue v : gdb.execute("-data-list-register-names").results().getList("register-names")) {
+            out.add(v.asString() == null ? "" : v.asString());
+        }
+        return out;
     }
 
     /** The command reading the values of {@code numbers} (all when empty) in hex, in a thread's frame. */
     public static String valuesCommand(String thread, int frame, List<Integer> numbers) {
-        return new MiDataListRegisterValues(new MiFrame(thread, frame), numbers).line();
+        StringBuilder b = new StringBuilder("-data-list-register-values --thread ").append(thread)
+                .append(" --frame ").append(frame).append(" --skip-unavailable x");
+        for (int n : numbers) {
+            b.append(' ').append(n);
+        }
+        return b.toString();
     }
 
     /** Values by register number: hex for scalars, gdb's brace notation for vector registers. */
     public static Map<Integer, String> values(GdbMi gdb, String thread, int frame, List<Integer> numbers)
             throws MiException {
-        return gdb.run(new MiDataListRegisterValues(new MiFrame(thread, frame), numbers));
+        return parseValues(gdb.execute(valuesCommand(thread, frame, numbers)).results());
     }
 
     static Map<Integer, String> parseValues(MiTuple results) {
-        return MiDataListRegisterValues.parse(results);
+        Map<Integer, String> out = new LinkedHashMap<>();
+        for (MiValue v : results.getList("register-values")) {
+            MiTuple t = v.asTuple();
+            String n = t.getString("number");
+            if (n != null) {
+                out.put(Integer.parseInt(n), t.getString("value", ""));
+            }
+        }
+        return out;
     }
 
     /**
@@ -50,9 +68,8 @@ public final class Registers {
      * {@code restore} left out. Where gdb cannot print them, one group "general" holds every named register.
      */
     public static List<Group> groups(GdbMi gdb) throws MiException {
-        CliMaintPrintRegisterGroups print = new CliMaintPrintRegisterGroups();
-        MiResponse r = gdb.executeAllowError(print, java.time.Duration.ofSeconds(30));
-        List<Group> g = r.isError() ? List.of() : print.result(r);
+        MiResponse r = gdb.executeAllowError("maint print register-groups", java.time.Duration.ofSeconds(30));
+        List<Group> g = r.isError() ? List.of() : parseGroups(r.console());
         if (!g.isEmpty()) {
             return g;
         }
@@ -71,7 +88,27 @@ public final class Registers {
      * commas. Groups come in the order of their first register; unnamed registers ({@code ''}) are skipped.
      */
     public static List<Group> parseGroups(String table) {
-        return CliMaintPrintRegisterGroups.parse(table);
+        Map<String, List<String>> groups = new LinkedHashMap<>();
+        boolean header = false;
+        for (String line : table.split("\n")) {
+            String[] f = line.trim().split("\\s+");
+            if (!header) {
+                header = f.length >= 6 && f[0].equals("Name") && f[1].equals("Nr");
+                continue;
+            }
+            // name nr rel offset size type [groups]: a row without groups has six fields
+            if (f.length < 7 || f[0].equals("''") || !f[1].matches("\\d+")) {
+                continue;
+            }
+            for (String g : f[f.length - 1].split(",")) {
+                if (!g.isEmpty() && !NOT_SHOWN.contains(g)) {
+                    groups.computeIfAbsent(g, k -> new ArrayList<>()).add(f[0]);
+                }
+            }
+        }
+        List<Group> out = new ArrayList<>();
+        groups.forEach((name, regs) -> out.add(new Group(name, regs)));
+        return out;
     }
 
     /** Writes {@code value} (an expression) into register {@code name} in a thread's frame; returns the new value. */

@@ -1,13 +1,5 @@
 package dev.mana.gdb.mi;
 
-import dev.mana.gdb.mi.command.MiCommand;
-import dev.mana.gdb.mi.command.MiExecFinish;
-import dev.mana.gdb.mi.command.MiExecNext;
-import dev.mana.gdb.mi.command.MiExecNextInstruction;
-import dev.mana.gdb.mi.command.MiExecStep;
-import dev.mana.gdb.mi.command.MiExecStepInstruction;
-import java.util.function.Function;
-
 /**
  * The execution commands that move one thread a step: by source line or by machine instruction. Each
  * runs in the background ({@code mi-async}); the stop arrives as an {@code *stopped} event
@@ -15,30 +7,26 @@ import java.util.function.Function;
  */
 public enum Stepping {
     /** Into calls, one source line ({@code step}). */
-    INTO(MiExecStep::new),
+    INTO("-exec-step"),
     /** Over calls, one source line ({@code next}). */
-    OVER(MiExecNext::new),
+    OVER("-exec-next"),
     /** Out of the frame ({@code finish}). */
-    RETURN(MiExecFinish::new),
+    RETURN("-exec-finish"),
     /** One machine instruction, into calls ({@code stepi}). */
-    INSTRUCTION_INTO(MiExecStepInstruction::new),
+    INSTRUCTION_INTO("-exec-step-instruction"),
     /** One machine instruction, over calls ({@code nexti}). */
-    INSTRUCTION_OVER(MiExecNextInstruction::new);
+    INSTRUCTION_OVER("-exec-next-instruction");
 
-    private final Function<String, MiCommand<MiResponse>> command;
+    private final String mi;
 
-    Stepping(Function<String, MiCommand<MiResponse>> command) {
-        this.command = command;
+    Stepping(String mi) {
+        this.mi = mi;
     }
 
     /** The command for gdb thread {@code thread}; finish leaves the innermost frame. */
-    public MiCommand<MiResponse> toCommand(String thread) {
-        return command.apply(thread);
-    }
-
-    /** The command line for gdb thread {@code thread}. */
     public String command(String thread) {
-        return toCommand(thread).line();
+        String t = " --thread " + thread;
+        return this == RETURN ? mi + t + " --frame 0" : mi + t;
     }
 
     /** The instruction form of a line step (return has none: it leaves the frame either way). */

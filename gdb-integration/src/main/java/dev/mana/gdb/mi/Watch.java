@@ -1,7 +1,5 @@
 package dev.mana.gdb.mi;
 
-import dev.mana.gdb.mi.command.MiBreakWatch;
-
 /**
  * {@code -break-watch}: a watchpoint on an expression (a variable, {@code *(int *) 0x601040}). gdb
  * answers each kind under its own name ({@code wpt}, {@code hw-rwpt}, {@code hw-awpt}) and reports a
@@ -14,11 +12,17 @@ public record Watch(String expression, Kind kind) {
     /** Which accesses stop the program. */
     public enum Kind {
         /** A write that changes the value ({@code watch}). */
-        WRITE,
+        WRITE(""),
         /** A read ({@code rwatch}). */
-        READ,
+        READ(" -r"),
         /** A read or a write ({@code awatch}). */
-        ACCESS
+        ACCESS(" -a");
+
+        private final String flag;
+
+        Kind(String flag) {
+            this.flag = flag;
+        }
     }
 
     public Watch {
@@ -27,22 +31,24 @@ public record Watch(String expression, Kind kind) {
         }
     }
 
-    public MiBreakWatch toCommand() {
-        return new MiBreakWatch(expression.strip(), kind);
-    }
-
     public String command() {
-        return toCommand().line();
+        return "-break-watch" + kind.flag + " " + MiEscapes.quote(expression.strip());
     }
 
     /** Inserts it; returns gdb's breakpoint number. */
     public String insert(GdbMi gdb) throws MiException {
-        return gdb.run(toCommand());
+        return number(gdb.execute(command()).results());
     }
 
     /** The number from {@code wpt}, {@code hw-rwpt} or {@code hw-awpt}. */
     static String number(MiTuple results) throws MiException {
-        return MiBreakWatch.number(results);
+        for (String key : new String[] {"wpt", "hw-rwpt", "hw-awpt"}) {
+            String n = results.getTuple(key).getString("number");
+            if (n != null) {
+                return n;
+            }
+        }
+        throw new MiException(null, "no watchpoint number in " + results);
     }
 
     /**
