@@ -1,10 +1,11 @@
 package dev.mana.dap.session;
 
 import dev.mana.gdb.mi.GdbMi;
-import dev.mana.gdb.mi.MiEscapes;
 import dev.mana.gdb.mi.MiException;
 import dev.mana.gdb.mi.MiResponse;
 import dev.mana.gdb.mi.MiTuple;
+import dev.mana.gdb.mi.command.MiBreakDelete;
+import dev.mana.gdb.mi.command.MiBreakInsert;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -52,8 +53,8 @@ final class Breakpoints {
         for (SourceBreakpoint sb : wanted == null ? new SourceBreakpoint[0] : wanted) {
             int gdbLine = sb.getLine() + 1 - lineBase;
             // an explicit location: a path with a colon or a space is no problem, unlike "FILE:LINE"
-            String location = "--source " + MiEscapes.quote(path) + " --line " + gdbLine;
-            out.add(insert(location, sb.getCondition(), sb.getHitCondition(), sb.getLine(), mine));
+            out.add(insert(MiBreakInsert.sourceLine(path, gdbLine), sb.getCondition(), sb.getHitCondition(),
+                    sb.getLine(), mine));
         }
         numbers.put(path, mine);
         return out;
@@ -67,19 +68,16 @@ final class Breakpoints {
         List<Integer> mine = new ArrayList<>();
         for (FunctionBreakpoint fb : wanted == null ? new FunctionBreakpoint[0] : wanted) {
             // a name in both halves (main, a libc function) gets a location in each: one breakpoint
-            out.add(insert(MiEscapes.quote(fb.getName()), fb.getCondition(), fb.getHitCondition(), null, mine));
+            out.add(insert(MiBreakInsert.linespec(fb.getName()), fb.getCondition(), fb.getHitCondition(), null, mine));
         }
         numbers.put(FUNCTIONS, mine);
         functionNumbers.addAll(mine);
         return out;
     }
 
-    private Breakpoint insert(String location, String condition, String hitCondition, Integer line,
+    private Breakpoint insert(MiBreakInsert cmd, String condition, String hitCondition, Integer line,
                               List<Integer> mine) throws MiException {
-        StringBuilder cmd = new StringBuilder("-break-insert -f");
-        if (condition != null && !condition.isBlank()) {
-            cmd.append(" -c ").append(MiEscapes.quote(condition));
-        }
+        cmd.pending().condition(condition);
         if (hitCondition != null && !hitCondition.isBlank()) {
             // DAP's hit condition "N": stop at the N-th hit, i.e. ignore the first N-1
             int n;
@@ -92,14 +90,13 @@ final class Breakpoints {
             if (n < 1) {
                 return MiToDap.failedBreakpoint("hit condition must be 1 or more, not " + n, line);
             }
-            cmd.append(" -i ").append(n - 1);
+            cmd.ignoreCount(n - 1);
         }
-        cmd.append(' ').append(location);
-        MiResponse r = gdb.executeAllowError(cmd.toString(), TIMEOUT);
+        MiResponse r = gdb.executeAllowError(cmd, TIMEOUT);
         if (r.isError()) {
             return MiToDap.failedBreakpoint(r.errorMessage(), line);
         }
-        MiTuple bkpt = r.results().getTuple("bkpt");
+        MiTuple bkpt = cmd.result(r);
         Breakpoint b = MiToDap.breakpoint(bkpt, lineBase);
         mine.add(b.getId());
         reported.put(b.getId(), state(b));
@@ -111,12 +108,10 @@ final class Breakpoints {
         if (old == null || old.isEmpty()) {
             return;
         }
-        StringBuilder cmd = new StringBuilder("-break-delete");
         for (int n : old) {
-            cmd.append(' ').append(n);
             reported.remove(n);
         }
-        gdb.execute(cmd.toString(), TIMEOUT);
+        gdb.execute(new MiBreakDelete(old), TIMEOUT);
     }
 
     /** Whether gdb breakpoint {@code number} is one of the client's function breakpoints. */

@@ -3,8 +3,20 @@ package dev.mana.dap.session;
 import dev.mana.gdb.mi.GdbEvent;
 import dev.mana.gdb.mi.GdbMi;
 import dev.mana.gdb.mi.MiException;
-import dev.mana.gdb.mi.MiValue;
+import dev.mana.gdb.mi.MiTuple;
+import dev.mana.gdb.mi.command.CliKill;
+import dev.mana.gdb.mi.command.MiCommand;
+import dev.mana.gdb.mi.command.MiExecContinue;
+import dev.mana.gdb.mi.command.MiExecFinish;
+import dev.mana.gdb.mi.command.MiExecInterrupt;
+import dev.mana.gdb.mi.command.MiExecNext;
+import dev.mana.gdb.mi.command.MiExecNextInstruction;
+import dev.mana.gdb.mi.command.MiExecStep;
+import dev.mana.gdb.mi.command.MiExecStepInstruction;
+import dev.mana.gdb.mi.command.MiGdbSet;
+import dev.mana.gdb.mi.command.MiThreadInfo;
 import dev.mana.gdb.split.RankDebugger;
+import dev.mana.gdb.split.RuntimeSymbols;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -265,6 +277,9 @@ public final class RankSession implements AutoCloseable {
         return whileStopped(() -> breakpoints.setFunctions(wanted));
     }
 
+    /** Ends the restart pause loop once the rank runs again. */
+    private static final MiGdbSet RELEASE_RESTART_PAUSE = MiGdbSet.variable(RuntimeSymbols.MANA_RESTART_PAUSE_WAIT, "0");
+
     /** A gdb call that needs the rank stopped. */
     @FunctionalInterface
     private interface StoppedCall<T> {
@@ -283,7 +298,7 @@ public final class RankSession implements AutoCloseable {
             return c.call();
         }
         CompletableFuture<GdbEvent.Stopped> stop = gdb.expect(GdbEvent.Stopped.class, x -> true);
-        gdb.execute("-exec-interrupt --all", TIMEOUT);
+        gdb.execute(MiExecInterrupt.all(), TIMEOUT);
         GdbEvent.Stopped s = gdb.await(stop, TIMEOUT, "a stop to insert breakpoints");
         boolean ours = "signal-received".equals(s.reason())
                 && "SIGINT".equals(s.record().results().getString("signal-name"));
@@ -295,7 +310,7 @@ public final class RankSession implements AutoCloseable {
             return c.call();
         } finally {
             runningByRequest = true;
-            gdb.execute("-exec-continue", TIMEOUT);
+            gdb.execute(new MiExecContinue(), TIMEOUT);
         }
     }
 
@@ -317,35 +332,37 @@ public final class RankSession implements AutoCloseable {
             a.setAllThreadsStopped(true);
             client.stopped(a);
         } else {
-            resume("-exec-continue");
+            resume(new MiExecContinue());
         }
     }
 
     // ---- execution control ------------------------------------------------------------------------
 
     public void continueAll() throws MiException {
-        resume("-exec-continue");
+        resume(new MiExecContinue());
     }
 
     public void next(int thread, SteppingGranularity g) throws MiException {
-        resume((g == SteppingGranularity.INSTRUCTION ? "-exec-next-instruction" : "-exec-next") + " --thread " + thread);
+        String t = Integer.toString(thread);
+        resume(g == SteppingGranularity.INSTRUCTION ? new MiExecNextInstruction(t) : new MiExecNext(t));
     }
 
     public void stepIn(int thread, SteppingGranularity g) throws MiException {
-        resume((g == SteppingGranularity.INSTRUCTION ? "-exec-step-instruction" : "-exec-step") + " --thread " + thread);
+        String t = Integer.toString(thread);
+        resume(g == SteppingGranularity.INSTRUCTION ? new MiExecStepInstruction(t) : new MiExecStep(t));
     }
 
     public void stepOut(int thread) throws MiException {
-        resume("-exec-finish --thread " + thread + " --frame 0");
+        resume(new MiExecFinish(Integer.toString(thread)));
     }
 
-    private void resume(String command) throws MiException {
+    private void resume(MiCommand<?> command) throws MiException {
         requireAlive();
         if (restartPauseHeld) {
             // stepping inside the pause loop only spins there: release the pause and let the rank go
-            gdb.execute("-gdb-set var mana_restart_pause_wait = 0", TIMEOUT);
+            gdb.execute(RELEASE_RESTART_PAUSE, TIMEOUT);
             restartPauseHeld = false;
-            command = "-exec-continue";
+            command = new MiExecContinue();
         }
         invalidate();
         runningByRequest = true;
@@ -363,7 +380,7 @@ public final class RankSession implements AutoCloseable {
             return; // stopped already: DAP asks nothing more
         }
         pauseRequested = true;
-        gdb.execute("-exec-interrupt --all", TIMEOUT);
+        gdb.execute(MiExecInterrupt.all(), TIMEOUT);
     }
 
     // ---- inspection -------------------------------------------------------------------------------
@@ -373,8 +390,8 @@ public final class RankSession implements AutoCloseable {
         if (exited) {
             return out;
         }
-        for (MiValue tv : gdb.execute("-thread-info", TIMEOUT).results().getList("threads")) {
-            out.add(MiToDap.thread(tv.asTuple()));
+        for (MiTuple t : gdb.run(new MiThreadInfo(), TIMEOUT)) {
+            out.add(MiToDap.thread(t));
         }
         return out;
     }
@@ -412,7 +429,7 @@ public final class RankSession implements AutoCloseable {
             if (isExecutionCommand(cmd)) {
                 if (restartPauseHeld) {
                     // as any resume: the pause loop would only spin
-                    gdb.execute("-gdb-set var mana_restart_pause_wait = 0", TIMEOUT);
+                    gdb.execute(RELEASE_RESTART_PAUSE, TIMEOUT);
                     restartPauseHeld = false;
                 }
                 // in the background: run from the console, gdb would answer nothing (not even a pause)
@@ -470,7 +487,7 @@ public final class RankSession implements AutoCloseable {
             ProcessHandle.of(dbg.pid()).ifPresent(ProcessHandle::destroyForcibly);
         } else {
             // a stopped tracee's death goes unseen until gdb waits for it: let gdb kill it instead
-            gdb.execute("kill", TIMEOUT);
+            gdb.execute(new CliKill(), TIMEOUT);
         }
         RankStarter.kill(debuggee.started());
     }
@@ -491,7 +508,7 @@ public final class RankSession implements AutoCloseable {
             }
         } else if (!exited && restartPauseHeld && !gdb.isRunning()) {
             try {
-                gdb.execute("-gdb-set var mana_restart_pause_wait = 0", TIMEOUT);
+                gdb.execute(RELEASE_RESTART_PAUSE, TIMEOUT);
                 restartPauseHeld = false;
             } catch (MiException e) {
                 output("console", "mana-dap: could not release the restart pause: " + e.getMessage() + "\n");

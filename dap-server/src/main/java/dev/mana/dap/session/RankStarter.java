@@ -3,12 +3,15 @@ package dev.mana.dap.session;
 import dev.mana.gdb.mi.GdbEvent;
 import dev.mana.gdb.mi.GdbMi;
 import dev.mana.gdb.mi.MiException;
+import dev.mana.gdb.mi.command.MiGdbSet;
+import dev.mana.gdb.mi.command.MiTargetAttach;
 import dev.mana.gdb.split.ElfObject;
 import dev.mana.gdb.split.LhInfo;
 import dev.mana.gdb.split.MemorySource;
 import dev.mana.gdb.split.ProcMaps;
 import dev.mana.gdb.split.RankDebugger;
 import dev.mana.gdb.split.RankLocator;
+import dev.mana.gdb.split.RuntimeSymbols;
 import dev.mana.gdb.split.SymbolLoader;
 import dev.mana.inspector.CheckpointImage;
 import dev.mana.inspector.ImageException;
@@ -133,7 +136,7 @@ final class RankStarter {
             }
             for (Map.Entry<Integer, Long> e : pids.entrySet()) {
                 if (e.getKey() != rank) {
-                    release(e.getValue(), "mana_launch_pause_wait");
+                    release(e.getValue(), RuntimeSymbols.MANA_LAUNCH_PAUSE_WAIT);
                 }
             }
             long pid = pids.get(rank);
@@ -279,9 +282,9 @@ final class RankStarter {
     private void release(long pid, String variable) throws IOException, MiException {
         try (GdbMi gdb = GdbMi.start(gdbOptions())) {
             CompletableFuture<GdbEvent.Stopped> stop = gdb.expect(GdbEvent.Stopped.class, x -> true);
-            gdb.execute("-target-attach " + pid, Duration.ofSeconds(60));
+            gdb.execute(new MiTargetAttach(pid), Duration.ofSeconds(60));
             gdb.await(stop, Duration.ofSeconds(30), "stop after attaching to " + pid);
-            gdb.execute("-gdb-set var " + variable + " = 0");
+            gdb.execute(MiGdbSet.variable(variable, "0"));
         }
         out.accept("console", "mana-dap: released pid " + pid + " (a rank not debugged)\n");
     }

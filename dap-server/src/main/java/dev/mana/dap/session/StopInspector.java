@@ -1,11 +1,19 @@
 package dev.mana.dap.session;
 
 import dev.mana.gdb.mi.GdbMi;
-import dev.mana.gdb.mi.MiEscapes;
 import dev.mana.gdb.mi.MiException;
 import dev.mana.gdb.mi.MiResponse;
 import dev.mana.gdb.mi.MiTuple;
-import dev.mana.gdb.mi.MiValue;
+import dev.mana.gdb.mi.command.MiDataEvaluateExpression;
+import dev.mana.gdb.mi.command.MiFrame;
+import dev.mana.gdb.mi.command.MiInterpreterExec;
+import dev.mana.gdb.mi.command.MiStackInfoDepth;
+import dev.mana.gdb.mi.command.MiStackListFrames;
+import dev.mana.gdb.mi.command.MiStackListVariables;
+import dev.mana.gdb.mi.command.MiVarAssign;
+import dev.mana.gdb.mi.command.MiVarCreate;
+import dev.mana.gdb.mi.command.MiVarDelete;
+import dev.mana.gdb.mi.command.MiVarListChildren;
 import dev.mana.gdb.split.SplitProcess;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -73,7 +81,7 @@ final class StopInspector {
         listed.clear();
         if (deleteVarobjs) {
             for (String v : varobjs) {
-                gdb.send("-var-delete " + v); // no need to wait: gdb runs commands in order
+                gdb.send(new MiVarDelete(v)); // no need to wait: gdb runs commands in order
             }
         }
         varobjs.clear();
@@ -82,11 +90,10 @@ final class StopInspector {
     StackTraceResponse stackTrace(int thread, Integer startFrame, Integer levels) throws MiException {
         int start = startFrame == null ? 0 : Math.max(0, startFrame);
         boolean ranged = levels != null && levels > 0;
-        String cmd = "-stack-list-frames --thread " + thread + (ranged ? " " + start + " " + (start + levels - 1) : "");
-        MiResponse r = gdb.execute(cmd, TIMEOUT);
+        String t = Integer.toString(thread);
+        MiStackListFrames cmd = ranged ? new MiStackListFrames(t, start, start + levels - 1) : new MiStackListFrames(t);
         List<StackFrame> out = new ArrayList<>();
-        for (MiValue fv : r.results().getList("stack")) {
-            MiTuple f = fv.asTuple();
+        for (MiTuple f : gdb.run(cmd, TIMEOUT)) {
             int level = Integer.parseInt(f.getString("level", "0"));
             if (level < start) {
                 continue;
@@ -97,8 +104,7 @@ final class StopInspector {
         StackTraceResponse resp = new StackTraceResponse();
         resp.setStackFrames(out.toArray(new StackFrame[0]));
         if (ranged) {
-            String depth = gdb.execute("-stack-info-depth --thread " + thread, TIMEOUT).results().getString("depth");
-            resp.setTotalFrames(depth == null ? null : Integer.parseInt(depth));
+            resp.setTotalFrames(gdb.run(new MiStackInfoDepth(t), TIMEOUT));
         } else {
             resp.setTotalFrames(start + out.size());
         }
@@ -131,10 +137,8 @@ final class StopInspector {
         List<Variable> out = new ArrayList<>();
         Map<String, String> shown = listed.computeIfAbsent(reference, k -> new HashMap<>());
         if (r instanceof ScopeRef s) {
-            String where = "--thread " + s.frame().thread() + " --frame " + s.frame().level();
-            MiResponse names = gdb.execute("-stack-list-variables " + where + " --no-values", TIMEOUT);
-            for (MiValue v : names.results().getList("variables")) {
-                MiTuple t = v.asTuple();
+            MiFrame where = MiFrame.of(s.frame().thread(), s.frame().level());
+            for (MiTuple t : gdb.run(new MiStackListVariables(where), TIMEOUT)) {
                 if ("1".equals(t.getString("arg")) != s.arguments()) {
                     continue;
                 }
@@ -144,10 +148,7 @@ final class StopInspector {
         } else if (r instanceof VarobjRef v) {
             int from = start == null ? 0 : start;
             int to = from + (count == null || count <= 0 ? MAX_CHILDREN : count);
-            MiResponse kids = gdb.execute("-var-list-children --all-values " + MiEscapes.quote(v.varobj()) + " "
-                    + from + " " + to, TIMEOUT);
-            for (MiValue c : kids.results().getList("children")) {
-                MiTuple t = c.asTuple();
+            for (MiTuple t : gdb.run(new MiVarListChildren(v.varobj(), from, to), TIMEOUT)) {
                 int ref = MiToDap.numChildren(t) > 0 ? vars.create(new VarobjRef(t.getString("name"))) : 0;
                 out.add(MiToDap.variable(t.getString("exp"), t, ref, null));
                 shown.put(t.getString("exp"), t.getString("name"));
@@ -156,9 +157,9 @@ final class StopInspector {
         return out;
     }
 
-    /** A root variable object for local {@code name} in a frame ({@code where}: --thread/--frame). */
-    private Variable newVarobj(String where, String name, Map<String, String> shown) throws MiException {
-        MiResponse c = gdb.executeAllowError("-var-create " + where + " - * " + MiEscapes.quote(name), TIMEOUT);
+    /** A root variable object for local {@code name} in frame {@code where}. */
+    private Variable newVarobj(MiFrame where, String name, Map<String, String> shown) throws MiException {
+        MiResponse c = gdb.executeAllowError(new MiVarCreate(where, name), TIMEOUT);
         if (c.isError()) {
             Variable v = new Variable();
             v.setName(name);
@@ -183,9 +184,8 @@ final class StopInspector {
             throw new MiException(null, "no variable " + name + " under reference " + reference
                     + " (the rank ran since, or it was not listed)");
         }
-        MiResponse r = gdb.execute("-var-assign " + MiEscapes.quote(varobj) + " " + MiEscapes.quote(value), TIMEOUT);
         SetVariableResponse resp = new SetVariableResponse();
-        resp.setValue(r.results().getString("value"));
+        resp.setValue(gdb.run(new MiVarAssign(varobj, value), TIMEOUT));
         return resp;
     }
 
@@ -194,16 +194,15 @@ final class StopInspector {
      * happen once) and printed as gdb prints it.
      */
     EvaluateResponse value(String expression, Integer frameId) throws MiException {
-        MiResponse r = gdb.execute("-data-evaluate-expression " + where(frameId) + MiEscapes.quote(expression), TIMEOUT);
         EvaluateResponse resp = new EvaluateResponse();
-        resp.setResult(r.results().getString("value"));
+        resp.setResult(gdb.run(new MiDataEvaluateExpression(where(frameId), expression), TIMEOUT));
         resp.setVariablesReference(0);
         return resp;
     }
 
     /** A gdb command typed in the debug console ({@code -exec CMD}), run in the frame; its printed text. */
     EvaluateResponse console(String command, Integer frameId) throws MiException {
-        MiResponse r = gdb.execute("-interpreter-exec " + where(frameId) + "console " + MiEscapes.quote(command), TIMEOUT);
+        MiResponse r = gdb.execute(MiInterpreterExec.console(where(frameId), command), TIMEOUT);
         EvaluateResponse resp = new EvaluateResponse();
         resp.setResult(r.console().stripTrailing());
         resp.setVariablesReference(0);
@@ -212,8 +211,7 @@ final class StopInspector {
 
     /** A watch or hover: a variable object, so a structure expands like a local. */
     EvaluateResponse watch(String expression, Integer frameId) throws MiException {
-        MiResponse c = gdb.execute("-var-create " + where(frameId) + "- * " + MiEscapes.quote(expression), TIMEOUT);
-        MiTuple t = c.results();
+        MiTuple t = gdb.run(new MiVarCreate(where(frameId), expression), TIMEOUT);
         varobjs.add(t.getString("name"));
         EvaluateResponse resp = new EvaluateResponse();
         resp.setResult(t.getString("value", ""));
@@ -226,13 +224,13 @@ final class StopInspector {
         return resp;
     }
 
-    /** {@code --thread T --frame L } of a frame id, or "" (gdb's selected frame) without one. */
-    private String where(Integer frameId) throws MiException {
+    /** The frame of a frame id, or null (gdb's selected frame) without one. */
+    private MiFrame where(Integer frameId) throws MiException {
         if (frameId == null) {
-            return "";
+            return null;
         }
         FrameRef f = frame(frameId);
-        return "--thread " + f.thread() + " --frame " + f.level() + " ";
+        return MiFrame.of(f.thread(), f.level());
     }
 
     private FrameRef frame(int frameId) throws MiException {

@@ -7,6 +7,7 @@ import dev.mana.coordinator.RankInfo;
 import dev.mana.gdb.split.ElfObject;
 import dev.mana.gdb.split.LhInfo;
 import dev.mana.gdb.split.RankLocator;
+import dev.mana.gdb.split.RuntimeSymbols;
 import dev.mana.gdb.split.SplitProcess;
 import dev.mana.gdb.split.SymbolLoader;
 import dev.mana.inspector.CheckpointImage;
@@ -321,7 +322,7 @@ public final class ManaGdb implements Callable<Integer> {
             b.append("mana_gdb: warning: ").append(w).append('\n');
         }
         if (lh != null && lh.restartPause() > 0) {
-            b.append("mana_gdb: `continue` releases the restart pause (set var mana_restart_pause_wait = 0)\n");
+            b.append("mana_gdb: `continue` releases the restart pause (set var " + RuntimeSymbols.MANA_RESTART_PAUSE_WAIT + " = 0)\n");
         }
         return b.toString().stripTrailing();
     }
@@ -345,10 +346,11 @@ public final class ManaGdb implements Callable<Integer> {
         // frame filter are lost): a rank still restoring runs to its pause before the user's commands
         LhInfo lh0 = sp.lhInfo();
         if (lh0 != null && lh0.restartPause() > 0) {
-            b.append("if !$_any_caller_matches(\"^lh_restart_pause$\", 2)\n");
+            b.append("if !$_any_caller_matches(\"^" + RuntimeSymbols.LH_RESTART_PAUSE + "$\", 2)\n");
             if (waitForPause) {
                 // found while still restoring: let it run to its pause before anything touches upper memory
-                b.append("  tbreak lh_restart_pause if level == ").append(lh0.restartPause()).append('\n')
+                b.append("  tbreak " + RuntimeSymbols.LH_RESTART_PAUSE + " if ")
+                        .append(RuntimeSymbols.restartPauseLevelCondition(lh0.restartPause())).append('\n')
                         .append("  continue\n");
             } else {
                 b.append("  echo mana_gdb: the rank is not (or no longer) in its restart pause\\n\n");
@@ -357,7 +359,7 @@ public final class ManaGdb implements Callable<Integer> {
         }
         if (lh0 != null && lh0.restartPause() > 0) {
             // defined last, so the wait above does not release the pause
-            b.append("define hook-continue\n  set var mana_restart_pause_wait = 0\nend\n");
+            b.append("define hook-continue\n  set var " + RuntimeSymbols.MANA_RESTART_PAUSE_WAIT + " = 0\nend\n");
         }
         b.append(frameFilter(sp));
         return b.toString();

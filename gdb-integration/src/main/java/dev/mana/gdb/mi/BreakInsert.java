@@ -1,5 +1,8 @@
 package dev.mana.gdb.mi;
 
+import dev.mana.gdb.mi.command.MiBreakCondition;
+import dev.mana.gdb.mi.command.MiBreakInsert;
+
 /**
  * {@code -break-insert}: a location with an optional condition, ignore count, temporary and pending
  * flags. The command text is built here once, so the Eclipse model, the DAP server and the tests insert
@@ -42,41 +45,45 @@ public record BreakInsert(String location, String condition, int ignoreCount, bo
         return new BreakInsert(location, condition, ignoreCount, temporary, true);
     }
 
-    /** The MI command line. */
-    public String command() {
-        StringBuilder b = new StringBuilder("-break-insert");
+    /** The MI command: the location quoted, the condition stripped, no {@code -i} for no hits to ignore. */
+    public MiBreakInsert toCommand() {
+        MiBreakInsert c = MiBreakInsert.linespec(location);
         if (temporary) {
-            b.append(" -t");
+            c.temporary();
         }
         if (pending) {
-            b.append(" -f");
+            c.pending();
         }
         if (condition != null && !condition.isBlank()) {
-            b.append(" -c ").append(MiEscapes.quote(condition.strip()));
+            c.condition(condition.strip());
         }
         if (ignoreCount > 0) {
-            b.append(" -i ").append(ignoreCount);
+            c.ignoreCount(ignoreCount);
         }
-        return b.append(' ').append(MiEscapes.quote(location)).toString();
+        return c;
+    }
+
+    /** The MI command line. */
+    public String command() {
+        return toCommand().line();
     }
 
     /** Inserts it; returns gdb's breakpoint number. {@code ^error} (no such file, function) throws with gdb's message. */
     public String insert(GdbMi gdb) throws MiException {
-        return number(gdb.execute(command()).results());
+        return number(gdb.execute(toCommand()).results());
     }
 
     /** The number of {@code ^done,bkpt={number="N",...}}. */
     static String number(MiTuple results) throws MiException {
-        String n = results.getTuple("bkpt").getString("number");
-        if (n == null) {
+        MiTuple bkpt = results.getTuple("bkpt");
+        if (bkpt.getString("number") == null) {
             throw new MiException(null, "no breakpoint number in " + results);
         }
-        return n;
+        return bkpt.getString("number");
     }
 
-    /** {@code -break-condition N EXPR}, or with no expression, the condition removed. */
+    /** {@code -break-condition N "EXPR"}, or with no expression, the condition removed. */
     public static String conditionCommand(String number, String condition) {
-        return condition == null || condition.isBlank() ? "-break-condition " + number
-                : "-break-condition " + number + " " + condition.strip();
+        return new MiBreakCondition(number, condition).line();
     }
 }

@@ -1,7 +1,8 @@
 package dev.mana.gdb.mi;
 
+import dev.mana.gdb.mi.command.MiDataDisassemble;
+
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -32,12 +33,12 @@ public final class Disassembly {
 
     /** The command for the function that contains {@code address}. */
     public static String functionCommand(long address) {
-        return "-data-disassemble -a 0x" + Long.toHexString(address) + " -- 2";
+        return MiDataDisassemble.function(address).line();
     }
 
     /** The command for the range [{@code start}, {@code end}). */
     public static String rangeCommand(long start, long end) {
-        return "-data-disassemble -s 0x" + Long.toHexString(start) + " -e 0x" + Long.toHexString(end) + " -- 2";
+        return MiDataDisassemble.range(start, end).line();
     }
 
     /**
@@ -46,24 +47,18 @@ public final class Disassembly {
      * gdb's message.
      */
     public static List<Instruction> around(GdbMi gdb, long address) throws MiException {
-        MiResponse r = gdb.executeAllowError(functionCommand(address), Duration.ofSeconds(30));
-        if (r.isError()) {
-            // "No function contains specified address": decode forwards from the address
-            r = gdb.execute(rangeCommand(address, address + BYTES_WITHOUT_FUNCTION));
-        }
-        return window(parse(r.results()), address, MAX_INSTRUCTIONS);
+        MiDataDisassemble function = MiDataDisassemble.function(address);
+        MiResponse r = gdb.executeAllowError(function, Duration.ofSeconds(30));
+        List<Instruction> all = r.isError()
+                // "No function contains specified address": decode forwards from the address
+                ? gdb.run(MiDataDisassemble.range(address, address + BYTES_WITHOUT_FUNCTION))
+                : function.result(r);
+        return window(all, address, MAX_INSTRUCTIONS);
     }
 
     /** Reads {@code asm_insns=[{address,func-name,offset,opcodes,inst}, ...]}. */
     static List<Instruction> parse(MiTuple results) {
-        List<Instruction> out = new ArrayList<>();
-        for (MiValue v : results.getList("asm_insns")) {
-            MiTuple t = v.asTuple();
-            String off = t.getString("offset", null);
-            out.add(new Instruction(parseHex(t.getString("address")), t.getString("func-name", null),
-                    off == null ? -1 : Long.parseLong(off), t.getString("opcodes", ""), t.getString("inst", "")));
-        }
-        return out;
+        return MiDataDisassemble.parse(results);
     }
 
     /** At most {@code max} instructions, the one at (or last before) {@code address} in the middle. */
@@ -89,9 +84,5 @@ public final class Disassembly {
             }
         }
         return best;
-    }
-
-    private static long parseHex(String s) {
-        return Long.parseUnsignedLong(s.startsWith("0x") ? s.substring(2) : s, 16);
     }
 }

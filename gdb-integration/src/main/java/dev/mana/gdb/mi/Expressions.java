@@ -1,5 +1,10 @@
 package dev.mana.gdb.mi;
 
+import dev.mana.gdb.mi.command.MiDataEvaluateExpression;
+import dev.mana.gdb.mi.command.MiFrame;
+import dev.mana.gdb.mi.command.MiVarAssign;
+import java.util.Objects;
+
 /**
  * Expressions in a frame: evaluated once ({@code -data-evaluate-expression}), assigned through a variable
  * object ({@code -var-assign}), and the address an expression names (for memory views).
@@ -10,19 +15,21 @@ public final class Expressions {
 
     /** The command evaluating {@code expression} in frame {@code frame} of gdb thread {@code thread} (null: selected). */
     public static String evaluateCommand(String thread, int frame, String expression) {
-        String where = thread == null ? "" : "--thread " + thread + " --frame " + frame + " ";
-        return "-data-evaluate-expression " + where + MiEscapes.quote(expression);
+        return command(thread, frame, expression).line();
     }
 
     /** The value as gdb prints it; {@code ^error} (no such symbol, a syntax error) throws with gdb's message. */
     public static String evaluate(GdbMi gdb, String thread, int frame, String expression) throws MiException {
-        return gdb.execute(evaluateCommand(thread, frame, expression)).results().getString("value", "");
+        return Objects.requireNonNullElse(gdb.run(command(thread, frame, expression)), "");
+    }
+
+    private static MiDataEvaluateExpression command(String thread, int frame, String expression) {
+        return new MiDataEvaluateExpression(thread == null ? null : new MiFrame(thread, frame), expression);
     }
 
     /** Assigns {@code expression} to variable object {@code varObject}; returns the value gdb now reads. */
     public static String assign(GdbMi gdb, String varObject, String expression) throws MiException {
-        return gdb.execute("-var-assign " + varObject + " " + MiEscapes.quote(expression)).results()
-                .getString("value", "");
+        return Objects.requireNonNullElse(gdb.run(new MiVarAssign(varObject, expression)), "");
     }
 
     /**

@@ -1,5 +1,12 @@
 package dev.mana.gdb.mi;
 
+import dev.mana.gdb.mi.command.CliKill;
+import dev.mana.gdb.mi.command.MiCommand;
+import dev.mana.gdb.mi.command.MiExecInterrupt;
+import dev.mana.gdb.mi.command.MiGdbExit;
+import dev.mana.gdb.mi.command.MiGdbSet;
+import dev.mana.gdb.mi.command.MiInterpreterExec;
+import dev.mana.gdb.mi.command.MiTargetDetach;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -118,11 +125,11 @@ public final class GdbMi implements AutoCloseable {
         boolean ok = false;
         try {
             // mi-async before any target exists; no pagination, no confirmations, no network look-ups
-            gdb.execute("-gdb-set mi-async on");
-            gdb.execute("-gdb-set confirm off");
-            gdb.execute("-gdb-set pagination off");
-            gdb.execute("-gdb-set width 0");
-            gdb.execute("-gdb-set debuginfod enabled off");
+            gdb.execute(new MiGdbSet("mi-async on"));
+            gdb.execute(new MiGdbSet("confirm off"));
+            gdb.execute(new MiGdbSet("pagination off"));
+            gdb.execute(new MiGdbSet("width 0"));
+            gdb.execute(new MiGdbSet("debuginfod enabled off"));
             ok = true;
             return gdb;
         } finally {
@@ -224,7 +231,7 @@ public final class GdbMi implements AutoCloseable {
         if (command.indexOf('\n') >= 0 || command.indexOf('\r') >= 0) {
             throw new IllegalArgumentException("a command is one line: " + command);
         }
-        String mi = command.startsWith("-") ? command : "-interpreter-exec console " + MiEscapes.quote(command);
+        String mi = command.startsWith("-") ? command : MiInterpreterExec.console(command).line();
         long token = nextToken.getAndIncrement();
         CompletableFuture<MiResponse> f = new CompletableFuture<>();
         pending.put(token, new Pending(command, f));
@@ -245,6 +252,36 @@ public final class GdbMi implements AutoCloseable {
             f.completeExceptionally(new MiException(command, "cannot write to gdb: " + e.getMessage() + stderrSuffix(), e));
         }
         return f;
+    }
+
+    /** Sends a command object (its {@link MiCommand#text()}), as {@link #send(String)}. */
+    public CompletableFuture<MiResponse> send(MiCommand<?> command) {
+        return send(command.text());
+    }
+
+    /** Sends, waits with the default time-out and reads the answer; {@code ^error} throws. */
+    public <R> R run(MiCommand<R> command) throws MiException {
+        return run(command, options.defaultTimeout());
+    }
+
+    /** Sends, waits and reads the answer; {@code ^error} throws {@link MiException} with GDB's message. */
+    public <R> R run(MiCommand<R> command, Duration timeout) throws MiException {
+        return command.result(execute(command, timeout));
+    }
+
+    /** Sends and waits with the default time-out; {@code ^error} throws. */
+    public MiResponse execute(MiCommand<?> command) throws MiException {
+        return execute(command.text());
+    }
+
+    /** Sends and waits; {@code ^error} throws {@link MiException} with GDB's message. */
+    public MiResponse execute(MiCommand<?> command, Duration timeout) throws MiException {
+        return execute(command.text(), timeout);
+    }
+
+    /** Sends and waits; returns {@code ^error} responses instead of throwing. */
+    public MiResponse executeAllowError(MiCommand<?> command, Duration timeout) throws MiException {
+        return executeAllowError(command.text(), timeout);
     }
 
     /** Sends and waits with the default time-out; {@code ^error} throws. */
@@ -421,7 +458,7 @@ public final class GdbMi implements AutoCloseable {
             if (process.isAlive() && inferiorPid != null) {
                 if (running) {
                     CompletableFuture<GdbEvent.Stopped> stop = expect(GdbEvent.Stopped.class, s -> true);
-                    executeAllowError("-exec-interrupt --all", t);
+                    executeAllowError(MiExecInterrupt.all(), t);
                     try {
                         await(stop, t, "stop after interrupt");
                     } catch (MiException e) {
@@ -429,11 +466,11 @@ public final class GdbMi implements AutoCloseable {
                     }
                 }
                 if (inferiorPid != null) {
-                    executeAllowError(options.killOnClose() ? "kill" : "-target-detach", t);
+                    executeAllowError(options.killOnClose() ? new CliKill() : new MiTargetDetach(), t);
                 }
             }
             if (process.isAlive()) {
-                send("-gdb-exit");
+                send(new MiGdbExit());
             }
         } catch (MiException | RuntimeException e) {
             // we are closing anyway; the process is killed below if it did not exit

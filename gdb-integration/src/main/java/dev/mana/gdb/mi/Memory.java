@@ -1,6 +1,7 @@
 package dev.mana.gdb.mi;
 
-import java.util.HexFormat;
+import dev.mana.gdb.mi.command.MiDataReadMemoryBytes;
+import dev.mana.gdb.mi.command.MiDataWriteMemoryBytes;
 
 /**
  * Target memory through {@code -data-read-memory-bytes} and {@code -data-write-memory-bytes}. gdb answers a
@@ -24,7 +25,7 @@ public final class Memory {
     }
 
     public static String readCommand(long address, int length) {
-        return "-data-read-memory-bytes 0x" + Long.toHexString(address) + " " + length;
+        return new MiDataReadMemoryBytes(address, length).line();
     }
 
     /** Reads the range; a range nothing of which can be read comes back all unreadable, not as an error. */
@@ -32,43 +33,25 @@ public final class Memory {
         if (length < 0) {
             throw new IllegalArgumentException("length " + length);
         }
-        MiResponse r = gdb.executeAllowError(readCommand(address, length), java.time.Duration.ofSeconds(30));
+        MiDataReadMemoryBytes read = new MiDataReadMemoryBytes(address, length);
+        MiResponse r = gdb.executeAllowError(read, java.time.Duration.ofSeconds(30));
         if (r.isError()) {
             return new Block(address, new byte[length], new boolean[length]);
         }
-        return parse(r.results(), address, length);
+        return read.result(r);
     }
 
     /** Places each {@code memory=[{begin,offset,end,contents}]} piece in a block of {@code length} bytes. */
     static Block parse(MiTuple results, long address, int length) {
-        byte[] bytes = new byte[length];
-        boolean[] readable = new boolean[length];
-        for (MiValue v : results.getList("memory")) {
-            MiTuple piece = v.asTuple();
-            long begin = parseHex(piece.getString("begin"));
-            byte[] data = HexFormat.of().parseHex(piece.getString("contents", ""));
-            long at = begin - address;
-            for (int i = 0; i < data.length; i++) {
-                long j = at + i;
-                if (j >= 0 && j < length) {
-                    bytes[(int) j] = data[i];
-                    readable[(int) j] = true;
-                }
-            }
-        }
-        return new Block(address, bytes, readable);
+        return MiDataReadMemoryBytes.parse(results, address, length);
     }
 
     public static String writeCommand(long address, byte[] bytes) {
-        return "-data-write-memory-bytes 0x" + Long.toHexString(address) + " " + HexFormat.of().formatHex(bytes);
+        return new MiDataWriteMemoryBytes(address, bytes).line();
     }
 
     /** Writes {@code bytes} at {@code address}; an unwritable address throws with gdb's message. */
     public static void write(GdbMi gdb, long address, byte[] bytes) throws MiException {
-        gdb.execute(writeCommand(address, bytes));
-    }
-
-    private static long parseHex(String s) {
-        return Long.parseUnsignedLong(s.startsWith("0x") ? s.substring(2) : s, 16);
+        gdb.execute(new MiDataWriteMemoryBytes(address, bytes));
     }
 }

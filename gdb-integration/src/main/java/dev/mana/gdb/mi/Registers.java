@@ -1,10 +1,12 @@
 package dev.mana.gdb.mi;
 
+import dev.mana.gdb.mi.command.CliMaintPrintRegisterGroups;
+import dev.mana.gdb.mi.command.MiDataListRegisterNames;
+import dev.mana.gdb.mi.command.MiDataListRegisterValues;
+import dev.mana.gdb.mi.command.MiFrame;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The target's registers: names by number ({@code -data-list-register-names}), values of one frame
@@ -20,47 +22,27 @@ public final class Registers {
         }
     }
 
-    /** gdb's groups that only say what is saved or list everything: not shown as groups of their own. */
-    private static final Set<String> NOT_SHOWN = Set.of("all", "save", "restore");
-
     private Registers() {
     }
 
     /** Register names indexed by gdb's register number; an unnamed number is "". */
     public static List<String> names(GdbMi gdb) throws MiException {
-        List<String> out = new ArrayList<>();
-        for (MiValue v : gdb.execute("-data-list-register-names").results().getList("register-names")) {
-            out.add(v.asString() == null ? "" : v.asString());
-        }
-        return out;
+        return gdb.run(new MiDataListRegisterNames());
     }
 
     /** The command reading the values of {@code numbers} (all when empty) in hex, in a thread's frame. */
     public static String valuesCommand(String thread, int frame, List<Integer> numbers) {
-        StringBuilder b = new StringBuilder("-data-list-register-values --thread ").append(thread)
-                .append(" --frame ").append(frame).append(" --skip-unavailable x");
-        for (int n : numbers) {
-            b.append(' ').append(n);
-        }
-        return b.toString();
+        return new MiDataListRegisterValues(new MiFrame(thread, frame), numbers).line();
     }
 
     /** Values by register number: hex for scalars, gdb's brace notation for vector registers. */
     public static Map<Integer, String> values(GdbMi gdb, String thread, int frame, List<Integer> numbers)
             throws MiException {
-        return parseValues(gdb.execute(valuesCommand(thread, frame, numbers)).results());
+        return gdb.run(new MiDataListRegisterValues(new MiFrame(thread, frame), numbers));
     }
 
     static Map<Integer, String> parseValues(MiTuple results) {
-        Map<Integer, String> out = new LinkedHashMap<>();
-        for (MiValue v : results.getList("register-values")) {
-            MiTuple t = v.asTuple();
-            String n = t.getString("number");
-            if (n != null) {
-                out.put(Integer.parseInt(n), t.getString("value", ""));
-            }
-        }
-        return out;
+        return MiDataListRegisterValues.parse(results);
     }
 
     /**
@@ -68,8 +50,9 @@ public final class Registers {
      * {@code restore} left out. Where gdb cannot print them, one group "general" holds every named register.
      */
     public static List<Group> groups(GdbMi gdb) throws MiException {
-        MiResponse r = gdb.executeAllowError("maint print register-groups", java.time.Duration.ofSeconds(30));
-        List<Group> g = r.isError() ? List.of() : parseGroups(r.console());
+        CliMaintPrintRegisterGroups print = new CliMaintPrintRegisterGroups();
+        MiResponse r = gdb.executeAllowError(print, java.time.Duration.ofSeconds(30));
+        List<Group> g = r.isError() ? List.of() : print.result(r);
         if (!g.isEmpty()) {
             return g;
         }
@@ -88,27 +71,7 @@ public final class Registers {
      * commas. Groups come in the order of their first register; unnamed registers ({@code ''}) are skipped.
      */
     public static List<Group> parseGroups(String table) {
-        Map<String, List<String>> groups = new LinkedHashMap<>();
-        boolean header = false;
-        for (String line : table.split("\n")) {
-            String[] f = line.trim().split("\\s+");
-            if (!header) {
-                header = f.length >= 6 && f[0].equals("Name") && f[1].equals("Nr");
-                continue;
-            }
-            // name nr rel offset size type [groups]: a row without groups has six fields
-            if (f.length < 7 || f[0].equals("''") || !f[1].matches("\\d+")) {
-                continue;
-            }
-            for (String g : f[f.length - 1].split(",")) {
-                if (!g.isEmpty() && !NOT_SHOWN.contains(g)) {
-                    groups.computeIfAbsent(g, k -> new ArrayList<>()).add(f[0]);
-                }
-            }
-        }
-        List<Group> out = new ArrayList<>();
-        groups.forEach((name, regs) -> out.add(new Group(name, regs)));
-        return out;
+        return CliMaintPrintRegisterGroups.parse(table);
     }
 
     /** Writes {@code value} (an expression) into register {@code name} in a thread's frame; returns the new value. */

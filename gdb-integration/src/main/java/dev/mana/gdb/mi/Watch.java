@@ -1,5 +1,7 @@
 package dev.mana.gdb.mi;
 
+import dev.mana.gdb.mi.command.MiBreakWatch;
+
 /**
  * {@code -break-watch}: a watchpoint on an expression (a variable, {@code *(int *) 0x601040}). gdb
  * answers each kind under its own name ({@code wpt}, {@code hw-rwpt}, {@code hw-awpt}) and reports a
@@ -12,17 +14,11 @@ public record Watch(String expression, Kind kind) {
     /** Which accesses stop the program. */
     public enum Kind {
         /** A write that changes the value ({@code watch}). */
-        WRITE(""),
+        WRITE,
         /** A read ({@code rwatch}). */
-        READ(" -r"),
+        READ,
         /** A read or a write ({@code awatch}). */
-        ACCESS(" -a");
-
-        private final String flag;
-
-        Kind(String flag) {
-            this.flag = flag;
-        }
+        ACCESS
     }
 
     public Watch {
@@ -31,24 +27,22 @@ public record Watch(String expression, Kind kind) {
         }
     }
 
+    public MiBreakWatch toCommand() {
+        return new MiBreakWatch(expression.strip(), kind);
+    }
+
     public String command() {
-        return "-break-watch" + kind.flag + " " + MiEscapes.quote(expression.strip());
+        return toCommand().line();
     }
 
     /** Inserts it; returns gdb's breakpoint number. */
     public String insert(GdbMi gdb) throws MiException {
-        return number(gdb.execute(command()).results());
+        return gdb.run(toCommand());
     }
 
     /** The number from {@code wpt}, {@code hw-rwpt} or {@code hw-awpt}. */
     static String number(MiTuple results) throws MiException {
-        for (String key : new String[] {"wpt", "hw-rwpt", "hw-awpt"}) {
-            String n = results.getTuple(key).getString("number");
-            if (n != null) {
-                return n;
-            }
-        }
-        throw new MiException(null, "no watchpoint number in " + results);
+        return MiBreakWatch.number(results);
     }
 
     /**

@@ -45,9 +45,9 @@ public record LhInfo(long address, int version, int size, int flags, int generat
      */
     public static LhInfo read(MemorySource mem, List<ProcMaps.Mapping> maps, Path lowerHalf) throws IOException {
         ElfFile elf = ElfFile.read(lowerHalf);
-        Long sym = elf.symbol("mana_lh");
+        Long sym = elf.symbol(RuntimeSymbols.MANA_LH);
         if (sym == null) {
-            throw new IOException(lowerHalf + " has no symbol mana_lh (not our bin/lower-half?)");
+            throw new IOException(lowerHalf + " has no symbol " + RuntimeSymbols.MANA_LH + " (not our bin/lower-half?)");
         }
         Long bias = null;
         String want = lowerHalf.toString();

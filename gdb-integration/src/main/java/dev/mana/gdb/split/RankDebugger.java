@@ -2,11 +2,17 @@ package dev.mana.gdb.split;
 
 import dev.mana.gdb.mi.GdbEvent;
 import dev.mana.gdb.mi.GdbMi;
-import dev.mana.gdb.mi.MiEscapes;
 import dev.mana.gdb.mi.MiException;
-import dev.mana.gdb.mi.MiResponse;
 import dev.mana.gdb.mi.MiTuple;
-import dev.mana.gdb.mi.MiValue;
+import dev.mana.gdb.mi.command.MiBreakDelete;
+import dev.mana.gdb.mi.command.MiBreakInsert;
+import dev.mana.gdb.mi.command.MiDataEvaluateExpression;
+import dev.mana.gdb.mi.command.MiExecContinue;
+import dev.mana.gdb.mi.command.MiFrame;
+import dev.mana.gdb.mi.command.MiGdbSet;
+import dev.mana.gdb.mi.command.MiStackListFrames;
+import dev.mana.gdb.mi.command.MiTargetAttach;
+import dev.mana.gdb.mi.command.MiThreadInfo;
 import dev.mana.inspector.CheckpointImage;
 import dev.mana.inspector.Half;
 import java.io.IOException;
@@ -66,7 +72,7 @@ public final class RankDebugger implements AutoCloseable {
         try {
             long t1 = System.nanoTime();
             CompletableFuture<GdbEvent.Stopped> stop = gdb.expect(GdbEvent.Stopped.class, s -> true);
-            gdb.execute("-target-attach " + pid, Duration.ofSeconds(60));
+            gdb.execute(new MiTargetAttach(pid), Duration.ofSeconds(60));
             gdb.await(stop, Duration.ofSeconds(30), "stop after attaching to " + pid);
             long t2 = System.nanoTime();
             SplitProcess sp = SplitProcess.ofProcess(pid, image);
@@ -100,20 +106,19 @@ public final class RankDebugger implements AutoCloseable {
         try {
             long t1 = System.nanoTime();
             CompletableFuture<GdbEvent.Stopped> stop = gdb.expect(GdbEvent.Stopped.class, s -> true);
-            gdb.execute("-target-attach " + pid, Duration.ofSeconds(60));
+            gdb.execute(new MiTargetAttach(pid), Duration.ofSeconds(60));
             gdb.await(stop, Duration.ofSeconds(30), "stop after attaching to " + pid);
-            if (!onStack(gdb, "lh_launch_pause")) {
+            if (!onStack(gdb, RuntimeSymbols.LH_LAUNCH_PAUSE)) {
                 throw new MiException(null, "pid " + pid + " does not wait in its launch pause (MANA_LAUNCH_PAUSE=1)");
             }
-            String bp = gdb.execute("-break-insert lh_record_ranges").results().getTuple("bkpt").getString("number");
-            gdb.execute("-gdb-set var mana_launch_pause_wait = 0");
+            String bp = gdb.run(MiBreakInsert.symbol(RuntimeSymbols.LH_RECORD_RANGES)).getString("number");
+            gdb.execute(MiGdbSet.variable(RuntimeSymbols.MANA_LAUNCH_PAUSE_WAIT, "0"));
             GdbEvent.Stopped mapped = continueTo(gdb, timeout, "the program of pid " + pid + " to be mapped");
-            gdb.execute("-break-delete " + bp);
-            String v = gdb.execute("-data-evaluate-expression " + MiEscapes.quote("(void *) mana_lh.uh_app_base"))
-                    .results().getString("value");
+            gdb.execute(new MiBreakDelete(bp));
+            String v = gdb.run(new MiDataEvaluateExpression(RuntimeSymbols.appBaseExpression()));
             long bias = parseAddress(v.split(" ")[0]);
             long main = mainOfProgram(pid, bias);
-            gdb.execute("-break-insert -t *0x" + Long.toHexString(main));
+            gdb.execute(MiBreakInsert.symbol("*0x" + Long.toHexString(main)).temporary());
             GdbEvent.Stopped atMain = continueTo(gdb, timeout, "main of pid " + pid);
             if (parseAddress(atMain.frame().getString("addr")) != main) {
                 throw new MiException(null, "pid " + pid + " stopped at " + atMain.frame() + ", not at main ("
@@ -134,8 +139,8 @@ public final class RankDebugger implements AutoCloseable {
     }
 
     private static boolean onStack(GdbMi gdb, String function) throws MiException {
-        for (MiValue f : gdb.execute("-stack-list-frames --thread 1").results().getList("stack")) {
-            if (function.equals(f.asTuple().getString("func"))) {
+        for (MiTuple f : gdb.run(new MiStackListFrames("1"))) {
+            if (function.equals(f.getString("func"))) {
                 return true;
             }
         }
@@ -144,7 +149,7 @@ public final class RankDebugger implements AutoCloseable {
 
     private static GdbEvent.Stopped continueTo(GdbMi gdb, Duration timeout, String what) throws MiException {
         CompletableFuture<GdbEvent.Stopped> stop = gdb.expect(GdbEvent.Stopped.class, s -> true);
-        gdb.execute("-exec-continue");
+        gdb.execute(new MiExecContinue());
         GdbEvent.Stopped s = gdb.await(stop, timeout, what);
         if (s.isExit() || !"breakpoint-hit".equals(s.reason())) {
             throw new MiException(null, "waiting for " + what + ": stopped (" + s.reason() + ")");
@@ -191,8 +196,8 @@ public final class RankDebugger implements AutoCloseable {
 
     /** Whether some thread waits in the lower half's restart pause loop. */
     public boolean isPaused() throws MiException {
-        for (MiValue tv : gdb.execute("-thread-info").results().getList("threads")) {
-            if ("lh_restart_pause".equals(tv.asTuple().path("frame", "func"))) {
+        for (MiTuple t : gdb.run(new MiThreadInfo())) {
+            if (RuntimeSymbols.LH_RESTART_PAUSE.equals(t.path("frame", "func"))) {
                 return true;
             }
         }
@@ -210,18 +215,18 @@ public final class RankDebugger implements AutoCloseable {
             throws IOException, MiException {
         try (GdbMi g = GdbMi.start(options.withKillOnClose(false))) {
             CompletableFuture<GdbEvent.Stopped> attached = g.expect(GdbEvent.Stopped.class, s -> true);
-            g.execute("-target-attach " + pid, Duration.ofSeconds(60));
+            g.execute(new MiTargetAttach(pid), Duration.ofSeconds(60));
             g.await(attached, Duration.ofSeconds(30), "stop after attaching to " + pid);
-            for (MiValue f : g.execute("-stack-list-frames --thread 1").results().getList("stack")) {
-                if ("lh_restart_pause".equals(f.asTuple().getString("func"))) {
+            for (MiTuple f : g.run(new MiStackListFrames("1"))) {
+                if (RuntimeSymbols.LH_RESTART_PAUSE.equals(f.getString("func"))) {
                     return; // already there (close() detaches)
                 }
             }
-            g.execute("-break-insert -t -c " + MiEscapes.quote("level == " + level) + " lh_restart_pause");
+            g.execute(pauseBreakpoint(level));
             CompletableFuture<GdbEvent.Stopped> stop = g.expect(GdbEvent.Stopped.class, s -> true);
-            g.execute("-exec-continue");
+            g.execute(new MiExecContinue());
             GdbEvent.Stopped s = g.await(stop, timeout, "restart pause level " + level + " of pid " + pid);
-            if (s.isExit() || !"lh_restart_pause".equals(s.frame().getString("func"))) {
+            if (s.isExit() || !RuntimeSymbols.LH_RESTART_PAUSE.equals(s.frame().getString("func"))) {
                 throw new MiException(null, "pid " + pid + " did not reach restart pause level " + level + " (stopped: "
                         + s.reason() + ")");
             }
@@ -237,30 +242,35 @@ public final class RankDebugger implements AutoCloseable {
         if (isPaused()) {
             return;
         }
-        gdb.execute("-break-insert -t -c " + MiEscapes.quote("level == " + level) + " lh_restart_pause");
+        gdb.execute(pauseBreakpoint(level));
         CompletableFuture<GdbEvent.Stopped> stop = nextStop();
         resume();
         GdbEvent.Stopped s = awaitStop(stop, timeout);
-        if (s.isExit() || !"lh_restart_pause".equals(s.frame().getString("func"))) {
+        if (s.isExit() || !RuntimeSymbols.LH_RESTART_PAUSE.equals(s.frame().getString("func"))) {
             throw new MiException(null, "rank pid " + pid + " did not reach restart pause level " + level + " (stopped: "
                     + s.reason() + ")");
         }
     }
 
+    /** A temporary breakpoint on {@code lh_restart_pause} that stops at pause level {@code level} only. */
+    static MiBreakInsert pauseBreakpoint(int level) {
+        return MiBreakInsert.symbol(RuntimeSymbols.LH_RESTART_PAUSE).temporary()
+                .condition(RuntimeSymbols.restartPauseLevelCondition(level));
+    }
+
     /** {@code -break-insert LOCATION}; returns the breakpoint number. */
     public String insertBreakpoint(String location) throws MiException {
-        MiResponse r = gdb.execute("-break-insert " + MiEscapes.quote(location));
-        return r.results().getTuple("bkpt").getString("number");
+        return gdb.run(MiBreakInsert.linespec(location)).getString("number");
     }
 
     /** Clears {@code mana_restart_pause_wait}: the pause loop ends once the process runs again. */
     public void releasePause() throws MiException {
-        gdb.execute("-gdb-set var mana_restart_pause_wait = 0");
+        gdb.execute(MiGdbSet.variable(RuntimeSymbols.MANA_RESTART_PAUSE_WAIT, "0"));
     }
 
     /** Resumes every thread. */
     public void resume() throws MiException {
-        gdb.execute("-exec-continue");
+        gdb.execute(new MiExecContinue());
     }
 
     /** Releases the pause and resumes every thread; breakpoints inserted before are in force. */
@@ -282,18 +292,16 @@ public final class RankDebugger implements AutoCloseable {
     /** Thread ids (gdb's numbering). */
     public List<String> threadIds() throws MiException {
         List<String> ids = new ArrayList<>();
-        for (MiValue tv : gdb.execute("-thread-info").results().getList("threads")) {
-            ids.add(tv.asTuple().getString("id"));
+        for (MiTuple t : gdb.run(new MiThreadInfo())) {
+            ids.add(t.getString("id"));
         }
         return ids;
     }
 
     /** The stack of one thread, each frame tagged with its half. */
     public List<Frame> backtrace(String threadId) throws MiException {
-        MiResponse r = gdb.execute("-stack-list-frames --thread " + threadId);
         List<Frame> out = new ArrayList<>();
-        for (MiValue fv : r.results().getList("stack")) {
-            MiTuple f = fv.asTuple();
+        for (MiTuple f : gdb.run(new MiStackListFrames(threadId))) {
             long addr = parseAddress(f.getString("addr"));
             String line = f.getString("line");
             out.add(new Frame(Integer.parseInt(f.getString("level", "0")), addr, f.getString("func"), f.getString("file"),
@@ -305,8 +313,7 @@ public final class RankDebugger implements AutoCloseable {
 
     /** An expression's value in the current frame of {@code threadId} (null: the selected thread). */
     public String evaluate(String expression, String threadId) throws MiException {
-        String t = threadId == null ? "" : "--thread " + threadId + " --frame 0 ";
-        return gdb.execute("-data-evaluate-expression " + t + MiEscapes.quote(expression)).results().getString("value");
+        return gdb.run(new MiDataEvaluateExpression(threadId == null ? null : MiFrame.top(threadId), expression));
     }
 
     static long parseAddress(String s) {

@@ -165,12 +165,12 @@ public final class RankLocator {
      * poll until it says true.
      */
     public static boolean inRestartPause(long pid) {
-        return inPauseLoop(pid, "lh_restart_pause");
+        return inPauseLoop(pid, RuntimeSymbols.LH_RESTART_PAUSE);
     }
 
     /** Whether a launched rank waits in the lower half's launch pause ({@code MANA_LAUNCH_PAUSE}), as above. */
     public static boolean inLaunchPause(long pid) {
-        return inPauseLoop(pid, "lh_launch_pause");
+        return inPauseLoop(pid, RuntimeSymbols.LH_LAUNCH_PAUSE);
     }
 
     private static boolean inPauseLoop(long pid, String function) {

@@ -2,8 +2,8 @@ package dev.mana.gdb.split;
 
 import dev.mana.gdb.mi.GdbMi;
 import dev.mana.gdb.mi.MiException;
-import dev.mana.gdb.mi.MiTuple;
-import dev.mana.gdb.mi.MiValue;
+import dev.mana.gdb.mi.command.CliAddSymbolFile;
+import dev.mana.gdb.mi.command.MiFileListSharedLibraries;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -37,9 +37,11 @@ public final class SymbolLoader {
 
     /** The same as the command a user would type: {@code add-symbol-file PATH -o 0xBIAS}. */
     public static String addSymbolFileCommand(ElfObject o) {
-        String p = o.path().toString();
-        String quoted = p.matches(".*[\\s\"'\\\\].*") ? "\"" + p.replace("\\", "\\\\").replace("\"", "\\\"") + "\"" : p;
-        return "add-symbol-file " + quoted + " -o 0x" + Long.toHexString(o.bias());
+        return addSymbolFile(o).text();
+    }
+
+    private static CliAddSymbolFile addSymbolFile(ElfObject o) {
+        return new CliAddSymbolFile(o.path(), o.bias());
     }
 
     /** The commands for every object gdb will not find by itself (for a gdb script: mana_gdb). */
@@ -61,16 +63,10 @@ public final class SymbolLoader {
     public static List<Outcome> load(GdbMi gdb, SplitProcess sp) throws MiException {
         List<long[]> known = new ArrayList<>();
         List<String> knownNames = new ArrayList<>();
-        MiTuple libs = gdb.execute("-file-list-shared-libraries").results();
-        for (MiValue v : libs.getList("shared-libraries")) {
-            MiTuple lib = v.asTuple();
-            String name = lib.getString("target-name", lib.getString("host-name", ""));
-            for (MiValue rv : lib.getList("ranges")) {
-                String from = rv.asTuple().getString("from");
-                if (from != null) {
-                    known.add(new long[] {Long.parseUnsignedLong(from.replace("0x", ""), 16)});
-                    knownNames.add(name);
-                }
+        for (MiFileListSharedLibraries.Library lib : gdb.run(new MiFileListSharedLibraries())) {
+            for (long from : lib.rangeStarts()) {
+                known.add(new long[] {from});
+                knownNames.add(lib.name());
             }
         }
         List<Outcome> out = new ArrayList<>();
@@ -94,10 +90,10 @@ public final class SymbolLoader {
                         + o.buildIdMapped() + " mapped"));
                 continue;
             }
-            String cmd = addSymbolFileCommand(o);
+            CliAddSymbolFile cmd = addSymbolFile(o);
             var r = gdb.executeAllowError(cmd, java.time.Duration.ofSeconds(60));
             out.add(r.isError() ? new Outcome(o, Action.FAILED, r.errorMessage())
-                    : new Outcome(o, Action.ADDED, cmd));
+                    : new Outcome(o, Action.ADDED, cmd.text()));
         }
         return out;
     }

@@ -43,6 +43,26 @@ class MiCommandsLiveTest {
         return gdb.await(stop, T, "stop after " + command);
     }
 
+    /**
+     * A condition with a string literal reaches gdb whole: sent bare (as before MiBreakCondition), gdb
+     * split it at spaces and rejoined the words with one space, so the condition became
+     * {@code sizeof("a b") == 5}, false.
+     */
+    @Test
+    void aConditionWithAStringLiteral() throws Exception {
+        try (GdbMi gdb = GdbMi.start(GdbMi.Options.defaults().withKillOnClose(true))) {
+            gdb.execute("-file-exec-and-symbols " + prog.app);
+            String bp = BreakInsert.at("main").insert(gdb);
+            String condition = "sizeof(\"a  b\") == 5";
+            gdb.execute(BreakInsert.conditionCommand(bp, condition));
+            MiTuple info = gdb.execute("-break-info " + bp).results().getTuple("BreakpointTable");
+            assertEquals(condition, info.getList("body").get(0).asTuple().getString("cond"));
+            gdb.execute(BreakInsert.conditionCommand(bp, null));
+            info = gdb.execute("-break-info " + bp).results().getTuple("BreakpointTable");
+            assertEquals(null, info.getList("body").get(0).asTuple().getString("cond"));
+        }
+    }
+
     @Test
     void depthCommandsOnARunningProgram() throws Exception {
         try (GdbMi gdb = GdbMi.start(GdbMi.Options.defaults().withKillOnClose(true))) {
