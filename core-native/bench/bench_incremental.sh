@@ -72,12 +72,15 @@ measure_step() {
     pause_ms=$(awk -v g="$gap_us" 'BEGIN { printf "%.1f", g / 1000 }')
 }
 
-# timed_restart OUT ERR RESTART-COMMAND...: run the restart until the program says "resumed at_ns";
-# $took is the time from the start to that moment (s); 1 when it never says so. The program is
-# killed either way.
+# timed_restart OUT ERR DIR RESTART-COMMAND...: run the restart until the program says "resumed at_ns";
+# $took is the time from the start to that moment (s); 1 when it never says so.  Then the program
+# writes one word in every page ("dirty 100", requests in DIR) and $touched is how long that took
+# (null if it did not answer): a restart that maps the image's pages leaves their copying to the
+# program's first writes, one that decompresses pays it before.  The program is killed either way.
 timed_restart() {
-    tr_out=$1 tr_err=$2
-    shift 2
+    tr_out=$1 tr_err=$2 tr_dir=$3
+    shift 3
+    touched=null
     tr_t0=$(now_ns)
     "$@" > "$tr_out" 2> "$tr_err" &
     running=$!
@@ -86,6 +89,11 @@ timed_restart() {
         tr_t1=$(sed -n 's/^resumed at_ns=\([0-9]*\)$/\1/p' "$tr_out" | head -n 1)
         took=$(awk -v a="$tr_t0" -v b="$tr_t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
         tr_rc=0
+        # the program answers the request it was waiting for at the checkpoint (req_$k, already
+        # there) first, then this one
+        tr_t2=$(now_ns)
+        req "$tr_out" "$tr_dir" "dirty 100" &&
+            touched=$(awk -v a="$tr_t2" -v b="$(now_ns)" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
     fi
     kill_tree KILL "$running"
     wait "$running" 2>/dev/null
@@ -100,7 +108,7 @@ for mode in full incremental compressed forked mixed mixed_fast1 mixed_fast; do
     mkdir -p "$d"
     out=$d/launch.out
     k=0
-    status=ok restart_s=null
+    status=ok restart_s=null touch_s=null
     [ "$mode" = incremental ] && export MANA_INCREMENTAL=1
     [ "$mode" = compressed ] && export MANA_COMPRESS=fast
     [ "$mode" = forked ] && export MANA_FORKED=1
@@ -132,15 +140,15 @@ for mode in full incremental compressed forked mixed mixed_fast1 mixed_fast; do
     if [ "$status" = ok ]; then
         for f in "$d"/ck/ckpt_rank_0/*.mana; do dd if="$f" iflag=nocache count=0 status=none 2>/dev/null; done
         if start_coordinator; then
-            if timed_restart "$d/restart.out" "$d/restart.err" "$ROOT/bin/mana_restart" -q --restartdir "$d/ck"; then
-                restart_s=$took
+            if timed_restart "$d/restart.out" "$d/restart.err" "$d" "$ROOT/bin/mana_restart" -q --restartdir "$d/ck"; then
+                restart_s=$took touch_s=$touched
             else
                 status="restart failed: $(head -c 200 "$d/restart.err" | tr '\n' ' ')"
             fi
         fi
     fi
     unset MANA_INCREMENTAL MANA_COMPRESS MANA_FORKED MANA_COMPRESS_THREADS
-    eval "restart_$mode=\$restart_s status_$mode=\"\$status\""
+    eval "restart_$mode=\$restart_s touch_$mode=\$touch_s status_$mode=\"\$status\""
     rm -rf "$d/ck"
 done
 # ---- DMTCP, where a build is at hand (MANA_BENCH_DMTCP=DIR holding dmtcp_launch, or dmtcp_launch on
@@ -148,7 +156,7 @@ done
 # (--no-gzip: as ours by default), the pause measured inside the program the same way ----
 DMTCP_BIN=${MANA_BENCH_DMTCP:-}
 [ -z "$DMTCP_BIN" ] && command -v dmtcp_launch > /dev/null 2>&1 && DMTCP_BIN=$(dirname "$(command -v dmtcp_launch)")
-restart_dmtcp=null status_dmtcp="no DMTCP build (MANA_BENCH_DMTCP=DIR)"
+restart_dmtcp=null touch_dmtcp=null status_dmtcp="no DMTCP build (MANA_BENCH_DMTCP=DIR)"
 if [ -n "$DMTCP_BIN" ] && [ -x "$DMTCP_BIN/dmtcp_launch" ]; then
     d=$tmp/dmtcp
     mkdir -p "$d/ck"
@@ -179,8 +187,8 @@ if [ -n "$DMTCP_BIN" ] && [ -x "$DMTCP_BIN/dmtcp_launch" ]; then
         if [ "$status_dmtcp" = ok ]; then
             img=$(ls -t "$d"/ck/ckpt_*.dmtcp 2>/dev/null | head -n 1)
             dd if="$img" iflag=nocache count=0 status=none 2>/dev/null
-            if timed_restart "$d/restart.out" "$d/restart.err" "$DMTCP_BIN/dmtcp_restart" --coord-port "$dport" "$img"; then
-                restart_dmtcp=$took
+            if timed_restart "$d/restart.out" "$d/restart.err" "$d" "$DMTCP_BIN/dmtcp_restart" --coord-port "$dport" "$img"; then
+                restart_dmtcp=$took touch_dmtcp=$touched
             else
                 status_dmtcp="dmtcp_restart failed: $(head -c 200 "$d/restart.err" | tr '\n' ' ')"
             fi
@@ -225,8 +233,10 @@ done
 echo "heat demo, MANA_COMPRESS=fast: ${hf#* }: ratio $zstd_ratio; strong: ${hs#* }: ratio $zstd_ratio_strong (target >= 2)"
 echo "restart from the last image: full ${restart_full} s ($status_full), incremental chain ${restart_incremental} s ($status_incremental), compressed ${restart_compressed} s ($status_compressed), forked ${restart_forked} s ($status_forked)"
 zt=$(nproc); [ "$zt" -gt 8 ] && zt=8        # zpool.h: ZPOOL_MAX
-echo "DMTCP ($status_dmtcp): restart ${restart_dmtcp} s"
+echo "then every page written once: full ${touch_full} s, incremental chain ${touch_incremental} s, compressed ${touch_compressed} s, forked ${touch_forked} s"
+echo "DMTCP ($status_dmtcp): restart ${restart_dmtcp} s, then every page written once ${touch_dmtcp} s"
 echo "mixed data, restart: uncompressed ${restart_mixed} s ($status_mixed), fast on one thread ${restart_mixed_fast1} s ($status_mixed_fast1), fast on $zt threads ${restart_mixed_fast} s ($status_mixed_fast)"
+echo "mixed data, then every page written once: uncompressed ${touch_mixed} s, fast on one thread ${touch_mixed_fast1} s, fast on $zt threads ${touch_mixed_fast} s"
 get() { printf '%s' "$rows" | awk -v m="$1" -v s="$2" -v f="$3" '$1 == m && $2 == s { print $f }'; }
 num() { [ -n "$1" ] && echo "$1" || echo null; }
 pause_full=$(num "$(get full 100 3)")
@@ -237,4 +247,4 @@ mb=$(get mixed 100 5) mzb=$(get mixed_fast 100 5)
 zstd_ratio_mixed=null
 [ -n "$mb" ] && [ -n "$mzb" ] && zstd_ratio_mixed=$(awk -v a="$mb" -v b="$mzb" 'BEGIN { printf "%.2f", a / b }')
 [ -n "$b1" ] && [ -n "$n1" ] && [ "$n1" != 0 ] && ratio=$(awk -v b="$b1" -v n="$n1" 'BEGIN { printf "%.3f", b / (n * 4096) }')
-echo "{\"pause_ms_1g_full\": $pause_full, \"pause_ms_1g_incr_1pct\": $pause_incr_1, \"pause_ms_1g_forked\": $(num "$(get forked 100 3)"), \"pause_ms_1g_forked_0pct\": $(num "$(get forked 0 3)"), \"ckpt_s_1g_forked_100pct\": $(num "$(get forked 100 4)"), \"restart_s_1g_forked\": $restart_forked, \"incr_bytes_ratio_1pct\": $ratio, \"incr_bytes_1g_0pct\": $(num "$(get incremental 0 5)"), \"incr_bytes_1g_10pct\": $(num "$(get incremental 10 5)"), \"ckpt_s_1g_incr_1pct\": $(num "$(get incremental 1 4)"), \"ckpt_s_1g_full_100pct\": $(num "$(get full 100 4)"), \"restart_s_1g_full\": $restart_full, \"restart_s_1g_incr_chain\": $restart_incremental, \"pause_ms_1g_compressed\": $(num "$(get compressed 100 3)"), \"restart_s_1g_compressed\": $restart_compressed, \"zstd_ratio_heat\": $zstd_ratio, \"zstd_ratio_heat_strong\": $zstd_ratio_strong, \"zstd_threads\": $zt, \"ckpt_s_1g_mixed_plain\": $(num "$(get mixed 100 4)"), \"ckpt_s_1g_mixed_zfast_1thread\": $(num "$(get mixed_fast1 100 4)"), \"ckpt_s_1g_mixed_zfast_threads\": $(num "$(get mixed_fast 100 4)"), \"zstd_ratio_mixed\": $zstd_ratio_mixed, \"restart_s_1g_mixed_plain\": $restart_mixed, \"restart_s_1g_mixed_zfast\": $restart_mixed_fast, \"pause_ms_1g_dmtcp\": $(num "$(get dmtcp 100 3)"), \"ckpt_s_1g_dmtcp_100pct\": $(num "$(get dmtcp 100 4)"), \"restart_s_1g_dmtcp\": $restart_dmtcp}"
+echo "{\"pause_ms_1g_full\": $pause_full, \"pause_ms_1g_incr_1pct\": $pause_incr_1, \"pause_ms_1g_forked\": $(num "$(get forked 100 3)"), \"pause_ms_1g_forked_0pct\": $(num "$(get forked 0 3)"), \"ckpt_s_1g_forked_100pct\": $(num "$(get forked 100 4)"), \"restart_s_1g_forked\": $restart_forked, \"incr_bytes_ratio_1pct\": $ratio, \"incr_bytes_1g_0pct\": $(num "$(get incremental 0 5)"), \"incr_bytes_1g_10pct\": $(num "$(get incremental 10 5)"), \"ckpt_s_1g_incr_1pct\": $(num "$(get incremental 1 4)"), \"ckpt_s_1g_full_100pct\": $(num "$(get full 100 4)"), \"restart_s_1g_full\": $restart_full, \"restart_s_1g_incr_chain\": $restart_incremental, \"pause_ms_1g_compressed\": $(num "$(get compressed 100 3)"), \"restart_s_1g_compressed\": $restart_compressed, \"zstd_ratio_heat\": $zstd_ratio, \"zstd_ratio_heat_strong\": $zstd_ratio_strong, \"zstd_threads\": $zt, \"ckpt_s_1g_mixed_plain\": $(num "$(get mixed 100 4)"), \"ckpt_s_1g_mixed_zfast_1thread\": $(num "$(get mixed_fast1 100 4)"), \"ckpt_s_1g_mixed_zfast_threads\": $(num "$(get mixed_fast 100 4)"), \"zstd_ratio_mixed\": $zstd_ratio_mixed, \"restart_s_1g_mixed_plain\": $restart_mixed, \"restart_s_1g_mixed_zfast\": $restart_mixed_fast, \"pause_ms_1g_dmtcp\": $(num "$(get dmtcp 100 3)"), \"ckpt_s_1g_dmtcp_100pct\": $(num "$(get dmtcp 100 4)"), \"restart_s_1g_dmtcp\": $restart_dmtcp, \"touch_s_1g_full\": $touch_full, \"touch_s_1g_incr_chain\": $touch_incremental, \"touch_s_1g_forked\": $touch_forked, \"touch_s_1g_compressed\": $touch_compressed, \"touch_s_1g_mixed_plain\": $touch_mixed, \"touch_s_1g_mixed_zfast\": $touch_mixed_fast, \"touch_s_1g_dmtcp\": $touch_dmtcp}"

@@ -754,7 +754,10 @@ static int zsink_put(void *ctx, const void *buf, size_t n)
             uint32_t k = region_at(z->regs, z->nregs, a, &inside);
             uint64_t stop = inside ? z->regs[k].r.end : k < z->nregs ? z->regs[k].r.start : addr + piece;
             if (stop > addr + piece) stop = addr + piece;
-            if (inside && loadable[k]) memcpy((void *)a, p + (a - addr), stop - a);
+            if (inside && loadable[k]) {
+                mana_prefault_write((void *)a, stop - a);
+                memcpy((void *)a, p + (a - addr), stop - a);
+            }
             a = stop;
         }
         p += piece;

@@ -50,11 +50,18 @@ struct worker {
     volatile int tid;
 };
 
+void mana_prefault_write(void *addr, size_t len)
+{
+    uintptr_t a = (uintptr_t)addr & ~(uintptr_t)4095, end = (uintptr_t)addr + len;
+    if (len) (void)mana_sys3(SYS_madvise, (long)a, (long)(end - a), MADV_POPULATE_WRITE);
+}
+
 static void one_frame(struct worker *w, struct frame *f)
 {
     const struct zpar_ops *ops = w->par->ops;
     char *dst = ops->direct(ops->ctx, f->off, f->len);
     char *out = dst ? dst : w->tmp;
+    mana_prefault_write(out, (size_t)f->len);
     size_t r = ZSTD_decompressDCtx(w->dctx, out, (size_t)f->len, f->src, f->csize);
     if (ZSTD_isError(r)) {
         f->failed = 1;
