@@ -42,12 +42,12 @@ case $nodes in ''|*[!0-9]*) echo "cluster.sh: bad --nodes '$nodes'" >&2; exit 2;
 [ "$nodes" -ge 1 ] && [ "$nodes" -le 200 ] || { echo "cluster.sh: --nodes must be 1..200" >&2; exit 2; }
 
 say() { echo "cluster: $*" >&2; }
+. "$(dirname -- "$(readlink -f -- "$0")")/../lib/cannot.sh"     # cannot KEY WHY: skip only where asked
 if [ "$(id -u)" != 0 ]; then
-    say "needs root (network, UTS and mount namespaces, a bridge): not run"
-    exit 77
+    cannot cluster "cluster: needs root (network, UTS and mount namespaces, a bridge): not run"
 fi
 for t in ip nsenter unshare mount; do
-    command -v "$t" > /dev/null || { say "needs '$t' (iproute2, util-linux): not run"; exit 77; }
+    command -v "$t" > /dev/null || cannot cluster "cluster: needs '$t' (iproute2, util-linux): not run"
 done
 
 # The cluster lives in a private mount namespace of its own: enter it first (re-executing this script).

@@ -13,7 +13,7 @@ slurm_pids=()
 slurm_start() {
     local t
     for t in munged mungekey slurmctld slurmd srun sinfo; do
-        command -v "$t" > /dev/null || { say "needs '$t': apt-get install slurm-wlm munge (make deps)"; exit 77; }
+        command -v "$t" > /dev/null || cannot slurm "cluster: needs '$t': apt-get install slurm-wlm munge (make deps)"
     done
     local M=$D/munge S=$D/slurm
     mkdir -p "$M" "$S/ctld" && chmod 0700 "$M" || return 1

@@ -5,7 +5,7 @@
 # duplicate rank refused.  Skips (77) until bin/mana_coordinator exists.
 set -u
 ROOT=$1 PROBE=$2
-[ -x "$ROOT/bin/mana_coordinator" ] || { echo "skip: $ROOT/bin/mana_coordinator not built"; exit 77; }
+[ -x "$ROOT/bin/mana_coordinator" ] || { echo "FAIL: $ROOT/bin/mana_coordinator not built (make build)"; exit 1; }
 
 tmp=$(mktemp -d /tmp/mana_coord_it.XXXXXX) || exit 2
 rcf=$tmp/coord.rc

@@ -9,7 +9,7 @@
 set -u
 ROOT=$1 PROGDIR=$2
 B=$ROOT/bin
-[ -x "$B/mana_coordinator" ] && [ -x "$B/mana_status" ] || { echo "SKIP: $B/mana_coordinator not built"; exit 77; }
+[ -x "$B/mana_coordinator" ] && [ -x "$B/mana_status" ] || { echo "FAIL: $B/mana_coordinator not built (make build)"; exit 1; }
 [ -x "$B/lower-half" ] || { echo "FAIL: runtime not installed in $ROOT"; exit 1; }
 
 W=$(mktemp -d /tmp/mana-checkimg.XXXXXX)

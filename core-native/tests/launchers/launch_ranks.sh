@@ -14,7 +14,7 @@ set -u
 ROOT=$1 PROGDIR=$2
 B=$ROOT/bin
 for t in mana_coordinator mana_status mana_launch mana_restart lower-half; do
-    [ -x "$B/$t" ] || { echo "SKIP: $B/$t not installed"; exit 77; }
+    [ -x "$B/$t" ] || { echo "FAIL: $B/$t not installed (make build)"; exit 1; }
 done
 [ -x "$PROGDIR/counter" ] || { echo "FAIL: $PROGDIR/counter not built"; exit 1; }
 

@@ -109,6 +109,7 @@ export HOME=$tmp MANA_RC=$tmp/mana.rc
 unset MANA_COORD_HOST MANA_COORD_PORT MANA_COORD_SECRET
 
 . "$(dirname -- "$(readlink -f -- "$0")")/../lib/wait.sh"     # wait_for, await_running, start_coord_on
+. "$(dirname -- "$(readlink -f -- "$0")")/../lib/cannot.sh"     # cannot KEY WHY: skip only where asked
 has() { grep -q -- "$2" "$1" 2>/dev/null; }
 start_coordinator() {
     start_coord_on "$MANA_RC" "$tmp/coordinator.log" || fail "coordinator did not start"
@@ -184,7 +185,7 @@ else
     # a write of its own value, not a -w test: root without CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE
     # passes that and gets EPERM
     v=$(cat /proc/sys/kernel/ns_last_pid 2>/dev/null) && (echo "$v" > /proc/sys/kernel/ns_last_pid) 2>/dev/null ||
-        { say "SKIP: cannot steer pids (/proc/sys/kernel/ns_last_pid: needs CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE)"; exit 77; }
+        cannot pid7fff "cannot steer pids (/proc/sys/kernel/ns_last_pid: needs CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE)"
     try=0
     wrap="$(dirname -- "$(readlink -f -- "$0")")/rank_pid.sh $rank_pid $((np - 1))"
     while :; do

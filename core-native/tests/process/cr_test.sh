@@ -7,12 +7,13 @@
 #
 # Every scenario starts its own coordinator (any free port, status file in a private directory,
 # MANA_RC), drives checkpoints with `mana_status --checkpoint`, and compares the program's final line
-# with an uninterrupted run.  Exit 0 = pass, 1 = fail, 77 = skipped (no coordinator built).
+# with an uninterrupted run.  Exit 0 = pass, 1 = fail, 77 = skipped (only where MANA_TEST_CANNOT names the case: tests/lib/cannot.sh).
 set -u
 ROOT=$1 PROGDIR=$2 SCENARIO=$3
 PROJECT_BIN=$(cd "$PROGDIR/../.." && pwd)     # the CMake build directory of core-native
 B=$ROOT/bin
-[ -x "$B/mana_coordinator" ] && [ -x "$B/mana_status" ] || { echo "SKIP: $B/mana_coordinator not built"; exit 77; }
+[ -x "$B/mana_coordinator" ] && [ -x "$B/mana_status" ] || { echo "FAIL: $B/mana_coordinator not built (make build)"; exit 1; }
+. "$(dirname -- "$(readlink -f -- "$0")")/../lib/cannot.sh"     # cannot KEY WHY: skip only where asked
 [ -x "$B/lower-half" ] && [ -r "$ROOT/lib/libmana.so" ] || { echo "FAIL: runtime not installed in $ROOT"; exit 1; }
 
 W=$(mktemp -d /tmp/mana-crtest.XXXXXX)
@@ -156,7 +157,7 @@ threads|signals|mallocs|files|mallocs_direct|pid7fff)
         # pointer for it, and a restart wrote the new tids over that pointer)
         pid7fff) args=(threads 150 10); plain=(threads 150 0)
                  can_steer_pids ||
-                     { echo "SKIP: cannot steer pids (ns_last_pid: needs CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE)"; exit 77; } ;;
+                     cannot pid7fff "cannot steer pids (ns_last_pid: needs CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE)" ;;
         signals) args=(signals 40 50); plain=(signals 40 50) ;;
         mallocs) args=(mallocs 60 40); plain=(mallocs 60 0) ;;
         mallocs_direct) export MANA_DIRECT_IO=1; args=(mallocs 60 40); plain=(mallocs 60 0) ;;   # O_DIRECT writer
@@ -431,16 +432,16 @@ tids|tids_main|tids_noroot)   # a thread holding a recursive mutex across checkp
 origin)    # an application that finds its library through RPATH $ORIGIN/lib starts under the runtime
     APP=$PROJECT_BIN/tests/process/origin/origin_app
     [ -x "$APP" ] || fail "$APP not built"
-    readelf -d "$APP" 2>/dev/null | grep -q 'ORIGIN' || { echo "SKIP: $APP has no \$ORIGIN rpath"; exit 77; }
+    readelf -d "$APP" 2>/dev/null | grep -q 'ORIGIN' || fail "$APP has no \$ORIGIN rpath"
     start_coordinator
     "$B/mana_launch" --ckptdir "$W/ck" "$APP" > "$W/a.out" 2> "$W/a.err" || fail "launch failed"
     [ "$(final_line "$W/a.out")" = "origin done: 42" ] || fail "got '$(cat "$W/a.out")'"
     ;;
 
 pause)     # restart pause levels: print pid and level, wait for gdb to set mana_restart_pause_wait = 0
-    command -v gdb >/dev/null || { echo "SKIP: no gdb"; exit 77; }
+    command -v gdb >/dev/null || fail "no gdb (make deps installs it)"
     if [ "$(id -u)" != 0 ] && [ "$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)" != 0 ]; then
-        echo "SKIP: gdb cannot attach (kernel.yama.ptrace_scope != 0)"; exit 77
+        cannot gdb-attach "gdb cannot attach (kernel.yama.ptrace_scope != 0)"
     fi
     start_coordinator
     launch a counter 400 50
@@ -599,7 +600,7 @@ stdin)     # stdin from a regular file goes on from its offset; from a pipe: one
     ;;
 
 sqlite)    # sqlite3 inserting rows, checkpointed, killed after more commits, restarted: the database is intact
-    command -v sqlite3 >/dev/null || { echo "SKIP: no sqlite3"; exit 77; }
+    command -v sqlite3 >/dev/null || fail "no sqlite3 (make deps installs it)"
     start_coordinator
     {
         echo "CREATE TABLE t(a INTEGER, b TEXT);"
@@ -646,9 +647,9 @@ sqlite)    # sqlite3 inserting rows, checkpointed, killed after more commits, re
 
 java)      # JVMs with default options (hsperfdata shared mapping, SIGUSR2 handler): checkpoint, kill, restart
     JDKS=$(ls -d /usr/lib/jvm/java-17-openjdk-amd64 /usr/lib/jvm/java-2[1-9]-openjdk-amd64 /usr/lib/jvm/temurin-2[1-9]-jdk-amd64 2>/dev/null)
-    [ -n "$JDKS" ] || { echo "SKIP: no JDK 17+ under /usr/lib/jvm"; exit 77; }
+    [ -n "$JDKS" ] || fail "no JDK 17+ under /usr/lib/jvm (make deps installs one)"
     JAVAC=$(for j in $JDKS; do [ -x "$j/bin/javac" ] && echo "$j/bin/javac" && break; done)
-    [ -n "$JAVAC" ] || { echo "SKIP: no javac"; exit 77; }
+    [ -n "$JAVAC" ] || fail "no javac in $JDKS"
     "$JAVAC" --release 17 -d "$W/classes" "$(dirname "$0")/Count.java" || fail "javac failed"
     start_coordinator
     k=0
@@ -674,7 +675,7 @@ java)      # JVMs with default options (hsperfdata shared mapping, SIGUSR2 handl
     ;;
 
 claim)     # the program claims the checkpoint signal (40 by default): the runtime moves to a free one
-    command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
+    command -v python3 >/dev/null || fail "no python3 (make deps installs it)"
     start_coordinator
     cat > "$W/claim.py" <<'PY'
 import os, signal, sys, time
@@ -722,7 +723,7 @@ forked)    # a rank with a live child process: the checkpoint is refused with a 
     ;;
 
 pysqlite)  # python3's sqlite3 module in a transaction loop, restarted as without the right to choose tids
-    python3 -c 'import sqlite3' 2>/dev/null || { echo "SKIP: no python3 with sqlite3"; exit 77; }
+    python3 -c 'import sqlite3' 2>/dev/null || fail "no python3 with sqlite3"
     start_coordinator
     "$B/mana_launch" --ckptdir "$W/ck" python3 "$(dirname "$0")/pysqlite.py" "$W/p.db" > "$W/a.out" 2> "$W/a.err" &
     LAST_PID=$!; PIDS+=("$LAST_PID")
