@@ -70,25 +70,28 @@ demo:
 	@[ -x $(ROOT)/bin/mana_launch ] && [ -x $(ROOT)/bin/mana_coordinator ] || $(MAKE) build
 	$(ROOT)/core-native/examples/demo.sh
 
+# every benchmark through bench_run.py: its last line must be a JSON object (else the target fails)
+BENCH_RUN := python3 $(ROOT)/core-native/bench/bench_run.py
+
 bench-mpi:
 	@[ -x $(ROOT)/bin/lower-half-openmpi ] || $(MAKE) build
-	$(ROOT)/core-native/bench/bench_mpi.sh
+	$(BENCH_RUN) $(ROOT)/core-native/bench/bench_mpi.sh
 
 bench-process:
 	@[ -x $(ROOT)/bin/mana_launch ] || $(MAKE) build
-	$(ROOT)/core-native/bench/bench_process.sh
+	$(BENCH_RUN) $(ROOT)/core-native/bench/bench_process.sh
 
 bench-coordinator:
 	@[ -x $(ROOT)/bin/mana_coordinator ] || $(MAKE) build
-	$(ROOT)/control-plane/bench/bench_coordinator.sh
+	$(BENCH_RUN) $(ROOT)/control-plane/bench/bench_coordinator.sh
 
 bench-attack:
 	@[ -x $(ROOT)/bin/mana_coordinator ] || $(MAKE) build
-	$(ROOT)/control-plane/bench/bench_attack.sh
+	$(BENCH_RUN) $(ROOT)/control-plane/bench/bench_attack.sh
 
 bench-inspector:
 	@[ -x $(ROOT)/bin/mana_inspect ] && ls $(ROOT)/image-testkit/target/image-testkit-*.jar >/dev/null 2>&1 || $(MAKE) build
-	$(ROOT)/image-inspector/bench/bench_inspector.sh
+	$(BENCH_RUN) $(ROOT)/image-inspector/bench/bench_inspector.sh
 
 # The UI tests write their screenshots under target/ (never into docs/ during make test).
 SHOTS := $(ROOT)/plugins/dev.mana.eclipse.ui.tests/target/screenshots
@@ -99,11 +102,11 @@ screenshots:
 
 bench-lint:
 	@[ -x $(ROOT)/bin/mana_lint ] || $(MAKE) build
-	$(ROOT)/mpi-diagnostics/bench/bench_lint.sh
+	$(BENCH_RUN) $(ROOT)/mpi-diagnostics/bench/bench_lint.sh
 
 bench-gdb:
 	@[ -x $(ROOT)/bin/mana_gdb ] || $(MAKE) build
-	$(ROOT)/gdb-integration/bench/bench_gdb.sh
+	$(BENCH_RUN) $(ROOT)/gdb-integration/bench/bench_gdb.sh
 
 clean:
 	$(MVN) -q clean || true
