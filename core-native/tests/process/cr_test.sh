@@ -582,12 +582,15 @@ stdin)     # stdin from a regular file goes on from its offset; from a pipe: one
     seq 1 60 | sed 's/^/line /' > "$W/input.txt"
     RD=$PROJECT_BIN/tests/process/readin
     want=$("$RD" 0 < "$W/input.txt" | tail -n 1)
+    hold                       # readin waits after its 10th line: the checkpoint lands mid-input
     "$B/mana_launch" --ckptdir "$W/ck" "$RD" 40 < "$W/input.txt" > "$W/a.out" 2> "$W/a.err" &
     LAST_PID=$!; PIDS+=("$LAST_PID")
     wait_registered
     wait_lines "$W/a.out" 10
     checkpoint_and_kill
     wait_exit "$LAST_PID" 20
+    grep -q 'readin done' "$W/a.out" && fail "the checkpoint came after the input ended"
+    release
     cp -r "$W/ck" "$W/ck.saved"
     "$B/mana_restart" --restartdir "$W/ck" < "$W/input.txt" > "$W/b.out" 2> "$W/b.err"
     [ "$(tail -n 1 "$W/b.out")" = "$want" ] || fail "restart read its input again: '$(tail -n 1 "$W/b.out")', want '$want'"
