@@ -9,6 +9,10 @@
  *   idle     opens IDLE connections as fast as it can and keeps them open, saying nothing;
  *   hostile  opens HOSTILE connections that each announce a 1 MiB frame and send 4 KiB of it.
  * Then the idle crowd stays open for 3 s more (steady state), and everything is closed.
+ * The idle crowd comes from 127.0.0.2 and the hostile connections from 127.0.0.3 (properties
+ * attack.idleSource, attack.hostileSource), the probes from 127.0.0.1: the coordinator shares its
+ * handshake slots out over the addresses in turn, and a fresh client from the crowd's own address
+ * would wait behind the crowd's queue (backpressure, protocol §2), which is no measure of anything.
  * Prints a table per phase (STATUS p50/p99/worst, worst fresh connect, coordinator RSS and the
  * sockets it holds), then one JSON line.  Exit 1 if a probe failed or the coordinator died.
  */
@@ -59,9 +63,12 @@ public class AttackBench {
     /** Connections one process holds at most: each process's descriptor limit may be 20,000 or less. */
     static final int PER_PROCESS = 8000;
 
+    static final String IDLE_SOURCE = System.getProperty("attack.idleSource", "127.0.0.2");
+    static final String HOSTILE_SOURCE = System.getProperty("attack.hostileSource", "127.0.0.3");
+
     public static void main(String[] args) throws Exception {
         if (args[0].equals("--hold")) {
-            hold(Integer.parseInt(args[1]), Integer.parseInt(args[2]));
+            hold(Integer.parseInt(args[1]), Integer.parseInt(args[2]), args[3]);
             return;
         }
         Path rc = Path.of(args[0]);
@@ -103,7 +110,7 @@ public class AttackBench {
                     try {
                         Process h = new ProcessBuilder(java, "-Xss256k", "-XX:+UseSerialGC", "-cp",
                                 System.getProperty("java.class.path"), SOURCE, "--hold", Integer.toString(sf.port()),
-                                Integer.toString(k)).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+                                Integer.toString(k), IDLE_SOURCE).redirectError(ProcessBuilder.Redirect.INHERIT).start();
                         holders.add(h);
                         Thread r = new Thread(() -> {     // "held N errors E" once its connections are open
                             try {
@@ -131,6 +138,7 @@ public class AttackBench {
                         .putInt(1 << 20).putInt(1);
                 for (int i = 0; i < nHostile && !stop; i++) {
                     try (Socket s = new Socket()) {
+                        s.bind(new InetSocketAddress(HOSTILE_SOURCE, 0));
                         s.connect(new InetSocketAddress("127.0.0.1", sf.port()), 10_000);
                         s.setSoTimeout(15_000);
                         s.getOutputStream().write(frame.array());
@@ -168,9 +176,10 @@ public class AttackBench {
             probe.join(30_000);
             sampler.join(5_000);
 
-            System.out.printf(Locale.ROOT, "coordinator under attack: %,d idle connections held open by %d processes"
-                    + " (%d could not connect), %,d hostile (%,d refused or reset); coordinator pid %d, load average %s%n",
-                    idleHeld.get(), holders.size(), idleErrors.get(), nHostile, refused.get(), coordPid,
+            System.out.printf(Locale.ROOT, "coordinator under attack: %,d idle connections (from %s) held open by %d"
+                    + " processes (%d could not connect), %,d hostile (from %s; %,d refused or reset); probes from"
+                    + " 127.0.0.1; coordinator pid %d, load average %s%n", idleHeld.get(), IDLE_SOURCE, holders.size(),
+                    idleErrors.get(), nHostile, HOSTILE_SOURCE, refused.get(), coordPid,
                     Files.readString(Path.of("/proc/loadavg")).split(" ")[0]);
             System.out.printf("%-52s %8s %9s %9s %9s %11s %10s %9s%n", "phase", "seconds", "STATUS n", "p50 ms",
                     "p99 ms", "worst ms", "fresh ms", "RSS MiB");
@@ -206,13 +215,14 @@ public class AttackBench {
     /** This file, run again as a holder of idle connections. */
     static final String SOURCE = System.getProperty("attack.source", "AttackBench.java");
 
-    /** A holder: opens n idle connections, says "held N errors E", keeps them until stdin closes. */
-    static void hold(int port, int n) throws IOException {
+    /** A holder: opens n idle connections from {@code source}, says "held N errors E", keeps them until stdin closes. */
+    static void hold(int port, int n, String source) throws IOException {
         List<Socket> held = new ArrayList<>();
         int errors = 0;
         for (int i = 0; i < n; i++) {
             try {
                 Socket s = new Socket();
+                s.bind(new InetSocketAddress(source, 0));
                 s.connect(new InetSocketAddress("127.0.0.1", port), 10_000);
                 held.add(s);
             } catch (IOException e) {

@@ -3,7 +3,10 @@
 # and sends 4 KiB of it) and 20,000 idle ones, opened at once against bin/mana_coordinator in its own
 # JVM with the daemon's options, while an authenticated client asks STATUS every 5 ms.  The client side
 # needs more than 21,000 descriptors: the soft and hard limits are raised (root may raise the hard one).
-# BENCH_IDLE / BENCH_HOSTILE change the counts.  Table, then one JSON line (control-plane/bench/AttackBench.java).
+# BENCH_IDLE / BENCH_HOSTILE change the counts.  The idle crowd connects from 127.0.0.2 and the hostile
+# connections from 127.0.0.3 (BENCH_IDLE_SOURCE / BENCH_HOSTILE_SOURCE), the probes from 127.0.0.1: handshake
+# slots are shared out over the addresses in turn, and a fresh client from the crowd's own address waits
+# behind the crowd's queue (protocol §2, backpressure).  Table, then one JSON line (control-plane/bench/AttackBench.java).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 [ -x "$ROOT/bin/mana_coordinator" ] || { echo "bench_attack: run make build first" >&2; exit 1; }
@@ -25,4 +28,5 @@ for _ in $(seq 300); do grep -q '^Secret:' "$WORK/rc" 2>/dev/null && break; slee
 grep -q '^Secret:' "$WORK/rc" || { cat "$WORK/coord.log"; echo "bench_attack: coordinator did not start" >&2; exit 1; }
 if [ -n "${JAVA_HOME:-}" ] && [ -x "$JAVA_HOME/bin/java" ]; then JAVA=$JAVA_HOME/bin/java; else JAVA=java; fi
 SRC=$ROOT/control-plane/bench/AttackBench.java
-"$JAVA" -Dattack.source="$SRC" -cp "$ROOT/lib/java/*" "$SRC" "$WORK/rc" "$COORD" "$IDLE" "$HOSTILE"
+"$JAVA" -Dattack.source="$SRC" -Dattack.idleSource="${BENCH_IDLE_SOURCE:-127.0.0.2}" \
+    -Dattack.hostileSource="${BENCH_HOSTILE_SOURCE:-127.0.0.3}" -cp "$ROOT/lib/java/*" "$SRC" "$WORK/rc" "$COORD" "$IDLE" "$HOSTILE"

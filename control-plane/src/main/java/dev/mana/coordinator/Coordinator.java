@@ -47,6 +47,8 @@ public final class Coordinator implements AutoCloseable {
         private int ioThreads = Math.min(2, Runtime.getRuntime().availableProcessors());
         private int maxUnauthenticated = 4096;
         private int maxUnauthenticatedPerAddress = 1024;
+        private int maxHeld = 16384;
+        private int maxHeldPerAddress = 8192;
 
         private Builder() {}
 
@@ -82,12 +84,26 @@ public final class Coordinator implements AutoCloseable {
 
         /** Selector threads the connections are spread over (default: 2, or 1 on one CPU). */
         /**
-         * Limits on connections that have not authenticated yet: in all, and per remote address
-         * (defaults 4,096 and 1,024). Beyond them the oldest such connection is closed.
+         * Limits on started handshakes (CHALLENGE sent, AUTH not yet handled): in all, and per
+         * remote address (defaults 4,096 and 1,024). A connection beyond them is held until a
+         * handshake ends ({@link #maxHeld}); a started handshake is never closed because others arrive.
          */
         public Builder maxUnauthenticated(int total, int perAddress) {
             this.maxUnauthenticated = Math.max(1, total);
             this.maxUnauthenticatedPerAddress = Math.max(1, perAddress);
+            return this;
+        }
+
+        /**
+         * Limits on held connections (accepted, waiting for a handshake slot; nothing sent or read):
+         * in all, and per remote address (defaults 16,384 and 8,192). Past {@code perAddress} a new
+         * connection from that address is refused ({@code ERROR PROTOCOL}, "too many connections
+         * waiting to authenticate"); with {@code total} held the coordinator stops accepting until
+         * one is started (further connects wait in the kernel's listen backlog).
+         */
+        public Builder maxHeld(int total, int perAddress) {
+            this.maxHeld = Math.max(1, total);
+            this.maxHeldPerAddress = Math.max(1, perAddress);
             return this;
         }
 
@@ -126,6 +142,8 @@ public final class Coordinator implements AutoCloseable {
         s.ioThreads = b.ioThreads;
         s.maxUnauthenticated = b.maxUnauthenticated;
         s.maxUnauthenticatedPerAddress = b.maxUnauthenticatedPerAddress;
+        s.maxHeld = b.maxHeld;
+        s.maxHeldPerAddress = b.maxHeldPerAddress;
         this.server = new CoordinatorServer(s);
     }
 
@@ -243,6 +261,12 @@ public final class Coordinator implements AutoCloseable {
 
     /** For tests: connections that have not authenticated yet. */
     CompletableFuture<Integer> unauthenticatedCount() { return server.unauthenticatedCount(); }
+
+    /** For tests: connections held until a handshake slot frees (protocol §2). */
+    CompletableFuture<Integer> heldCount() { return server.heldCount(); }
+
+    /** For tests: the pre-authentication counts (started, held, accepting paused, refused). */
+    CompletableFuture<CoordinatorServer.PreAuthCounts> preAuthCounts() { return server.preAuthCounts(); }
 
     /**
      * Completes with the reason once stopped (quit, exit-on-last, {@link #close()}) and the status

@@ -25,6 +25,7 @@ import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -62,12 +63,22 @@ public final class CoordinatorServer {
         public boolean exitOnLast;
         public long helloTimeoutMillis = Protocol.HELLO_TIMEOUT_SECONDS * 1000L;
         /**
-         * Connections that have not authenticated yet, in all and per remote address. Beyond either
-         * limit the oldest such connection (of that address) is closed: an honest client
-         * authenticates within a round trip, so only a flood's idle connections grow old.
+         * Started handshakes (CHALLENGE sent, AUTH due within the hello timeout), in all and per
+         * remote address. A connection that finds no free start slot is held (below); a started one
+         * is never closed because others arrive.
          */
         public int maxUnauthenticated = 4096;
         public int maxUnauthenticatedPerAddress = 1024;
+        /**
+         * Held connections: accepted, but nothing sent, nothing read and no timer until a start slot
+         * frees (round-robin over the addresses). Past {@code maxHeldPerAddress} from one address the
+         * new connection is refused; with {@code maxHeld} held in all the coordinator stops accepting
+         * (the kernel's listen backlog keeps further connects) until one is started.
+         */
+        public int maxHeld = 16384;
+        public int maxHeldPerAddress = 8192;
+        /** Listen backlog asked for; the kernel caps it (Linux: net.core.somaxconn). */
+        public int listenBacklog = 65535;
         /** Selector threads (connections are spread over them); default: up to 2 per the CPUs. */
         public int ioThreads = Math.min(2, Runtime.getRuntime().availableProcessors());
         public CoordinatorListener listener;
@@ -90,14 +101,24 @@ public final class CoordinatorServer {
 
     private Reactor[] reactors;
     private ServerSocketChannel server;
+    private SelectionKey serverKey;  // reactor 0's; interest OP_ACCEPT, or none while accepting is paused
     private int boundPort;
     private volatile boolean started;
     private volatile boolean stopping;
 
     // ---- connections: guarded by the lock (this) ----
-    /** Connections that have not authenticated yet, oldest first, in all and by remote address. */
+    /** Started handshakes (CHALLENGE sent, AUTH not handled yet), oldest first: the hello timer's order. */
     private final LinkedHashSet<Conn> unauthenticated = new LinkedHashSet<>();
-    private final Map<java.net.InetAddress, LinkedHashSet<Conn>> unauthenticatedByAddress = new HashMap<>();
+    /** Per remote address: its started handshakes and its held connections (only while it has either). */
+    private final Map<java.net.InetAddress, Origin> origins = new HashMap<>();
+    /** Addresses with held connections and a free start slot of their own, in round-robin order. */
+    private final ArrayDeque<Origin> ready = new ArrayDeque<>();
+    private int heldTotal;
+    private int heldPeak;
+    private boolean acceptPaused;
+    private long acceptPauses;
+    private long acceptedTotal;
+    private long refusedHeld;
     private final Set<Conn> conns = new HashSet<>();
     private int nextClientId = 1;
     private int nextReactor;
@@ -127,9 +148,10 @@ public final class CoordinatorServer {
             server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
             InetSocketAddress addr = settings.bindHost == null ? new InetSocketAddress(settings.port)
                     : new InetSocketAddress(settings.bindHost, settings.port);
-            server.bind(addr, 4096);
+            // connects wait in the kernel's backlog while accepting is paused (maxHeld) or descriptors run out
+            server.bind(addr, Math.max(4096, settings.listenBacklog));
             server.configureBlocking(false);
-            server.register(reactors[0].selector, SelectionKey.OP_ACCEPT);
+            serverKey = server.register(reactors[0].selector, SelectionKey.OP_ACCEPT);
         } catch (IOException e) {
             for (Reactor r : reactors) if (r != null) r.selector.close();
             if (server != null) server.close();
@@ -318,6 +340,10 @@ public final class CoordinatorServer {
                                 Runnable t;
                                 while ((t = tasks.poll()) != null) t.run();
                                 timers();
+                                if (acceptPaused && heldTotal < Math.max(1, settings.maxHeld)) {
+                                    acceptPaused = false;
+                                    if (serverKey.isValid()) serverKey.interestOps(SelectionKey.OP_ACCEPT);
+                                }
                                 if (stopReason != null) stopping = true;
                             }
                         }
@@ -371,26 +397,18 @@ public final class CoordinatorServer {
                     return; // e.g. out of descriptors: leave it in the backlog
                 }
                 if (ch == null) return;
-                Conn c;
+                java.net.InetAddress address;
                 try {
                     ch.configureBlocking(false);
                     ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-                } catch (IOException e) {
+                    address = ((InetSocketAddress) ch.getRemoteAddress()).getAddress();
+                } catch (IOException | RuntimeException e) {
                     closeQuietly(ch);
                     continue;
                 }
                 synchronized (CoordinatorServer.this) {
-                    Reactor r = reactors[nextReactor++ % reactors.length];
-                    c = new Conn(ch, nextClientId++, r);
-                    conns.add(c);
-                    enterPreAuth(c);
-                    send(c, 0, new Challenge(c.nonce));
-                }
-                if (c.reactor == this) {
-                    register(c);
-                } else {
-                    c.reactor.toRegister.add(c);
-                    c.reactor.selector.wakeup();
+                    acceptedTotal++;
+                    if (!enterPreAuth(ch, address)) return; // accepting paused: the rest wait in the backlog
                 }
             }
         }
@@ -547,6 +565,7 @@ public final class CoordinatorServer {
         synchronized (this) {
             for (Conn c : new ArrayList<>(conns)) closeChannel(c);
             conns.clear();
+            closeHeld();
             state.shutdown();
         }
         try {
@@ -661,6 +680,7 @@ public final class CoordinatorServer {
     /** Answers with ERROR and closes the connection once the ERROR has been written. */
     private void reject(Conn c, ErrorCode code, String message, int requestId) {
         if (c.closed) return;
+        leavePreAuth(c);  // a stranger's handshake ends here: its slot is free at once
         String remote = c.remote();
         send(c, requestId, new ErrorMessage(code, message));
         state.emit(l -> l.clientRejected(remote, code + ": " + message));
@@ -704,37 +724,158 @@ public final class CoordinatorServer {
     }
 
     // ================================================================ before authentication
+    //
+    // Backpressure, not eviction (protocol §2): a started handshake ends only by its AUTH, a protocol
+    // error, its own hello timeout or its close. A connection that finds no start slot is held in
+    // its address's FIFO, untouched (not registered with a selector: nothing sent, nothing read, no
+    // timer); a freed slot starts the next held connection, taking the addresses in turn so that one
+    // address's crowd cannot starve the others. Held connections are bounded per address (the new
+    // connection is refused) and in all (accepting pauses; the kernel's backlog keeps the rest).
 
-    /** A new connection: counted against the limits, the oldest stranger closed beyond them. */
-    private void enterPreAuth(Conn c) {
-        LinkedHashSet<Conn> same = unauthenticatedByAddress.computeIfAbsent(c.address, a -> new LinkedHashSet<>());
-        if (same.size() >= Math.max(1, settings.maxUnauthenticatedPerAddress)) {
-            evict(same.iterator().next(), "too many unauthenticated connections from " + c.address.getHostAddress());
+    /** One remote address's share of the pre-authentication state. */
+    private static final class Origin {
+        final java.net.InetAddress address;
+        int started;
+        final ArrayDeque<SocketChannel> held = new ArrayDeque<>();
+        boolean ready;  // in the round-robin queue
+
+        Origin(java.net.InetAddress address) { this.address = address; }
+    }
+
+    private int perAddressLimit() { return Math.max(1, settings.maxUnauthenticatedPerAddress); }
+
+    /**
+     * A newly accepted connection (reactor 0, under the lock): started when its address and the
+     * whole have a free start slot and nothing of its address waits before it; else held, or
+     * refused when its address has {@code maxHeldPerAddress} held. False when accepting has just
+     * been paused ({@code maxHeld} held in all).
+     */
+    private boolean enterPreAuth(SocketChannel ch, java.net.InetAddress address) {
+        Origin o = origins.computeIfAbsent(address, Origin::new);
+        if (o.held.isEmpty() && o.started < perAddressLimit()
+                && unauthenticated.size() < Math.max(1, settings.maxUnauthenticated)) {
+            startHandshake(ch, o);
+            return true;
         }
-        if (unauthenticated.size() >= Math.max(1, settings.maxUnauthenticated)) {
-            evict(unauthenticated.iterator().next(), "too many unauthenticated connections");
+        if (o.held.size() >= Math.max(1, settings.maxHeldPerAddress)) {
+            refuseNew(ch, o);
+            return true;
         }
+        o.held.add(ch);
+        heldTotal++;
+        heldPeak = Math.max(heldPeak, heldTotal);
+        if (!o.ready && o.started < perAddressLimit()) {
+            o.ready = true;  // held for want of a slot in all: its turn comes in the round-robin
+            ready.add(o);
+        }
+        if (heldTotal >= Math.max(1, settings.maxHeld)) {
+            acceptPaused = true;
+            acceptPauses++;
+            serverKey.interestOps(0);
+            return false;
+        }
+        return true;
+    }
+
+    /** Starts a handshake: CHALLENGE queued, hello timer running from now, read by its reactor. */
+    private void startHandshake(SocketChannel ch, Origin o) {
+        Reactor r = reactors[nextReactor++ % reactors.length];
+        Conn c = new Conn(ch, nextClientId++, r, o.address);
+        conns.add(c);
         unauthenticated.add(c);
-        same.add(c);
+        o.started++;
+        send(c, 0, new Challenge(c.nonce));
+        r.toRegister.add(c);
+        r.selector.wakeup();
     }
 
-    private void evict(Conn old, String why) {
-        leavePreAuth(old);
-        reject(old, ErrorCode.PROTOCOL, why, 0);
+    /**
+     * The new connection of an address that has {@code maxHeldPerAddress} held: one ERROR written
+     * straight to the fresh socket (its send buffer is empty, the frame is small), then closed.
+     * Never an older connection.
+     */
+    private void refuseNew(SocketChannel ch, Origin o) {
+        refusedHeld++;
+        String why = "too many connections waiting to authenticate from " + o.address.getHostAddress() + " ("
+                + o.held.size() + " waiting, " + o.started + " authenticating): try again later";
+        try {
+            ch.write(encodeUnchecked(0, new ErrorMessage(ErrorCode.PROTOCOL, why)));
+        } catch (IOException ignored) {
+            // gone already
+        }
+        closeQuietly(ch);
+        if (o.started == 0 && o.held.isEmpty()) origins.remove(o.address);
+        String remote = o.address.getHostAddress();
+        state.emit(l -> l.clientRejected(remote, ErrorCode.PROTOCOL + ": " + why));
     }
 
+    /** A started handshake ended (AUTH handled, refused, timed out or closed): its slot goes to a held one. */
     private void leavePreAuth(Conn c) {
         if (!unauthenticated.remove(c)) return;
-        LinkedHashSet<Conn> same = unauthenticatedByAddress.get(c.address);
-        if (same != null) {
-            same.remove(c);
-            if (same.isEmpty()) unauthenticatedByAddress.remove(c.address);
+        Origin o = origins.get(c.address);
+        if (o != null) {
+            o.started--;
+            if (!o.held.isEmpty()) {
+                if (!o.ready) {
+                    o.ready = true;
+                    ready.add(o);
+                }
+            } else if (o.started == 0) {
+                origins.remove(o.address);
+            }
         }
+        startHeld();
     }
 
-    /** For tests and diagnostics: connections that have not authenticated yet. */
+    /** Starts held connections while there are free slots, one address at a time in turn. */
+    private void startHeld() {
+        if (stopping) return;
+        int max = Math.max(1, settings.maxUnauthenticated);
+        while (unauthenticated.size() < max && !ready.isEmpty()) {
+            Origin o = ready.poll();
+            o.ready = false;
+            SocketChannel ch = o.held.poll();
+            heldTotal--;
+            startHandshake(ch, o);
+            if (!o.held.isEmpty() && o.started < perAddressLimit()) {
+                o.ready = true;
+                ready.add(o);
+            }
+        }
+        if (acceptPaused && heldTotal < Math.max(1, settings.maxHeld)) reactors[0].selector.wakeup();
+    }
+
+    /** At shutdown: the held connections were never started; they are closed like the others. */
+    private void closeHeld() {
+        for (Origin o : origins.values()) {
+            for (SocketChannel ch : o.held) closeQuietly(ch);
+            o.held.clear();
+        }
+        heldTotal = 0;
+        ready.clear();
+    }
+
+    /** For tests and diagnostics: started handshakes (connections that have not authenticated yet). */
     public CompletableFuture<Integer> unauthenticatedCount() {
         return call(unauthenticated::size);
+    }
+
+    /** For tests and diagnostics: connections held before their handshake starts. */
+    public CompletableFuture<Integer> heldCount() {
+        return call(() -> heldTotal);
+    }
+
+    /**
+     * The pre-authentication counts at one moment: started handshakes, held connections (and the
+     * most ever held), whether accepting is paused and how often it was, connections accepted in
+     * all, and new connections refused because their address had {@code maxHeldPerAddress} held.
+     */
+    public record PreAuthCounts(int started, int held, int heldPeak, boolean acceptPaused, long acceptPauses,
+                                long accepted, long refused) {}
+
+    public CompletableFuture<PreAuthCounts> preAuthCounts() {
+        return call(() -> new PreAuthCounts(unauthenticated.size(), heldTotal, heldPeak, acceptPaused, acceptPauses,
+                acceptedTotal, refusedHeld));
     }
 
     // ================================================================ one connection
@@ -759,17 +900,11 @@ public final class CoordinatorServer {
         volatile String closeReason;
         CoordinatorState.Session session;  // after AUTH
 
-        Conn(SocketChannel ch, int clientId, Reactor reactor) {
+        Conn(SocketChannel ch, int clientId, Reactor reactor, java.net.InetAddress address) {
             this.ch = ch;
             this.clientId = clientId;
             this.reactor = reactor;
-            java.net.InetAddress a;
-            try {
-                a = ((InetSocketAddress) ch.getRemoteAddress()).getAddress();
-            } catch (IOException | RuntimeException e) {
-                a = java.net.InetAddress.getLoopbackAddress();
-            }
-            this.address = a;
+            this.address = address;
         }
 
         /** AUTH: the client's proof of the secret over both nonces; answered with ours, or ERROR AUTH. */
