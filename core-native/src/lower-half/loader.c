@@ -246,24 +246,12 @@ static char **upper_env(char **envp, const char *plugin, char *preload_buf, size
 
 const char *lh_exec_path;
 
-int lh_launch(int argc, char **argv, char **envp)
+/* "#!" scripts, as the kernel runs them: INTERP [ARG] SCRIPT ARGS... (up to 4 levels); *argc, *argv
+ * and app (the file to load) become the interpreter's.  0, or the exit status to fail with. */
+static int follow_interpreters(int *argcp, char ***argvp, char *app, size_t appcap)
 {
-    int64_t t0 = mana_now_ns();
-    if (argc < 1) { mana_err("usage: lower-half PROGRAM [ARGS...] | lower-half --restore DIR"); return 2; }
-    char app[PATH_MAX];
-    if (lh_exec_path) {
-        /* as execve: a name without '/' is relative to the working directory */
-        char rel[PATH_MAX];
-        snprintf(rel, sizeof rel, "%s%s", strchr(lh_exec_path, '/') ? "" : "./", lh_exec_path);
-        if (resolve_program(rel, app, sizeof app) != 0) {
-            mana_err("cannot run %s: %s", lh_exec_path, strerror(errno));
-            return 127;
-        }
-    } else if (resolve_program(argv[0], app, sizeof app) != 0) {
-        mana_err("cannot run %s: %s", argv[0], strerror(errno));
-        return 127;
-    }
-    /* "#!" scripts, as the kernel runs them: INTERP [ARG] SCRIPT ARGS... (up to 4 levels). */
+    int argc = *argcp;
+    char **argv = *argvp;
     for (int level = 0;; level++) {
         char head[256];
         int fd = open(app, O_RDONLY | O_CLOEXEC);
@@ -300,18 +288,22 @@ int lh_launch(int argc, char **argv, char **envp)
         argv = nargv;
         argc = k;
         const char *script = nargv[iarg ? 2 : 1];
-        if (resolve_program(nargv[0], app, sizeof app) != 0) {
+        if (resolve_program(nargv[0], app, appcap) != 0) {
             mana_err("cannot run %s (interpreter of %s): %s", nargv[0], script, strerror(errno));
             return 127;
         }
     }
-    snprintf(mana_lh.app_path, sizeof mana_lh.app_path, "%s", app);
+    *argcp = argc;
+    *argvp = argv;
+    return 0;
+}
 
-    /* libmana.so next to us: $MANA_ROOT/lib, else <dir of /proc/self/exe>/../lib. */
-    char plugin[PATH_MAX + 32];
+/* libmana.so next to us: $MANA_ROOT/lib, else <dir of /proc/self/exe>/../lib.  0, or 127 (said). */
+static int find_plugin(char *plugin, size_t cap)
+{
     const char *root = getenv("MANA_ROOT");
     if (root && *root) {
-        snprintf(plugin, sizeof plugin, "%s/lib/libmana.so", root);
+        snprintf(plugin, cap, "%s/lib/libmana.so", root);
     } else {
         char self[PATH_MAX];
         ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -319,27 +311,19 @@ int lh_launch(int argc, char **argv, char **envp)
         self[n] = 0;
         char *s = strrchr(self, '/');
         if (s) *s = 0;
-        snprintf(plugin, sizeof plugin, "%s/../lib/libmana.so", self);
+        snprintf(plugin, cap, "%s/../lib/libmana.so", self);
     }
     if (access(plugin, R_OK) != 0) {
         mana_err("cannot find the upper-half plugin %s: %s", plugin, strerror(errno));
         return 127;
     }
+    return 0;
+}
 
-    /* MPI first: its memory is the lower half's, recorded with the rest below. */
-    if (lh_mpi_init() != 0) return 1;
-
-    char err[512];
-    struct lh_elf appelf, ldso;
-    if (lh_map_elf(app, &appelf, err, sizeof err) != 0) { mana_err("%s", err); return 127; }
-    if (!appelf.interp[0]) {
-        mana_err("%s is statically linked: MANA needs a dynamically linked program (its ld.so loads libmana.so)", app);
-        return 127;
-    }
-    if (lh_map_elf(appelf.interp, &ldso, err, sizeof err) != 0) { mana_err("%s", err); return 127; }
-
-    /* The upper half's stack: RLIMIT_STACK (8 MiB if unlimited or tiny, at most 1 GiB), with a
-     * PROT_NONE guard page below it. */
+/* The upper half's stack: RLIMIT_STACK (8 MiB if unlimited or tiny, at most 1 GiB), with a
+ * PROT_NONE guard page below it; [*lo, *hi) with the guard. */
+static int map_upper_stack(uint64_t *lo, uint64_t *hi)
+{
     struct rlimit rl;
     uint64_t stack_size = 8UL << 20;
     if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur >= (1UL << 20))
@@ -353,7 +337,127 @@ int lh_launch(int argc, char **argv, char **envp)
         mana_err("cannot make the guard page of the upper-half stack: %s", strerror(errno));
         return 1;
     }
-    uint64_t stack_lo = (uint64_t)region, stack_hi = (uint64_t)region + stack_size + PAGE;
+    *lo = (uint64_t)region;
+    *hi = (uint64_t)region + stack_size + PAGE;
+    return 0;
+}
+
+/* A string pushed below *sp on the new stack; its address there. */
+static char *push_str(char **sp, const char *s)
+{
+    size_t l = strlen(s) + 1;
+    *sp -= l;
+    memcpy(*sp, s, l);
+    return *sp;
+}
+
+/* $ORIGIN in the application's DT_RPATH/DT_RUNPATH: ld.so would take it from /proc/self/exe,
+ * which names bin/lower-half.  Expand it here against the application's own directory and point
+ * the (still writable) .dynamic entry at the expanded copy, pushed on the upper stack at *sp. */
+static void expand_origin(const struct lh_elf *appelf, const char *app, char **sp)
+{
+    if (!appelf->dynamic || !appelf->dynamic_writable) return;
+    Elf64_Dyn *dyn = (Elf64_Dyn *)appelf->dynamic;
+    uint64_t strtab = 0;
+    for (Elf64_Dyn *d = dyn; d->d_tag != DT_NULL; d++)
+        if (d->d_tag == DT_STRTAB) strtab = d->d_un.d_ptr + (appelf->bias && d->d_un.d_ptr < appelf->bias ? appelf->bias : 0);
+    char origin[PATH_MAX];
+    snprintf(origin, sizeof origin, "%s", app);
+    char *slash = strrchr(origin, '/');
+    if (slash) *slash = 0;
+    for (Elf64_Dyn *d = dyn; strtab && d->d_tag != DT_NULL; d++) {
+        if (d->d_tag != DT_RPATH && d->d_tag != DT_RUNPATH) continue;
+        const char *old = (const char *)(strtab + d->d_un.d_val);
+        if (!strstr(old, "$ORIGIN") && !strstr(old, "${ORIGIN}")) continue;
+        char exp[8192];
+        size_t k = 0;
+        for (const char *q = old; *q && k < sizeof exp - 1;) {
+            size_t tl = strncmp(q, "$ORIGIN", 7) == 0 ? 7 : strncmp(q, "${ORIGIN}", 9) == 0 ? 9 : 0;
+            if (tl) {
+                k += (size_t)snprintf(exp + k, sizeof exp - k, "%s", origin);
+                if (k >= sizeof exp) k = sizeof exp - 1;
+                q += tl;
+            } else {
+                exp[k++] = *q++;
+            }
+        }
+        exp[k] = 0;
+        char *copy = push_str(sp, exp);
+        d->d_un.d_val = (uint64_t)copy - strtab;
+        mana_dbg("%s: %s -> %s", d->d_tag == DT_RPATH ? "DT_RPATH" : "DT_RUNPATH", old, exp);
+    }
+}
+
+/* auxv: the kernel's, with the application's program headers and entry, ld.so's base, and
+ * pointers into the new stack.  Returns the entries in aux (at most 64, AT_NULL last). */
+static int build_auxv(Elf64_auxv_t aux[64], const struct lh_elf *appelf, const struct lh_elf *ldso, const char *random,
+                      const char *platform, const char *execfn)
+{
+    int na = 0;
+    Elf64_auxv_t kaux[64];
+    long n = mana_read_file("/proc/self/auxv", (char *)kaux, sizeof kaux);
+    int nk = n > 0 ? (int)((size_t)n / sizeof(Elf64_auxv_t)) : 0;
+    for (int i = 0; i < nk && na < 56; i++) {
+        uint64_t t = kaux[i].a_type;
+        if (t == AT_NULL) break;
+        if (t == AT_PHDR || t == AT_PHNUM || t == AT_PHENT || t == AT_ENTRY || t == AT_BASE ||
+            t == AT_RANDOM || t == AT_EXECFN || t == AT_PLATFORM || t == AT_SECURE || t == AT_EXECFD)
+            continue;
+        aux[na++] = kaux[i];
+    }
+#define AUX(t, v) do { aux[na].a_type = (t); aux[na].a_un.a_val = (uint64_t)(v); na++; } while (0)
+    AUX(AT_PHDR, appelf->phdr);
+    AUX(AT_PHENT, sizeof(Elf64_Phdr));
+    AUX(AT_PHNUM, appelf->phnum);
+    AUX(AT_ENTRY, appelf->entry);
+    AUX(AT_BASE, ldso->bias);
+    AUX(AT_SECURE, 0);
+    AUX(AT_RANDOM, random);
+    AUX(AT_PLATFORM, platform);
+    AUX(AT_EXECFN, execfn);
+    AUX(AT_NULL, 0);
+#undef AUX
+    return na;
+}
+
+int lh_launch(int argc, char **argv, char **envp)
+{
+    int64_t t0 = mana_now_ns();
+    if (argc < 1) { mana_err("usage: lower-half PROGRAM [ARGS...] | lower-half --restore DIR"); return 2; }
+    char app[PATH_MAX];
+    if (lh_exec_path) {
+        /* as execve: a name without '/' is relative to the working directory */
+        char rel[PATH_MAX];
+        snprintf(rel, sizeof rel, "%s%s", strchr(lh_exec_path, '/') ? "" : "./", lh_exec_path);
+        if (resolve_program(rel, app, sizeof app) != 0) {
+            mana_err("cannot run %s: %s", lh_exec_path, strerror(errno));
+            return 127;
+        }
+    } else if (resolve_program(argv[0], app, sizeof app) != 0) {
+        mana_err("cannot run %s: %s", argv[0], strerror(errno));
+        return 127;
+    }
+    int rc = follow_interpreters(&argc, &argv, app, sizeof app);
+    if (rc) return rc;
+    snprintf(mana_lh.app_path, sizeof mana_lh.app_path, "%s", app);
+
+    char plugin[PATH_MAX + 32];
+    if (find_plugin(plugin, sizeof plugin) != 0) return 127;
+
+    /* MPI first: its memory is the lower half's, recorded with the rest below. */
+    if (lh_mpi_init() != 0) return 1;
+
+    char err[512];
+    struct lh_elf appelf, ldso;
+    if (lh_map_elf(app, &appelf, err, sizeof err) != 0) { mana_err("%s", err); return 127; }
+    if (!appelf.interp[0]) {
+        mana_err("%s is statically linked: MANA needs a dynamically linked program (its ld.so loads libmana.so)", app);
+        return 127;
+    }
+    if (lh_map_elf(appelf.interp, &ldso, err, sizeof err) != 0) { mana_err("%s", err); return 127; }
+
+    uint64_t stack_lo, stack_hi;
+    if (map_upper_stack(&stack_lo, &stack_hi) != 0) return 1;
     mana_lh.uh_stack.start = stack_lo;
     mana_lh.uh_stack.end = stack_hi;
     mana_lh.uh_entry = ldso.entry;
@@ -370,52 +474,15 @@ int lh_launch(int argc, char **argv, char **envp)
     while (env[envc]) envc++;
     char **uargv = alloca((size_t)(argc + 1) * sizeof(char *));
     char **uenv = alloca((size_t)(envc + 1) * sizeof(char *));
-#define PUSH_STR(dst, s) do { size_t l_ = strlen(s) + 1; sp -= l_; memcpy(sp, (s), l_); (dst) = sp; } while (0)
     sp -= 8;                                     /* a zero word at the very top */
     memset(sp, 0, 8);
-    char *execfn;
-    PUSH_STR(execfn, app);
-    for (int i = envc - 1; i >= 0; i--) PUSH_STR(uenv[i], env[i]);
-    for (int i = argc - 1; i >= 0; i--) PUSH_STR(uargv[i], argv[i]);
+    char *execfn = push_str(&sp, app);
+    for (int i = envc - 1; i >= 0; i--) uenv[i] = push_str(&sp, env[i]);
+    for (int i = argc - 1; i >= 0; i--) uargv[i] = push_str(&sp, argv[i]);
     uenv[envc] = NULL;
     uargv[argc] = NULL;
-    char *platform;
-    PUSH_STR(platform, "x86_64");
-    /* $ORIGIN in the application's DT_RPATH/DT_RUNPATH: ld.so would take it from /proc/self/exe,
-     * which names bin/lower-half.  Expand it here against the application's own directory and point
-     * the (still writable) .dynamic entry at the expanded copy, kept in the upper stack region. */
-    if (appelf.dynamic && appelf.dynamic_writable) {
-        Elf64_Dyn *dyn = (Elf64_Dyn *)appelf.dynamic;
-        uint64_t strtab = 0;
-        for (Elf64_Dyn *d = dyn; d->d_tag != DT_NULL; d++)
-            if (d->d_tag == DT_STRTAB) strtab = d->d_un.d_ptr + (appelf.bias && d->d_un.d_ptr < appelf.bias ? appelf.bias : 0);
-        char origin[PATH_MAX];
-        snprintf(origin, sizeof origin, "%s", app);
-        char *slash = strrchr(origin, '/');
-        if (slash) *slash = 0;
-        for (Elf64_Dyn *d = dyn; strtab && d->d_tag != DT_NULL; d++) {
-            if (d->d_tag != DT_RPATH && d->d_tag != DT_RUNPATH) continue;
-            const char *old = (const char *)(strtab + d->d_un.d_val);
-            if (!strstr(old, "$ORIGIN") && !strstr(old, "${ORIGIN}")) continue;
-            char exp[8192];
-            size_t k = 0;
-            for (const char *q = old; *q && k < sizeof exp - 1;) {
-                size_t tl = strncmp(q, "$ORIGIN", 7) == 0 ? 7 : strncmp(q, "${ORIGIN}", 9) == 0 ? 9 : 0;
-                if (tl) {
-                    k += (size_t)snprintf(exp + k, sizeof exp - k, "%s", origin);
-                    if (k >= sizeof exp) k = sizeof exp - 1;
-                    q += tl;
-                } else {
-                    exp[k++] = *q++;
-                }
-            }
-            exp[k] = 0;
-            char *copy;
-            PUSH_STR(copy, exp);
-            d->d_un.d_val = (uint64_t)copy - strtab;
-            mana_dbg("%s: %s -> %s", d->d_tag == DT_RPATH ? "DT_RPATH" : "DT_RUNPATH", old, exp);
-        }
-    }
+    char *platform = push_str(&sp, "x86_64");
+    expand_origin(&appelf, app, &sp);
     sp -= 16;
     char *random = sp;
     if (getrandom(random, 16, 0) != 16) {
@@ -424,37 +491,9 @@ int lh_launch(int argc, char **argv, char **envp)
         t ^= (uint64_t)getpid() * 0x9E3779B97F4A7C15ULL;
         memcpy(random + 8, &t, 8);
     }
-#undef PUSH_STR
 
-    /* auxv: the kernel's, with the application's program headers and entry, ld.so's base, and
-     * pointers into the new stack. */
     Elf64_auxv_t aux[64];
-    int na = 0;
-    {
-        Elf64_auxv_t kaux[64];
-        long n = mana_read_file("/proc/self/auxv", (char *)kaux, sizeof kaux);
-        int nk = n > 0 ? (int)((size_t)n / sizeof(Elf64_auxv_t)) : 0;
-        for (int i = 0; i < nk && na < 56; i++) {
-            uint64_t t = kaux[i].a_type;
-            if (t == AT_NULL) break;
-            if (t == AT_PHDR || t == AT_PHNUM || t == AT_PHENT || t == AT_ENTRY || t == AT_BASE ||
-                t == AT_RANDOM || t == AT_EXECFN || t == AT_PLATFORM || t == AT_SECURE || t == AT_EXECFD)
-                continue;
-            aux[na++] = kaux[i];
-        }
-    }
-#define AUX(t, v) do { aux[na].a_type = (t); aux[na].a_un.a_val = (uint64_t)(v); na++; } while (0)
-    AUX(AT_PHDR, appelf.phdr);
-    AUX(AT_PHENT, sizeof(Elf64_Phdr));
-    AUX(AT_PHNUM, appelf.phnum);
-    AUX(AT_ENTRY, appelf.entry);
-    AUX(AT_BASE, ldso.bias);
-    AUX(AT_SECURE, 0);
-    AUX(AT_RANDOM, random);
-    AUX(AT_PLATFORM, platform);
-    AUX(AT_EXECFN, execfn);
-    AUX(AT_NULL, 0);
-#undef AUX
+    int na = build_auxv(aux, &appelf, &ldso, random, platform, execfn);
 
     size_t words = 1 + (size_t)argc + 1 + (size_t)envc + 1 + 2 * (size_t)na;
     uint64_t *top = (uint64_t *)(((uint64_t)sp & ~15UL) - words * 8);

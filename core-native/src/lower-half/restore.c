@@ -1050,6 +1050,184 @@ struct kernel_sigaction_raw {
 
 /* ---- the whole restore ---- */
 
+/* Before MPI_Init (which would wait for ranks that never come): the launcher's MPI and rank count
+ * must be the checkpoint's; without MPI, the rank the launch scripts gave must be the image's. */
+static int check_job_matches(const struct mana_image *im, const char *path, int is_mpi)
+{
+    if (is_mpi) {
+        const char *ompi = getenv("OMPI_COMM_WORLD_SIZE"), *pmi = getenv("PMI_SIZE");
+        const char *launcher = ompi ? "openmpi" : pmi ? "mpich" : NULL;
+        if (launcher && strcmp(launcher, lh_mpi_name) != 0)
+            FAIL("cannot restart: %s was written under MPI '%s'; this job was started by the launcher of '%s' "
+                 "(restart with the same MPI's mpirun)", path, lh_mpi_name, launcher);
+        const char *sz = ompi ? ompi : pmi;
+        if (sz && atoi(sz) != (int)im->h.nranks)
+            FAIL("cannot restart: %s is rank %u of %u; this job has %d ranks (restart with the rank count of the "
+                 "checkpoint)", path, im->h.rank, im->h.nranks, atoi(sz));
+    }
+    if (!is_mpi && (im->h.rank != (uint32_t)mana_lh.settings.rank || im->h.nranks != (uint32_t)mana_lh.settings.nranks))
+        FAIL("cannot restart: %s is rank %u of %u; this process is rank %d of %d", path, im->h.rank, im->h.nranks,
+             mana_lh.settings.rank, mana_lh.settings.nranks);
+    return 0;
+}
+
+/* The chain's image descriptors moved above every number the image's files use, and those numbers
+ * held with placeholders until the files are restored, so that nothing the lower half opens
+ * meanwhile (MPI_Init's sockets, later) takes one of them. */
+static int hold_file_numbers(const struct mana_image_file *files, uint32_t nfiles)
+{
+    int maxfd = 2;
+    for (uint32_t i = 0; i < nfiles; i++) if (files[i].f.fd > maxfd) maxfd = files[i].f.fd;
+    for (int c = 0; c < chain_n; c++) {
+        int hi = fcntl(chain[c]->fd, F_DUPFD_CLOEXEC, maxfd + 1);
+        if (hi < 0) FAIL("cannot restart: cannot move the image descriptor above %d: %s", maxfd, strerror(errno));
+        close(chain[c]->fd);
+        chain[c]->fd = hi;
+    }
+    for (uint32_t i = 0; i < nfiles; i++) {
+        int fd = files[i].f.fd;
+        if (fd <= 2 || fcntl(fd, F_GETFD) >= 0) continue;
+        if (fd < (int)sizeof placeholder * 8) placeholder[fd / 8] |= (unsigned char)(1u << (fd % 8));
+        int ph = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (ph < 0) FAIL("cannot restart: cannot open /dev/null: %s", strerror(errno));
+        if (ph != fd) {
+            if (dup3(ph, fd, O_CLOEXEC) < 0) FAIL("cannot restart: cannot hold fd %d: %s", fd, strerror(errno));
+            close(ph);
+        }
+    }
+    return 0;
+}
+
+/* Every signal blocked (no handler may run until the threads are back), then the image's handlers. */
+static int restore_handlers(const struct mana_img_signals *sh, const struct mana_img_sigaction *sigs)
+{
+    uint64_t all = ~0ULL;
+    long blk = mana_sys4(SYS_rt_sigprocmask, SIG_SETMASK, (long)&all, 0, 8);
+    if (blk != 0) FAIL("cannot restart: cannot block signals while the threads come back: %s", strerror((int)-blk));
+    for (uint32_t i = 0; i < sh->nsig; i++) {
+        struct kernel_sigaction_raw ks = { sigs[i].handler, sigs[i].flags, sigs[i].restorer, sigs[i].mask };
+        long r = mana_sys4(SYS_rt_sigaction, sigs[i].signo, (long)&ks, 0, 8);
+        if (r != 0) FAIL("cannot restart: cannot restore the handler of signal %d: %s", sigs[i].signo, strerror((int)-r));
+    }
+    return 0;
+}
+
+/* What each thread boots from (lh_thread_boot): its saved context, stacks, masks and TLS. */
+static int plan_boots(const struct mana_img_thread *thr, uint32_t nthr, int main_idx, struct lh_boot *boots,
+                      const char *path)
+{
+    for (uint32_t i = 0; i < nthr; i++) {
+        const struct mana_img_thread *tr = &thr[i];
+        struct lh_boot *b = &boots[i];
+        b->is_main = (int)i == main_idx;
+        b->kind = tr->ctx_addr ? BOOT_CTX : BOOT_SIGFRAME;
+        b->uc = tr->ucontext_addr;
+        b->ctx = tr->ctx_addr;
+        b->robust = tr->robust_list;
+        b->robust_len = tr->robust_list_len;
+        b->alt_set = 1;
+        if (tr->altstack_flags & SS_DISABLE) {
+            b->alt.ss_flags = SS_DISABLE;
+        } else {
+            b->alt.ss_sp = (void *)tr->altstack_sp;
+            b->alt.ss_size = tr->altstack_size;
+            b->alt.ss_flags = 0;
+        }
+        b->sigmask = tr->sigmask;
+        b->fs = tr->fs_base;
+        b->ctid = tr->ctid_addr;
+        if (b->kind == BOOT_SIGFRAME && !b->uc) FAIL("cannot restart: %s is corrupt (thread %d has no context)", path, tr->tid);
+    }
+    return 0;
+}
+
+/* The new lh_info for the upper half: restart flag, generation, the upper half's stack, entry and
+ * ranges (after the lower heap's guard), its break, and the image's slot pointed at it. */
+static int publish_lh_info(const struct mana_image *im, const struct mana_image_region *regs, uint32_t nregs,
+                           const char *path)
+{
+    const struct mana_img_process *proc = &im->proc;
+    mana_lh.flags |= MANA_LH_F_RESTART;
+    mana_lh.generation = im->h.generation;
+    mana_lh.uh_stack.start = proc->upper_stack_start;
+    mana_lh.uh_stack.end = proc->upper_stack_end;
+    mana_lh.uh_entry = proc->upper_entry;
+    struct mana_range *up = malloc((nregs + 1) * sizeof *up);
+    int nu = 0;
+    if (!up) FAIL("cannot restart: out of memory");
+    for (uint32_t i = 0; i < nregs; i++)
+        if (is_upper(&regs[i].r)) { up[nu].start = regs[i].r.start; up[nu].end = regs[i].r.end; nu++; }
+    /* the guard after the last allocation of the lower heap, then the ranges */
+    if (lh_guard_brk() != 0) return 1;
+    if (lh_record_ranges(up, nu) != 0) return 1;
+    if (point_upper_brk(proc, regs, nregs) != 0) return 1;
+    if (!proc->lh_info_slot) FAIL("cannot restart: %s has no lh_info slot", path);
+    *(struct lh_info *volatile *)proc->lh_info_slot = &mana_lh;
+    return 0;
+}
+
+/* Every thread but the main one cloned onto its boot stack, with its old tid where the kernel lets
+ * us choose it; tid_map says old -> new (the main thread becomes this process). */
+static int clone_threads(const struct mana_img_thread *thr, uint32_t nthr, int main_idx, struct lh_boot *boots,
+                         char **boot_stacks)
+{
+    mana_lh.n_tid_map = 0;
+    mana_lh.tid_map[mana_lh.n_tid_map++] = (struct mana_tid_pair){ thr[main_idx].tid, getpid() };
+    /* test hook: restart as without the privilege to choose tids */
+    if (getenv("MANA_DEBUG_NO_SET_TID")) keep_tids = 0;
+    for (uint32_t i = 0; i < nthr; i++) {
+        if ((int)i == main_idx) continue;
+        const struct mana_img_thread *tr = &thr[i];
+        size_t ssz = BOOT_STACK;
+        char *stk = boot_stacks[i];
+        unsigned long flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |
+                              CLONE_SETTLS;
+        int *ctid = (int *)tr->ctid_addr;
+        if (ctid) flags |= CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID;
+        long r = -1;
+        if (keep_tids != 0 && tr->tid > 0) {
+            /* Ask for the thread's old tid (needs CAP_CHECKPOINT_RESTORE or CAP_SYS_ADMIN, and the
+             * tid free): mutexes that record an owner tid (error-checking, recursive, robust, PI)
+             * held across the checkpoint stay valid. */
+            pid_t want = tr->tid;
+            struct lh_clone_args ca = { flags, 0, (uint64_t)ctid, (uint64_t)ctid, 0, (uint64_t)stk, ssz,
+                                        tr->fs_base, (uint64_t)&want, 1 };
+            r = lh_clone3(&ca, sizeof ca, &boots[i]);
+            if (r > 0) keep_tids = 1;
+            else if (keep_tids < 0 && (r == -EPERM || r == -ENOSYS || r == -EINVAL)) keep_tids = 0;
+        }
+        if (r <= 0) r = lh_clone(flags, stk + ssz, ctid, ctid, tr->fs_base, &boots[i]);
+        if (r < 0) FAIL("cannot restart: cannot create thread %d: %s", tr->tid, strerror((int)-r));
+        if (mana_lh.n_tid_map < MANA_MAX_THREADS_LH)
+            mana_lh.tid_map[mana_lh.n_tid_map++] = (struct mana_tid_pair){ tr->tid, (int32_t)r };
+        mana_dbg("thread %d is now %ld", tr->tid, r);
+    }
+    return 0;
+}
+
+/* Interval timers as they were, and the signals that were pending at the checkpoint (every thread had
+ * them blocked) raised again: delivered as soon as a thread unblocks them. */
+static int restore_timers_and_pending(const struct mana_img_signals *sh, const struct mana_img_itimer *timers)
+{
+    for (uint32_t i = 0; i < sh->ntimers; i++) {
+        struct itimerval it;
+        it.it_interval.tv_sec = timers[i].interval_ns / 1000000000LL;
+        it.it_interval.tv_usec = (timers[i].interval_ns % 1000000000LL) / 1000;
+        it.it_value.tv_sec = timers[i].value_ns / 1000000000LL;
+        it.it_value.tv_usec = (timers[i].value_ns % 1000000000LL) / 1000;
+        if (!it.it_value.tv_sec && !it.it_value.tv_usec) it.it_value.tv_usec = 1;   /* was about to fire */
+        if (mana_sys3(SYS_setitimer, timers[i].which, (long)&it, 0) != 0)
+            FAIL("cannot restart: cannot restore interval timer %d", timers[i].which);
+    }
+    for (int sig = 1; sig <= 64; sig++) {
+        if (!(sh->pending & (1ULL << (sig - 1))) || sig == mana_lh.settings.ckpt_signal) continue;
+        long k = mana_sys2(SYS_kill, mana_getpid(), sig);
+        if (k != 0) mana_warn("signal %d was pending at the checkpoint and cannot be raised again: %s", sig, strerror((int)-k));
+        else mana_dbg("re-raised pending signal %d", sig);
+    }
+    return 0;
+}
+
 int lh_restore(const char *dir)
 {
     int64_t t0 = mana_lh.start_ns, t;
@@ -1069,22 +1247,7 @@ int lh_restore(const char *dir)
     static struct mana_image im;
     if (open_image(&im, path) != 0) return 1;
     int is_mpi = strcmp(lh_mpi_name, "none") != 0;
-    if (is_mpi) {
-        /* Refuse before MPI_Init (which would wait for ranks that never come): the launcher's
-         * rank count and MPI must be the checkpoint's. */
-        const char *ompi = getenv("OMPI_COMM_WORLD_SIZE"), *pmi = getenv("PMI_SIZE");
-        const char *launcher = ompi ? "openmpi" : pmi ? "mpich" : NULL;
-        if (launcher && strcmp(launcher, lh_mpi_name) != 0)
-            FAIL("cannot restart: %s was written under MPI '%s'; this job was started by the launcher of '%s' "
-                 "(restart with the same MPI's mpirun)", path, lh_mpi_name, launcher);
-        const char *sz = ompi ? ompi : pmi;
-        if (sz && atoi(sz) != (int)im.h.nranks)
-            FAIL("cannot restart: %s is rank %u of %u; this job has %d ranks (restart with the rank count of the "
-                 "checkpoint)", path, im.h.rank, im.h.nranks, atoi(sz));
-    }
-    if (!is_mpi && (im.h.rank != (uint32_t)mana_lh.settings.rank || im.h.nranks != (uint32_t)mana_lh.settings.nranks))
-        FAIL("cannot restart: %s is rank %u of %u; this process is rank %d of %d", path, im.h.rank, im.h.nranks,
-             mana_lh.settings.rank, mana_lh.settings.nranks);
+    if (check_job_matches(&im, path, is_mpi) != 0) return 1;
     const struct mana_img_process proc = im.proc;
     struct mana_image_region *regs = im.regs;
     uint32_t nregs = im.nregs;
@@ -1094,35 +1257,11 @@ int lh_restore(const char *dir)
     n_saved = im.nsaved;
     uint32_t nthr = im.nthr;
     const struct mana_img_thread *thr = im.thr;
-    const struct mana_img_signals sh = im.sig;
-    const struct mana_img_sigaction *sigs = im.sigs;
-    const struct mana_img_itimer *timers = im.timers;
     mana_dbg("restoring %s: generation %u, %u regions, %u threads, %u files, %u signal handlers", path,
-             im.h.generation, nregs, nthr, nfiles, sh.nsig);
+             im.h.generation, nregs, nthr, nfiles, im.sig.nsig);
 
     if (open_chain(&im, path) != 0) return 1;
-    /* Keep the image descriptors out of the numbers the image uses. */
-    int maxfd = 2;
-    for (uint32_t i = 0; i < nfiles; i++) if (files[i].f.fd > maxfd) maxfd = files[i].f.fd;
-    for (int c = 0; c < chain_n; c++) {
-        int hi = fcntl(chain[c]->fd, F_DUPFD_CLOEXEC, maxfd + 1);
-        if (hi < 0) FAIL("cannot restart: cannot move the image descriptor above %d: %s", maxfd, strerror(errno));
-        close(chain[c]->fd);
-        chain[c]->fd = hi;
-    }
-    /* Hold the image's descriptor numbers with placeholders until the files are restored, so that
-     * nothing the lower half opens meanwhile (MPI_Init's sockets, later) takes one of them. */
-    for (uint32_t i = 0; i < nfiles; i++) {
-        int fd = files[i].f.fd;
-        if (fd <= 2 || fcntl(fd, F_GETFD) >= 0) continue;
-        if (fd < (int)sizeof placeholder * 8) placeholder[fd / 8] |= (unsigned char)(1u << (fd % 8));
-        int ph = open("/dev/null", O_RDONLY | O_CLOEXEC);
-        if (ph < 0) FAIL("cannot restart: cannot open /dev/null: %s", strerror(errno));
-        if (ph != fd) {
-            if (dup3(ph, fd, O_CLOEXEC) < 0) FAIL("cannot restart: cannot hold fd %d: %s", fd, strerror(errno));
-            close(ph);
-        }
-    }
+    if (hold_file_numbers(files, nfiles) != 0) return 1;
     t = mana_now_ns();
     mana_timing("restart: read and check image metadata", t - t0);
 
@@ -1162,42 +1301,14 @@ int lh_restore(const char *dir)
     lh_restart_pause(2, "after memory restore, single thread");
 
     /* From here no signal may run a handler until the threads are back. */
-    uint64_t all = ~0ULL;
-    long blk = mana_sys4(SYS_rt_sigprocmask, SIG_SETMASK, (long)&all, 0, 8);
-    if (blk != 0) FAIL("cannot restart: cannot block signals while the threads come back: %s", strerror((int)-blk));
-    for (uint32_t i = 0; i < sh.nsig; i++) {
-        struct kernel_sigaction_raw ks = { sigs[i].handler, sigs[i].flags, sigs[i].restorer, sigs[i].mask };
-        long r = mana_sys4(SYS_rt_sigaction, sigs[i].signo, (long)&ks, 0, 8);
-        if (r != 0) FAIL("cannot restart: cannot restore the handler of signal %d: %s", sigs[i].signo, strerror((int)-r));
-    }
+    if (restore_handlers(&im.sig, im.sigs) != 0) return 1;
 
     /* Threads: the main one becomes this thread; the others are cloned and wait on boot_go. */
     int main_idx = 0;
     for (uint32_t i = 0; i < nthr; i++) if (thr[i].flags & MANA_THR_MAIN) { main_idx = (int)i; break; }
     struct lh_boot *boots = calloc(nthr, sizeof *boots);
     if (!boots) FAIL("cannot restart: out of memory");
-    for (uint32_t i = 0; i < nthr; i++) {
-        const struct mana_img_thread *tr = &thr[i];
-        struct lh_boot *b = &boots[i];
-        b->is_main = (int)i == main_idx;
-        b->kind = tr->ctx_addr ? BOOT_CTX : BOOT_SIGFRAME;
-        b->uc = tr->ucontext_addr;
-        b->ctx = tr->ctx_addr;
-        b->robust = tr->robust_list;
-        b->robust_len = tr->robust_list_len;
-        b->alt_set = 1;
-        if (tr->altstack_flags & SS_DISABLE) {
-            b->alt.ss_flags = SS_DISABLE;
-        } else {
-            b->alt.ss_sp = (void *)tr->altstack_sp;
-            b->alt.ss_size = tr->altstack_size;
-            b->alt.ss_flags = 0;
-        }
-        b->sigmask = tr->sigmask;
-        b->fs = tr->fs_base;
-        b->ctid = tr->ctid_addr;
-        if (b->kind == BOOT_SIGFRAME && !b->uc) FAIL("cannot restart: %s is corrupt (thread %d has no context)", path, tr->tid);
-    }
+    if (plan_boots(thr, nthr, main_idx, boots, path) != 0) return 1;
     /* Boot stacks now: the lower heap must not grow after its range is recorded below. */
     char **boot_stacks = calloc(nthr, sizeof *boot_stacks);
     if (!boot_stacks) FAIL("cannot restart: out of memory");
@@ -1205,80 +1316,13 @@ int lh_restore(const char *dir)
         if ((int)i != main_idx && !(boot_stacks[i] = malloc(BOOT_STACK)))
             FAIL("cannot restart: out of memory");
 
-    /* New lh_info for the upper half. */
-    mana_lh.flags |= MANA_LH_F_RESTART;
-    mana_lh.generation = im.h.generation;
-    mana_lh.uh_stack.start = proc.upper_stack_start;
-    mana_lh.uh_stack.end = proc.upper_stack_end;
-    mana_lh.uh_entry = proc.upper_entry;
-    {
-        struct mana_range *up = malloc((nregs + 1) * sizeof *up);
-        int nu = 0;
-        if (!up) FAIL("cannot restart: out of memory");
-        for (uint32_t i = 0; i < nregs; i++)
-            if (is_upper(&regs[i].r)) { up[nu].start = regs[i].r.start; up[nu].end = regs[i].r.end; nu++; }
-        /* the guard after the last allocation of the lower heap, then the ranges */
-        if (lh_guard_brk() != 0) return 1;
-        if (lh_record_ranges(up, nu) != 0) return 1;
-    }
-    if (point_upper_brk(&proc, regs, nregs) != 0) return 1;
-    if (!proc.lh_info_slot) FAIL("cannot restart: %s has no lh_info slot", path);
-    *(struct lh_info *volatile *)proc.lh_info_slot = &mana_lh;
-
-    /* old tid -> new tid of every thread (the main one becomes this process) */
-    mana_lh.n_tid_map = 0;
-    mana_lh.tid_map[mana_lh.n_tid_map++] = (struct mana_tid_pair){ thr[main_idx].tid, getpid() };
-    /* test hook: restart as without the privilege to choose tids */
-    if (getenv("MANA_DEBUG_NO_SET_TID")) keep_tids = 0;
-    for (uint32_t i = 0; i < nthr; i++) {
-        if ((int)i == main_idx) continue;
-        const struct mana_img_thread *tr = &thr[i];
-        size_t ssz = BOOT_STACK;
-        char *stk = boot_stacks[i];
-        unsigned long flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |
-                              CLONE_SETTLS;
-        int *ctid = (int *)tr->ctid_addr;
-        if (ctid) flags |= CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID;
-        long r = -1;
-        if (keep_tids != 0 && tr->tid > 0) {
-            /* Ask for the thread's old tid (needs CAP_CHECKPOINT_RESTORE or CAP_SYS_ADMIN, and the
-             * tid free): mutexes that record an owner tid (error-checking, recursive, robust, PI)
-             * held across the checkpoint stay valid. */
-            pid_t want = tr->tid;
-            struct lh_clone_args ca = { flags, 0, (uint64_t)ctid, (uint64_t)ctid, 0, (uint64_t)stk, ssz,
-                                        tr->fs_base, (uint64_t)&want, 1 };
-            r = lh_clone3(&ca, sizeof ca, &boots[i]);
-            if (r > 0) keep_tids = 1;
-            else if (keep_tids < 0 && (r == -EPERM || r == -ENOSYS || r == -EINVAL)) keep_tids = 0;
-        }
-        if (r <= 0) r = lh_clone(flags, stk + ssz, ctid, ctid, tr->fs_base, &boots[i]);
-        if (r < 0) FAIL("cannot restart: cannot create thread %d: %s", tr->tid, strerror((int)-r));
-        if (mana_lh.n_tid_map < MANA_MAX_THREADS_LH)
-            mana_lh.tid_map[mana_lh.n_tid_map++] = (struct mana_tid_pair){ tr->tid, (int32_t)r };
-        mana_dbg("thread %d is now %ld", tr->tid, r);
-    }
+    if (publish_lh_info(&im, regs, nregs, path) != 0) return 1;
+    if (clone_threads(thr, nthr, main_idx, boots, boot_stacks) != 0) return 1;
     int64_t t_thr = mana_now_ns();
     mana_timing("restart: signals and threads", t_thr - t_mem);
     lh_restart_pause(3, "threads are back, parked");
 
-    for (uint32_t i = 0; i < sh.ntimers; i++) {
-        struct itimerval it;
-        it.it_interval.tv_sec = timers[i].interval_ns / 1000000000LL;
-        it.it_interval.tv_usec = (timers[i].interval_ns % 1000000000LL) / 1000;
-        it.it_value.tv_sec = timers[i].value_ns / 1000000000LL;
-        it.it_value.tv_usec = (timers[i].value_ns % 1000000000LL) / 1000;
-        if (!it.it_value.tv_sec && !it.it_value.tv_usec) it.it_value.tv_usec = 1;   /* was about to fire */
-        if (mana_sys3(SYS_setitimer, timers[i].which, (long)&it, 0) != 0)
-            FAIL("cannot restart: cannot restore interval timer %d", timers[i].which);
-    }
-    /* Signals that arrived while the checkpoint was taken were pending (every thread had them
-     * blocked): raise them again; they are delivered as soon as a thread unblocks them. */
-    for (int sig = 1; sig <= 64; sig++) {
-        if (!(sh.pending & (1ULL << (sig - 1))) || sig == mana_lh.settings.ckpt_signal) continue;
-        long k = mana_sys2(SYS_kill, mana_getpid(), sig);
-        if (k != 0) mana_warn("signal %d was pending at the checkpoint and cannot be raised again: %s", sig, strerror((int)-k));
-        else mana_dbg("re-raised pending signal %d", sig);
-    }
+    if (restore_timers_and_pending(&im.sig, im.timers) != 0) return 1;
     lh_restart_pause(4, "just before user code resumes");
     mana_timing("restart: lower half total (start to resume)", mana_now_ns() - t0);
     mana_dbg("resuming generation %u", im.h.generation);

@@ -577,6 +577,142 @@ static void resume_program(int *resumed)
     *resumed = 1;
 }
 
+/* A checkpoint this rank cannot take, refused before anything is stopped (said to the coordinator):
+ * live child processes (not checkpointed) or MPI already finalized.  0: go on. */
+static int refuse_early(uint32_t g)
+{
+    char err[512] = "";
+    char kids[256];
+    int nk = live_children(kids, sizeof kids);
+    if (nk) {
+        mana_fmt(err, sizeof err, "rank %d has %d live child process%s (%s): child processes are not "
+                 "checkpointed, so the checkpoint is refused; take it when they have ended", mana_pl.cfg.rank,
+                 nk, nk == 1 ? "" : "es", kids);
+        mana_err("checkpoint %u refused: %s", g, err);
+        if (coord) mana_coord_ckpt_failed(coord, g, err, NULL, 0);
+        return 1;
+    }
+    if (mpi && mpi->finalized()) {
+        mana_fmt(err, sizeof err, "rank %d has called MPI_Finalize: checkpoint skipped", mana_pl.cfg.rank);
+        mana_warn("%s", err);
+        if (coord) mana_coord_ckpt_failed(coord, g, err, NULL, 0);
+        return 1;
+    }
+    return 0;
+}
+
+/* Incremental: on the last committed image of this folder, while the chain is shorter than
+ * MANA_INCREMENTAL_FULL_EVERY; a full image otherwise (and the first one, and after a restart). */
+static void plan_incremental(struct mana_incr *inc, uint32_t g, int flags, const char *rankdir)
+{
+    memset(inc, 0, sizeof *inc);
+    if (!incr_on) return;
+    if (!incr_tracking) {
+        char why[256];
+        if (mana_dirty_start(why, sizeof why) == 0) incr_tracking = 1;
+        else if (!incr_warned) {
+            mana_warn("incremental checkpoints were asked for, but %s: every image is a full one", why);
+            incr_warned = 1;
+        }
+    }
+    inc->untracked = !incr_tracking;
+    inc->protect = incr_tracking;
+    if (flags & MANA_COORD_CKPT_FULL) mana_dbg("checkpoint %u: a full image was asked for", g);
+    if (incr_tracking && !(flags & MANA_COORD_CKPT_FULL) && chain.valid && strcmp(chain.dir, rankdir) == 0 &&
+        chain.depth + 1 < incr_full_every &&
+        chain.n < MANA_IMG_MAX_CHAIN && chain.gen < g) {
+        inc->incremental = 1;
+        inc->parent.generation = chain.gen;
+        inc->parent.header_crc = chain.header_crc;
+        inc->parent.file_size = chain.file_size;
+        inc->parent.depth = chain.depth + 1;
+        inc->parent_name = chain.names[chain.n - 1];
+    }
+}
+
+/* This one's compression: as launched, unless the request says (mana_status --compress=LEVEL); the
+ * image holds this value, so after_restart sets the launched one again. */
+static void choose_compression(int flags)
+{
+    switch ((flags & MANA_COORD_CKPT_ZSTD_MASK) >> MANA_COORD_CKPT_ZSTD_SHIFT) {
+    case 1: mana_compress_level = 0; break;
+    case 2: mana_compress_level = MANA_ZSTD_FAST; break;
+    case 3: mana_compress_level = 9; break;
+    default: mana_compress_level = compress_launched; break;
+    }
+}
+
+/* The commit: tmp renamed to final, and the folder fsynced so that the rename survives a crash of
+ * the node; if that fails this generation is not durable and is taken back (the previous one is
+ * still there).  0, or 1 with err set and nothing of this generation left. */
+static int commit_image(const char *tmp, const char *final, const char *rankdir, char *err, size_t errlen)
+{
+    if (rename(tmp, final) != 0) {
+        mana_fmt(err, errlen, "cannot rename %s: %s", tmp, strerror(errno));
+        unlink(tmp);
+        return 1;
+    }
+    int dfd = open(rankdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0 || fsync(dfd) != 0) {
+        mana_fmt(err, errlen, "cannot make the new image durable: %s %s: %s", dfd < 0 ? "open" : "fsync",
+                 rankdir, strerror(errno));
+        if (dfd >= 0) close(dfd);
+        unlink(final);
+        return 1;
+    }
+    close(dfd);
+    return 0;
+}
+
+/* After the commit: the chain the next incremental image builds on (this image, where its pages
+ * are tracked), or none. */
+static void remember_chain(const struct mana_incr *inc, const struct mana_write_result *res, uint32_t g,
+                           const char *final_name, const char *rankdir)
+{
+    if (inc->protect) {
+        if (!res->incremental) chain.n = 0;
+        snprintf(chain.names[chain.n++], sizeof chain.names[0], "%s", final_name);
+        chain.valid = 1;
+        chain.gen = g;
+        chain.header_crc = res->header_crc;
+        chain.file_size = res->file_bytes;
+        chain.depth = res->incremental ? inc->parent.depth : 0;
+        snprintf(chain.dir, sizeof chain.dir, "%s", rankdir);
+    } else {
+        chain.n = 0;
+    }
+}
+
+/* When each step of a checkpoint ended (MANA_TIMING), for the log. */
+struct ck_times {
+    int64_t quiesce, susp, bar, write, commit, resumed, end;
+    int forked_write;                    /* the program ran while the writer process wrote */
+};
+
+static void log_checkpoint(uint32_t g, const struct ck_times *t, const char *final, const struct mana_write_result *res,
+                           const struct mana_incr *inc, int was_valid)
+{
+    if (mpi) mana_timing("checkpoint: MPI collective drain", t->quiesce - ck_t0);
+    mana_timing("checkpoint: suspend threads", t->susp - t->quiesce);
+    mana_timing("checkpoint: barriers SUSPENDED+DRAINED", t->bar - t->susp);
+    mana_timing("checkpoint: write image + fsync", t->write - t->bar);
+    mana_timing("checkpoint: CHECKPOINTED+rename+COMMITTED", t->commit - t->write);
+    mana_timing("checkpoint: total", t->end - ck_t0);
+    mana_timing("checkpoint: program paused", t->resumed - ck_t0);
+    if (t->forked_write) mana_timing("checkpoint: forked writer, program running", t->write - t->resumed);
+    mana_dbg("checkpoint %u committed: %s (%lu bytes in file, %lu stored of %lu mapped, %u regions)", g, final,
+             (unsigned long)res->file_bytes, (unsigned long)res->stored_bytes, (unsigned long)res->mapped_bytes,
+             res->regions);
+    if (res->zstd_threads) mana_dbg("checkpoint %u: zstd level %d, %d compression thread%s", g, mana_compress_level,
+                                    res->zstd_threads, res->zstd_threads == 1 ? "" : "s");
+    if (incr_on)
+        mana_dbg("checkpoint %u: %s image%s, %lu bytes left to the parent", g,
+                 res->incremental ? "incremental" : inc->untracked ? "full (untracked)" : "full",
+                 res->incremental ? "" : inc->incremental ? " (most pages changed)" :
+                 was_valid ? " (chain at its length limit or in another folder)" : "",
+                 (unsigned long)res->inherited_bytes);
+}
+
 static void do_checkpoint(uint32_t g, int flags, const char *reqdir)
 {
     char err[512] = "";
@@ -589,24 +725,7 @@ static void do_checkpoint(uint32_t g, int flags, const char *reqdir)
     mana_image_name(tmp, sizeof tmp, dir, mana_pl.cfg.rank, program_name(), g, 1);
     mana_image_name(final, sizeof final, dir, mana_pl.cfg.rank, program_name(), g, 0);
 
-    {
-        char kids[256];
-        int nk = live_children(kids, sizeof kids);
-        if (nk) {
-            mana_fmt(err, sizeof err, "rank %d has %d live child process%s (%s): child processes are not "
-                     "checkpointed, so the checkpoint is refused; take it when they have ended", mana_pl.cfg.rank,
-                     nk, nk == 1 ? "" : "es", kids);
-            mana_err("checkpoint %u refused: %s", g, err);
-            if (coord) mana_coord_ckpt_failed(coord, g, err, NULL, 0);
-            return;
-        }
-    }
-    if (mpi && mpi->finalized()) {
-        mana_fmt(err, sizeof err, "rank %d has called MPI_Finalize: checkpoint skipped", mana_pl.cfg.rank);
-        mana_warn("%s", err);
-        if (coord) mana_coord_ckpt_failed(coord, g, err, NULL, 0);
-        return;
-    }
+    if (refuse_early(g) != 0) return;
     if (mpi && mpi->quiesce(g, err, sizeof err) != 0) {
         mana_err("checkpoint %u failed: %s", g, err);
         mpi->resume();
@@ -649,45 +768,13 @@ static void do_checkpoint(uint32_t g, int flags, const char *reqdir)
         after_restart();
         return;
     }
-    /* Incremental: on the last committed image of this folder, while the chain is shorter than
-     * MANA_INCREMENTAL_FULL_EVERY; a full image otherwise (and the first one, and after a restart). */
     struct mana_incr inc;
-    memset(&inc, 0, sizeof inc);
+    plan_incremental(&inc, g, flags, rankdir);
     const char *final_name = strrchr(final, '/') + 1;
-    if (incr_on) {
-        if (!incr_tracking) {
-            char why[256];
-            if (mana_dirty_start(why, sizeof why) == 0) incr_tracking = 1;
-            else if (!incr_warned) {
-                mana_warn("incremental checkpoints were asked for, but %s: every image is a full one", why);
-                incr_warned = 1;
-            }
-        }
-        inc.untracked = !incr_tracking;
-        inc.protect = incr_tracking;
-        if (flags & MANA_COORD_CKPT_FULL) mana_dbg("checkpoint %u: a full image was asked for", g);
-        if (incr_tracking && !(flags & MANA_COORD_CKPT_FULL) && chain.valid && strcmp(chain.dir, rankdir) == 0 &&
-            chain.depth + 1 < incr_full_every &&
-            chain.n < MANA_IMG_MAX_CHAIN && chain.gen < g) {
-            inc.incremental = 1;
-            inc.parent.generation = chain.gen;
-            inc.parent.header_crc = chain.header_crc;
-            inc.parent.file_size = chain.file_size;
-            inc.parent.depth = chain.depth + 1;
-            inc.parent_name = chain.names[chain.n - 1];
-        }
-    }
     int was_valid = chain.valid;
     chain.valid = 0;                     /* until this one is committed: its protection has begun */
     int wrc;
-    /* this one's compression: as launched, unless the request says (mana_status --compress=LEVEL); the
-     * image holds this value, so after_restart sets the launched one again */
-    switch ((flags & MANA_COORD_CKPT_ZSTD_MASK) >> MANA_COORD_CKPT_ZSTD_SHIFT) {
-    case 1: mana_compress_level = 0; break;
-    case 2: mana_compress_level = MANA_ZSTD_FAST; break;
-    case 3: mana_compress_level = 9; break;
-    default: mana_compress_level = compress_launched; break;
-    }
+    choose_compression(flags);
     /* how this one is written: as launched, unless the request says (mana_status --forked/--unforked) */
     int fork_this = flags & MANA_COORD_CKPT_FORKED ? 1 : flags & MANA_COORD_CKPT_UNFORKED ? 0 : forked_on;
     if (fork_this && incr_on && (flags & MANA_COORD_CKPT_FORKED))
@@ -719,38 +806,12 @@ static void do_checkpoint(uint32_t g, int flags, const char *reqdir)
     if (coord) mana_coord_ckpt_written(coord, g, res.file_bytes, (uint64_t)(t_write - t_bar), final, NULL, 0);
     rc = barrier(g, MANA_PHASE_CHECKPOINTED, err, sizeof err);
     if (rc != MANA_COORD_OK) { unlink(tmp); goto coord_failed; }
-    if (rename(tmp, final) != 0) {
-        mana_fmt(err, sizeof err, "cannot rename %s: %s", tmp, strerror(errno));
-        unlink(tmp);
-        goto write_failed;
-    }
-    /* The rename is the commit; only the folder's fsync makes it survive a crash of the node.  If
-     * that fails, this generation is not durable: take it back (the previous one is still there). */
-    int dfd = open(rankdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0 || fsync(dfd) != 0) {
-        mana_fmt(err, sizeof err, "cannot make the new image durable: %s %s: %s", dfd < 0 ? "open" : "fsync",
-                 rankdir, strerror(errno));
-        if (dfd >= 0) close(dfd);
-        unlink(final);
-        goto write_failed;
-    }
-    close(dfd);
+    if (commit_image(tmp, final, rankdir, err, sizeof err) != 0) goto write_failed;
     rc = barrier(g, MANA_PHASE_COMMITTED, err, sizeof err);
     if (rc != MANA_COORD_OK) { unlink(final); goto coord_failed; }
     int64_t t_commit = mana_now_ns();
     last_generation = g;
-    if (inc.protect) {
-        if (!res.incremental) chain.n = 0;
-        snprintf(chain.names[chain.n++], sizeof chain.names[0], "%s", final_name);
-        chain.valid = 1;
-        chain.gen = g;
-        chain.header_crc = res.header_crc;
-        chain.file_size = res.file_bytes;
-        chain.depth = res.incremental ? inc.parent.depth : 0;
-        snprintf(chain.dir, sizeof chain.dir, "%s", rankdir);
-    } else {
-        chain.n = 0;
-    }
+    remember_chain(&inc, &res, g, final_name, rankdir);
     remove_other_images(rankdir, final_name);
     if (flags & MANA_COORD_CKPT_EXIT) {
         /* checkpoint-and-kill: the threads stay stopped, so nothing runs past the image */
@@ -764,26 +825,8 @@ static void do_checkpoint(uint32_t g, int flags, const char *reqdir)
         resume_program(&resumed);
         t_resumed = mana_now_ns();
     }
-    int64_t t_end = mana_now_ns();
-    if (mpi) mana_timing("checkpoint: MPI collective drain", t_quiesce - ck_t0);
-    mana_timing("checkpoint: suspend threads", t_susp - t_quiesce);
-    mana_timing("checkpoint: barriers SUSPENDED+DRAINED", t_bar - t_susp);
-    mana_timing("checkpoint: write image + fsync", t_write - t_bar);
-    mana_timing("checkpoint: CHECKPOINTED+rename+COMMITTED", t_commit - t_write);
-    mana_timing("checkpoint: total", t_end - ck_t0);
-    mana_timing("checkpoint: program paused", t_resumed - ck_t0);
-    if (forked_write) mana_timing("checkpoint: forked writer, program running", t_write - t_resumed);
-    mana_dbg("checkpoint %u committed: %s (%lu bytes in file, %lu stored of %lu mapped, %u regions)", g, final,
-             (unsigned long)res.file_bytes, (unsigned long)res.stored_bytes, (unsigned long)res.mapped_bytes,
-             res.regions);
-    if (res.zstd_threads) mana_dbg("checkpoint %u: zstd level %d, %d compression thread%s", g, mana_compress_level,
-                                   res.zstd_threads, res.zstd_threads == 1 ? "" : "s");
-    if (incr_on)
-        mana_dbg("checkpoint %u: %s image%s, %lu bytes left to the parent", g,
-                 res.incremental ? "incremental" : inc.untracked ? "full (untracked)" : "full",
-                 res.incremental ? "" : inc.incremental ? " (most pages changed)" :
-                 was_valid ? " (chain at its length limit or in another folder)" : "",
-                 (unsigned long)res.inherited_bytes);
+    struct ck_times times = { t_quiesce, t_susp, t_bar, t_write, t_commit, t_resumed, mana_now_ns(), forked_write };
+    log_checkpoint(g, &times, final, &res, &inc, was_valid);
     return;
 
 write_failed:
