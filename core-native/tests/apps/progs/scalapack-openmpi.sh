@@ -37,5 +37,5 @@ app_result() {
     grep -a -E 'tests (completed|skipped)|^Finished' out.txt
 }
 APP_EXPECT=known-failure
-APP_REASON='user-defined operations: the job ends with "more than 64 user-defined operations" in the first factorisation; BLACS creates an MPI_Op for its max/min combines and frees it after each, so freed entries seem not to be reused'
-APP_REASON_RE='MANA: MPI_Op_create is not supported under checkpointing \(more than 64 user-defined operations\)'
+APP_REASON='wrong result, no checkpoint needed: the first system (400) passes, then PDGETRS reports "parameter number 1 had an illegal value" on both ranks (its check that every process got the same arguments, a BLACS broadcast/combine, disagrees) and an MPI_ERR_TRUNCATE follows; natively it passes. The "more than 64 user-defined operations" refusal of before is fixed (9facc45); the BLACS combine pattern alone (struct type, MPI_Op_create/free per call, Allreduce on a split communicator) gives right results under the runtime'
+APP_REASON_RE='On entry to PDGETRS parameter number +1 had an illegal value'
