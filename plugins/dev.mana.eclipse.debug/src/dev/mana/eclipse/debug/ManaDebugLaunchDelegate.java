@@ -6,6 +6,8 @@ import dev.mana.eclipse.core.ManaJobSettings;
 import dev.mana.gdb.mi.GdbEvent;
 import dev.mana.gdb.mi.GdbMi;
 import dev.mana.gdb.mi.MiException;
+import dev.mana.gdb.mi.command.MiGdbSet;
+import dev.mana.gdb.mi.command.MiTargetAttach;
 import dev.mana.gdb.split.LhInfo;
 import dev.mana.gdb.split.MemorySource;
 import dev.mana.gdb.split.ProcMaps;
@@ -232,9 +234,9 @@ public final class ManaDebugLaunchDelegate extends LaunchConfigurationDelegate {
     private static void release(long pid, String variable) throws IOException, MiException {
         try (GdbMi gdb = GdbMi.start(ManaDebugModel.gdbOptions())) {
             CompletableFuture<GdbEvent.Stopped> stop = gdb.expect(GdbEvent.Stopped.class, x -> true);
-            gdb.execute("-target-attach " + pid, Duration.ofSeconds(60));
+            gdb.execute(new MiTargetAttach(pid), Duration.ofSeconds(60));
             gdb.await(stop, Duration.ofSeconds(30), "stop after attaching to " + pid);
-            gdb.execute("-gdb-set var " + variable + " = 0");
+            gdb.execute(MiGdbSet.variable(variable, "0"));
         }
     }
 

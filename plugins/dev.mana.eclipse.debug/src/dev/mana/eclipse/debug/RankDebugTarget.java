@@ -9,6 +9,10 @@ import dev.mana.gdb.mi.MiException;
 import dev.mana.gdb.mi.Registers;
 import dev.mana.gdb.mi.Stepping;
 import dev.mana.gdb.mi.Watch;
+import dev.mana.gdb.mi.command.CliKill;
+import dev.mana.gdb.mi.command.MiBreakDelete;
+import dev.mana.gdb.mi.command.MiExecInterrupt;
+import dev.mana.gdb.mi.command.MiVarDelete;
 import dev.mana.gdb.split.RankDebugger;
 import dev.mana.inspector.CheckpointImage;
 import dev.mana.inspector.ImageException;
@@ -440,10 +444,10 @@ public final class RankDebugTarget extends DebugElement implements IDebugTarget,
                 // gdb kills a stopped process only: interrupt and wait for the stop first, else closing gdb
                 // would detach and leave the rank running
                 CompletableFuture<GdbEvent.Stopped> stop = g.expect(GdbEvent.Stopped.class, x -> true);
-                g.execute("-exec-interrupt --all");
+                g.execute(MiExecInterrupt.all());
                 g.await(stop, Duration.ofSeconds(10), "the stop before kill");
             }
-            g.executeAllowError("kill", Duration.ofSeconds(10));
+            g.executeAllowError(new CliKill(), Duration.ofSeconds(10));
         } catch (MiException e) {
             // gdb is going away anyway
         }
@@ -460,7 +464,7 @@ public final class RankDebugTarget extends DebugElement implements IDebugTarget,
     public void disconnect() throws DebugException {
         for (String n : installed.values()) {
             try {
-                dbg.gdb().executeAllowError("-break-delete " + n, Duration.ofSeconds(10));
+                dbg.gdb().executeAllowError(new MiBreakDelete(n), Duration.ofSeconds(10));
             } catch (MiException e) {
                 // detaching anyway
             }
@@ -511,7 +515,7 @@ public final class RankDebugTarget extends DebugElement implements IDebugTarget,
         String n = installed.remove(breakpoint);
         if (n != null && !terminated) {
             try {
-                dbg.gdb().executeAllowError("-break-delete " + n, Duration.ofSeconds(10));
+                dbg.gdb().executeAllowError(new MiBreakDelete(n), Duration.ofSeconds(10));
             } catch (MiException e) {
                 DebugPlugin.log(e);
             }
@@ -602,7 +606,7 @@ public final class RankDebugTarget extends DebugElement implements IDebugTarget,
         }
         for (String v : names) {
             try {
-                dbg.gdb().executeAllowError("-var-delete " + v, Duration.ofSeconds(10));
+                dbg.gdb().executeAllowError(new MiVarDelete(v), Duration.ofSeconds(10));
             } catch (MiException e) {
                 // it went with its frame
             }

@@ -2,8 +2,9 @@ package dev.mana.eclipse.debug;
 
 import dev.mana.gdb.mi.MiException;
 import dev.mana.gdb.mi.MiTuple;
-import dev.mana.gdb.mi.MiValue;
 import dev.mana.gdb.mi.Registers;
+import dev.mana.gdb.mi.command.MiFrame;
+import dev.mana.gdb.mi.command.MiStackListVariables;
 import dev.mana.gdb.split.RankDebugger;
 import dev.mana.inspector.Half;
 import java.nio.file.Path;
@@ -74,11 +75,10 @@ public final class RankStackFrame extends DebugElement implements IStackFrame {
         }
         RankDebugTarget t = (RankDebugTarget) getDebugTarget();
         try {
-            MiTuple r = t.debugger().gdb().execute("-stack-list-variables --thread " + thread.gdbId() + " --frame "
-                    + frame.level() + " --simple-values").results();
+            List<MiTuple> vars = t.debugger().gdb()
+                    .run(MiStackListVariables.simpleValues(new MiFrame(thread.gdbId(), frame.level())));
             List<IVariable> out = new ArrayList<>();
-            for (MiValue v : r.getList("variables")) {
-                MiTuple var = v.asTuple();
+            for (MiTuple var : vars) {
                 out.add(new RankVariable(t, thread.gdbId(), frame.level(), frame.function(), var.getString("name"),
                         var.getString("type"), var.getString("value"), "1".equals(var.getString("arg"))));
             }

@@ -1,10 +1,11 @@
 package dev.mana.eclipse.debug;
 
 import dev.mana.gdb.mi.Expressions;
-import dev.mana.gdb.mi.MiEscapes;
 import dev.mana.gdb.mi.MiException;
 import dev.mana.gdb.mi.MiTuple;
-import dev.mana.gdb.mi.MiValue;
+import dev.mana.gdb.mi.command.MiFrame;
+import dev.mana.gdb.mi.command.MiVarCreate;
+import dev.mana.gdb.mi.command.MiVarListChildren;
 import java.util.ArrayList;
 import java.util.List;
 import org.eclipse.debug.core.DebugEvent;
@@ -83,8 +84,7 @@ public final class RankVariable extends DebugElement implements IVariable {
     /** The MI variable object, made on first use. */
     private synchronized String varObject() throws MiException {
         if (varObject == null) {
-            MiTuple r = target.debugger().gdb().execute("-var-create --thread " + threadId + " --frame " + frameLevel
-                    + " - * " + MiEscapes.quote(name)).results();
+            MiTuple r = target.debugger().gdb().run(new MiVarCreate(new MiFrame(threadId, frameLevel), name));
             varObject = r.getString("name");
             childCount = Integer.parseInt(r.getString("numchild", "0"));
             if (value == null) {
@@ -131,10 +131,9 @@ public final class RankVariable extends DebugElement implements IVariable {
                 if (childCount == 0) {
                     return new IVariable[0];
                 }
-                MiTuple r = target.debugger().gdb().execute("-var-list-children --all-values " + vo).results();
+                List<MiTuple> children = target.debugger().gdb().run(MiVarListChildren.all(vo));
                 List<IVariable> out = new ArrayList<>();
-                for (MiValue c : r.getList("children")) {
-                    MiTuple ch = c.asTuple();
+                for (MiTuple ch : children) {
                     String exp = ch.getString("exp");
                     out.add(new RankVariable(target, ch.getString("name"), exp, ch.getString("type"),
                             ch.getString("value"), Integer.parseInt(ch.getString("numchild", "0")), key + "." + exp));

@@ -10,14 +10,26 @@ import java.util.List;
  */
 public final class MiStackListVariables extends MiCommand<List<MiTuple>> {
     private final MiFrame frame;
+    private final String values;
 
+    /** Names only ({@code --no-values}). */
     public MiStackListVariables(MiFrame frame) {
+        this(frame, "--no-values");
+    }
+
+    private MiStackListVariables(MiFrame frame, String values) {
         this.frame = frame;
+        this.values = values;
+    }
+
+    /** With the values of simple types and the type of the others ({@code --simple-values}). */
+    public static MiStackListVariables simpleValues(MiFrame frame) {
+        return new MiStackListVariables(frame, "--simple-values");
     }
 
     @Override
     public String line() {
-        return new MiLine("-stack-list-variables").frame(frame).add("--no-values").toString();
+        return new MiLine("-stack-list-variables").frame(frame).add(values).toString();
     }
 
     @Override

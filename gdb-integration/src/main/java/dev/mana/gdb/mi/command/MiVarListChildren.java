@@ -16,9 +16,15 @@ public final class MiVarListChildren extends MiCommand<List<MiTuple>> {
         this.to = to;
     }
 
+    /** Every child of {@code varobj}, with its value. */
+    public static MiVarListChildren all(String varobj) {
+        return new MiVarListChildren(varobj, -1, -1);
+    }
+
     @Override
     public String line() {
-        return new MiLine("-var-list-children").add("--all-values").quoted(varobj).add(from).add(to).toString();
+        MiLine l = new MiLine("-var-list-children").add("--all-values").quoted(varobj);
+        return from < 0 ? l.toString() : l.add(from).add(to).toString();
     }
 
     @Override

@@ -109,6 +109,7 @@ class MiCommandLinesTest {
         assertEquals("-var-assign \"var1\" \"42\"", new MiVarAssign("var1", "42").line());
         assertEquals("-var-delete var1", new MiVarDelete("var1").line());
         assertEquals("-var-list-children --all-values \"var1.s\" 0 100", new MiVarListChildren("var1.s", 0, 100).line());
+        assertEquals("-var-list-children --all-values \"var1.s\"", MiVarListChildren.all("var1.s").line());
     }
 
     @Test
@@ -123,6 +124,8 @@ class MiCommandLinesTest {
         assertEquals("-stack-list-frames --thread 2 5 9", new MiStackListFrames("2", 5, 9).line());
         assertEquals("-stack-info-depth --thread 3", new MiStackInfoDepth("3").line());
         assertEquals("-stack-list-variables --thread 1 --frame 2 --no-values", new MiStackListVariables(MiFrame.of(1, 2)).line());
+        assertEquals("-stack-list-variables --thread 1 --frame 2 --simple-values",
+                MiStackListVariables.simpleValues(MiFrame.of(1, 2)).line());
         assertEquals("-thread-info", new MiThreadInfo().line());
         assertEquals("-file-list-shared-libraries", new MiFileListSharedLibraries().line());
         assertThrows(IllegalArgumentException.class, () -> new MiFrame(null, 0));
