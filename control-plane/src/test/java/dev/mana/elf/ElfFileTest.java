@@ -75,4 +75,72 @@ class ElfFileTest {
         assertFalse(ElfFile.isElf(tmp.resolve("absent")));
         assertThrows(IOException.class, () -> ElfFile.read(tmp.resolve("absent")));
     }
+
+    /**
+     * A 32-bit big-endian shared object written here (no such compiler on the machine): the dynamic section,
+     * the dynamic symbols with defined/undefined, symbol look-up and the program header, in that class and order.
+     */
+    @Test
+    void thirtyTwoBitBigEndian(@TempDir Path tmp) throws Exception {
+        java.io.ByteArrayOutputStream strs = new java.io.ByteArrayOutputStream();
+        strs.write(0);
+        int libm = strs.size();
+        strs.writeBytes("libm.so.6\0".getBytes());
+        int soname = strs.size();
+        strs.writeBytes("libtiny.so.1\0".getBytes());
+        int runpath = strs.size();
+        strs.writeBytes("$ORIGIN/lib\0".getBytes());
+        int mine = strs.size();
+        strs.writeBytes("tiny_fn\0".getBytes());
+        int theirs = strs.size();
+        strs.writeBytes("sqrt\0".getBytes());
+        byte[] dynstr = strs.toByteArray();
+        byte[] shstr = "\0.dynstr\0.dynsym\0.dynamic\0.shstrtab\0".getBytes();
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(1024).order(java.nio.ByteOrder.BIG_ENDIAN);
+        int phoff = 52, dynstrOff = 0x60, dynsymOff = 0x100, dynOff = 0x140, shstrOff = 0x180, shoff = 0x1c0;
+        b.put(new byte[] {0x7f, 'E', 'L', 'F', 1, 2, 1});
+        b.putShort(16, (short) ElfFile.ET_DYN).putShort(18, (short) 8 /* MIPS */).putInt(20, 1);
+        b.putInt(28, phoff).putInt(32, shoff).putShort(40, (short) 52).putShort(42, (short) 32).putShort(44, (short) 1)
+                .putShort(46, (short) 40).putShort(48, (short) 5).putShort(50, (short) 4);
+        // one PT_LOAD: offset 0, vaddr 0x10000, filesz = memsz = 0x200, flags R+X, align 0x10000
+        b.putInt(phoff, ElfFile.PT_LOAD).putInt(phoff + 4, 0).putInt(phoff + 8, 0x10000).putInt(phoff + 12, 0x10000)
+                .putInt(phoff + 16, 0x200).putInt(phoff + 20, 0x200).putInt(phoff + 24, 5).putInt(phoff + 28, 0x10000);
+        b.put(dynstrOff, dynstr);
+        // .dynsym: the null entry, tiny_fn defined (value 0x10100, size 16, section 2), sqrt undefined
+        b.putInt(dynsymOff + 16, mine).putInt(dynsymOff + 20, 0x10100).putInt(dynsymOff + 24, 16)
+                .putShort(dynsymOff + 30, (short) 2);
+        b.putInt(dynsymOff + 32, theirs);
+        int d = dynOff;
+        for (int[] e : new int[][] {{1, libm}, {14, soname}, {29, runpath}, {0, 0}}) {
+            b.putInt(d, e[0]).putInt(d + 4, e[1]);
+            d += 8;
+        }
+        b.put(shstrOff, shstr);
+        int[][] sh = { // name, type, offset, size, link, entsize
+            {0, 0, 0, 0, 0, 0}, {1, 3, dynstrOff, dynstr.length, 0, 0}, {9, ElfFile.SHT_DYNSYM, dynsymOff, 48, 1, 16},
+            {17, ElfFile.SHT_DYNAMIC, dynOff, 32, 1, 8}, {26, 3, shstrOff, shstr.length, 0, 0}};
+        for (int i = 0; i < sh.length; i++) {
+            int o = shoff + i * 40;
+            b.putInt(o, sh[i][0]).putInt(o + 4, sh[i][1]).putInt(o + 16, sh[i][2]).putInt(o + 20, sh[i][3])
+                    .putInt(o + 24, sh[i][4]).putInt(o + 36, sh[i][5]);
+        }
+        Path f = Files.write(tmp.resolve("libtiny.so.1"), Arrays.copyOf(b.array(), shoff + sh.length * 40));
+
+        ElfFile e = ElfFile.read(f);
+        assertFalse(e.is64());
+        assertFalse(e.littleEndian());
+        assertEquals(8, e.machine());
+        assertEquals(java.util.List.of("libm.so.6"), e.needed());
+        assertEquals("libtiny.so.1", e.soname());
+        assertEquals("$ORIGIN/lib", e.runpath());
+        assertNull(e.rpath());
+        assertEquals(java.util.List.of(new ElfFile.Symbol("tiny_fn", 0x10100, 16, true),
+                new ElfFile.Symbol("sqrt", 0, 0, false)), e.dynamicSymbols());
+        assertArrayEquals(new long[] {0x10100, 16}, e.symbolRange("tiny_fn"));
+        assertEquals(java.util.List.of(new ElfFile.Segment(ElfFile.PT_LOAD, 5, 0, 0x10000, 0x200, 0x200, 0x10000)),
+                e.segments());
+        assertEquals(0x7000_0000L - 0x10000, e.biasFor(0x7000_0000L, 0));
+        assertEquals(".dynamic", e.sections().get(3).name());
+        assertNull(e.buildId());
+    }
 }
