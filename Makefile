@@ -53,7 +53,7 @@ test: deps check-jdk
 # Unit tests of the libraries and of the C runtime's codecs and scripts; builds first when nothing is built.
 test-fast: check-jdk
 	@[ -d $(ROOT)/core-native/build ] && [ -x $(ROOT)/bin/lower-half ] || $(MAKE) build
-	$(MVN) -q -o -T 3 -pl control-plane,image-inspector,mpi-diagnostics,dap-server test -DexcludedGroups=slow
+	$(MVN) -q -o -T 3 -pl test-support,control-plane,image-inspector,mpi-diagnostics,dap-server test -DexcludedGroups=slow
 	cmake --build $(ROOT)/core-native/build -j2 > /dev/null
 	cd $(ROOT)/core-native/build && ctest -L unit --output-on-failure
 

@@ -9,7 +9,7 @@ lib=$root/lib/java
 work=$(mktemp -d /tmp/mana-bench-lint.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 java=${JAVA_HOME:+$JAVA_HOME/bin/}java
-bench() { "$java" -cp "$lib/mpi-diagnostics.jar:$lib/gson.jar" "$root/mpi-diagnostics/bench/LintBench.java" "$@"; }
+bench() { "$java" -cp "$lib/mpi-diagnostics.jar:$lib/control-plane.jar:$lib/gson.jar" "$root/mpi-diagnostics/bench/LintBench.java" "$@"; }
 
 manifest=$root/share/mana/mpi-coverage.json
 if [ ! -f "$manifest" ]; then

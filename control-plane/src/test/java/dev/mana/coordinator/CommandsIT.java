@@ -2,6 +2,7 @@ package dev.mana.coordinator;
 
 import static org.junit.jupiter.api.Assertions.*;
 
+import dev.mana.testing.Await;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -107,13 +108,10 @@ class CommandsIT {
     }
 
     private void waitForConnected(int n) throws Exception {
-        long deadline = System.nanoTime() + 30_000_000_000L;
-        while (true) {
-            Result r = run("mana_status", "--status", "--json");
-            if (r.exit() == 0 && r.out().contains("\"connected\":" + n + ",")) return;
-            assertTrue(System.nanoTime() < deadline, "ranks did not register: " + r);
-            Thread.sleep(100);
-        }
+        // each look starts a mana_status JVM: a look every 100 ms at most
+        Await.value(Duration.ofSeconds(30), Duration.ofMillis(100), n + " ranks registered (mana_status --status --json)",
+                () -> run("mana_status", "--status", "--json"),
+                r -> r.exit() == 0 && r.out().contains("\"connected\":" + n + ","), null);
     }
 
     @Test
@@ -230,18 +228,15 @@ class CommandsIT {
         extraEnv.put("MANA_RC", rc.toString());
         Process coord = background(home.resolve("coord.log"), "mana_coordinator", "--foreground", "-p", "0",
                 "--status-file", rc.toString(), "--verbose");
-        long deadline = System.nanoTime() + 30_000_000_000L;
-        while (!Files.exists(rc)) {
-            assertTrue(System.nanoTime() < deadline && coord.isAlive(), Files.readString(home.resolve("coord.log")));
-            Thread.sleep(50);
-        }
+        Await.until(Duration.ofSeconds(30), "the coordinator's status file " + rc, () -> {
+            assertTrue(coord.isAlive(), "the coordinator died: " + Files.readString(home.resolve("coord.log")));
+            return Files.exists(rc);
+        }, null);
         Process a = background(home.resolve("a.log"), "mana_simrank", "-n", "2");
         waitForConnected(2);
         Path coordLog = home.resolve("coord.log");
-        while (!Files.readString(coordLog).contains("rank 1 of 'default' registered")) {
-            assertTrue(System.nanoTime() < deadline, "--verbose logs registrations: " + Files.readString(coordLog));
-            Thread.sleep(20);
-        }
+        Await.value(Duration.ofSeconds(30), Duration.ofMillis(20), "--verbose to log rank 1's registration",
+                () -> Files.readString(coordLog), log -> log.contains("rank 1 of 'default' registered"), null);
         coord.destroyForcibly();
         coord.waitFor(10, TimeUnit.SECONDS);
         assertTrue(a.waitFor(20, TimeUnit.SECONDS), "simulated ranks notice");

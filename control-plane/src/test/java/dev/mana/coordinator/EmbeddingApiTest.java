@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.*;
 
 import dev.mana.coordinator.protocol.ErrorCode;
 import dev.mana.coordinator.sim.SimulatedRanks;
+import dev.mana.testing.Await;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -34,11 +36,9 @@ class EmbeddingApiTest {
             for (CompletableFuture<?> f : all) f.get(10, TimeUnit.SECONDS);
             assertTrue(c.checkpoint("", false, null).get(10, TimeUnit.SECONDS).ok());
             assertEquals(before, c.terminationDependents(), "what waits on termination after 20,000 calls");
-            long deadline = System.nanoTime() + 5_000_000_000L;
-            while (c.pendingCalls() != 0) { // whenComplete removes each right after it completes
-                assertTrue(System.nanoTime() < deadline, c.pendingCalls() + " calls still tracked");
-                Thread.onSpinWait();
-            }
+            // whenComplete removes each right after it completes
+            Await.value(Duration.ofSeconds(5), Duration.ofMillis(1), "no call still tracked (pendingCalls 0)",
+                    c::pendingCalls, n -> n == 0, null);
         }
     }
 

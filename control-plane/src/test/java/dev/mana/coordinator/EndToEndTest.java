@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.*;
 
 import dev.mana.coordinator.protocol.Protocol;
 import dev.mana.coordinator.sim.SimulatedRanks;
+import dev.mana.testing.Await;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -70,9 +71,8 @@ class EndToEndTest {
                     assertTrue(Files.exists(groups.get(0).imagePath(rank, g)), "image of rank " + rank);
                     if (g > 1) {
                         Path old = groups.get(0).imagePath(rank, g - 1);
-                        long deadline = System.nanoTime() + 5_000_000_000L;
-                        while (Files.exists(old) && System.nanoTime() < deadline) Thread.sleep(2);
-                        assertFalse(Files.exists(old), "older image deleted after the commit");
+                        Await.until(Duration.ofSeconds(5), "the older image " + old + " deleted after the commit",
+                                () -> !Files.exists(old));
                     }
                 }
             }
@@ -143,8 +143,7 @@ class EndToEndTest {
         CheckpointResult r = c.checkpoint("", true, null).get(30, TimeUnit.SECONDS);
         assertTrue(r.ok(), r.message());
         for (SimulatedRanks s : groups) assertTrue(s.awaitAllClosed(Duration.ofSeconds(10)));
-        long deadline = System.nanoTime() + 5_000_000_000L;
-        while (exited.size() < 4 && System.nanoTime() < deadline) Thread.sleep(5);
+        Await.value(Duration.ofSeconds(5), "4 ranks reported exited", exited::size, n -> n >= 4, exited::toString);
         assertEquals(4, exited.size());
         for (RankInfo i : c.list("").get(5, TimeUnit.SECONDS)) assertEquals(RankState.EXITED, i.state());
         assertEquals(1, c.status("").get().generation());
@@ -168,11 +167,8 @@ class EndToEndTest {
         SimulatedRanks s = track(SimulatedRanks.builder(c.loopbackAddress()).ranks(0, 3).restartFrom(5).build().start());
         try (CoordinatorClient cl = CoordinatorClient.connect(c.loopbackAddress(), "")) {
             assertEquals(5, cl.status().generation());
-            long deadline = System.nanoTime() + 10_000_000_000L;
-            while (cl.list().stream().anyMatch(i -> i.state() != RankState.RUNNING)) {
-                assertTrue(System.nanoTime() < deadline, "ranks reach RUNNING after phase 34");
-                Thread.sleep(5);
-            }
+            Await.value(Duration.ofSeconds(10), "ranks to reach RUNNING after phase 34", cl::list,
+                    l -> l.stream().allMatch(i -> i.state() == RankState.RUNNING), null);
             CheckpointResult r = cl.checkpoint(false, null, Duration.ofSeconds(20));
             assertTrue(r.ok(), r.message());
             assertEquals(6, r.generation());

@@ -11,6 +11,7 @@ import dev.mana.coordinator.protocol.MessageCodec;
 import dev.mana.coordinator.protocol.Messages.*;
 import dev.mana.coordinator.protocol.Protocol;
 import dev.mana.coordinator.sim.SimulatedRanks;
+import dev.mana.testing.Await;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
@@ -51,14 +52,6 @@ class FaultTest {
                 .start());
     }
 
-    private static void waitFor(String what, java.util.function.BooleanSupplier cond) throws InterruptedException {
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (!cond.getAsBoolean()) {
-            assertTrue(System.nanoTime() < deadline, "timed out waiting for " + what);
-            Thread.sleep(2);
-        }
-    }
-
 
     @Test
     void rankKilledMidCheckpointAbortsEverywhereAndKeepsThePreviousGeneration() throws Exception {
@@ -76,7 +69,7 @@ class FaultTest {
                     throw new RuntimeException(e);
                 }
             });
-            waitFor("ranks 0-2 CHECKPOINTED", () -> {
+            Await.until(Duration.ofSeconds(10), "ranks 0-2 CHECKPOINTED", () -> {
                 try {
                     return cl.list().stream().filter(r -> r.state() == RankState.CHECKPOINTED).count() == 3;
                 } catch (CoordinatorException e) {
@@ -344,15 +337,11 @@ class FaultTest {
             } catch (IOException e) {
                 // already dropped
             }
-            long deadline = System.nanoTime() + 20_000_000_000L;
-            boolean gone = false;
-            while (!gone && System.nanoTime() < deadline) {
+            Await.value(Duration.ofSeconds(20), Duration.ofMillis(20), "the slow client disconnected (connected 0)", () -> {
                 try (CoordinatorClient cl = CoordinatorClient.connect(c.loopbackAddress(), "slow")) {
-                    gone = cl.status().connected() == 0;
+                    return cl.status().connected();
                 }
-                if (!gone) Thread.sleep(20);
-            }
-            assertTrue(gone, "the slow client was disconnected");
+            }, n -> n == 0, null);
         }
         try (CoordinatorClient cl = CoordinatorClient.connect(c.loopbackAddress(), "other")) {
             assertEquals(2, cl.status().connected());
@@ -392,11 +381,8 @@ class FaultTest {
             }
         });
         // close the coordinator once the checkpoint is really in progress (an event, not a guessed delay)
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (!c.status("").get(10, TimeUnit.SECONDS).checkpointing()) {
-            assertTrue(System.nanoTime() < deadline, "the checkpoint did not start");
-            Thread.sleep(5);
-        }
+        Await.until(Duration.ofSeconds(10), "the checkpoint to start",
+                () -> c.status("").get(10, TimeUnit.SECONDS).checkpointing(), null);
         c.close();
         Object r = waiting.get(10, TimeUnit.SECONDS);
         assertInstanceOf(CoordinatorException.class, r);

@@ -3,6 +3,7 @@ package dev.mana.coordinator;
 import static org.junit.jupiter.api.Assertions.*;
 
 import dev.mana.coordinator.protocol.Protocol;
+import dev.mana.testing.Await;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
@@ -44,12 +45,10 @@ class PreAuthTest {
                 "--foreground", "-q", "-p", "0", "--bind", "127.0.0.1", "--no-exit-on-last", "--status-file", rc.toString())
                 .redirectErrorStream(true).redirectOutput(tmp.resolve("coordinator.log").toFile()).start();
         try {
-            long deadline = System.nanoTime() + 30_000_000_000L;
-            while (!Files.exists(rc)) {
+            Await.until(Duration.ofSeconds(30), "the coordinator's status file " + rc, () -> {
                 assertTrue(p.isAlive(), "coordinator died: " + Files.readString(tmp.resolve("coordinator.log")));
-                assertTrue(System.nanoTime() < deadline, "no status file");
-                Thread.sleep(20);
-            }
+                return Files.exists(rc);
+            }, null);
             StatusFile sf = StatusFile.read(rc);
             CoordinatorAddress addr = new CoordinatorAddress("127.0.0.1", sf.port(), sf.secret(), "test");
             int n = 1000;

@@ -10,6 +10,7 @@ import dev.mana.coordinator.protocol.MessageCodec;
 import dev.mana.coordinator.protocol.Messages.*;
 import dev.mana.coordinator.protocol.Protocol;
 import dev.mana.coordinator.sim.SimulatedRanks;
+import dev.mana.testing.Await;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
@@ -24,7 +25,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -57,14 +57,6 @@ class RankGroupTest {
                 .groupSize(groupSize).imageBytes(1000);
         if (dir != null) b.ckptDir(dir);
         return track(b.build().start());
-    }
-
-    private static void waitFor(String what, BooleanSupplier cond) throws InterruptedException {
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (!cond.getAsBoolean()) {
-            assertTrue(System.nanoTime() < deadline, "timed out waiting for " + what);
-            Thread.sleep(2);
-        }
     }
 
     /** Runs the same collectives on every simulated-rank object at once (each blocks until done). */
@@ -157,7 +149,7 @@ class RankGroupTest {
         assertEquals(3, r.generation());
         assertTrue(groups.awaitAllClosed(Duration.ofSeconds(10)));
         assertTrue(singles.awaitAllClosed(Duration.ofSeconds(10)));
-        waitFor("every rank EXITED", () -> {
+        Await.until(Duration.ofSeconds(10), "every rank EXITED", () -> {
             try {
                 return c.list("").get().stream().allMatch(i -> i.state() == RankState.EXITED);
             } catch (Exception e) {
@@ -179,7 +171,7 @@ class RankGroupTest {
                 .build().start());
         try (CoordinatorClient cl = CoordinatorClient.connect(c.loopbackAddress(), "")) {
             assertEquals(4, cl.status().generation());
-            waitFor("ranks RUNNING after phase 34", () -> {
+            Await.until(Duration.ofSeconds(10), "ranks RUNNING after phase 34", () -> {
                 try {
                     return cl.list().stream().allMatch(i -> i.state() == RankState.RUNNING);
                 } catch (CoordinatorException e) {
@@ -210,7 +202,7 @@ class RankGroupTest {
                     throw new RuntimeException(e);
                 }
             });
-            waitFor("ranks 0-4 CHECKPOINTED", () -> {
+            Await.until(Duration.ofSeconds(10), "ranks 0-4 CHECKPOINTED", () -> {
                 try {
                     return cl.list().stream().filter(i -> i.state() == RankState.CHECKPOINTED).count() == 5;
                 } catch (CoordinatorException e) {
@@ -321,7 +313,7 @@ class RankGroupTest {
             assertEquals(ErrorCode.MISMATCH, ((ErrorMessage) mis.message()).errorCode());
             // one member leaves; the others stay, and later collectives cover 2
             g.send(6, new GroupBye(2, Protocol.BYE_EXIT, 0));
-            waitFor("rank 2 EXITED", () -> {
+            Await.until(Duration.ofSeconds(10), "rank 2 EXITED", () -> {
                 try {
                     return cl.list().stream().anyMatch(i -> i.rank() == 2 && i.state() == RankState.EXITED);
                 } catch (CoordinatorException e) {
@@ -344,7 +336,7 @@ class RankGroupTest {
             g.send(10, Collective.barrier(0, 104));
             assertEquals(ErrorCode.PROTOCOL, ((ErrorMessage) g.read()).errorCode());
             assertTrue(g.closedByPeer());
-            waitFor("members EXITED", () -> {
+            Await.until(Duration.ofSeconds(10), "members EXITED", () -> {
                 try {
                     return cl.status().connected() == 1;
                 } catch (CoordinatorException e) {
@@ -399,7 +391,7 @@ class RankGroupTest {
             assertTrue(g.closedByPeer());
         }
         try (CoordinatorClient cl = CoordinatorClient.connect(c.loopbackAddress(), "")) {
-            waitFor("only rank 0 left", () -> {
+            Await.until(Duration.ofSeconds(10), "only rank 0 left", () -> {
                 try {
                     return cl.status().connected() == 1;
                 } catch (CoordinatorException e) {

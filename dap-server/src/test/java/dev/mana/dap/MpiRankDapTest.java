@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mana.gdb.testsupport.ManaRuntime;
 import dev.mana.gdb.testsupport.TestProgram;
+import dev.mana.testing.Cannot;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,7 +30,6 @@ import org.eclipse.lsp4j.debug.StoppedEventArguments;
 import org.eclipse.lsp4j.debug.StoppedEventArgumentsReason;
 import org.eclipse.lsp4j.debug.TerminatedEventArguments;
 import org.eclipse.lsp4j.debug.Thread;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -54,7 +54,9 @@ class MpiRankDapTest {
 
     @Test
     void restartOneMpiRankUnderTheAdapter() throws Exception {
-        Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/mpirun.openmpi")), "Open MPI is installed");
+        if (!Files.isExecutable(Path.of("/usr/bin/mpirun.openmpi"))) {
+            Cannot.skipOrFail("openmpi", "Open MPI is not installed (/usr/bin/mpirun.openmpi)");
+        }
         Files.copy(ManaRuntime.root().resolve("core-native/examples/heat_mpi.c"), tmp.resolve("heat_mpi.c"));
         TestProgram.run(tmp, "mpicc.openmpi", "-g", "-O0", "-o", "heat_mpi", "heat_mpi.c");
         String app = tmp.resolve("heat_mpi").toString();
@@ -147,7 +149,9 @@ class MpiRankDapTest {
      */
     @Test
     void launchAnMpiJobAndDebugRankZero() throws Exception {
-        Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/mpirun.openmpi")), "Open MPI is installed");
+        if (!Files.isExecutable(Path.of("/usr/bin/mpirun.openmpi"))) {
+            Cannot.skipOrFail("openmpi", "Open MPI is not installed (/usr/bin/mpirun.openmpi)");
+        }
         Files.copy(ManaRuntime.root().resolve("core-native/examples/heat_mpi.c"), tmp.resolve("heat_mpi.c"));
         TestProgram.run(tmp, "mpicc.openmpi", "-g", "-O0", "-o", "heat_mpi", "heat_mpi.c");
         String app = tmp.resolve("heat_mpi").toString();

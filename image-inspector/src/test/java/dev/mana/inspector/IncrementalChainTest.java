@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import dev.mana.inspector.cli.ManaInspect;
+import dev.mana.testing.Cannot;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.ByteBuffer;
@@ -55,7 +55,9 @@ class IncrementalChainTest {
                 }
             }
             String err = run.stderr();
-            assumeFalse(err.contains("incremental checkpoints were asked for, but"), "the kernel cannot track written pages: " + err);
+            if (err.contains("incremental checkpoints were asked for, but")) {
+                Cannot.skipOrFail("softdirty", "the kernel cannot track written pages: " + err);
+            }
             for (int g = 1; g <= 3; g++) {
                 Files.copy(run.image(g), chainDir.resolve(run.image(g).getFileName()));
             }

@@ -1,15 +1,16 @@
 package dev.mana.inspector;
 
+import dev.mana.testing.Await;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The runtime's incrmem test program (core-native/tests/process/incrmem.c) under {@code mana_launch --incremental},
@@ -86,13 +87,15 @@ final class IncrementalRun implements AutoCloseable {
     /** Signals a checkpoint and waits (bounded) until image g is committed (renamed into place). */
     Path checkpoint(int g) throws Exception {
         new ProcessBuilder("kill", "-40", Long.toString(process.pid())).inheritIO().start().waitFor();
-        long deadline = System.nanoTime() + WAIT_NS;
-        while (!Files.exists(image(g))) {
-            if (!process.isAlive() || System.nanoTime() > deadline) {
-                throw new AssertionError("no image of generation " + g + " within 60 s\n" + stderr());
+        Await.until(Duration.ofNanos(WAIT_NS), "the image of generation " + g + " (" + image(g) + ")", () -> {
+            if (Files.exists(image(g))) {
+                return true;
             }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
-        }
+            if (!process.isAlive()) {
+                throw new AssertionError("incrmem ended without an image of generation " + g + "\n" + stderr());
+            }
+            return false;
+        }, this::stderr);
         return image(g);
     }
 

@@ -5,9 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mana.inspector.testkit.ManaImageWriter;
 import dev.mana.inspector.testkit.TestManaImage;
+import dev.mana.testing.Await;
+import dev.mana.testing.Cannot;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -100,13 +103,12 @@ class WriterReaderAgreementTest {
         Path image = ck.resolve("ckpt_rank_0/ckpt_spin_gen1.mana");
         Path image2 = ck.resolve("ckpt_rank_0/ckpt_spin_gen2.mana");
         try {
-            assertTrue(await(() -> Files.readString(out).startsWith("ready"), 60, p),
-                    "the program did not start under the runtime: " + Files.readString(err));
+            awaitWhileRunning("the program to start under the runtime (\"ready\" on its stdout)",
+                    () -> Files.readString(out).startsWith("ready"), p, err);
             for (Path want : List.of(image, image2)) {
                 Process kill = new ProcessBuilder("kill", "-40", Long.toString(p.pid())).start();
                 assertTrue(kill.waitFor(10, TimeUnit.SECONDS) && kill.exitValue() == 0, "kill -40");
-                assertTrue(await(() -> Files.exists(want), 60, p),
-                        "no image " + want + " after the checkpoint signal: " + RealImageTest.tail(Files.readString(err)));
+                awaitWhileRunning("the image " + want + " after the checkpoint signal", () -> Files.exists(want), p, err);
             }
         } finally {
             p.destroyForcibly();
@@ -131,7 +133,9 @@ class WriterReaderAgreementTest {
         CheckAgreementTest.Verdict c = CheckAgreementTest.check(lh, image);
         assertTrue(c.accepted(), "lower-half --check: " + c.line());
         if (Files.readString(err).contains("incremental checkpoints were asked for, but")) {
-            return;                                     // a kernel without write-protect tracking: full images
+            // a kernel without written-page tracking writes full images: the incremental half cannot be checked
+            Cannot.skipOrFail("softdirty", "the kernel cannot track written pages (generation 1 checked; generation 2 "
+                    + "is full): " + RealImageTest.tail(Files.readString(err)));
         }
         javaAccepts(image2);
         try (ManaImage img = (ManaImage) Images.open(image2)) {
@@ -152,10 +156,19 @@ class WriterReaderAgreementTest {
         boolean get() throws Exception;
     }
 
-    /** Polls every 50 ms until {@code c} holds (true), {@code s} seconds pass or {@code p} ends (false). */
-    static boolean await(Cond c, int s, Process p) throws Exception {
-        long end = System.nanoTime() + s * 1_000_000_000L;
-        while (System.nanoTime() < end) {
+    /**
+     * Polls every 50 ms until {@code c} holds (an IOException: not yet); fails when 60 s pass or {@code p} ends,
+     * with the tail of its stderr {@code err}.
+     */
+    static void awaitWhileRunning(String what, Cond c, Process p, Path err) throws Exception {
+        java.util.function.Supplier<String> stderr = () -> {
+            try {
+                return "stderr: " + RealImageTest.tail(Files.readString(err));
+            } catch (java.io.IOException e) {
+                return "(stderr unreadable: " + e + ")";
+            }
+        };
+        Await.value(Duration.ofSeconds(60), Duration.ofMillis(50), what, () -> {
             try {
                 if (c.get()) {
                     return true;
@@ -164,10 +177,10 @@ class WriterReaderAgreementTest {
                 // not there yet
             }
             if (!p.isAlive()) {
-                return false;
+                throw new AssertionError("the program ended (exit " + p.exitValue() + ") before " + what + "\n"
+                        + stderr.get());
             }
-            Thread.sleep(50);
-        }
-        return false;
+            return false;
+        }, Boolean::booleanValue, stderr);
     }
 }

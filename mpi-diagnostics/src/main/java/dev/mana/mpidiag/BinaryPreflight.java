@@ -1,6 +1,6 @@
 package dev.mana.mpidiag;
 
-import dev.mana.mpidiag.internal.ElfFile;
+import dev.mana.elf.ElfFile;
 import dev.mana.mpidiag.internal.LibraryResolver;
 import dev.mana.mpidiag.internal.LibraryResolver.ElfCache;
 import dev.mana.mpidiag.internal.LibraryResolver.Loaded;
@@ -92,7 +92,7 @@ public final class BinaryPreflight {
             Loaded obj = chain.get(0);
             String who = displayName.get(obj.path());
             collectImports(obj.elf(), who, imports);
-            for (String needed : obj.elf().needed) {
+            for (String needed : obj.elf().needed()) {
                 if (!loadedNames.add(needed)) {
                     continue;
                 }
@@ -124,7 +124,7 @@ public final class BinaryPreflight {
     }
 
     private void collectImports(ElfFile elf, String who, Map<String, Import> imports) {
-        for (ElfFile.Symbol sym : elf.symbols) {
+        for (ElfFile.Symbol sym : elf.dynamicSymbols()) {
             if (sym.defined()) {
                 continue;
             }
@@ -165,7 +165,7 @@ public final class BinaryPreflight {
             return true;
         }
         if (lib != null) {
-            for (ElfFile.Symbol s : lib.symbols) {
+            for (ElfFile.Symbol s : lib.dynamicSymbols()) {
                 if (s.defined() && (s.name().equals("MPI_Init") || s.name().equals("PMPI_Init")
                         || s.name().equals("mpi_init_"))) {
                     return true;

@@ -1,5 +1,6 @@
 package dev.mana.gdb.split;
 
+import dev.mana.elf.ElfFile;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

@@ -1,5 +1,6 @@
 package dev.mana.gdb.split;
 
+import dev.mana.elf.ElfFile;
 import dev.mana.gdb.mi.GdbEvent;
 import dev.mana.gdb.mi.GdbMi;
 import dev.mana.gdb.mi.MiException;

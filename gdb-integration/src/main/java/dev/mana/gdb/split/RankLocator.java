@@ -1,5 +1,6 @@
 package dev.mana.gdb.split;
 
+import dev.mana.elf.ElfFile;
 import dev.mana.inspector.CheckpointDirectory;
 import dev.mana.inspector.ImageException;
 import java.io.IOException;

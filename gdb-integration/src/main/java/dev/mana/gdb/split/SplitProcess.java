@@ -1,5 +1,6 @@
 package dev.mana.gdb.split;
 
+import dev.mana.elf.ElfFile;
 import dev.mana.inspector.CheckpointImage;
 import dev.mana.inspector.Half;
 import dev.mana.inspector.ImageException;
@@ -278,7 +279,7 @@ public final class SplitProcess {
                     check = ElfObject.BuildIdCheck.NO_BUILD_ID;
                 } else {
                     try {
-                        mapped = elf.buildIdInMemory(memFor.of(first), bias);
+                        mapped = elf.buildIdInMemory(memFor.of(first)::read, bias);
                     } catch (IOException ex) {
                         mapped = null;
                     }

@@ -9,6 +9,8 @@ import dev.mana.gdb.mi.GdbMi;
 import dev.mana.gdb.testsupport.ManaRuntime;
 import dev.mana.gdb.testsupport.TestProgram;
 import dev.mana.inspector.Half;
+import dev.mana.testing.Await;
+import dev.mana.testing.Cannot;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,7 +23,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -51,11 +52,8 @@ class LaunchPauseDebugTest {
             long pid = ManaRuntime.launchPausedPid(r);
             assertEquals(List.of(new RankLocator.Launched(pid, 0)), RankLocator.launched(ck));
             // a sample of where the process is: between two sleeps of its pause loop it is running; poll
-            long deadline = System.nanoTime() + 30_000_000_000L;
-            while (!RankLocator.inLaunchPause(pid)) {
-                assertTrue(System.nanoTime() < deadline, "the rank was never seen waiting in its launch pause");
-                Thread.sleep(20);
-            }
+            Await.value(Duration.ofSeconds(30), Duration.ofMillis(20), "the rank seen waiting in its launch pause",
+                    () -> RankLocator.inLaunchPause(pid), Boolean::booleanValue, () -> "stderr: " + r.err().lines());
             long gdbPid;
             try (RankDebugger d = RankDebugger.attachAtLaunch(pid, Duration.ofSeconds(60), GdbMi.Options.defaults())) {
                 gdbPid = d.gdb().gdbPid();
@@ -88,7 +86,9 @@ class LaunchPauseDebugTest {
 
     @Test
     void twoMpiRanksStopAtMain() throws Exception {
-        Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/mpirun.openmpi")), "Open MPI is installed");
+        if (!Files.isExecutable(Path.of("/usr/bin/mpirun.openmpi"))) {
+            Cannot.skipOrFail("openmpi", "Open MPI is not installed (/usr/bin/mpirun.openmpi)");
+        }
         Files.copy(ManaRuntime.root().resolve("core-native/examples/heat_mpi.c"), tmp.resolve("heat_mpi.c"));
         TestProgram.run(tmp, "mpicc.openmpi", "-g", "-O0", "-o", "heat_mpi", "heat_mpi.c");
         String app = tmp.resolve("heat_mpi").toString();
@@ -100,14 +100,13 @@ class LaunchPauseDebugTest {
             ManaRuntime.Rank job = rt.mpirun(2, List.of(rt.bin("mana_launch").toString(), "--job", "lpm", "--ckptdir",
                     ck.toString(), app, "4", "0"), Map.of("MANA_LAUNCH_PAUSE", "1", "MANA_RANKS", "2"));
             Map<Integer, Long> pids = new TreeMap<>();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (pids.size() < 2 || !pids.values().stream().allMatch(RankLocator::inLaunchPause)) {
+            // processes to appear and reach the pause: /proc has no event to wait on
+            Await.value(Duration.ofSeconds(60), Duration.ofMillis(50), "both ranks in their launch pause", () -> {
                 for (RankLocator.Launched l : RankLocator.launched(ck)) {
                     pids.putIfAbsent(l.rank(), l.pid());
                 }
-                assertTrue(System.nanoTime() < deadline, "ranks in their launch pause: " + pids + "; " + job.err().lines());
-                Thread.sleep(50); // processes to appear and reach the pause: /proc has no event to wait on
-            }
+                return pids.size() >= 2 && pids.values().stream().allMatch(RankLocator::inLaunchPause);
+            }, Boolean::booleanValue, () -> "ranks found: " + pids + "; stderr " + job.err().lines());
             ExecutorService ex = Executors.newFixedThreadPool(2);
             List<RankDebugger> ds = new ArrayList<>();
             try {

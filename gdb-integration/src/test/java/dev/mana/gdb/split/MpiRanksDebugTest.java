@@ -10,6 +10,8 @@ import dev.mana.gdb.testsupport.TestProgram;
 import dev.mana.inspector.CheckpointImage;
 import dev.mana.inspector.Half;
 import dev.mana.inspector.Images;
+import dev.mana.testing.Await;
+import dev.mana.testing.Cannot;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,7 +24,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -46,7 +47,9 @@ class MpiRanksDebugTest {
 
     @Test
     void twoMpiRanksRestartedAndDebuggedAtOnce() throws Exception {
-        Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/mpirun.openmpi")), "Open MPI is installed");
+        if (!Files.isExecutable(Path.of("/usr/bin/mpirun.openmpi"))) {
+            Cannot.skipOrFail("openmpi", "Open MPI is not installed (/usr/bin/mpirun.openmpi)");
+        }
         Path src = ManaRuntime.root().resolve("core-native/examples/heat_mpi.c");
         Files.copy(src, tmp.resolve("heat_mpi.c"));
         TestProgram.run(tmp, "mpicc.openmpi", "-g", "-O0", "-o", "heat_mpi", "heat_mpi.c");
@@ -75,17 +78,13 @@ class MpiRanksDebugTest {
             ManaRuntime.Rank restarted = rt.mpirun(2, List.of(rt.bin("mana_restart").toString(), "--job", "mpi",
                     "--restartdir", ck.toString()), Map.of("MANA_RESTART_PAUSE", "2", "MANA_RANKS", "2"));
             Map<Integer, Long> pids = new TreeMap<>();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (pids.size() < 2) {
+            // processes to appear: /proc has no event to wait on
+            Await.value(Duration.ofSeconds(60), Duration.ofMillis(50), "two restarting ranks", () -> {
                 for (RankLocator.Restarting r : RankLocator.restarting(ck)) {
                     pids.putIfAbsent(r.rank(), r.pid());
                 }
-                assertTrue(System.nanoTime() < deadline, "restarting ranks found: " + pids + "; stderr "
-                        + restarted.err().lines());
-                if (pids.size() < 2) {
-                    Thread.sleep(50); // processes to appear: /proc has no event to wait on
-                }
-            }
+                return pids.size() >= 2;
+            }, Boolean::booleanValue, () -> "restarting ranks found: " + pids + "; stderr " + restarted.err().lines());
             assertEquals(List.of(0, 1), List.copyOf(pids.keySet()));
 
             String location = tmp.resolve("heat_mpi.c") + ":" + gatherLine;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.mana.elf.ElfFile;
 import dev.mana.gdb.testsupport.ManaRuntime;
 import java.io.IOException;
 import java.nio.file.Files;

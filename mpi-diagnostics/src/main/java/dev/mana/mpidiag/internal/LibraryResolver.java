@@ -1,5 +1,6 @@
 package dev.mana.mpidiag.internal;
 
+import dev.mana.elf.ElfFile;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -113,18 +114,18 @@ public final class LibraryResolver {
             return compatible(p, requester.elf(), cache) ? p : null;
         }
         List<String> dirs = new ArrayList<>();
-        if (requester.elf().runpath == null) {
+        if (requester.elf().runpath() == null) {
             for (Loaded l : chain) {
-                if (l.elf().rpath != null) {
-                    for (String d : l.elf().rpath.split(":")) {
+                if (l.elf().rpath() != null) {
+                    for (String d : l.elf().rpath().split(":")) {
                         dirs.add(expand(d, l.path()));
                     }
                 }
             }
         }
         dirs.addAll(ldLibraryPath);
-        if (requester.elf().runpath != null) {
-            for (String d : requester.elf().runpath.split(":")) {
+        if (requester.elf().runpath() != null) {
+            for (String d : requester.elf().runpath().split(":")) {
                 dirs.add(expand(d, requester.path()));
             }
         }
@@ -146,7 +147,7 @@ public final class LibraryResolver {
             return false;
         }
         ElfFile e = cache.get(p);
-        return e != null && e.is64 == requester.is64 && e.machine == requester.machine;
+        return e != null && e.is64() == requester.is64() && e.machine() == requester.machine();
     }
 
     /** $ORIGIN (the directory of the object), $LIB, $PLATFORM, in both spellings. */
@@ -174,6 +175,10 @@ public final class LibraryResolver {
             ElfFile e = null;
             try {
                 e = ElfFile.read(key);
+                if (!e.hasSectionHeaders()) {
+                    errors.put(key, key + ": ELF file without section headers (cannot read its dynamic symbols)");
+                    e = null;
+                }
             } catch (IOException ex) {
                 errors.put(key, ex.getMessage());
             }

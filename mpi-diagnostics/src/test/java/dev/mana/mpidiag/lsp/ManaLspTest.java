@@ -2,6 +2,7 @@ package dev.mana.mpidiag.lsp;
 
 import com.google.gson.JsonObject;
 import dev.mana.mpidiag.TestManifest;
+import dev.mana.testing.Await;
 import org.eclipse.lsp4j.ClientCapabilities;
 import org.eclipse.lsp4j.CodeAction;
 import org.eclipse.lsp4j.CodeActionContext;
@@ -39,6 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -118,7 +120,8 @@ class ManaLspTest {
         PublishDiagnosticsParams scanned = client.await(lib.toUri().toString(), d -> !d.getDiagnostics().isEmpty());
         assertEquals("MPI_WIN_POST is not supported under checkpointing: " + TestManifest.ONE_SIDED,
                 scanned.getDiagnostics().get(0).getMessage().getLeft().replace("MPI_Win_post", "MPI_WIN_POST"));
-        waitFor(() -> client.progress.stream().anyMatch(p -> p.getValue().getLeft() instanceof WorkDoneProgressEnd));
+        Await.until(Duration.ofSeconds(20), "the workspace scan's $/progress end",
+                () -> client.progress.stream().anyMatch(p -> p.getValue().getLeft() instanceof WorkDoneProgressEnd));
         assertTrue(client.progress.get(0).getValue().getLeft() instanceof WorkDoneProgressBegin);
         assertEquals(List.of("mana-lsp/workspace-scan"), client.progressCreated);
 
@@ -219,16 +222,6 @@ class ManaLspTest {
         assertTrue(m.getMessage().startsWith("mana-lsp: MPI coverage manifest not found: "), m.getMessage());
         String uri = open(dir.resolve("ws/a.c"), "void f(void) { MPI_Win_post(0); }\n");
         assertEquals(List.of(), client.await(uri, p -> true).getDiagnostics());
-    }
-
-    private static void waitFor(java.util.function.BooleanSupplier c) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (!c.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("condition not met within 20 s");
-            }
-            Thread.sleep(10); // polling a recorded list; the bound above is the timeout
-        }
     }
 
     static String cp() {

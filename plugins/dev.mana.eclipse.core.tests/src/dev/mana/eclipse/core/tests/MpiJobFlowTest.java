@@ -19,7 +19,6 @@ import org.eclipse.debug.core.ILaunchConfigurationWorkingCopy;
 import org.eclipse.debug.core.ILaunchManager;
 import org.eclipse.debug.core.model.IProcess;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -57,8 +56,12 @@ class MpiJobFlowTest {
     @BeforeAll
     static void useTheRuntime() throws Exception {
         previousRuntime = System.getProperty(ManaRuntime.RUNTIME_PROPERTY);
-        Assumptions.assumeTrue(openMpi() && new File(root(), "bin/mana_launch").canExecute() && example().canExecute(),
-            "Open MPI, the runtime and its examples are built (make build)");
+        if (!openMpi()) {
+            Cannot.skipOrFail("openmpi", "Open MPI is not installed (no mpirun.openmpi on PATH)");
+        }
+        if (!new File(root(), "bin/mana_launch").canExecute() || !example().canExecute()) {
+            Cannot.skipOrFail("runtime", "the runtime and its examples are not built (make build): no " + example());
+        }
         System.setProperty(ManaRuntime.RUNTIME_PROPERTY, root().getPath());
         ProcessBuilder pb = new ProcessBuilder("mpirun.openmpi", "--oversubscribe", "-n", "2", example().getPath(), STEPS, "0")
             .redirectErrorStream(true);

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.mana.eclipse.core.ManaRuntime;
 import java.io.File;
 import java.nio.file.Files;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,7 +17,9 @@ class BundledRuntimeTest {
     @Test
     void fragmentCarriesTheLaunchersAndTheCoverageManifest() throws Exception {
         File built = new File(System.getProperty("mana.root"), "share/mana/mpi-coverage.json");
-        Assumptions.assumeTrue(built.isFile(), "the runtime is built (make build)");
+        if (!built.isFile()) {
+            Cannot.skipOrFail("runtime", "the runtime is not built (make build): no " + built);
+        }
         File runtime = ManaRuntime.bundled();
         assertNotNull(runtime, "the fragment " + ManaRuntime.RUNTIME_FRAGMENT + " is in the test runtime");
         assertTrue(new File(runtime, "bin/mana_launch").isFile(), runtime + " has bin/mana_launch");

@@ -50,7 +50,6 @@ import org.eclipse.ui.PlatformUI;
 import org.eclipse.ui.ide.IDE;
 import org.eclipse.ui.texteditor.ITextEditor;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -120,7 +119,9 @@ class DebugRestartUiTest {
     @Test
     void restartInDebugModeStopsAtTheRulerBreakpoint() throws Exception {
         File root = new File(System.getProperty("mana.root"));
-        Assumptions.assumeTrue(new File(root, "bin/mana_launch").canExecute(), "the runtime is built (make build)");
+        if (!new File(root, "bin/mana_launch").canExecute()) {
+            Cannot.skipOrFail("runtime", "the runtime is not built (make build): no " + new File(root, "bin/mana_launch"));
+        }
         System.setProperty(ManaRuntime.RUNTIME_PROPERTY, root.getPath());
         dir = Files.createTempDirectory("mana-debug-ui");
         // launched under the runtime, checkpointed, killed: a checkpoint to restart from

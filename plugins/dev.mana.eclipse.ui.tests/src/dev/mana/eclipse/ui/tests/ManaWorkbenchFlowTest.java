@@ -27,7 +27,6 @@ import org.eclipse.ui.PlatformUI;
 import org.eclipse.ui.console.TextConsole;
 import org.eclipse.ui.handlers.IHandlerService;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -106,8 +105,9 @@ class ManaWorkbenchFlowTest {
     void mpiExampleTwoRanks() throws Exception {
         File root = new File(System.getProperty("mana.root"));
         File program = new File(root, "core-native/build/examples/heat_mpi");
-        Assumptions.assumeTrue(new File(root, "bin/mana_launch").canExecute() && program.canExecute(),
-            "the runtime and its examples are built (make build)");
+        if (!new File(root, "bin/mana_launch").canExecute() || !program.canExecute()) {
+            Cannot.skipOrFail("runtime", "the runtime and its examples are not built (make build): no " + program);
+        }
         ProcessBuilder pb = new ProcessBuilder("mpirun.openmpi", "--oversubscribe", "-n", "2", program.getPath(), "200", "0")
             .redirectErrorStream(true);
         pb.environment().put("OMPI_ALLOW_RUN_AS_ROOT", "1");
