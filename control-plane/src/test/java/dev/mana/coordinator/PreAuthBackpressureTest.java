@@ -4,16 +4,14 @@ import static org.junit.jupiter.api.Assertions.*;
 
 import dev.mana.coordinator.internal.CoordinatorServer.PreAuthCounts;
 import dev.mana.coordinator.protocol.Frame;
-import dev.mana.coordinator.protocol.FrameDecoder;
 import dev.mana.coordinator.protocol.Message;
 import dev.mana.coordinator.protocol.Messages.ErrorMessage;
+import dev.mana.testing.Await;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -178,25 +176,13 @@ class PreAuthBackpressureTest {
         return s;
     }
 
-    /** Polls the coordinator's counts until {@code done} holds; fails after 60 s. */
+    /** Polls the coordinator's counts until {@code done} holds; fails after 60 s with the last counts. */
     private static PreAuthCounts await(Coordinator c, Predicate<PreAuthCounts> done, String what) throws Exception {
-        long deadline = System.nanoTime() + 60_000_000_000L;
-        PreAuthCounts k;
-        while (!done.test(k = c.preAuthCounts().get(10, TimeUnit.SECONDS))) {
-            if (System.nanoTime() > deadline) fail("not reached within 60 s: " + what + "; counts " + k);
-            Thread.sleep(10);
-        }
-        return k;
+        return Await.value(Duration.ofSeconds(60), what, () -> c.preAuthCounts().get(10, TimeUnit.SECONDS), done, null);
     }
 
     private static Message readMessage(InputStream in) throws IOException {
-        byte[] h = in.readNBytes(16);
-        if (h.length < 16) return null;
-        int len = ByteBuffer.wrap(h).order(ByteOrder.LITTLE_ENDIAN).getInt(8);
-        byte[] body = in.readNBytes(len);
-        ByteBuffer all = ByteBuffer.allocate(16 + len).put(h).put(body);
-        all.flip();
-        Frame f = new FrameDecoder().next(all);
+        Frame f = RawClient.readFrame(in);
         return f == null ? null : f.message();
     }
 }

@@ -57,6 +57,11 @@ final class RawClient implements AutoCloseable {
     void send(int id, Message m) throws IOException { write(MessageCodec.encodeBytes(id, m)); }
 
     Frame readFrame() throws IOException {
+        return readFrame(in);
+    }
+
+    /** One whole frame from {@code in} (its 16-byte header, then the body it announces); null at the end. */
+    static Frame readFrame(InputStream in) throws IOException {
         byte[] h = in.readNBytes(16);
         if (h.length < 16) return null;
         int len = ByteBuffer.wrap(h).order(ByteOrder.LITTLE_ENDIAN).getInt(8);
