@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import org.eclipse.core.resources.IMarker;
 import org.eclipse.core.resources.IMarkerDelta;
 import org.eclipse.core.runtime.CoreException;
 import org.eclipse.debug.core.DebugEvent;
@@ -475,9 +476,32 @@ public final class RankDebugTarget extends DebugElement implements IDebugTarget,
 
     // --- breakpoints ---
 
+    /**
+     * Whether the platform still has {@code breakpoint}: a change notice can arrive after its removal (the
+     * marker's attributes change while it is deleted), and re-inserting it then left a breakpoint in gdb that
+     * no view shows and nothing removes (DebugRestartUiTest: the rank stopped again at "Breakpoint 3" and the
+     * job never ended).
+     */
+    private static boolean registered(IBreakpoint breakpoint) {
+        IMarker m = breakpoint.getMarker();
+        return m != null && m.exists() && DebugPlugin.getDefault().getBreakpointManager().getBreakpoint(m) == breakpoint;
+    }
+
+    /* The three breakpoint notices run one at a time (the platform may send them from different threads): a
+     * change (remove, then add) interleaved with a removal could otherwise re-insert what was just removed.
+     * A lock of their own: gdb's event thread takes this target's monitor (thread(id)) while an insert waits
+     * for gdb's answer. */
+    private final Object breakpointLock = new Object();
+
     @Override
     public void breakpointAdded(IBreakpoint breakpoint) {
-        if (!supportsBreakpoint(breakpoint) || terminated) {
+        synchronized (breakpointLock) {
+            addBreakpoint(breakpoint);
+        }
+    }
+
+    private void addBreakpoint(IBreakpoint breakpoint) {
+        if (!supportsBreakpoint(breakpoint) || terminated || !registered(breakpoint)) {
             return;
         }
         try {
@@ -511,6 +535,12 @@ public final class RankDebugTarget extends DebugElement implements IDebugTarget,
 
     @Override
     public void breakpointRemoved(IBreakpoint breakpoint, IMarkerDelta delta) {
+        synchronized (breakpointLock) {
+            removeBreakpoint(breakpoint);
+        }
+    }
+
+    private void removeBreakpoint(IBreakpoint breakpoint) {
         BreakpointProblems.clear(breakpoint, rank);
         String n = installed.remove(breakpoint);
         if (n != null && !terminated) {
@@ -524,8 +554,10 @@ public final class RankDebugTarget extends DebugElement implements IDebugTarget,
 
     @Override
     public void breakpointChanged(IBreakpoint breakpoint, IMarkerDelta delta) {
-        breakpointRemoved(breakpoint, delta);
-        breakpointAdded(breakpoint);
+        synchronized (breakpointLock) {
+            removeBreakpoint(breakpoint);
+            addBreakpoint(breakpoint);
+        }
     }
 
     /** Breakpoints this target inserted, with gdb's numbers. */
