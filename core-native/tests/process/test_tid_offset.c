@@ -97,17 +97,19 @@ static void *trap_stack(void)
 }
 
 /* Run check() on a thread with tid 0x7fff and its descriptor at 0x7fff........ */
-/* SKIP where MANA_TEST_CANNOT names pid7fff (this machine cannot steer tids), else a failure: the
- * case may not skip by itself (tests/lib/cannot.sh, docs/testing.md) */
-static int cannot_pid7fff(void)
+/* Why this machine could not run the case: a skip where MANA_TEST_CANNOT names pid7fff, else a
+ * failure (the case may not skip by itself: tests/lib/cannot.sh, docs/testing.md). */
+static int cannot_pid7fff(const char *why)
 {
     const char *v = getenv("MANA_TEST_CANNOT");
     for (const char *p = v ? strstr(v, "pid7fff") : NULL; p; p = strstr(p + 1, "pid7fff")) {
         char after = p[7];
-        if ((p == v || p[-1] == ' ' || p[-1] == ',') && (after == 0 || after == ' ' || after == ','))
+        if ((p == v || p[-1] == ' ' || p[-1] == ',') && (after == 0 || after == ' ' || after == ',')) {
+            printf("SKIP (pid7fff, MANA_TEST_CANNOT): %s\n", why);
             return SKIP;
+        }
     }
-    fprintf(stderr, "FAIL: (set MANA_TEST_CANNOT=pid7fff where this machine cannot do it)\n");
+    fprintf(stderr, "FAIL: %s (set MANA_TEST_CANNOT=pid7fff where this machine cannot do it)\n", why);
     return 1;
 }
 
@@ -125,9 +127,11 @@ static int in_trap_thread(void)
     for (int attempt = 0; attempt < 20; attempt++) {
         int fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY | O_CLOEXEC);
         if (fd < 0 || write(fd, buf, (size_t)n) != n) {
-            printf("SKIP: cannot steer the next tid through /proc/sys/kernel/ns_last_pid: %s\n", strerror(errno));
+            char why[160];
+            snprintf(why, sizeof why, "cannot steer the next tid through /proc/sys/kernel/ns_last_pid: %s",
+                     strerror(errno));
             if (fd >= 0) close(fd);
-            return cannot_pid7fff();
+            return cannot_pid7fff(why);
         }
         if (close(fd) != 0) { perror("close ns_last_pid"); return 1; }
         pthread_t th;
@@ -138,8 +142,9 @@ static int in_trap_thread(void)
         }
         if ((intptr_t)rc != MISSED_TID) return (int)(intptr_t)rc;
     }
-    printf("SKIP: tid %d was taken by another process 20 times\n", TRAP_TID);
-    return cannot_pid7fff();
+    char why[96];
+    snprintf(why, sizeof why, "tid %d was taken by another process 20 times", TRAP_TID);
+    return cannot_pid7fff(why);
 }
 
 int main(int argc, char **argv)
