@@ -404,65 +404,7 @@ int PMPI_Type_create_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent, MPI
 }
 ALIAS(Type_create_resized)
 
-#if MPI_VERSION >= 4
-/* Large counts (MPI 4; MPICH 4 exports them): the recipes of their int twins with the counts whole in
- * a[], marked RECIPE_LARGE in a[4] so that the replay makes the _c call again (replay.c). */
-int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype old, MPI_Datatype *out)
-{
-    MANA_CHECK_INIT();
-    MPI_Datatype t;
-    int rc;
-    struct vobj *o;
-    LOWER(rc = real.Type_contiguous_c(count, R(old), &t));
-    rc = new_type(rc, t, R_TYPE_CONTIGUOUS, out, vobj_of(HBITS(old)), &o);
-    if (rc == MPI_SUCCESS) { o->a[0] = count; o->a[1] = (int64_t)HBITS(old); o->a[4] = RECIPE_LARGE; }
-    return rc;
-}
-ALIAS(Type_contiguous_c)
-
-int PMPI_Type_vector_c(MPI_Count count, MPI_Count blen, MPI_Count stride, MPI_Datatype old, MPI_Datatype *out)
-{
-    MANA_CHECK_INIT();
-    MPI_Datatype t;
-    int rc;
-    struct vobj *o;
-    LOWER(rc = real.Type_vector_c(count, blen, stride, R(old), &t));
-    rc = new_type(rc, t, R_TYPE_VECTOR, out, vobj_of(HBITS(old)), &o);
-    if (rc == MPI_SUCCESS) {
-        o->a[0] = count; o->a[1] = (int64_t)HBITS(old); o->a[2] = blen; o->a[3] = stride; o->a[4] = RECIPE_LARGE;
-    }
-    return rc;
-}
-ALIAS(Type_vector_c)
-
-int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blen, MPI_Count stride, MPI_Datatype old, MPI_Datatype *out)
-{
-    MANA_CHECK_INIT();
-    MPI_Datatype t;
-    int rc;
-    struct vobj *o;
-    LOWER(rc = real.Type_create_hvector_c(count, blen, stride, R(old), &t));
-    rc = new_type(rc, t, R_TYPE_HVECTOR, out, vobj_of(HBITS(old)), &o);
-    if (rc == MPI_SUCCESS) {
-        o->a[0] = count; o->a[1] = (int64_t)HBITS(old); o->a[2] = blen; o->a[3] = stride; o->a[4] = RECIPE_LARGE;
-    }
-    return rc;
-}
-ALIAS(Type_create_hvector_c)
-
-int PMPI_Type_create_resized_c(MPI_Datatype old, MPI_Count lb, MPI_Count extent, MPI_Datatype *out)
-{
-    MANA_CHECK_INIT();
-    MPI_Datatype t;
-    int rc;
-    struct vobj *o;
-    LOWER(rc = real.Type_create_resized_c(R(old), lb, extent, &t));
-    rc = new_type(rc, t, R_TYPE_RESIZED, out, vobj_of(HBITS(old)), &o);
-    if (rc == MPI_SUCCESS) { o->a[1] = (int64_t)HBITS(old); o->a[2] = lb; o->a[3] = extent; o->a[4] = RECIPE_LARGE; }
-    return rc;
-}
-ALIAS(Type_create_resized_c)
-#endif
+/* The large-count (MPI 4) constructors, MPI_Type_contiguous_c and the others: dtype_c.c. */
 
 int PMPI_Type_dup(MPI_Datatype old, MPI_Datatype *out)
 {
@@ -514,13 +456,23 @@ int PMPI_Type_free(MPI_Datatype *type)
 }
 ALIAS(Type_free)
 
+/* A struct type's member types (virtual handles, a[0] of them): the last part of its list, after the
+ * block lengths and displacements, which are int and MPI_Aint, or MPI_Count both when
+ * MPI_Type_create_struct_c made it (dtype_c.c).  NULL for any other type. */
+const uint64_t *mana_struct_types(const struct vobj *o)
+{
+    if (o->recipe != R_TYPE_STRUCT || !o->arr) return NULL;
+    size_t n = (size_t)o->a[0];
+    size_t before = recipe_large(o) ? 2 * sizeof(MPI_Count) : sizeof(int) + sizeof(MPI_Aint);
+    return (const uint64_t *)((const char *)o->arr + n * before);
+}
+
 /* A struct type names its member types in its list (arr), not in parent[]. */
 void mana_type_drop_refs(struct vobj *o)
 {
-    if (o->recipe != R_TYPE_STRUCT || !o->arr) return;
-    int count = (int)o->a[0];
-    const uint64_t *tv = (const uint64_t *)((const char *)o->arr + (size_t)count * (sizeof(int) + sizeof(MPI_Aint)));
-    for (int i = 0; i < count; i++) vunref(vobj_of(tv[i]));
+    const uint64_t *tv = mana_struct_types(o);
+    if (!tv) return;
+    for (int64_t i = 0; i < o->a[0]; i++) vunref(vobj_of(tv[i]));
 }
 
 int PMPI_Get_address(const void *loc, MPI_Aint *addr) { *addr = (MPI_Aint)(uintptr_t)loc; return MPI_SUCCESS; }
