@@ -128,9 +128,9 @@ enum recipe {
     /* win.c: MPI_Win_create, _allocate (made with Win_create on our memory) and _create_dynamic */
     R_WIN_CREATE,
 };
-/* a[7] of a datatype made by a large-count (_c) constructor of MPI 4 (dtype_c.c):
+/* a[7] of a datatype or an op made by a large-count (_c) constructor of MPI 4 (dtype_c.c, objects.c):
  * the replay calls that one again, with the MPI_Count values a[] and arr hold whole (dtype_c.c says
- * each recipe's layout).  a[7] because the int recipes use a[0..4] and no datatype uses a[7]. */
+ * each recipe's layout).  a[7] because the int recipes use a[0..4] and no datatype or op uses a[7]. */
 #define RECIPE_LARGE 0x4c43
 
 /* Requests: what the program asked for, so a pending one can be posted again after a restart. */
@@ -430,6 +430,7 @@ void mana_record_parent(struct vobj *child, struct vobj *p);
 const uint64_t *mana_struct_types(const struct vobj *o);   /* objects.c: a struct type's member types */
 #if MPI_VERSION >= 4
 int  mana_type_c_replay(struct vobj *o, MPI_Datatype *t);  /* dtype_c.c: a type a _c constructor made */
+MPI_User_function_c *mana_op_tramp_c(int slot);            /* objects.c: MPI_Op_create_c's trampolines */
 #endif
 
 /* Shared by objects.c and the newer files (attr.c info.c errh.c topo.c dtype.c convert.c). */

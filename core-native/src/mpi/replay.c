@@ -44,6 +44,23 @@ static int type_simple(const struct vobj *o, MPI_Datatype old, MPI_Datatype *t)
     return rc;
 }
 
+/* An op: made on the trampoline of its slot again, by the call that made it. */
+static int replay_op(struct vobj *o)
+{
+    MPI_Op op;
+    int rc;
+#if MPI_VERSION >= 4
+    if (recipe_large(o)) {
+        LOWER(rc = real.Op_create_c(mana_op_tramp_c((int)o->a[0]), (int)o->a[1], &op));
+        o->real = HBITS(op);
+        return rc;
+    }
+#endif
+    LOWER(rc = real.Op_create(mana_op_tramp((int)o->a[0]), (int)o->a[1], &op));
+    o->real = HBITS(op);
+    return rc;
+}
+
 static int replay_one(struct vobj *o, MPI_Group wg)
 {
     int rc = MPI_SUCCESS;
@@ -102,12 +119,7 @@ static int replay_one(struct vobj *o, MPI_Group wg)
     }
     case R_TYPE_SUBARRAY: LOWER(rc = real.Type_create_subarray(n, ia, ia + n, ia + 2 * n, (int)o->a[2], old, &t)); break;
     case R_TYPE_DUP: LOWER(rc = real.Type_dup(old, &t)); break;
-    case R_OP_CREATE: {
-        MPI_Op op;
-        LOWER(rc = real.Op_create(mana_op_tramp((int)o->a[0]), (int)o->a[1], &op));
-        o->real = HBITS(op);
-        return rc;
-    }
+    case R_OP_CREATE: return replay_op(o);
     case R_GRAPH_CREATE: case R_DIST_GRAPH: case R_DIST_GRAPH_ADJ: rc = mana_topo_replay(o, pc, &nc); break;
     case R_COMM_CREATE_GROUP: {
         MPI_Group g;
