@@ -135,18 +135,16 @@ int mana_dtype_replay(struct vobj *o, MPI_Datatype *t)
     return rc;
 }
 
-/* ---- introspection (MPI_Type_get_envelope is generated: policy pass) ---- */
+/* ---- introspection (MPI_Type_get_envelope and its _c form are generated: policy pass) ---- */
 
 /* The virtual type a recipe names as its i-th component (0: none known). */
-static uint64_t recipe_part(const struct vobj *o, int i)
+static uint64_t recipe_part(const struct vobj *o, MPI_Count i)
 {
     if (!o) return 0;
     switch (o->recipe) {
     case R_TYPE_STRUCT: {
-        int n = (int)o->a[0];
-        if (i >= n) return 0;
-        const uint64_t *tv = (const uint64_t *)((const char *)o->arr + (size_t)n * (sizeof(int) + sizeof(MPI_Aint)));
-        return tv[i];
+        const uint64_t *tv = mana_struct_types(o);
+        return tv && i < o->a[0] ? tv[i] : 0;
     }
     case R_TYPE_CONTIGUOUS: case R_TYPE_VECTOR: case R_TYPE_HVECTOR: case R_TYPE_INDEXED: case R_TYPE_INDEXED_BLOCK:
     case R_TYPE_HINDEXED: case R_TYPE_SUBARRAY: case R_TYPE_RESIZED: case R_TYPE_DUP: case R_TYPE_DARRAY:
@@ -156,17 +154,11 @@ static uint64_t recipe_part(const struct vobj *o, int i)
     }
 }
 
-int PMPI_Type_get_contents(MPI_Datatype t, int maxi, int maxa, int maxd, int ints[], MPI_Aint addrs[],
-                           MPI_Datatype types[])
+/* The first n datatypes the real MPI_Type_get_contents(_c) gave for our type o, made the program's:
+ * predefined ones as ours, derived ones as new handles. */
+static void contents_types(const struct vobj *o, MPI_Datatype types[], MPI_Count n)
 {
-    MANA_CHECK_INIT();
-    int rc;
-    LOWER(rc = real.Type_get_contents(R(t), maxi, maxa, maxd, ints, addrs, types));
-    if (rc != MPI_SUCCESS) return rc;
-    int ni = 0, na = 0, nd = 0, comb = 0;
-    LOWER(real.Type_get_envelope(R(t), &ni, &na, &nd, &comb));
-    const struct vobj *o = vobj_of(HBITS(t));
-    for (int i = 0; i < nd && i < maxd; i++) {
+    for (MPI_Count i = 0; i < n; i++) {
         uint64_t r = HBITS(types[i]), v = vfind(K_TYPE, r);
         if (v && !vobj_of(v)) { types[i] = HMAKE(MPI_Datatype, v); continue; }   /* predefined */
         uint64_t part = recipe_part(o, i);
@@ -182,9 +174,40 @@ int PMPI_Type_get_contents(MPI_Datatype t, int maxi, int maxa, int maxd, int int
         mana_record_parent(d, p);
         types[i] = V(MPI_Datatype, d);
     }
+}
+
+int PMPI_Type_get_contents(MPI_Datatype t, int maxi, int maxa, int maxd, int ints[], MPI_Aint addrs[],
+                           MPI_Datatype types[])
+{
+    MANA_CHECK_INIT();
+    int rc;
+    LOWER(rc = real.Type_get_contents(R(t), maxi, maxa, maxd, ints, addrs, types));
+    if (rc != MPI_SUCCESS) return rc;
+    int ni = 0, na = 0, nd = 0, comb = 0;
+    LOWER(real.Type_get_envelope(R(t), &ni, &na, &nd, &comb));
+    contents_types(vobj_of(HBITS(t)), types, nd < maxd ? nd : maxd);
     return MPI_SUCCESS;
 }
 ALIAS(Type_get_contents)
+
+#if MPI_VERSION >= 4
+/* The large-count form (MPI 4.0 sec. 5.1.13): the real library answers (the replay made each type with
+ * the same call, int or _c, so it answers alike after a restart), the datatypes made the program's. */
+int PMPI_Type_get_contents_c(MPI_Datatype t, MPI_Count maxi, MPI_Count maxa, MPI_Count maxl, MPI_Count maxd,
+                             int ints[], MPI_Aint addrs[], MPI_Count counts[], MPI_Datatype types[])
+{
+    MANA_CHECK_INIT();
+    int rc;
+    LOWER(rc = real.Type_get_contents_c(R(t), maxi, maxa, maxl, maxd, ints, addrs, counts, types));
+    if (rc != MPI_SUCCESS) return rc;
+    MPI_Count ni = 0, na = 0, nl = 0, nd = 0;
+    int comb = 0;
+    LOWER(real.Type_get_envelope_c(R(t), &ni, &na, &nl, &nd, &comb));
+    contents_types(vobj_of(HBITS(t)), types, nd < maxd ? nd : maxd);
+    return MPI_SUCCESS;
+}
+ALIAS(Type_get_contents_c)
+#endif
 
 /* ---- names ---- */
 

@@ -128,8 +128,9 @@ enum recipe {
     /* win.c: MPI_Win_create, _allocate (made with Win_create on our memory) and _create_dynamic */
     R_WIN_CREATE,
 };
-/* a[4] of a contiguous, vector, hvector or resized type made by its large-count (_c) constructor:
- * the replay calls that one again, with the MPI_Count values a[] holds whole. */
+/* a[7] of a datatype or an op made by a large-count (_c) constructor of MPI 4 (dtype_c.c, objects.c):
+ * the replay calls that one again, with the MPI_Count values a[] and arr hold whole (dtype_c.c says
+ * each recipe's layout).  a[7] because the int recipes use a[0..4] and no datatype or op uses a[7]. */
 #define RECIPE_LARGE 0x4c43
 
 /* Requests: what the program asked for, so a pending one can be posted again after a restart. */
@@ -197,6 +198,8 @@ void vunref(struct vobj *o);                 /* one less; a freed datatype goes 
 void mana_type_drop_refs(struct vobj *o);    /* objects.c: the refs a struct type's list holds */
 void mana_req_drop_parts(struct vobj *o);    /* p2p.c: an MPI_Isendrecv's two parts */
 void vrelease(struct vobj *o);
+/* made by a large-count (_c) constructor (RECIPE_LARGE above) */
+static inline int recipe_large(const struct vobj *o) { return o->a[7] == RECIPE_LARGE; }
 struct vobj *vobj_of(uint64_t h);            /* NULL for a NULL or unknown handle */
 uint64_t vhandle(const struct vobj *o);      /* the handle the program holds */
 uint64_t vfind(enum vkind k, uint64_t real); /* real -> virtual for objects that already exist */
@@ -424,6 +427,11 @@ void mana_fortran_op_c2f(uint64_t h);              /* fortran.c: Open MPI: an op
 void mana_op_fortran(int slot);                    /* objects.c: that op's function takes Fortran arguments */
 void mana_fortran_req_c2f(uint64_t h);             /* fortran.c: Open MPI: a generalized request from Fortran */
 void mana_record_parent(struct vobj *child, struct vobj *p);
+const uint64_t *mana_struct_types(const struct vobj *o);   /* objects.c: a struct type's member types */
+#if MPI_VERSION >= 4
+int  mana_type_c_replay(struct vobj *o, MPI_Datatype *t);  /* dtype_c.c: a type a _c constructor made */
+MPI_User_function_c *mana_op_tramp_c(int slot);            /* objects.c: MPI_Op_create_c's trampolines */
+#endif
 
 /* Shared by objects.c and the newer files (attr.c info.c errh.c topo.c dtype.c convert.c). */
 int new_comm(MPI_Comm realc, struct vobj *parent, int recipe, MPI_Comm *out, struct vobj **made);

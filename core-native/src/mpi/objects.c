@@ -404,65 +404,7 @@ int PMPI_Type_create_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent, MPI
 }
 ALIAS(Type_create_resized)
 
-#if MPI_VERSION >= 4
-/* Large counts (MPI 4; MPICH 4 exports them): the recipes of their int twins with the counts whole in
- * a[], marked RECIPE_LARGE in a[4] so that the replay makes the _c call again (replay.c). */
-int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype old, MPI_Datatype *out)
-{
-    MANA_CHECK_INIT();
-    MPI_Datatype t;
-    int rc;
-    struct vobj *o;
-    LOWER(rc = real.Type_contiguous_c(count, R(old), &t));
-    rc = new_type(rc, t, R_TYPE_CONTIGUOUS, out, vobj_of(HBITS(old)), &o);
-    if (rc == MPI_SUCCESS) { o->a[0] = count; o->a[1] = (int64_t)HBITS(old); o->a[4] = RECIPE_LARGE; }
-    return rc;
-}
-ALIAS(Type_contiguous_c)
-
-int PMPI_Type_vector_c(MPI_Count count, MPI_Count blen, MPI_Count stride, MPI_Datatype old, MPI_Datatype *out)
-{
-    MANA_CHECK_INIT();
-    MPI_Datatype t;
-    int rc;
-    struct vobj *o;
-    LOWER(rc = real.Type_vector_c(count, blen, stride, R(old), &t));
-    rc = new_type(rc, t, R_TYPE_VECTOR, out, vobj_of(HBITS(old)), &o);
-    if (rc == MPI_SUCCESS) {
-        o->a[0] = count; o->a[1] = (int64_t)HBITS(old); o->a[2] = blen; o->a[3] = stride; o->a[4] = RECIPE_LARGE;
-    }
-    return rc;
-}
-ALIAS(Type_vector_c)
-
-int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blen, MPI_Count stride, MPI_Datatype old, MPI_Datatype *out)
-{
-    MANA_CHECK_INIT();
-    MPI_Datatype t;
-    int rc;
-    struct vobj *o;
-    LOWER(rc = real.Type_create_hvector_c(count, blen, stride, R(old), &t));
-    rc = new_type(rc, t, R_TYPE_HVECTOR, out, vobj_of(HBITS(old)), &o);
-    if (rc == MPI_SUCCESS) {
-        o->a[0] = count; o->a[1] = (int64_t)HBITS(old); o->a[2] = blen; o->a[3] = stride; o->a[4] = RECIPE_LARGE;
-    }
-    return rc;
-}
-ALIAS(Type_create_hvector_c)
-
-int PMPI_Type_create_resized_c(MPI_Datatype old, MPI_Count lb, MPI_Count extent, MPI_Datatype *out)
-{
-    MANA_CHECK_INIT();
-    MPI_Datatype t;
-    int rc;
-    struct vobj *o;
-    LOWER(rc = real.Type_create_resized_c(R(old), lb, extent, &t));
-    rc = new_type(rc, t, R_TYPE_RESIZED, out, vobj_of(HBITS(old)), &o);
-    if (rc == MPI_SUCCESS) { o->a[1] = (int64_t)HBITS(old); o->a[2] = lb; o->a[3] = extent; o->a[4] = RECIPE_LARGE; }
-    return rc;
-}
-ALIAS(Type_create_resized_c)
-#endif
+/* The large-count (MPI 4) constructors, MPI_Type_contiguous_c and the others: dtype_c.c. */
 
 int PMPI_Type_dup(MPI_Datatype old, MPI_Datatype *out)
 {
@@ -514,13 +456,23 @@ int PMPI_Type_free(MPI_Datatype *type)
 }
 ALIAS(Type_free)
 
+/* A struct type's member types (virtual handles, a[0] of them): the last part of its list, after the
+ * block lengths and displacements, which are int and MPI_Aint, or MPI_Count both when
+ * MPI_Type_create_struct_c made it (dtype_c.c).  NULL for any other type. */
+const uint64_t *mana_struct_types(const struct vobj *o)
+{
+    if (o->recipe != R_TYPE_STRUCT || !o->arr) return NULL;
+    size_t n = (size_t)o->a[0];
+    size_t before = recipe_large(o) ? 2 * sizeof(MPI_Count) : sizeof(int) + sizeof(MPI_Aint);
+    return (const uint64_t *)((const char *)o->arr + n * before);
+}
+
 /* A struct type names its member types in its list (arr), not in parent[]. */
 void mana_type_drop_refs(struct vobj *o)
 {
-    if (o->recipe != R_TYPE_STRUCT || !o->arr) return;
-    int count = (int)o->a[0];
-    const uint64_t *tv = (const uint64_t *)((const char *)o->arr + (size_t)count * (sizeof(int) + sizeof(MPI_Aint)));
-    for (int i = 0; i < count; i++) vunref(vobj_of(tv[i]));
+    const uint64_t *tv = mana_struct_types(o);
+    if (!tv) return;
+    for (int64_t i = 0; i < o->a[0]; i++) vunref(vobj_of(tv[i]));
 }
 
 int PMPI_Get_address(const void *loc, MPI_Aint *addr) { *addr = (MPI_Aint)(uintptr_t)loc; return MPI_SUCCESS; }
@@ -528,15 +480,21 @@ ALIAS(Get_address)
 
 /* ---- user-defined ops: the real MPI calls them inside the lower half; a trampoline switches to
  * the upper TLS of the calling thread (mana_up_fs), gives the function virtual datatypes and
- * switches back. ---- */
+ * switches back.  MPI_Op_create's functions take an int length (MPI_User_function), MPI_Op_create_c's
+ * an MPI_Count one (MPI_User_function_c, MPI 4): each form has its own 64 trampolines, and the two
+ * share the 64 slots (a slot holds one function of one form). ---- */
 
 #define MAX_OPS 64
-static MPI_User_function *op_fn[MAX_OPS];
+typedef void (*op_any)(void);           /* either form, cast back by op_call */
+static op_any op_fn[MAX_OPS];
 static int op_live[MAX_OPS];            /* live ops whose trampoline is this slot */
+static unsigned char op_large[MAX_OPS];     /* the slot's function is an MPI_User_function_c */
 static unsigned char op_fortran[MAX_OPS];   /* Open MPI: a Fortran function (mana_op_fortran) */
 static volatile int op_lock;
 
-static void op_call(int i, void *in, void *inout, int *len, MPI_Datatype *dt)
+/* Slot i's function on (in, inout) with the real library's datatype *dt: on the upper TLS, with our
+ * handle for the datatype.  len is the int length (MPI_Op_create), or NULL and clen the MPI_Count one. */
+static void op_call(int i, void *in, void *inout, int *len, void *clen, MPI_Datatype *dt)
 {
     uint64_t low;
     __asm__ volatile("mov %%fs:0x10, %0" : "=r"(low));
@@ -556,7 +514,16 @@ static void op_call(int i, void *in, void *inout, int *len, MPI_Datatype *dt)
         return;
     }
 #endif
-    op_fn[i](in, inout, len, &v);
+#if MPI_VERSION >= 4
+    if (!len) {
+        ((MPI_User_function_c *)op_fn[i])(in, inout, clen, &v);
+        mana_set_fs(low);
+        return;
+    }
+#else
+    (void)clen;
+#endif
+    ((MPI_User_function *)op_fn[i])(in, inout, len, &v);
     mana_set_fs(low);
 }
 
@@ -566,31 +533,41 @@ void mana_op_fortran(int slot)
     if (slot >= 0 && slot < MAX_OPS) op_fortran[slot] = 1;
 }
 
-#define T4(i) static void tramp##i(void *a, void *b, int *n, MPI_Datatype *d) { op_call(i, a, b, n, d); }
-#define T16(i) T4(i##0) T4(i##1) T4(i##2) T4(i##3) T4(i##4) T4(i##5) T4(i##6) T4(i##7) \
-               T4(i##8) T4(i##9)
-T4(0) T4(1) T4(2) T4(3) T4(4) T4(5) T4(6) T4(7) T4(8) T4(9) T16(1) T16(2) T16(3) T16(4) T16(5)
-T4(60) T4(61) T4(62) T4(63)
-#define A4(i) tramp##i,
-#define A16(i) A4(i##0) A4(i##1) A4(i##2) A4(i##3) A4(i##4) A4(i##5) A4(i##6) A4(i##7) A4(i##8) A4(i##9)
-static MPI_User_function *const tramps[MAX_OPS] = {
-    A4(0) A4(1) A4(2) A4(3) A4(4) A4(5) A4(6) A4(7) A4(8) A4(9) A16(1) A16(2) A16(3) A16(4) A16(5)
-    A4(60) A4(61) A4(62) A4(63)
-};
+/* X(i) for every slot, 0 to 63 */
+#define OP_SLOTS10(X, d) X(d##0) X(d##1) X(d##2) X(d##3) X(d##4) X(d##5) X(d##6) X(d##7) X(d##8) X(d##9)
+#define OP_SLOTS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) OP_SLOTS10(X, 1) OP_SLOTS10(X, 2) \
+                    OP_SLOTS10(X, 3) OP_SLOTS10(X, 4) OP_SLOTS10(X, 5) X(60) X(61) X(62) X(63)
+
+#define OP_TRAMP(i) static void tramp##i(void *a, void *b, int *n, MPI_Datatype *d) { op_call(i, a, b, n, NULL, d); }
+OP_SLOTS(OP_TRAMP)
+#define OP_TRAMP_AT(i) tramp##i,
+static MPI_User_function *const tramps[MAX_OPS] = { OP_SLOTS(OP_TRAMP_AT) };
 
 MPI_User_function *mana_op_tramp(int slot) { return tramps[slot]; }
 
-/* The trampoline slot of fn: ops of one function share it (BLACS makes and frees an op for every
- * combine), and a slot no live op uses is taken for another function.  -1: 64 functions live at once. */
-static int op_slot(MPI_User_function *fn)
+#if MPI_VERSION >= 4
+#define OP_TRAMP_C(i) \
+    static void trampc##i(void *a, void *b, MPI_Count *n, MPI_Datatype *d) { op_call(i, a, b, NULL, n, d); }
+OP_SLOTS(OP_TRAMP_C)
+#define OP_TRAMP_C_AT(i) trampc##i,
+static MPI_User_function_c *const tramps_c[MAX_OPS] = { OP_SLOTS(OP_TRAMP_C_AT) };
+
+MPI_User_function_c *mana_op_tramp_c(int slot) { return tramps_c[slot]; }
+#endif
+
+/* The trampoline slot of fn (of the form `large` says): ops of one function share it (BLACS makes
+ * and frees an op for every combine), and a slot no live op uses is taken for another function.
+ * -1: 64 functions live at once. */
+static int op_slot(op_any fn, int large)
 {
     while (__atomic_exchange_n(&op_lock, 1, __ATOMIC_ACQUIRE)) mana_sys0(SYS_sched_yield);
     int slot = -1;
-    for (int i = 0; i < MAX_OPS && slot < 0; i++) if (op_fn[i] == fn) slot = i;
+    for (int i = 0; i < MAX_OPS && slot < 0; i++) if (op_fn[i] == fn && op_large[i] == large) slot = i;
     for (int i = 0; i < MAX_OPS && slot < 0; i++) if (!op_fn[i] || !op_live[i]) slot = i;
     if (slot >= 0) {
-        if (op_fn[slot] != fn) op_fortran[slot] = 0;
+        if (op_fn[slot] != fn || op_large[slot] != large) op_fortran[slot] = 0;
         op_fn[slot] = fn;
+        op_large[slot] = (unsigned char)large;
         op_live[slot]++;
     }
     __atomic_store_n(&op_lock, 0, __ATOMIC_RELEASE);
@@ -604,23 +581,47 @@ static void op_slot_put(int slot)
     __atomic_store_n(&op_lock, 0, __ATOMIC_RELEASE);
 }
 
+/* The table entry of a real op made on slot's trampoline: recipe R_OP_CREATE (slot, commute), a[7]
+ * RECIPE_LARGE when MPI_Op_create_c made it (the replay makes it with that call again). */
+static void new_op(MPI_Op r, int slot, int commute, int large, MPI_Op *op)
+{
+    struct vobj *o = vnew(K_OP, HBITS(r));
+    o->recipe = R_OP_CREATE;
+    o->a[0] = slot;
+    o->a[1] = commute;
+    if (large) o->a[7] = RECIPE_LARGE;
+    *op = V(MPI_Op, o);
+}
+
 int PMPI_Op_create(MPI_User_function *fn, int commute, MPI_Op *op)
 {
     MANA_CHECK_INIT();
-    int slot = op_slot(fn);
+    int slot = op_slot((op_any)fn, 0);
     if (slot < 0) mana_unsupported("MPI_Op_create", "more than 64 different user functions in live operations");
     MPI_Op r;
     int rc;
     LOWER(rc = real.Op_create(tramps[slot], commute, &r));
     if (rc != MPI_SUCCESS) { op_slot_put(slot); return rc; }
-    struct vobj *o = vnew(K_OP, HBITS(r));
-    o->recipe = R_OP_CREATE;
-    o->a[0] = slot;
-    o->a[1] = commute;
-    *op = V(MPI_Op, o);
+    new_op(r, slot, commute, 0, op);
     return MPI_SUCCESS;
 }
 ALIAS(Op_create)
+
+#if MPI_VERSION >= 4
+int PMPI_Op_create_c(MPI_User_function_c *fn, int commute, MPI_Op *op)
+{
+    MANA_CHECK_INIT();
+    int slot = op_slot((op_any)fn, 1);
+    if (slot < 0) mana_unsupported("MPI_Op_create_c", "more than 64 different user functions in live operations");
+    MPI_Op r;
+    int rc;
+    LOWER(rc = real.Op_create_c(tramps_c[slot], commute, &r));
+    if (rc != MPI_SUCCESS) { op_slot_put(slot); return rc; }
+    new_op(r, slot, commute, 1, op);
+    return MPI_SUCCESS;
+}
+ALIAS(Op_create_c)
+#endif
 
 int PMPI_Op_free(MPI_Op *op)
 {

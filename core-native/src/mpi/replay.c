@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-MPI_User_function *mana_op_tramp(int slot);
+MPI_User_function *mana_op_tramp(int slot);                         /* objects.c */
 int mana_topo_replay(struct vobj *o, MPI_Comm pc, MPI_Comm *nc);     /* topo.c */
 int mana_dtype_replay(struct vobj *o, MPI_Datatype *t);             /* dtype.c */
 int mana_errcode_replay(struct vobj *o);                            /* errh.c */
@@ -31,27 +31,33 @@ uint32_t mana_replay_count(void)
 
 static uint64_t rparent(const struct vobj *o) { return o->parent[0] ? o->parent[0]->real : 0; }
 
-/* Contiguous, vector, hvector and resized types: with int counts, or with whole MPI_Count ones when a
- * large-count constructor of MPI 4 made them (RECIPE_LARGE in a[4], objects.c). */
+/* Contiguous, vector, hvector and resized types (with int counts: the _c forms are dtype_c.c's). */
 static int type_simple(const struct vobj *o, MPI_Datatype old, MPI_Datatype *t)
 {
     int rc, n = (int)o->a[0];
-#if MPI_VERSION >= 4
-    if (o->a[4] == RECIPE_LARGE) {
-        switch (o->recipe) {
-        case R_TYPE_CONTIGUOUS: LOWER(rc = real.Type_contiguous_c(o->a[0], old, t)); return rc;
-        case R_TYPE_VECTOR: LOWER(rc = real.Type_vector_c(o->a[0], o->a[2], o->a[3], old, t)); return rc;
-        case R_TYPE_HVECTOR: LOWER(rc = real.Type_create_hvector_c(o->a[0], o->a[2], o->a[3], old, t)); return rc;
-        default: LOWER(rc = real.Type_create_resized_c(old, o->a[2], o->a[3], t)); return rc;
-        }
-    }
-#endif
     switch (o->recipe) {
     case R_TYPE_CONTIGUOUS: LOWER(rc = real.Type_contiguous(n, old, t)); break;
     case R_TYPE_VECTOR: LOWER(rc = real.Type_vector(n, (int)o->a[2], (int)o->a[3], old, t)); break;
     case R_TYPE_HVECTOR: LOWER(rc = real.Type_create_hvector(n, (int)o->a[2], (MPI_Aint)o->a[3], old, t)); break;
     default: LOWER(rc = real.Type_create_resized(old, (MPI_Aint)o->a[2], (MPI_Aint)o->a[3], t)); break;
     }
+    return rc;
+}
+
+/* An op: made on the trampoline of its slot again, by the call that made it. */
+static int replay_op(struct vobj *o)
+{
+    MPI_Op op;
+    int rc;
+#if MPI_VERSION >= 4
+    if (recipe_large(o)) {
+        LOWER(rc = real.Op_create_c(mana_op_tramp_c((int)o->a[0]), (int)o->a[1], &op));
+        o->real = HBITS(op);
+        return rc;
+    }
+#endif
+    LOWER(rc = real.Op_create(mana_op_tramp((int)o->a[0]), (int)o->a[1], &op));
+    o->real = HBITS(op);
     return rc;
 }
 
@@ -65,6 +71,10 @@ static int replay_one(struct vobj *o, MPI_Group wg)
 #define old HMAKE(MPI_Datatype, v2r((uint64_t)o->a[1]))
     int n = (int)o->a[0];
     int *ia = o->arr;
+#if MPI_VERSION >= 4
+    if (o->kind == K_TYPE && recipe_large(o)) rc = mana_type_c_replay(o, &t);   /* a _c constructor's */
+    else
+#endif
     switch (o->recipe) {
     case R_COMM_DUP: LOWER(rc = real.Comm_dup(pc, &nc)); break;
     case R_COMM_SPLIT: LOWER(rc = real.Comm_split(pc, (int)o->a[0], (int)o->a[1], &nc)); break;
@@ -99,7 +109,7 @@ static int replay_one(struct vobj *o, MPI_Group wg)
     case R_TYPE_STRUCT: {
         const char *p = o->arr;
         const MPI_Aint *d = (const MPI_Aint *)(p + (size_t)n * sizeof(int));
-        const uint64_t *tv = (const uint64_t *)(p + (size_t)n * (sizeof(int) + sizeof(MPI_Aint)));
+        const uint64_t *tv = mana_struct_types(o);
         MPI_Datatype *rt = malloc(((size_t)n + 1) * sizeof *rt);
         if (!rt) return MPI_ERR_NO_MEM;
         for (int i = 0; i < n; i++) rt[i] = HMAKE(MPI_Datatype, v2r(tv[i]));
@@ -109,12 +119,7 @@ static int replay_one(struct vobj *o, MPI_Group wg)
     }
     case R_TYPE_SUBARRAY: LOWER(rc = real.Type_create_subarray(n, ia, ia + n, ia + 2 * n, (int)o->a[2], old, &t)); break;
     case R_TYPE_DUP: LOWER(rc = real.Type_dup(old, &t)); break;
-    case R_OP_CREATE: {
-        MPI_Op op;
-        LOWER(rc = real.Op_create(mana_op_tramp((int)o->a[0]), (int)o->a[1], &op));
-        o->real = HBITS(op);
-        return rc;
-    }
+    case R_OP_CREATE: return replay_op(o);
     case R_GRAPH_CREATE: case R_DIST_GRAPH: case R_DIST_GRAPH_ADJ: rc = mana_topo_replay(o, pc, &nc); break;
     case R_COMM_CREATE_GROUP: {
         MPI_Group g;
