@@ -34,9 +34,10 @@
 # the restored program's environment still names the old one; every rank must register with the new
 # coordinator at its first try (no "restarted without a coordinator").
 # --hold: the launch runs with MT_HOLD_FILE naming a file that exists; the program holds at a point of
-# its own while the file exists and says so ("holding" from one rank, "waiting" from another, pscw.c);
-# the first checkpoint comes once both lines are out, and the file goes right after it (before any
-# restart), so the checkpoint certainly falls at that point.  The native run has no MT_HOLD_FILE.
+# its own while the file exists and says so ("holding" from every rank but one, "waiting" from that one,
+# pscw.c); the first checkpoint comes once all these lines are out, and the file goes right after it
+# (before any restart), so the checkpoint certainly falls at that point.  The native run has no
+# MT_HOLD_FILE.
 # --rank-pid: the last rank is launched as pid P (rank_pid.sh steers the kernel's next pid through
 # /proc/sys/kernel/ns_last_pid; exit 77, skipped, where that cannot be written; launched again, 5 times
 # at most, when another process took the pid first).
@@ -215,7 +216,8 @@ else
     wrap=                  # restarts run as they are
 fi
 if [ -n "$hold" ]; then
-    wait_for 60 has "$tmp/launch.out" '^holding' || fail "no 'holding' line from the launched program"
+    all_held() { [ "$(grep -c '^holding' "$tmp/launch.out")" -ge $((np - 1)) ]; }
+    wait_for 60 all_held || fail "$(grep -c '^holding' "$tmp/launch.out") 'holding' lines from the launched program, want $((np - 1))"
     wait_for 60 has "$tmp/launch.out" '^waiting' || fail "no 'waiting' line from the launched program"
 else
     random_pause
