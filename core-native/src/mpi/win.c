@@ -737,7 +737,7 @@ static int pscw_exchange(char *err, size_t errlen)
         int idx[PSCW_CAND], k = 0;
         for (struct vobj *w = next_window(0); w; w = next_window(w->order)) {
             struct pscw_epoch *e = &mw_of(w)->pscw.expose;
-            if (!e->open || e->reopen) continue;
+            if (!e->open || e->reopen || e->over) continue;
             for (int i = 0; i < e->n; i++) {
                 if (e->ranks[i] != origin) continue;
                 if (k == PSCW_CAND) { rc = MPI_ERR_OTHER; break; }
@@ -774,7 +774,9 @@ static int pscw_close(struct mana_win *mw, MPI_Win rw, const char **what)
         *what = "complete";
         LOWER(rc = real.Win_complete(rw); if (rc == MPI_SUCCESS) ps->access.reopen = 1);
     }
-    if (rc == MPI_SUCCESS && ps->expose.open && !ps->expose.reopen) {
+    /* (an exposure epoch a previous checkpoint ended, which the program has not waited for yet, has
+     * nothing real to wait for) */
+    if (rc == MPI_SUCCESS && ps->expose.open && !ps->expose.reopen && !ps->expose.over) {
         *what = "wait for";
         LOWER(rc = real.Win_wait(rw); if (rc == MPI_SUCCESS) ps->expose.reopen = 1);
     }
