@@ -36,8 +36,9 @@
 # --hold: the launch runs with MT_HOLD_FILE naming a file that exists; the program holds at a point of
 # its own while the file exists and says so ("holding" from every rank but one, "waiting" from that one,
 # pscw.c); the first checkpoint comes once all these lines are out, and the file goes right after it
-# (before any restart), so the checkpoint certainly falls at that point.  The native run has no
-# MT_HOLD_FILE.
+# (before any restart), so the checkpoint certainly falls at that point; in mode cycles after the last
+# checkpoint instead, so every restart but the last is checkpointed again at that point, before the
+# program has gone on.  The native run has no MT_HOLD_FILE.
 # --rank-pid: the last rank is launched as pid P (rank_pid.sh steers the kernel's next pid through
 # /proc/sys/kernel/ns_last_pid; exit 77, skipped, where that cannot be written; launched again, 5 times
 # at most, when another process took the pid first).
@@ -87,6 +88,8 @@ fi
 tmp=$(mktemp -d /tmp/mana_crmpi.XXXXXX) || exit 1
 mkdir "$tmp/run" || exit 1
 unset MT_HOLD_FILE
+ckpts=0 hold_for=1
+[ "$mode" = cycles ] && hold_for=$cycles
 if [ -n "$hold" ]; then
     : > "$tmp/hold" || exit 1
     export MT_HOLD_FILE=$tmp/hold
@@ -168,8 +171,13 @@ checkpoint() {   # checkpoint [--kill] [mana_status flags...]
     timeout 90 "$ROOT/bin/mana_status" $flag "$@" > "$tmp/status.out" 2>&1 ||
         { local rc=$?; hang_report; fail "mana_status $flag failed (exit $rc)"; }
     grep -q "written" "$tmp/status.out" || fail "no checkpoint written"
-    # --hold: the program was held for this checkpoint; let it go on (a restart finds no file)
-    if [ -n "$hold" ] && [ -e "$tmp/hold" ]; then rm -f "$tmp/hold"; say "checkpoint taken while held"; fi
+    # --hold: the program was held for this checkpoint; let it go on after the last one it is held for
+    # (a restart finds no file)
+    ckpts=$((ckpts + 1))
+    if [ -n "$hold" ] && [ -e "$tmp/hold" ]; then
+        say "checkpoint $ckpts taken while held"
+        [ "$ckpts" -ge "$hold_for" ] && rm -f "$tmp/hold"
+    fi
 }
 
 launch_once() {
