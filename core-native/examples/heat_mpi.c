@@ -6,7 +6,9 @@
  * in the same order as in heat.c, so the field, and with it the final
  * checksum (rank 0 gathers the field), is bitwise the serial one:
  *   "heat done: steps=N total=T checksum=X"
- * The demo runs it when MANA_DEMO_MPIRUN is set (e.g. "mpirun -n 2").
+ * The demo runs it when MANA_DEMO_MPIRUN is set (e.g. "mpirun -n 2").  Tests that checkpoint it set
+ * TEST_HOLD_FILE: every rank then waits before its last step until that file exists, so the job is
+ * still running when it is checkpointed, however slow or fast the machine.
  * CELLS must be divisible by the number of ranks.
  */
 #define _GNU_SOURCE
@@ -68,7 +70,12 @@ int main(int argc, char **argv)
         if (lo + i >= CELLS / 2 - 8 && lo + i < CELLS / 2 + 8)
             u[i + 1] = 100.0;
 
+    const char *hold = getenv("TEST_HOLD_FILE");
     for (long s = 1; s <= steps; s++) {
+        while (s == steps && hold && *hold && access(hold, F_OK) != 0) {
+            struct timespec w = {0, 10 * 1000000L};
+            nanosleep(&w, NULL);
+        }
         for (int k = 0; k < 100; k++) {
             MPI_Sendrecv(&u[1], 1, MPI_DOUBLE, left, 0, &u[n + 1], 1, MPI_DOUBLE, right, 0,
                          MPI_COMM_WORLD, MPI_STATUS_IGNORE);

@@ -271,15 +271,17 @@ class FourRanksDebugUiTest {
     @EnumSource(value = MpiImplementation.class, names = {"OPEN_MPI", "MPICH"})
     void fourRanksRestartedUnderTheDebugger(MpiImplementation mpi) throws Exception {
         Path example = heatExample(mpi, "mana-rank-restart");
-        // 60 steps of at least 250 ms: the job runs 15 s and more, so it still runs when its checkpoint is asked
-        // for (all four ranks RUNNING first); few steps, since a step of MPICH's four busy-polling ranks on a
-        // loaded two-core machine takes a second
+        // every rank holds before its last step until the hold file exists (TEST_HOLD_FILE): the job still
+        // runs when its checkpoint is asked for, on any machine; few steps, since a step of MPICH's four
+        // busy-polling ranks on a loaded two-core machine takes a second
         String want = nativeResult(mpi, example, "60");
+        Path hold = dir.resolve("hold");
         ILaunchManager lm = DebugPlugin.getDefault().getLaunchManager();
         ILaunchConfigurationWorkingCopy wc = lm.getLaunchConfigurationType(ManaCore.LAUNCH_CONFIGURATION_TYPE)
                 .newInstance(null, "restart-4-ranks-" + mpi);
         wc.setAttribute(ManaCore.ATTR_PROGRAM, example.toString());
-        wc.setAttribute(ManaCore.ATTR_ARGUMENTS, "60 250");
+        wc.setAttribute(ManaCore.ATTR_ARGUMENTS, "60 100");
+        wc.setAttribute(ILaunchManager.ATTR_ENVIRONMENT_VARIABLES, java.util.Map.of("TEST_HOLD_FILE", hold.toString()));
         wc.setAttribute(ManaCore.ATTR_WORKING_DIRECTORY, dir.toString());
         wc.setAttribute(ManaCore.ATTR_RANKS, 4);
         wc.setAttribute(ManaCore.ATTR_MPI_IMPLEMENTATION, mpi.name());
@@ -365,6 +367,7 @@ class FourRanksDebugUiTest {
         for (RankDebugTarget t : ranks) {
             assertTrue(!t.isPausePending(), t.getName() + " released");
         }
+        java.nio.file.Files.createFile(hold);      // the ranks' last step
         IProcess proc = launch.getProcesses()[0];
         Ui.waitFor("the restarted job to end", 180_000, proc::isTerminated);
         Ui.waitFor(() -> "\"" + want + "\" in the console: " + ManaWorkbenchFlowTest.console(launch), 30_000,
