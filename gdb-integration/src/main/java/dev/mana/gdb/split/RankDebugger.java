@@ -12,11 +12,14 @@ import dev.mana.gdb.mi.command.MiExecContinue;
 import dev.mana.gdb.mi.command.MiFrame;
 import dev.mana.gdb.mi.command.MiGdbSet;
 import dev.mana.gdb.mi.command.MiStackListFrames;
+import dev.mana.gdb.mi.command.CliHandleSignal;
 import dev.mana.gdb.mi.command.MiTargetAttach;
 import dev.mana.gdb.mi.command.MiThreadInfo;
 import dev.mana.inspector.CheckpointImage;
 import dev.mana.inspector.Half;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -75,6 +78,7 @@ public final class RankDebugger implements AutoCloseable {
             CompletableFuture<GdbEvent.Stopped> stop = gdb.expect(GdbEvent.Stopped.class, s -> true);
             gdb.execute(new MiTargetAttach(pid), Duration.ofSeconds(60));
             gdb.await(stop, Duration.ofSeconds(30), "stop after attaching to " + pid);
+            passCheckpointSignal(gdb, pid);
             long t2 = System.nanoTime();
             SplitProcess sp = SplitProcess.ofProcess(pid, image);
             long t3 = System.nanoTime();
@@ -109,6 +113,7 @@ public final class RankDebugger implements AutoCloseable {
             CompletableFuture<GdbEvent.Stopped> stop = gdb.expect(GdbEvent.Stopped.class, s -> true);
             gdb.execute(new MiTargetAttach(pid), Duration.ofSeconds(60));
             gdb.await(stop, Duration.ofSeconds(30), "stop after attaching to " + pid);
+            passCheckpointSignal(gdb, pid);
             if (!onStack(gdb, RuntimeSymbols.LH_LAUNCH_PAUSE)) {
                 throw new MiException(null, "pid " + pid + " does not wait in its launch pause (MANA_LAUNCH_PAUSE=1)");
             }
@@ -206,6 +211,33 @@ public final class RankDebugger implements AutoCloseable {
     }
 
     /**
+     * Lets the runtime's checkpoint signal through gdb without a stop ({@link CliHandleSignal}): a checkpoint
+     * of the job while this rank runs under gdb then goes on as without it. The signal is the rank's
+     * {@code MANA_CKPT_SIGNAL} (its environment as it started), else the runtime's default, 40.
+     */
+    static void passCheckpointSignal(GdbMi gdb, long pid) throws MiException {
+        gdb.execute(new CliHandleSignal(checkpointSignal(Path.of("/proc/" + pid + "/environ"))));
+    }
+
+    /** MANA_CKPT_SIGNAL of an environ file (NUL-separated), or 40 where it is unset, unreadable or bad. */
+    static int checkpointSignal(Path environ) {
+        try {
+            for (String e : Files.readString(environ, java.nio.charset.StandardCharsets.ISO_8859_1).split("\0")) {
+                if (e.startsWith("MANA_CKPT_SIGNAL=")) {
+                    int n = Integer.parseInt(e.substring("MANA_CKPT_SIGNAL=".length()).trim());
+                    return n >= 1 && n <= 64 ? n : DEFAULT_CKPT_SIGNAL;
+                }
+            }
+        } catch (IOException | NumberFormatException e) {
+            // the default
+        }
+        return DEFAULT_CKPT_SIGNAL;
+    }
+
+    /** The runtime's checkpoint signal unless MANA_CKPT_SIGNAL says another (lh_info.h). */
+    static final int DEFAULT_CKPT_SIGNAL = 40;
+
+    /**
      * Waits until a restarting rank sits in its restart pause at {@code level}, through a short gdb
      * session of its own (attach, let it run to {@code lh_restart_pause} with {@code level == N} if it is
      * not there yet, detach). A debugger that attaches while the restore code still replaces memory and
@@ -218,6 +250,7 @@ public final class RankDebugger implements AutoCloseable {
             CompletableFuture<GdbEvent.Stopped> attached = g.expect(GdbEvent.Stopped.class, s -> true);
             g.execute(new MiTargetAttach(pid), Duration.ofSeconds(60));
             g.await(attached, Duration.ofSeconds(30), "stop after attaching to " + pid);
+            passCheckpointSignal(g, pid);
             for (MiTuple f : g.run(new MiStackListFrames("1"))) {
                 if (RuntimeSymbols.LH_RESTART_PAUSE.equals(f.getString("func"))) {
                     return; // already there (close() detaches)

@@ -10,6 +10,7 @@ import dev.mana.gdb.mi.GdbMi;
 import dev.mana.gdb.testsupport.CheckpointFixture;
 import dev.mana.gdb.testsupport.ManaRuntime;
 import dev.mana.inspector.Half;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -68,5 +69,42 @@ class LaunchedRankTest {
                 .lines().filter(l -> l.startsWith("result ")).findFirst().orElseThrow();
         assertEquals(reference, result);
         assertEquals(0, r.process().waitFor());
+    }
+
+    /** A checkpoint of a rank that runs under gdb goes through: gdb passes the checkpoint signal without
+     *  stopping the rank (before, gdb stopped every thread at signal 40 and the checkpoint waited for a
+     *  Resume that never came). The rank goes on and ends with the uninterrupted result. */
+    @Test
+    void checkpointWhileRunningUnderGdb() throws Exception {
+        CheckpointFixture fx = CheckpointFixture.get();
+        fx.rt.startCoordinator();
+        ManaRuntime.Rank r = fx.rt.launch(fx.tmp.resolve("ck-g"), List.of("--job", "g"),
+                List.of(fx.prog.app.toString(), STEPS, "10000"));
+        r.awaitOut(l -> l.startsWith("started "), Duration.ofSeconds(30), "started line");
+        try (RankDebugger dbg = RankDebugger.attach(r.pid(), null, GdbMi.Options.defaults())) {
+            CompletableFuture<GdbEvent.Stopped> stop = dbg.nextStop();
+            dbg.resume();
+            fx.rt.checkpoint("g");     // mana_status --checkpoint: exit 0 once the image is committed
+            assertFalse(stop.isDone(), "gdb stopped the rank during the checkpoint: " + (stop.isDone() ? stop.get() : ""));
+            try (var images = Files.list(fx.tmp.resolve("ck-g/ckpt_rank_0"))) {
+                assertTrue(images.anyMatch(f -> f.toString().endsWith(".mana")), "the checkpoint wrote rank 0's image");
+            }
+        }
+        String result = r.awaitOut(l -> l.startsWith("result "), Duration.ofSeconds(60), "result line");
+        String reference = dev.mana.gdb.testsupport.TestProgram.run(fx.prog.dir, fx.prog.app.toString(), STEPS, "0")
+                .lines().filter(l -> l.startsWith("result ")).findFirst().orElseThrow();
+        assertEquals(reference, result);
+        assertEquals(0, r.process().waitFor());
+    }
+
+    @Test
+    void checkpointSignalFromTheEnvironment(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        Path env = dir.resolve("environ");
+        Files.writeString(env, "A=1\0MANA_CKPT_SIGNAL=45\0B=2\0");
+        assertEquals(45, RankDebugger.checkpointSignal(env));
+        Files.writeString(env, "A=1\0MANA_CKPT_SIGNAL=x\0");
+        assertEquals(40, RankDebugger.checkpointSignal(env));
+        assertEquals(40, RankDebugger.checkpointSignal(dir.resolve("missing")));
+        assertEquals("handle SIG45 nostop noprint pass", new dev.mana.gdb.mi.command.CliHandleSignal(45).text());
     }
 }

@@ -128,7 +128,8 @@ public final class ManaRuntime implements AutoCloseable {
 
     /** {@code mana_status --checkpoint}: returns once every image is written. */
     public String checkpoint(String job) throws IOException, InterruptedException {
-        return run(List.of(bin("mana_status").toString(), "-j", job, "--checkpoint"), Duration.ofSeconds(60));
+        // --timeout: a checkpoint that stalls (a rank stopped by gdb) fails here, not in readAllBytes for ever
+        return run(List.of(bin("mana_status").toString(), "-j", job, "--checkpoint", "--timeout", "60"), Duration.ofSeconds(90));
     }
 
     /** The pid a paused restart prints: "... pid 4242 waits; attach with". */
