@@ -777,6 +777,7 @@ static int restart_hook(uint32_t g, char *err, size_t errlen)
     MPI_Group wg;
     LOWER(real.Comm_group(R(MPI_COMM_WORLD), &wg));
     real_world_group = HBITS(wg);
+    mana_part_refresh(1);
     mana_fortran_refresh();
     if (mana_replay(err, errlen) != 0) return -1;
     if (mana_io_restart(err, errlen) != 0) return -1;
@@ -878,6 +879,7 @@ void mana_mpi_init_lazy(void)
     MPI_Group wg;
     LOWER(real.Comm_group(R(MPI_COMM_WORLD), &wg));
     real_world_group = HBITS(wg);
+    mana_part_refresh(0);
     mana_initialized = 1;
     mana_fortran_refresh();
 }
