@@ -779,6 +779,7 @@ static int restart_hook(uint32_t g, char *err, size_t errlen)
     real_world_group = HBITS(wg);
     mana_part_refresh(1);
     mana_fortran_refresh();
+    if (mana_datarep_restart(err, errlen) != 0) return -1;   /* before the files and their views */
     if (mana_replay(err, errlen) != 0) return -1;
     if (mana_io_restart(err, errlen) != 0) return -1;
     if (mana_win_restart(err, errlen) != 0) return -1;
