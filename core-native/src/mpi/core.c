@@ -781,6 +781,7 @@ static int restart_hook(uint32_t g, char *err, size_t errlen)
     mana_fortran_refresh();
     if (mana_datarep_restart(err, errlen) != 0) return -1;   /* before the files and their views */
     if (mana_replay(err, errlen) != 0) return -1;
+    if (mana_mpit_restart(err, errlen) != 0) return -1;   /* tool interface: its objects are back */
     if (mana_io_restart(err, errlen) != 0) return -1;
     if (mana_win_restart(err, errlen) != 0) return -1;
     if (mana_p2p_restart() != 0) {

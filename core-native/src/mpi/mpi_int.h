@@ -464,6 +464,7 @@ int  mana_win_objects(void *ctx, void *(*put)(void *ctx, const void *data, size_
 int  mana_file_replay(struct vobj *f, MPI_Comm pc);        /* replay.c: R_FILE_OPEN */
 int  mana_io_restart(char *err, size_t errlen);    /* after the replay: views, atomicity, pointers */
 int  mana_datarep_restart(char *err, size_t errlen);  /* datarep.c: registrations again, before the replay */
+int  mana_mpit_restart(char *err, size_t errlen);     /* mpit.c: the tool interface again, after the replay */
 
 /* ---- one-sided communication (win.c) ---- */
 struct vobj *mana_win_obj(MPI_Win win);            /* the entry of a live window, or NULL */
