@@ -51,7 +51,7 @@ void mana_part_refresh(int at_restart)
     if (!at_restart) {
         pshadow = vnew(K_COMM, real_comm);
         pshadow->flags |= VF_PREDEF;
-        pshadow->gid = 3;                     /* world is 1; self's ids are even: 3 is no other's */
+        pshadow->gid = 3;                     /* world is 1; the others are 62-bit hashes (core.c) */
         pshadow->a[6] = world_obj->a[6];
         pshadow->a[7] = world_obj->a[7];
     } else {
@@ -177,14 +177,15 @@ static struct vobj *psend_of(MPI_Request h, int *rc)
     return r;
 }
 
-/* Mark partition p ready; the last one posts the whole buffer. */
+/* Mark partition p ready; the last one posts the whole buffer.  Threads of an MPI_THREAD_MULTIPLE
+ * program mark partitions of one request at once (what partitioned communication is for): the mark
+ * and the count are atomic, and exactly one thread, the one whose mark completes the count, posts. */
 static int ready_one(struct vobj *r, int p)
 {
     if (p < 0 || p >= r->a[4]) return MPI_ERR_ARG;
     unsigned char *ready = r->arr;
-    if (ready[p]) return MPI_ERR_ARG;                 /* marked twice in one epoch: erroneous */
-    ready[p] = 1;
-    if (++r->a[5] < r->a[4]) return MPI_SUCCESS;
+    if (__atomic_exchange_n(&ready[p], 1, __ATOMIC_ACQ_REL)) return MPI_ERR_ARG;   /* marked twice: erroneous */
+    if (__atomic_add_fetch(&r->a[5], 1, __ATOMIC_ACQ_REL) < r->a[4]) return MPI_SUCCESS;
     int rc = req_post(r);
     if (rc != MPI_SUCCESS) r->flags &= ~VF_ACTIVE;
     return rc;
@@ -219,7 +220,8 @@ int PMPI_Pready_list(int n, int parts[], MPI_Request h)
     if (!r) return rc;
     if (n < 0) return MPI_ERR_ARG;
     for (int i = 0; i < n; i++)                       /* every index checked before any is marked */
-        if (parts[i] < 0 || parts[i] >= r->a[4] || ((unsigned char *)r->arr)[parts[i]]) return MPI_ERR_ARG;
+        if (parts[i] < 0 || parts[i] >= r->a[4] || __atomic_load_n(&((unsigned char *)r->arr)[parts[i]], __ATOMIC_ACQUIRE))
+            return MPI_ERR_ARG;
     for (int i = 0; i < n && rc == MPI_SUCCESS; i++) rc = ready_one(r, parts[i]);
     return rc;
 }

@@ -11,7 +11,9 @@
  *           (the two must match in the order they were made).
  * Every iteration: the buffers are filled with values of (rank, iteration, partition, element); the
  * main send's partitions are marked ready in an order scrambled per iteration and rank, with
- * MPI_Pready_list, MPI_Pready and MPI_Pready_range; the main receive is polled with MPI_Parrived and
+ * MPI_Pready_list, MPI_Pready and MPI_Pready_range, the last four by two threads at once (the program
+ * runs at MPI_THREAD_MULTIPLE: a helper thread marks two while the main thread marks the other two,
+ * as partitioned communication is meant to be used); the main receive is polled with MPI_Parrived and
  * each partition checked as soon as it is reported (never before its values are there); MPI_Test, then
  * MPI_Wait/Waitall complete the requests, and each receive's status must give the program's source and
  * tag.  Every received value goes into the checksum.
@@ -21,12 +23,35 @@
  * rank 0 prints "held" and every rank waits outside MPI until the file GO exists. */
 #include "mpitest.h"
 
+#include <pthread.h>
+
 #if MPI_VERSION >= 4
 
 #define P 8              /* partitions */
 #define C 96             /* longs per partition */
 
 static int me, n, left, right;
+
+/* The helper thread: marks perm[4] and perm[5] of the main send each iteration, while the main thread
+ * marks perm[6] and perm[7]. */
+static pthread_barrier_t go_bar, done_bar;
+static MPI_Request helper_req;
+static int helper_parts[2], helper_quit;
+static long helper_it;
+
+static void *helper(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        pthread_barrier_wait(&go_bar);
+        if (helper_quit) return NULL;
+        for (int k = 0; k < 2; k++) {
+            int rc = MPI_Pready(helper_parts[k], helper_req);
+            if (rc != MPI_SUCCESS) mt_fail("partitioned: MPI_Pready (helper thread) failed (error %d) at iteration %ld", rc, helper_it);
+        }
+        pthread_barrier_wait(&done_bar);
+    }
+}
 
 static long val(int rank, long it, int p, int j, int which) { return ((long)rank * 1000003L + it * 7919L) * 3 + p * 131L + j + which * 17L; }
 
@@ -74,7 +99,7 @@ static void scramble(int *perm, long it)
 int main(int argc, char **argv)
 {
     struct mt_run run;
-    mt_init(&run, &argc, &argv);
+    mt_init_level(&run, &argc, &argv, MPI_THREAD_MULTIPLE);
     me = run.rank;
     n = run.size;
     left = (me + n - 1) % n;
@@ -97,6 +122,11 @@ int main(int argc, char **argv)
     rleft = (rme + n - 1) % n;
     rright = (rme + 1) % n;
 
+    pthread_t th;
+    pthread_barrier_init(&go_bar, NULL, 2);
+    pthread_barrier_init(&done_bar, NULL, 2);
+    helper_req = sreq;
+    if (pthread_create(&th, NULL, helper, NULL) != 0) mt_fail("partitioned: pthread_create failed");
     uint64_t h = MT_HASH0;
     long polls = 0;
     for (long it = 1;; it++) {
@@ -120,7 +150,13 @@ int main(int argc, char **argv)
             while (access(go, F_OK) != 0) usleep(10000);
         }
         ok(MPI_Start(&er), "MPI_Start early receive", it);
-        for (int k = 4; k < P; k++) ok(MPI_Pready_range(perm[k], perm[k], sreq), "MPI_Pready_range", it);
+        /* the last four partitions: two by the helper thread, two here, at the same time */
+        helper_parts[0] = perm[4];
+        helper_parts[1] = perm[5];
+        helper_it = it;
+        pthread_barrier_wait(&go_bar);
+        for (int k = 6; k < P; k++) ok(MPI_Pready_range(perm[k], perm[k], sreq), "MPI_Pready_range", it);
+        pthread_barrier_wait(&done_bar);
         /* poll the partitions: each is checked once reported, never earlier than its values */
         int seen[P] = { 0 }, left_to_see = P;
         while (left_to_see > 0) {
@@ -173,7 +209,13 @@ int main(int argc, char **argv)
             ok(MPI_Request_free(&fr[2 * k]), "MPI_Request_free", it);
             ok(MPI_Request_free(&fr[2 * k + 1]), "MPI_Request_free", it);
         }
-        if (mt_done(&run, it)) { mt_finish(&run, "partitioned", it, h); break; }
+        if (mt_done(&run, it)) {
+            helper_quit = 1;
+            pthread_barrier_wait(&go_bar);
+            pthread_join(th, NULL);
+            mt_finish(&run, "partitioned", it, h);
+            break;
+        }
     }
     (void)polls;
     return 0;
