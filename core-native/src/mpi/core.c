@@ -888,10 +888,16 @@ void mana_mpi_init_lazy(void)
 
 /* ---- environment management ---- */
 
+/* The program called MPI_Init or MPI_Init_thread.  Not mana_initialized, which says the wrappers are
+ * bound to the lower half: the calls MPI allows before MPI_Init (MPI_T_init_thread and the tool
+ * interface, MPI_Get_version, ...) bind them, and MPI_Init must still succeed after them. */
+static int app_initialized;
+
 int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     (void)argc; (void)argv;
-    if (mana_initialized) return MPI_ERR_OTHER;
+    if (app_initialized) return MPI_ERR_OTHER;
+    app_initialized = 1;
     mana_mpi_init_lazy();
     /* Every level is granted as asked.  The real MPI runs at MPI_THREAD_SERIALIZED (lh_mpi.c): the
      * threads of a rank take turns in the lower half, one excursion at a time, and under
@@ -913,7 +919,7 @@ int PMPI_Init(int *argc, char ***argv)
 }
 ALIAS(Init)
 
-int PMPI_Initialized(int *flag) { *flag = mana_initialized; return MPI_SUCCESS; }
+int PMPI_Initialized(int *flag) { *flag = app_initialized; return MPI_SUCCESS; }
 ALIAS(Initialized)
 int PMPI_Finalized(int *flag) { *flag = mana_finalized; return MPI_SUCCESS; }
 ALIAS(Finalized)
