@@ -12,9 +12,11 @@
  *                  datatype handle and a virtual enum handle;
  *   MPI_T_enum     a record here (which variable's enum): the real enum is looked up again by that
  *                  variable's index after a restart, before its first use;
- *   cvar handles   a record (index, the program's handle of the bound object, the last value the
- *                  program wrote): a restart allocates the real handle again on the replayed object
- *                  and writes that value again, so the library behaves as the program set it.
+ *   cvar handles   a record (index, the program's handle of the bound object), whose real handle is
+ *                  allocated again on the replayed object at its first use after a restart; and a log
+ *                  of the last value the program wrote to each (variable, object), handles freed or
+ *                  not, which the restart writes again in order, so the library behaves as the
+ *                  program set it.
  * Performance variables (sessions, handles, their values) and events are not supported: their values
  * are counted or raised inside the library, and a restart's new library would start them afresh.
  * Records are upper-half memory (saved with the program); their real handles are written in the
@@ -40,9 +42,13 @@ struct tcvar {
     MPI_T_cvar_handle real;
     uint32_t gen;
     size_t size;                        /* bytes of its value: count * the datatype's size */
-    void *written;                      /* the last value the program wrote (NULL: none) */
 };
 static struct tcvar *cvars;
+
+/* The values the program wrote, one per (variable, object), in the order of their last writes: the
+ * library keeps a written value after the handle is freed, so the log outlives the handles. */
+struct twrite { struct twrite *next; int index, bind; uint64_t obj; size_t size; unsigned char value[]; };
+static struct twrite *writes, **writes_tail = &writes;
 
 int PMPI_T_init_thread(int required, int *provided)
 {
@@ -158,30 +164,62 @@ ALIAS(T_enum_get_item)
 
 /* ---- control-variable handles ---- */
 
-/* Allocate c's real handle on its bound object (the program's handle translated now). */
-static int cvar_alloc_real(struct tcvar *c)
+/* A real handle of variable index on the bound object (the program's handle obj translated now). */
+static int alloc_real(int index, int bind, uint64_t obj, MPI_T_cvar_handle *real_h, int *count)
 {
     uint64_t robj = 0;
     void *objp = NULL;
-    switch (c->bind) {
+    switch (bind) {
     case MPI_T_BIND_NO_OBJECT: break;
     case MPI_T_BIND_MPI_COMM: case MPI_T_BIND_MPI_DATATYPE: case MPI_T_BIND_MPI_ERRHANDLER:
     case MPI_T_BIND_MPI_GROUP: case MPI_T_BIND_MPI_OP: case MPI_T_BIND_MPI_REQUEST: case MPI_T_BIND_MPI_WIN:
     case MPI_T_BIND_MPI_MESSAGE:
-        robj = v2r(c->obj);
+        robj = v2r(obj);
         objp = &robj;
         break;
     case MPI_T_BIND_MPI_FILE:
-        robj = (uint64_t)(uintptr_t)FR((MPI_File)(uintptr_t)c->obj);
+        robj = (uint64_t)(uintptr_t)FR((MPI_File)(uintptr_t)obj);
         objp = &robj;
         break;
     default:
         return MPI_T_ERR_INVALID_HANDLE;       /* MPI_Info (kept in the upper half) */
     }
-    int rc, count = 0;
-    LOWER(rc = real.T_cvar_handle_alloc(c->index, objp, &c->real, &count); if (rc == MPI_SUCCESS) c->gen = t_gen);
-    if (rc == MPI_SUCCESS) c->count = count;
+    int rc;
+    LOWER(rc = real.T_cvar_handle_alloc(index, objp, real_h, count));
     return rc;
+}
+
+/* Allocate c's real handle (again). */
+static int cvar_alloc_real(struct tcvar *c)
+{
+    int count = 0;
+    int rc = alloc_real(c->index, c->bind, c->obj, &c->real, &count);
+    if (rc == MPI_SUCCESS) { c->count = count; c->gen = t_gen; }
+    return rc;
+}
+
+/* Log the value written through c (replacing the last one of the same variable and object). */
+static void log_write(const struct tcvar *c, const void *buf)
+{
+    if (!c->size) return;
+    struct twrite **pp = &writes;
+    while (*pp && !((*pp)->index == c->index && (*pp)->obj == c->obj)) pp = &(*pp)->next;
+    if (*pp) {
+        struct twrite *old = *pp;
+        *pp = old->next;
+        if (writes_tail == &old->next) writes_tail = pp;
+        free(old);
+    }
+    struct twrite *w = malloc(sizeof *w + c->size);
+    if (!w) return;
+    w->next = NULL;
+    w->index = c->index;
+    w->bind = c->bind;
+    w->obj = c->obj;
+    w->size = c->size;
+    memcpy(w->value, buf, c->size);
+    *writes_tail = w;
+    writes_tail = &w->next;
 }
 
 /* The record behind the program's handle, its real handle made again after a restart; NULL: invalid. */
@@ -239,7 +277,6 @@ int PMPI_T_cvar_handle_free(MPI_T_cvar_handle *handle)
     if (c->gen == t_gen) LOWER(rc = real.T_cvar_handle_free(&c->real));
     if (rc != MPI_SUCCESS) return rc;
     *pp = c->next;
-    free(c->written);
     free(c);
     *handle = MPI_T_CVAR_HANDLE_NULL;
     return MPI_SUCCESS;
@@ -262,18 +299,15 @@ int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf)
     MANA_CHECK_INIT();
     struct tcvar *c = cvar_of(handle);
     if (!c) return MPI_T_ERR_INVALID_HANDLE;
-    void *copy = c->size ? malloc(c->size) : NULL;
-    if (copy) memcpy(copy, buf, c->size);
     int rc;
     LOWER(rc = real.T_cvar_write(c->real, buf));
-    if (rc == MPI_SUCCESS && copy) { free(c->written); c->written = copy; }
-    else free(copy);
+    if (rc == MPI_SUCCESS) log_write(c, buf);
     return rc;
 }
 ALIAS(T_cvar_write)
 
 /* Restart, after the replay (the bound objects exist again): the tool interface initialized as often
- * as the program had it, every control variable the program wrote written again.  Handles and enums
+ * as the program had it, every value the program wrote written again, in the order it wrote them.  Handles and enums
  * are made again at their next use (t_gen). */
 int mana_mpit_restart(char *err, size_t errlen)
 {
@@ -286,12 +320,12 @@ int mana_mpit_restart(char *err, size_t errlen)
             return -1;
         }
     }
-    for (struct tcvar *c = cvars; c; c = c->next) {
-        if (!c->written) continue;
-        int rc = cvar_alloc_real(c);
-        if (rc == MPI_SUCCESS) LOWER(rc = real.T_cvar_write(c->real, c->written));
+    for (struct twrite *w = writes; w; w = w->next) {
+        MPI_T_cvar_handle rh;
+        int count = 0, rc = alloc_real(w->index, w->bind, w->obj, &rh, &count);
+        if (rc == MPI_SUCCESS) LOWER(rc = real.T_cvar_write(rh, w->value); real.T_cvar_handle_free(&rh));
         if (rc != MPI_SUCCESS) {
-            snprintf(err, errlen, "cannot write control variable %d again after the restart (error %d)", c->index, rc);
+            snprintf(err, errlen, "cannot write control variable %d again after the restart (error %d)", w->index, rc);
             return -1;
         }
     }

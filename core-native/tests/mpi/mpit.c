@@ -6,14 +6,16 @@
  * still succeed, and MPI_Initialized say false until it); the counts of control variables, performance
  * variables and categories; a control variable found by name (MPICH: MPIR_CVAR_BCAST_MIN_PROCS, Open
  * MPI: coll_tuned_allreduce_algorithm_tree_fanout: thresholds no collective of this program depends
- * on), its handle allocated and a new value written (its start-up value + 3); on Open MPI the enum of
+ * on), its handle allocated and a new value written (its start-up value + 3); a second one (MPICH:
+ * MPIR_CVAR_BCAST_SHORT_MSG_SIZE, Open MPI: coll_tuned_allreduce_algorithm_chain_fanout) written
+ * through a handle freed at once (the library keeps the value); on Open MPI the enum of
  * coll_tuned_allreduce_algorithm (MPICH 4.0.2 has no control variable with an enum).  Every iteration:
  *   - the counts again (the same as at the start), MPI_T_cvar_get_index and MPI_T_pvar_get_index of
  *     names found at the start, the info of a few control and performance variables and categories
  *     (each name must give back its index), a category's members;
  *   - the written variable read through the handle made before the first iteration: it must still
  *     hold the value written (after a restart, the runtime wrote it again), and through a handle made
- *     and freed now;
+ *     and freed now; the second one too, through a handle made and freed now;
  *   - the enum's info and items through the handle got before the first iteration;
  *   - MPI_T_init_thread and MPI_T_finalize once more (nested in the first).
  * The values read and the enum's names and values go into the checksum (the same as a native run's);
@@ -79,6 +81,20 @@ int main(int argc, char **argv)
     ok(MPI_T_cvar_read(wh, &v0), "MPI_T_cvar_read", 0);
     want = v0 + 3;
     ok(MPI_T_cvar_write(wh, &want), "MPI_T_cvar_write", 0);
+    /* a second one written through a handle freed at once: the library keeps the value */
+#ifdef OPEN_MPI
+    const char *fname = "coll_tuned_allreduce_algorithm_chain_fanout";
+#else
+    const char *fname = "MPIR_CVAR_BCAST_SHORT_MSG_SIZE";
+#endif
+    int fi = -1, f0 = 0, fwant;
+    MPI_T_cvar_handle fh;
+    ok(MPI_T_cvar_get_index(fname, &fi), "MPI_T_cvar_get_index", 0);
+    ok(MPI_T_cvar_handle_alloc(fi, NULL, &fh, &cnt), "MPI_T_cvar_handle_alloc", 0);
+    ok(MPI_T_cvar_read(fh, &f0), "MPI_T_cvar_read", 0);
+    fwant = f0 + 3;
+    ok(MPI_T_cvar_write(fh, &fwant), "MPI_T_cvar_write", 0);
+    ok(MPI_T_cvar_handle_free(&fh), "MPI_T_cvar_handle_free", 0);
     /* a control variable with an enum (Open MPI; MPICH 4.0.2 has none), its enum's handle kept for
      * every iteration */
     MPI_T_enum en = MPI_T_ENUM_NULL;
@@ -161,6 +177,12 @@ int main(int argc, char **argv)
         if (v != want) mt_fail("mpit: %s reads %d through a new handle, written %d at iteration %ld", wname, v, want, it);
         ok(MPI_T_cvar_handle_free(&nh), "MPI_T_cvar_handle_free", it);
         hash_int(v);
+        ok(MPI_T_cvar_handle_alloc(fi, NULL, &nh, &cnt), "MPI_T_cvar_handle_alloc", it);
+        v = -1;
+        ok(MPI_T_cvar_read(nh, &v), "MPI_T_cvar_read", it);
+        if (v != fwant) mt_fail("mpit: %s reads %d, written %d through a freed handle at iteration %ld", fname, v, fwant, it);
+        ok(MPI_T_cvar_handle_free(&nh), "MPI_T_cvar_handle_free", it);
+        hash_int(v);
         /* the enum got before the first iteration */
         if (en != MPI_T_ENUM_NULL) {
             int num = 0, nl = sizeof name;
@@ -178,6 +200,9 @@ int main(int argc, char **argv)
         ok(MPI_T_finalize(), "MPI_T_finalize (nested)", it);
         if (mt_done(&run, it)) {
             ok(MPI_T_cvar_write(wh, &v0), "MPI_T_cvar_write (back)", it);
+            ok(MPI_T_cvar_handle_alloc(fi, NULL, &fh, &cnt), "MPI_T_cvar_handle_alloc", it);
+            ok(MPI_T_cvar_write(fh, &f0), "MPI_T_cvar_write (back)", it);
+            ok(MPI_T_cvar_handle_free(&fh), "MPI_T_cvar_handle_free", it);
             ok(MPI_T_cvar_handle_free(&wh), "MPI_T_cvar_handle_free", it);
             ok(MPI_T_finalize(), "MPI_T_finalize", it);
             mt_finish(&run, "mpit", it, h);
