@@ -556,26 +556,33 @@ static void poke_progress(void)
  * again, since a communicator a rank made after the last target round may hold a thread at the gate
  * that a partner's collective waits for.  `*rp` counts rounds across calls (phases stay distinct). */
 #define SETTLE_BATCH 256
-static int settle_batch(uint32_t g, int *rp, char *err, size_t errlen);
+static int settle_batch(uint32_t g, int *rp, int64_t *unmatched, char *err, size_t errlen);
 
-static int settle(uint32_t g, int *rp, char *err, size_t errlen)
+/* *unmatched (settled only): the job's sum of the post/start shares (win.c), read in the round that
+ * settled; 0 when every open general active-target epoch has its partner open. */
+static int settle(uint32_t g, int *rp, int64_t *unmatched, char *err, size_t errlen)
 {
     /* no one-sided call starts during the rounds; they open again when the target rounds must run
      * again (a thread may have to pass one to reach a collective), and at resume() */
     rma_close(1);
-    int rc = settle_batch(g, rp, err, errlen);
+    int rc = settle_batch(g, rp, unmatched, err, errlen);
     if (rc == 1) rma_close(0);
     return rc;
 }
 
-static int settle_batch(uint32_t g, int *rp, char *err, size_t errlen)
+static int settle_batch(uint32_t g, int *rp, int64_t *unmatched, char *err, size_t errlen)
 {
     for (int n = 0; n < SETTLE_BATCH; n++, (*rp)++) {
         int round = *rp;
         if (round >= SETTLE_ROUNDS) break;
-        int64_t busy = __atomic_load_n(&coll_inside, __ATOMIC_SEQ_CST);
-        if (lower.iface->reduce(g, (uint16_t)(SETTLE_PHASE0 + round), MANA_RED_SUM, &busy, 1, err, errlen) != 0)
+        /* the epochs' counts change only inside one-sided calls: once none is inside (busy 0) and none
+         * may start (rma_closed), this rank's share stays what it is read as here */
+        int64_t v[2] = { __atomic_load_n(&coll_inside, __ATOMIC_SEQ_CST), 0 };
+        if (mana_rma_used) v[1] = (int64_t)mana_win_pscw_share();
+        if (lower.iface->reduce(g, (uint16_t)(SETTLE_PHASE0 + round), MANA_RED_SUM, v, 2, err, errlen) != 0)
             return -1;
+        int64_t busy = v[0];
+        *unmatched = v[1];
         if (busy == 0) {
             if (mana_debug_on() && round) say("mana: collective drain: settled after %d round(s)", round);
             return 0;
@@ -684,8 +691,27 @@ again:
     }
     if (mana_debug_on()) say("mana: collective drain: ran %llu collective call(s) on to the targets",
                                             (unsigned long long)behind);
-    int sr = settle(g, &settle_round, err, errlen);
+    int64_t unmatched = 0;
+    int sr = settle(g, &settle_round, &unmatched, err, errlen);
     if (sr == 1) goto again;    /* still busy: targets again (every rank sees the same sums, so all come) */
+    /* Settled, but a post/start epoch is open on one side of a pair only (an origin started towards a
+     * target whose program has not posted yet, or the other way round): the drain could not close it.
+     * The program threads run on a little and the rounds start again (every rank sees the same sum):
+     * a program that meets a collective every iteration is soon held at its gate with its epochs
+     * matched.  After 60 s the drain refuses the checkpoint instead. */
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    if (sr == 0 && unmatched != 0 && ts.tv_sec - t0 < 60) {
+        rma_close(0);
+        struct timespec p0, p;
+        clock_gettime(CLOCK_MONOTONIC, &p0);
+        do {
+            poke_progress();
+            mana_sys0(SYS_sched_yield);
+            clock_gettime(CLOCK_MONOTONIC, &p);
+        } while ((p.tv_sec - p0.tv_sec) * 1000000000L + (p.tv_nsec - p0.tv_nsec) < 2000000L);
+        if (mana_debug_on()) say("mana: collective drain: post/start epochs not matched yet; the program runs on");
+        goto again;
+    }
     return sr;
 }
 
@@ -784,6 +810,7 @@ static int restart_hook(uint32_t g, char *err, size_t errlen)
     if (mana_mpit_restart(err, errlen) != 0) return -1;   /* tool interface: its objects are back */
     if (mana_io_restart(err, errlen) != 0) return -1;
     if (mana_win_restart(err, errlen) != 0) return -1;
+    if (mana_win_reopen(err, errlen) != 0) return -1;
     if (mana_p2p_restart() != 0) {
         snprintf(err, errlen, "cannot post the pending receives again");
         return -1;
@@ -802,7 +829,15 @@ static int objects(void *ctx, void *(*put)(void *ctx, const void *data, size_t l
     return f < 0 || w < 0 ? -1 : f + w;
 }
 
-static const struct mana_mpi_hooks hooks = { quiesce, drain, describe, resume, restart_hook, finalized_hook, objects };
+/* The checkpoint is over and the program goes on in this process: the post/start epochs the drain
+ * closed are opened again (win.c) before any program thread may call MPI. */
+static void resume_hook(void)
+{
+    if (mana_initialized && !mana_finalized) mana_win_reopen(NULL, 0);
+    resume();
+}
+
+static const struct mana_mpi_hooks hooks = { quiesce, drain, describe, resume_hook, restart_hook, finalized_hook, objects };
 
 /* ---- start-up ---- */
 

@@ -476,6 +476,8 @@ int  mana_win_attr_clear(uint64_t h);              /* attr.c: a freed window's a
 int  mana_win_drain(char *err, size_t errlen);     /* the checkpoint: fences, flushes, RMA requests */
 int  mana_win_replay(struct vobj *w, MPI_Comm pc); /* replay.c: R_WIN_CREATE */
 int  mana_win_restart(char *err, size_t errlen);   /* after the replay: fence epochs and locks again */
+int  mana_win_reopen(char *err, size_t errlen);    /* resume, restart: the post/start epochs the drain closed */
+uint64_t mana_win_pscw_share(void);                /* this rank's side of the post/start match sum (0: none) */
 int  mana_req_finish(struct vobj *r);              /* p2p.c: complete one posted request (drain); 0 done */
 
 /* comm.c: a name kept as an internal attribute, copied out for MPI_Comm/Type_get_name. */

@@ -36,6 +36,29 @@
 
 
 struct wlock { int rank, type; };
+
+/* One kind of general active-target epoch of a window (exposure: MPI_Win_post; access: MPI_Win_start). */
+struct pscw_epoch {
+    int  open;                    /* the program's post/start returned, its wait/test/complete not yet */
+    int  reopen;                  /* the checkpoint's drain closed it: resume or restart opens it again */
+    int  over;                    /* an exposure epoch the drain ended whose origins had all completed:
+                                   * the program's next wait or test ends it without the real library */
+    int  n;                       /* its group, as world ranks (the program may free the group) */
+    int *ranks;
+    unsigned char *keep;          /* exposure: keep[i], origin ranks[i] still had its access epoch open
+                                   * at the drain (so it opens it again and completes it later) */
+};
+
+/* A window's general active-target state.  count[r]: the epochs of this kind this rank opened that
+ * named world rank r, since the window was made.  The k-th access epoch an origin starts towards a
+ * target matches the k-th exposure epoch that target posts to it, so the counts of both sides of
+ * every pair are equal exactly when every open epoch has its partner open (or done): the drain can
+ * then close all of them. */
+struct pscw {
+    struct pscw_epoch expose, access;
+    int       nworld;             /* 0 until the first post or start: then the count arrays exist */
+    uint64_t *posts, *starts;     /* by world rank */
+};
 struct wattach { void *base; MPI_Aint size; };
 
 struct mana_win {
@@ -55,6 +78,8 @@ struct mana_win {
     struct wlock *locks;          /* MPI_Win_lock held, by target */
     int      natt, capatt;
     struct wattach *att;          /* a dynamic window's attached memory */
+    /* general active-target synchronization (post/start/complete/wait): the program's epochs */
+    struct pscw pscw;
 };
 
 static struct mana_win *mw_of(struct vobj *w) { return w->arr; }
@@ -94,6 +119,13 @@ static void win_drop(struct vobj *w)
     if (mw->hints != MPI_INFO_NULL) PMPI_Info_free(&mw->hints);
     free(mw->locks);
     free(mw->att);
+    free(mw->pscw.expose.ranks);
+    free(mw->pscw.access.ranks);
+    free(mw->pscw.expose.keep);
+    free(mw->pscw.access.keep);
+    free(mw->pscw.posts);
+    free(mw->pscw.starts);
+    memset(&mw->pscw, 0, sizeof mw->pscw);
     if (mw->own_mem) free(mw->base);
     mw->locks = NULL;
     mw->att = NULL;
@@ -309,6 +341,143 @@ int PMPI_Win_unlock_all(MPI_Win win)
 }
 ALIAS(Win_unlock_all)
 
+/* ---- general active-target synchronization (post/start/complete/wait/test) ----
+ * Each epoch is recorded in the excursion of the real call that opens or closes it.  MPI_Win_post,
+ * MPI_Win_start (MPICH waits there for every target's post) and MPI_Win_complete (it waits for the
+ * targets' posts and progress) pass the one-sided gate (rma_enter): a checkpoint waits for them with
+ * every rank's progress engine turning, and none starts during its settle rounds, so the epoch counts
+ * are still once those end (core.c reads the match sum there).  A start that waits for a post held at
+ * the gate keeps its rank busy: the settle batch ends and the gate opens again, as for any one-sided
+ * call.  MPI_Win_wait is a loop of MPI_Win_test that leaves the lower half whenever a checkpoint wants
+ * the thread, as blocking point-to-point calls do (p2p.c), so a rank whose origins have not completed
+ * yet never holds a checkpoint back. */
+
+/* An epoch's group as world ranks, and room for its drain marks (malloc'd, handed to pscw_opened). */
+struct pscw_group { int n, *ranks; unsigned char *keep; };
+
+/* The window's count arrays (made at its first epoch), then the world ranks of the program's group.
+ * Both before the excursion: nothing is allocated on the lower TLS. */
+static int pscw_prepare(struct mana_win *mw, MPI_Group group, struct pscw_group *pg)
+{
+    struct pscw *ps = &mw->pscw;
+    if (!ps->nworld) {
+        int nw = (int)world_obj->a[7];
+        uint64_t *p = calloc((size_t)nw + 1, sizeof *p), *s = calloc((size_t)nw + 1, sizeof *s);
+        if (!p || !s) { free(p); free(s); return MPI_ERR_NO_MEM; }
+        ps->posts = p;
+        ps->starts = s;
+        ps->nworld = nw;
+    }
+    if (!vobj_of(HBITS(group)) && group != MPI_GROUP_EMPTY) return MPI_ERR_GROUP;
+    pg->ranks = world_ranks(R(group), &pg->n);
+    pg->keep = calloc((size_t)pg->n + 1, 1);
+    if (pg->ranks && pg->keep) return MPI_SUCCESS;
+    free(pg->ranks);
+    free(pg->keep);
+    return MPI_ERR_NO_MEM;
+}
+
+/* Inside the excursion of a post or start that succeeded: the epoch is open on PG's group (taken),
+ * each peer counted; PG gets the previous epoch's arrays, for the caller to free once it is back. */
+static void pscw_opened(struct pscw *ps, struct pscw_epoch *e, uint64_t *count, struct pscw_group *pg)
+{
+    struct pscw_group old = { e->n, e->ranks, e->keep };
+    e->ranks = pg->ranks;
+    e->keep = pg->keep;
+    e->n = pg->n;
+    e->open = 1;
+    e->reopen = 0;
+    e->over = 0;
+    for (int i = 0; i < e->n; i++)
+        if (e->ranks[i] >= 0 && e->ranks[i] < ps->nworld) count[e->ranks[i]]++;
+    *pg = old;
+}
+
+static void pscw_group_free(struct pscw_group *pg)
+{
+    free(pg->ranks);
+    free(pg->keep);
+}
+
+int PMPI_Win_post(MPI_Group group, int assert_, MPI_Win win)
+{
+    MANA_CHECK_INIT();
+    WIN_OR_ERR(win, w);
+    struct mana_win *mw = mw_of(w);
+    struct pscw_group pg;
+    int rc = pscw_prepare(mw, group, &pg);
+    if (rc != MPI_SUCCESS) return mana_win_err(w, win, rc);
+    RMA_LOWER(rc = real.Win_post(R(group), assert_, R(win));
+              if (rc == MPI_SUCCESS) pscw_opened(&mw->pscw, &mw->pscw.expose, mw->pscw.posts, &pg));
+    pscw_group_free(&pg);
+    return mana_win_err(w, win, rc);
+}
+ALIAS(Win_post)
+
+int PMPI_Win_start(MPI_Group group, int assert_, MPI_Win win)
+{
+    MANA_CHECK_INIT();
+    WIN_OR_ERR(win, w);
+    struct mana_win *mw = mw_of(w);
+    struct pscw_group pg;
+    int rc = pscw_prepare(mw, group, &pg);
+    if (rc != MPI_SUCCESS) return mana_win_err(w, win, rc);
+    RMA_LOWER(rc = real.Win_start(R(group), assert_, R(win));
+              if (rc == MPI_SUCCESS) pscw_opened(&mw->pscw, &mw->pscw.access, mw->pscw.starts, &pg));
+    pscw_group_free(&pg);
+    return mana_win_err(w, win, rc);
+}
+ALIAS(Win_start)
+
+int PMPI_Win_complete(MPI_Win win)
+{
+    MANA_CHECK_INIT();
+    WIN_OR_ERR(win, w);
+    struct pscw_epoch *e = &mw_of(w)->pscw.access;
+    int rc;
+    RMA_LOWER(rc = real.Win_complete(R(win)); if (rc == MPI_SUCCESS) e->open = 0);
+    return mana_win_err(w, win, rc);
+}
+ALIAS(Win_complete)
+
+int PMPI_Win_test(MPI_Win win, int *flag)
+{
+    MANA_CHECK_INIT();
+    WIN_OR_ERR(win, w);
+    struct pscw_epoch *e = &mw_of(w)->pscw.expose;
+    int rc;
+    if (e->over) { e->over = 0; e->open = 0; *flag = 1; return MPI_SUCCESS; }
+    LOWER(rc = real.Win_test(R(win), flag); if (rc == MPI_SUCCESS && *flag) e->open = 0);
+    return mana_win_err(w, win, rc);
+}
+ALIAS(Win_test)
+
+/* MPI_Win_test until the exposure epoch is over, leaving the lower half whenever a checkpoint wants
+ * this thread (then it may stop between two excursions; the drain closes the epoch and the resume or
+ * restart opens it again, so the loop goes on testing the epoch its origins complete). */
+int PMPI_Win_wait(MPI_Win win)
+{
+    MANA_CHECK_INIT();
+    WIN_OR_ERR(win, w);
+    struct pscw_epoch *e = &mw_of(w)->pscw.expose;
+    int rc = MPI_SUCCESS, flag = 0;
+    while (!flag && rc == MPI_SUCCESS) {
+        /* (again after each excursion: a checkpoint may have ended the epoch meanwhile) */
+        if (e->over) { e->over = 0; e->open = 0; break; }
+        lower_pass();
+        uint64_t up = lower_enter();
+        for (unsigned spin = 0;; spin++) {
+            rc = real.Win_test(R(win), &flag);
+            if (flag || rc != MPI_SUCCESS || lower_interrupted()) break;
+            if (__builtin_expect(spin_yield(spin), 0)) mana_sys0(SYS_sched_yield);
+        }
+        if (rc == MPI_SUCCESS && flag) e->open = 0;
+        lower_leave(up);
+    }
+    return mana_win_err(w, win, rc);
+}
+ALIAS(Win_wait)
+
 /* ---- queries, info, names, error handlers ---- */
 
 int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
@@ -489,12 +658,138 @@ static struct vobj *next_window(uint64_t after)
     return best;
 }
 
+/* splitmix64's finalizer: the key of one (window, origin, target) pair. */
+static uint64_t wmix(uint64_t x)
+{
+    x ^= x >> 30; x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27; x *= 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+static uint64_t pair_key(uint64_t gid, int origin, int target)
+{
+    return wmix(gid ^ wmix(((uint64_t)(uint32_t)origin << 32) | (uint32_t)target)) | 1;
+}
+
+/* Whether every open general active-target epoch of the job has its partner: the job's sum, over every
+ * window, origin and target, of key x (access epochs the origin started towards the target - exposure
+ * epochs the target posted to the origin), is zero exactly when all the counts agree (but for a 2^-64
+ * chance).  Each rank adds its own side; one real MPI_Allreduce (every rank is in the drain).  An
+ * access epoch whose target has not posted yet (its program stopped before MPI_Win_post), or an
+ * exposure epoch whose origin has not started, cannot be closed: the checkpoint is refused. */
+uint64_t mana_win_pscw_share(void)
+{
+    int me = (int)world_obj->a[6];
+    uint64_t share = 0;
+    for (struct vobj *w = next_window(0); w; w = next_window(w->order)) {
+        const struct pscw *ps = &mw_of(w)->pscw;
+        for (int r = 0; r < ps->nworld; r++) {
+            if (ps->starts[r]) share += pair_key(w->gid, me, r) * ps->starts[r];
+            if (ps->posts[r]) share -= pair_key(w->gid, r, me) * ps->posts[r];
+        }
+    }
+    return share;
+}
+
+static int pscw_matched(char *err, size_t errlen)
+{
+    uint64_t share = mana_win_pscw_share(), sum = 0;
+    int rc;
+    LOWER(rc = real.Allreduce(&share, &sum, 1, R(MPI_UINT64_T), R(MPI_SUM), R(MPI_COMM_WORLD)));
+    if (rc != MPI_SUCCESS) {
+        snprintf(err, errlen, "one-sided drain: cannot compare the post/start epochs (MPI error %d)", rc);
+        return -1;
+    }
+    if (sum == 0) return 0;
+    snprintf(err, errlen, "one-sided drain: a rank is in an MPI_Win_start access epoch whose target has not "
+             "posted it yet, or in an MPI_Win_post exposure epoch whose origin has not started it; the "
+             "checkpoint is refused (the program goes on; take it again)");
+    return -1;
+}
+
+static uint64_t win_key(uint64_t gid) { return wmix(gid ^ 0x9e3779b97f4a7c15ULL) | 1; }
+
+/* Which origins of each open exposure epoch still have their access epoch open (keep[]): only those
+ * open it again after the checkpoint, so only those may be in the reopened exposure epoch (an origin
+ * that completed already never comes back for it).  Every rank sends every other one the sum of the
+ * keys of its windows whose open access epoch names it (one real MPI_Alltoall, buffers from the real
+ * MPI_Alloc_mem: the upper allocator is off limits while the program's threads are stopped); a target
+ * finds the subset of its candidate windows (open exposure epochs naming that origin) that sums to it. */
+#define PSCW_CAND 16
+static int pscw_exchange(char *err, size_t errlen)
+{
+    int nw = (int)world_obj->a[7], rc;
+    uint64_t *buf = NULL;
+    LOWER(rc = real.Alloc_mem((MPI_Aint)(2 * (size_t)nw * sizeof *buf), R(MPI_INFO_NULL), &buf));
+    if (rc != MPI_SUCCESS) { snprintf(err, errlen, "one-sided drain: no memory for the post/start exchange"); return -1; }
+    uint64_t *out = buf, *in = buf + nw;
+    memset(out, 0, (size_t)nw * sizeof *out);
+    for (struct vobj *w = next_window(0); w; w = next_window(w->order)) {
+        const struct pscw_epoch *a = &mw_of(w)->pscw.access;
+        if (!a->open || a->reopen) continue;
+        for (int i = 0; i < a->n; i++)
+            if (a->ranks[i] >= 0 && a->ranks[i] < nw) out[a->ranks[i]] += win_key(w->gid);
+    }
+    LOWER(rc = real.Alltoall(out, 1, R(MPI_UINT64_T), in, 1, R(MPI_UINT64_T), R(MPI_COMM_WORLD)));
+    for (int origin = 0; rc == MPI_SUCCESS && origin < nw; origin++) {
+        struct pscw_epoch *cand[PSCW_CAND];
+        uint64_t keys[PSCW_CAND];
+        int idx[PSCW_CAND], k = 0;
+        for (struct vobj *w = next_window(0); w; w = next_window(w->order)) {
+            struct pscw_epoch *e = &mw_of(w)->pscw.expose;
+            if (!e->open || e->reopen || e->over) continue;
+            for (int i = 0; i < e->n; i++) {
+                if (e->ranks[i] != origin) continue;
+                if (k == PSCW_CAND) { rc = MPI_ERR_OTHER; break; }
+                cand[k] = e;
+                idx[k] = i;
+                keys[k++] = win_key(w->gid);
+            }
+        }
+        if (rc != MPI_SUCCESS || k == 0) continue;
+        int found = -1;
+        for (int m = 0; m < (1 << k) && found < 0; m++) {
+            uint64_t sum = 0;
+            for (int j = 0; j < k; j++) if (m & (1 << j)) sum += keys[j];
+            if (sum == in[origin]) found = m;
+        }
+        if (found < 0) { rc = MPI_ERR_OTHER; break; }
+        for (int j = 0; j < k; j++) cand[j]->keep[idx[j]] = (unsigned char)((found >> j) & 1);
+    }
+    LOWER(real.Free_mem(buf));
+    if (rc == MPI_SUCCESS) return 0;
+    snprintf(err, errlen, "one-sided drain: cannot tell which origins of a post/start epoch are still open "
+             "(more than %d windows with such epochs between two ranks?)", PSCW_CAND);
+    return -1;
+}
+
+/* Close this window's open post/start epochs for the checkpoint (every RMA operation has landed once
+ * the access epoch is completed and the exposure epoch waited for); resume or restart opens them again
+ * (mana_win_reopen).  Every member takes the windows in the same order and completes before it waits. */
+static int pscw_close(struct mana_win *mw, MPI_Win rw, const char **what)
+{
+    int rc = MPI_SUCCESS;
+    struct pscw *ps = &mw->pscw;
+    if (ps->access.open && !ps->access.reopen) {
+        *what = "complete";
+        LOWER(rc = real.Win_complete(rw); if (rc == MPI_SUCCESS) ps->access.reopen = 1);
+    }
+    /* (an exposure epoch a previous checkpoint ended, which the program has not waited for yet, has
+     * nothing real to wait for) */
+    if (rc == MPI_SUCCESS && ps->expose.open && !ps->expose.reopen && !ps->expose.over) {
+        *what = "wait for";
+        LOWER(rc = real.Win_wait(rw); if (rc == MPI_SUCCESS) ps->expose.reopen = 1);
+    }
+    return rc;
+}
+
 int mana_win_drain(char *err, size_t errlen)
 {
     uint32_t n = 0;
     for (struct vobj *w = next_window(0); w; w = next_window(w->order)) n++;
     int any = 0, rc = any_windows(n > 0, &any);
     const char *what = "find the windows";
+    if (rc == MPI_SUCCESS && any && (pscw_matched(err, errlen) != 0 || pscw_exchange(err, errlen) != 0)) return -1;
     for (struct vobj *w = any ? next_window(0) : NULL; rc == MPI_SUCCESS && w; w = next_window(w->order)) {
         struct mana_win *mw = mw_of(w);
         MPI_Win rw = HMAKE(MPI_Win, w->real);
@@ -504,6 +799,7 @@ int mana_win_drain(char *err, size_t errlen)
             what = "flush";
             LOWER(rc = real.Win_flush(mw->locks[k].rank, rw));
         }
+        if (rc == MPI_SUCCESS) rc = pscw_close(mw, rw, &what);
     }
     if (rc != MPI_SUCCESS) {
         snprintf(err, errlen, "one-sided drain: cannot %s a window (MPI error %d)", what, rc);
@@ -596,4 +892,46 @@ int mana_win_restart(char *err, size_t errlen)
         return -1;
     }
     return 0;
+}
+
+/* The post/start epochs the drain closed, opened again on the window as it is now (after a resume the
+ * same real window, after a restart the replayed one): every exposure epoch of this rank first, then
+ * every access epoch, so a start never waits for a post of this rank that comes after it (every rank
+ * does the same, and a real post never waits).  The program's later complete, wait or test then ends
+ * these epochs.  The asserts are not repeated: MPI_MODE_NOCHECK on a start promises that the matching
+ * post came first on its targets, which a reopening cannot promise, and it must be given on both or
+ * neither; the others are hints.  No allocation (the program's threads are still stopped). */
+int mana_win_reopen(char *err, size_t errlen)
+{
+    int rc = MPI_SUCCESS;
+    const char *what = "post";
+    for (int pass = 0; pass < 2 && rc == MPI_SUCCESS; pass++) {
+        for (struct vobj *w = next_window(0); w && rc == MPI_SUCCESS; w = next_window(w->order)) {
+            struct pscw_epoch *e = pass ? &mw_of(w)->pscw.access : &mw_of(w)->pscw.expose;
+            if (!e->reopen) continue;
+            what = pass ? "start" : "post";
+            /* an exposure epoch: only the origins that open their access epoch again (keep), in
+             * place at the front of ranks (the epoch's later life needs no more than that) */
+            int n = e->n;
+            if (!pass) {
+                n = 0;
+                for (int i = 0; i < e->n; i++)
+                    if (e->keep[i]) { e->ranks[n] = e->ranks[i]; e->keep[n++] = 1; }
+                e->n = n;
+                if (n == 0) { e->reopen = 0; e->over = 1; continue; }
+            }
+            MPI_Win rw = HMAKE(MPI_Win, w->real);
+            MPI_Group wg, g = R(MPI_GROUP_EMPTY);
+            LOWER(rc = real.Comm_group(R(MPI_COMM_WORLD), &wg);
+                  if (rc == MPI_SUCCESS && n > 0) rc = real.Group_incl(wg, n, e->ranks, &g);
+                  if (rc == MPI_SUCCESS) rc = pass ? real.Win_start(g, 0, rw) : real.Win_post(g, 0, rw);
+                  if (n > 0 && g != R(MPI_GROUP_EMPTY)) real.Group_free(&g);
+                  real.Group_free(&wg));
+            if (rc == MPI_SUCCESS) e->reopen = 0;
+        }
+    }
+    if (rc == MPI_SUCCESS) return 0;
+    if (err) snprintf(err, errlen, "one-sided: cannot %s an epoch again after the checkpoint (MPI error %d)", what, rc);
+    else mana_say("MANA: one-sided: cannot %s an epoch again after the checkpoint (MPI error %d)", what, rc);
+    return -1;
 }

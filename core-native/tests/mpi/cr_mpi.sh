@@ -3,7 +3,7 @@
 # an uninterrupted native run of the same number of iterations (see mpitest.h).
 #
 #   cr_mpi.sh [--mode kill|continue|cycles|reconnect|incremental] [--cycles N] [--seed S] [--extra E] [--native REF]
-#             [--script FILE [--launcher-mpi]] [--restart-env VAR=VALUE] [--rank-pid P] MPI NP PROGRAM [ARGS]
+#             [--script FILE [--launcher-mpi]] [--restart-env VAR=VALUE] [--rank-pid P] [--hold] MPI NP PROGRAM [ARGS]
 #
 #   kill      launch; at a random moment after "ready": checkpoint-and-kill; restart; stop; compare
 #   continue  launch; checkpoint (the job goes on); stop; compare
@@ -33,6 +33,12 @@
 # launch's is removed, as when a new Slurm job restarts the checkpoint (~/.mana-slurm-$NEWJOB.rc), while
 # the restored program's environment still names the old one; every rank must register with the new
 # coordinator at its first try (no "restarted without a coordinator").
+# --hold: the launch runs with MT_HOLD_FILE naming a file that exists; the program holds at a point of
+# its own while the file exists and says so ("holding" from every rank but one, "waiting" from that one,
+# pscw.c); the first checkpoint comes once all these lines are out, and the file goes right after it
+# (before any restart), so the checkpoint certainly falls at that point; in mode cycles after the last
+# checkpoint instead, so every restart but the last is checkpointed again at that point, before the
+# program has gone on.  The native run has no MT_HOLD_FILE.
 # --rank-pid: the last rank is launched as pid P (rank_pid.sh steers the kernel's next pid through
 # /proc/sys/kernel/ns_last_pid; exit 77, skipped, where that cannot be written; launched again, 5 times
 # at most, when another process took the pid first).
@@ -41,7 +47,7 @@
 # Every wait is bounded; a hang fails the test.  Exit 0 = PASS.
 set -u
 ROOT=${MANA_ROOT:-$(cd "$(dirname -- "$(readlink -f -- "$0")")/../../.." && pwd -P)}
-mode=kill cycles=3 seed=${MANA_TEST_SEED:-$$} extra=50 native='' script= restart_env=() rank_pid= launcher_mpi= new_rc=
+mode=kill cycles=3 seed=${MANA_TEST_SEED:-$$} extra=50 native='' script= restart_env=() rank_pid= launcher_mpi= new_rc= hold=
 while [ $# -gt 0 ]; do
     case $1 in
         --mode) mode=$2; shift 2;;
@@ -54,6 +60,7 @@ while [ $# -gt 0 ]; do
         --restart-env) restart_env+=("$2"); shift 2;;
         --rank-pid) rank_pid=$2; shift 2;;
         --new-rc) new_rc=1; shift;;
+        --hold) hold=1; shift;;
         *) break;;
     esac
 done
@@ -80,6 +87,13 @@ if [ -n "$script" ] && [ -z "$launcher_mpi" ]; then
 fi
 tmp=$(mktemp -d /tmp/mana_crmpi.XXXXXX) || exit 1
 mkdir "$tmp/run" || exit 1
+unset MT_HOLD_FILE
+ckpts=0 hold_for=1
+[ "$mode" = cycles ] && hold_for=$cycles
+if [ -n "$hold" ]; then
+    : > "$tmp/hold" || exit 1
+    export MT_HOLD_FILE=$tmp/hold
+fi
 say() { printf 'cr_mpi[%s %s np=%s %s seed=%s]: %s\n' "$name" "$mpi" "$np" "$mode" "$seed" "$*"; }
 fail() {
     say "FAIL: $*"
@@ -157,6 +171,13 @@ checkpoint() {   # checkpoint [--kill] [mana_status flags...]
     timeout 90 "$ROOT/bin/mana_status" $flag "$@" > "$tmp/status.out" 2>&1 ||
         { local rc=$?; hang_report; fail "mana_status $flag failed (exit $rc)"; }
     grep -q "written" "$tmp/status.out" || fail "no checkpoint written"
+    # --hold: the program was held for this checkpoint; let it go on after the last one it is held for
+    # (a restart finds no file)
+    ckpts=$((ckpts + 1))
+    if [ -n "$hold" ] && [ -e "$tmp/hold" ]; then
+        say "checkpoint $ckpts taken while held"
+        [ "$ckpts" -ge "$hold_for" ] && rm -f "$tmp/hold"
+    fi
 }
 
 launch_once() {
@@ -202,7 +223,13 @@ else
     done
     wrap=                  # restarts run as they are
 fi
-random_pause
+if [ -n "$hold" ]; then
+    all_held() { [ "$(grep -c '^holding' "$tmp/launch.out")" -ge $((np - 1)) ]; }
+    wait_for 60 all_held || fail "$(grep -c '^holding' "$tmp/launch.out") 'holding' lines from the launched program, want $((np - 1))"
+    wait_for 60 has "$tmp/launch.out" '^waiting' || fail "no 'waiting' line from the launched program"
+else
+    random_pause
+fi
 final=launch
 case $mode in
     incremental)
@@ -291,6 +318,7 @@ if [ -n "$new_rc" ]; then
             fail "$(basename "$f" .err): a rank did not register with its restart's coordinator at the first try"
     done
 fi
+unset MT_HOLD_FILE
 got=$(grep "done: " "$tmp/$final.out" | tail -n 1)
 [ -n "$got" ] || fail "no 'done:' line"
 iters=$(echo "$got" | sed -n 's/.*iters=\([0-9]*\).*/\1/p')

@@ -345,6 +345,7 @@ interval)  # periodic checkpoints with mana_launch -i
 
 bad)       # bad input: one clear line on stderr, non-zero exit, no crash, no hang
     start_coordinator
+    hold                               # (200 counts of 20 ms ended before a checkpoint under ctest -j2)
     launch a counter 200 20
     wait_registered
     wait_lines "$W/a.out" 3
@@ -389,6 +390,7 @@ bad)       # bad input: one clear line on stderr, non-zero exit, no crash, no ha
     cp "$W/good.mana" "$img"
     # the intact image still restarts
     restart ok
+    release
     wait_exit "$LAST_PID" 30
     [ "$RC" = 0 ] || fail "intact image: restart exited with $RC"
     ;;
@@ -744,6 +746,7 @@ pysqlite)  # python3's sqlite3 module in a transaction loop, restarted as withou
 
 blocker)   # a helper thread that blocks every signal (raw system call) never holds up a checkpoint
     start_coordinator
+    hold
     PROGDIR_SAVED=$PROGDIR; PROGDIR=$PROJECT_BIN/tests/process
     launch a blocker 80 50
     PROGDIR=$PROGDIR_SAVED
@@ -756,6 +759,7 @@ blocker)   # a helper thread that blocks every signal (raw system call) never ho
     grep -q 'blocks the checkpoint signal.*not saved' "$W/a.err" || fail "no warning about the helper: $(cat "$W/a.err")"
     kill -9 "$LAST_PID"; wait "$LAST_PID" 2>/dev/null
     restart b
+    release
     wait_exit "$LAST_PID" 30
     [ "$RC" = 0 ] || fail "restarted run exited with $RC"
     [ "$(final_line "$W/b.out")" = "blocker done: last=80" ] || fail "final line '$(final_line "$W/b.out")'"

@@ -1,5 +1,5 @@
-# ScaLAPACK's LU test driver (xdlu from scalapack-mpi-test, on BLACS over Open MPI): 6 random dense
-# systems of 400..600 unknowns factored and solved on a 1x2 process grid, each checked against its
+# ScaLAPACK's LU test driver (xdlu from scalapack-mpi-test, on BLACS over Open MPI): 18 random dense
+# systems of 400..900 unknowns (6 sizes, block sizes 8, 16 and 32) factored and solved on a 1x2 process grid, each checked against its
 # scaled residual. LU.dat: ours. gfortran writes unit 6 unbuffered (GFORTRAN_UNBUFFERED_PRECONNECTED),
 # so each result line arrives as it is computed.
 # The condition-estimate and iterative-refinement tests are off (F on the last line of LU.dat): with
@@ -12,8 +12,8 @@
 APP_PACKAGES=scalapack-mpi-test
 APP_MPI=openmpi
 APP_PROG=/usr/lib/x86_64-linux-gnu/scalapack/openmpi-tests/xdlu
-APP_EVENT='^WALL +500 '
-APP_EVENT_COUNT=2
+APP_EVENT='^WALL +400 '
+APP_EVENT_COUNT=1
 APP_DONE='^END OF TESTS'
 export GFORTRAN_UNBUFFERED_PRECONNECTED=y
 app_setup() {
@@ -23,10 +23,10 @@ app_setup() {
 'LU.out'		output file name (if any)
 6			device out
 6			number of problems sizes
-400 500 600 400 500 600		values of M
-400 500 600 400 500 600		values of N
-1			number of NB's
-16			values of NB
+400 600 800 900 900 900		values of M
+400 600 800 900 900 900		values of N
+3			number of NB's
+8 16 32			values of NB
 1			number of NRHS's
 1			values of NRHS
 1			Number of NBRHS's

@@ -3,9 +3,9 @@
 #include <string>
 
 namespace demo {
-const std::string text = R"x(MPI_Comm_spawn( ")" MPI_Win_test( )x";
-const auto wide = L"MPI_Win_wait(";
-const auto u8s = u8"MPI_Win_wait(";
+const std::string text = R"x(MPI_Comm_spawn( ")" MPI_Comm_join( )x";
+const auto wide = L"MPI_Open_port(";
+const auto u8s = u8"MPI_Open_port(";
 constexpr long big = 1'000'000;
 constexpr char apostrophe = 'x';
 
@@ -25,7 +25,7 @@ void io()
     MPI_Close_port(nullptr);
 #endif
 #ifdef HAVE_ONE_SIDED
-    MPI_Win_complete(8, 1, MPI_INFO_NULL, MPI_COMM_WORLD, nullptr, nullptr);
+    MPI_Pready_range(8, 1, MPI_INFO_NULL, MPI_COMM_WORLD, nullptr, nullptr);
 #endif
 }
 }

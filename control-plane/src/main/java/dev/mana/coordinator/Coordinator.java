@@ -33,6 +33,12 @@ import java.util.function.Consumer;
 public final class Coordinator implements AutoCloseable {
 
     /** Configuration; every setting has a default. */
+    /** Default limits on connections before authentication (the CLI's defaults too; {@link Builder}). */
+    public static final int DEFAULT_MAX_HANDSHAKES = 4096;
+    public static final int DEFAULT_MAX_HANDSHAKES_PER_ADDRESS = 1024;
+    public static final int DEFAULT_MAX_HELD = 16384;
+    public static final int DEFAULT_MAX_HELD_PER_ADDRESS = 8192;
+
     public static final class Builder {
         private String bindHost;
         private String advertisedHost;
@@ -45,10 +51,10 @@ public final class Coordinator implements AutoCloseable {
         private Duration helloTimeout = Duration.ofSeconds(Protocol.HELLO_TIMEOUT_SECONDS);
         private CoordinatorListener listener;
         private int ioThreads = Math.min(2, Runtime.getRuntime().availableProcessors());
-        private int maxUnauthenticated = 4096;
-        private int maxUnauthenticatedPerAddress = 1024;
-        private int maxHeld = 16384;
-        private int maxHeldPerAddress = 8192;
+        private int maxUnauthenticated = DEFAULT_MAX_HANDSHAKES;
+        private int maxUnauthenticatedPerAddress = DEFAULT_MAX_HANDSHAKES_PER_ADDRESS;
+        private int maxHeld = DEFAULT_MAX_HELD;
+        private int maxHeldPerAddress = DEFAULT_MAX_HELD_PER_ADDRESS;
 
         private Builder() {}
 

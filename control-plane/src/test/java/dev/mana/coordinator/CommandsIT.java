@@ -265,4 +265,36 @@ class CommandsIT {
             assertTrue(busy.err().contains("cannot listen on"), busy.toString());
         }
     }
+
+    /** The pre-authentication limits from the command line reach the server: one handshake and one
+     *  held connection per address, so a third stranger from 127.0.0.1 is refused, with the reason. */
+    @Test
+    void preAuthLimitFlags() throws Exception {
+        Result bad = run("mana_coordinator", "--foreground", "--max-held", "0");
+        assertEquals(2, bad.exit(), bad.toString());
+        assertTrue(bad.err().contains("--max-held must be at least 1"), bad.toString());
+        Result help = run("mana_coordinator", "--help");
+        assertTrue(help.out().contains("--max-handshakes-per-address") && help.out().contains("--hello-timeout"), help.out());
+
+        Path rc = home.resolve("limits.rc");
+        background(home.resolve("limits.log"), "mana_coordinator", "--foreground", "-p", "0", "--status-file",
+                rc.toString(), "--max-handshakes-per-address", "1", "--max-held-per-address", "1", "--hello-timeout", "60");
+        StatusFile sf = Await.value(Duration.ofSeconds(60), "the coordinator's status file " + rc, () -> {
+            try {
+                return Files.exists(rc) ? StatusFile.read(rc) : null;
+            } catch (IOException e) {
+                return null;   // being written
+            }
+        }, f -> f != null, null);
+        try (java.net.Socket first = new java.net.Socket("127.0.0.1", sf.port());
+             java.net.Socket held = new java.net.Socket("127.0.0.1", sf.port());
+             java.net.Socket third = new java.net.Socket("127.0.0.1", sf.port())) {
+            for (java.net.Socket s : List.of(first, held, third)) s.setSoTimeout(30_000);
+            assertInstanceOf(dev.mana.coordinator.protocol.Messages.Challenge.class, RawClient.readFrame(first.getInputStream()).message(),
+                    "the first stranger's handshake starts");
+            var m = RawClient.readFrame(third.getInputStream()).message();
+            var e = assertInstanceOf(dev.mana.coordinator.protocol.Messages.ErrorMessage.class, m, "the third is refused");
+            assertTrue(e.message().startsWith("too many connections waiting to authenticate from 127.0.0.1"), e.message());
+        }
+    }
 }

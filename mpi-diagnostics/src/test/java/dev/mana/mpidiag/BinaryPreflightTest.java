@@ -37,7 +37,7 @@ class BinaryPreflightTest {
         Files.writeString(dir.resolve("win.c"), """
                 #include <mpi.h>
                 int open_window(void *b, MPI_Win *w)
-                { (void)b; return MPI_Win_complete(*w); }
+                { (void)b; (void)w; MPI_Comm c = MPI_COMM_NULL; return MPI_Comm_disconnect(&c); }
                 """);
         Files.writeString(dir.resolve("mid.c"), """
                 #include <mpi.h>
@@ -64,9 +64,9 @@ class BinaryPreflightTest {
         Files.writeString(dir.resolve("f.f90"), """
                 program f
                   use mpi_f08
-                  type(MPI_Win) :: w
+                  type(MPI_Comm) :: c
                   call MPI_Init()
-                  call MPI_Win_complete(w)
+                  call MPI_Comm_disconnect(c)
                   call MPI_Finalize()
                 end program f
                 """);
@@ -89,7 +89,7 @@ class BinaryPreflightTest {
         assertEquals(1, ds.size(), ds.toString());
         Diagnostic d = ds.get(0);
         assertEquals(Severity.ERROR, d.severity());
-        assertEquals("MPI_Win_complete", d.function());
+        assertEquals("MPI_Comm_disconnect", d.function());
         assertTrue(d.message().contains("imported by " + dir.resolve("lib/libwin.so").toRealPath()), d.message());
         var barrier = r.imports().stream().filter(i -> i.function().equals("MPI_Barrier")).findFirst().orElseThrow();
         assertTrue(barrier.importers().iterator().next().endsWith("libmid.so"), barrier.importers().toString());
@@ -123,9 +123,10 @@ class BinaryPreflightTest {
     void fortranBindingsMapToTheirCNames() throws Exception {
         BinaryPreflight.Report r = new BinaryPreflight(manifest).check(dir.resolve("fort"));
         List<Diagnostic> ds = BinaryPreflight.diagnostics(r);
-        assertEquals(List.of("MPI_Win_complete"), ds.stream().map(Diagnostic::function).toList());
-        var fence = r.imports().stream().filter(i -> i.function().equals("MPI_Win_complete")).findFirst().orElseThrow();
-        assertTrue(fence.symbols().iterator().next().toLowerCase().startsWith("mpi_win_complete"), fence.symbols().toString());
+        assertEquals(List.of("MPI_Comm_disconnect"), ds.stream().map(Diagnostic::function).toList());
+        var disconnect = r.imports().stream().filter(i -> i.function().equals("MPI_Comm_disconnect")).findFirst().orElseThrow();
+        assertTrue(disconnect.symbols().iterator().next().toLowerCase().startsWith("mpi_comm_disconnect"),
+                disconnect.symbols().toString());
     }
 
     @Test

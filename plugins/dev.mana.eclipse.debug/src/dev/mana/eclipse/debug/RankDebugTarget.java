@@ -50,13 +50,24 @@ import org.eclipse.debug.core.model.IThread;
  * the model inserted; {@link #releaseAndResume()} lets the upper half run. gdb's events become debug
  * events (suspend with BREAKPOINT or STEP_END, resume, terminate). Nothing here waits on gdb from
  * gdb's reader thread: event handling only records state and fires.
+ *
+ * <p>Locks: gdb's reader thread is the only thread that delivers gdb's answers, so it must never wait for a
+ * lock that another thread holds while it waits for an answer (that thread would wait for the reader, the
+ * reader for it, until gdb's 30 s time-out). The reader takes {@link #threadLock} only, and only for map
+ * operations; no method holds it, or the target's own monitor, across a gdb command. The register caches
+ * have a lock of their own ({@link #registerLock}), which the reader never takes.
  */
 public final class RankDebugTarget extends DebugElement implements IDebugTarget, IMemoryBlockRetrievalExtension {
     private final ILaunch launch;
     private final int rank;
     private final RankDebugger dbg;
     private final Map<IBreakpoint, String> installed = new ConcurrentHashMap<>();
+    /** gdb's threads by id, in the order gdb listed them; guarded by {@link #threadLock}. */
     private final Map<String, RankThread> threads = new LinkedHashMap<>();
+    /** Guards {@link #threads}; held for map operations only, never across a gdb command (the reader takes it). */
+    private final Object threadLock = new Object();
+    /** Guards the register caches while gdb is read for them (the reader never takes it). */
+    private final Object registerLock = new Object();
     private volatile boolean suspended = true;
     private volatile boolean terminated;
     private volatile GdbEvent.Stopped lastStop;
@@ -267,11 +278,21 @@ public final class RankDebugTarget extends DebugElement implements IDebugTarget,
         }
     }
 
-    private synchronized RankThread thread(String id) {
+    /** The thread of gdb's id {@code id} (made on first sight); null for null. Any thread, the reader too. */
+    private RankThread thread(String id) {
         if (id == null) {
             return null;
         }
-        return threads.computeIfAbsent(id, k -> new RankThread(this, k));
+        synchronized (threadLock) {
+            return threads.computeIfAbsent(id, k -> new RankThread(this, k));
+        }
+    }
+
+    /** The threads known, in gdb's order. */
+    private IThread[] knownThreads() {
+        synchronized (threadLock) {
+            return threads.values().toArray(new IThread[0]);
+        }
     }
 
     private void terminated() {
@@ -298,21 +319,28 @@ public final class RankDebugTarget extends DebugElement implements IDebugTarget,
         return "rank " + rank + " (pid " + dbg.pid() + ")";
     }
 
+    /**
+     * gdb's threads while the rank is suspended (asked again each time), the ones last known while it runs.
+     * gdb is asked with no lock held: the reader thread takes {@link #threadLock} to report a stop.
+     */
     @Override
-    public synchronized IThread[] getThreads() throws DebugException {
+    public IThread[] getThreads() throws DebugException {
         if (terminated || !suspended) {
-            return threads.values().toArray(new IThread[0]);
+            return knownThreads();
         }
+        List<String> ids;
         try {
-            List<String> ids = dbg.threadIds();
-            threads.keySet().retainAll(ids);
-            for (String id : ids) {
-                thread(id);
-            }
+            ids = dbg.threadIds();
         } catch (MiException e) {
             throw new DebugException(ManaDebugModel.error(e.getMessage(), e).getStatus());
         }
-        return threads.values().toArray(new IThread[0]);
+        synchronized (threadLock) {
+            threads.keySet().retainAll(ids);
+            for (String id : ids) {
+                threads.computeIfAbsent(id, k -> new RankThread(this, k));
+            }
+            return threads.values().toArray(new IThread[0]);
+        }
     }
 
     @Override
@@ -408,19 +436,23 @@ public final class RankDebugTarget extends DebugElement implements IDebugTarget,
     }
 
     /** gdb's register names indexed by number (read once). */
-    synchronized List<String> registerNames() throws MiException {
-        if (registerNames == null) {
-            registerNames = Registers.names(dbg.gdb());
+    List<String> registerNames() throws MiException {
+        synchronized (registerLock) {
+            if (registerNames == null) {
+                registerNames = Registers.names(dbg.gdb());
+            }
+            return registerNames;
         }
-        return registerNames;
     }
 
     /** gdb's register groups of this process (read once). */
-    synchronized List<Registers.Group> registerGroups() throws MiException {
-        if (registerGroups == null) {
-            registerGroups = Registers.groups(dbg.gdb());
+    List<Registers.Group> registerGroups() throws MiException {
+        synchronized (registerLock) {
+            if (registerGroups == null) {
+                registerGroups = Registers.groups(dbg.gdb());
+            }
+            return registerGroups;
         }
-        return registerGroups;
     }
 
     @Override
@@ -489,8 +521,8 @@ public final class RankDebugTarget extends DebugElement implements IDebugTarget,
 
     /* The three breakpoint notices run one at a time (the platform may send them from different threads): a
      * change (remove, then add) interleaved with a removal could otherwise re-insert what was just removed.
-     * A lock of their own: gdb's event thread takes this target's monitor (thread(id)) while an insert waits
-     * for gdb's answer. */
+     * A lock of their own, held while an insert waits for gdb's answer: gdb's reader thread never takes it
+     * (see the class comment on locks). */
     private final Object breakpointLock = new Object();
 
     @Override

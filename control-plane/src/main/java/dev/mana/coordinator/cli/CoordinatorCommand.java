@@ -6,6 +6,7 @@ import dev.mana.coordinator.CoordinatorListener;
 import dev.mana.coordinator.RankInfo;
 import dev.mana.coordinator.RankState;
 import dev.mana.coordinator.StatusFile;
+import dev.mana.coordinator.protocol.Protocol;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -62,6 +63,25 @@ public final class CoordinatorCommand implements Callable<Integer> {
     Path logFile;
     @Option(names = "--io-threads", paramLabel = "N", description = "Selector threads (default: 2, or 1 on one CPU).")
     Integer ioThreads;
+    @Option(names = "--max-handshakes", paramLabel = "N", defaultValue = "" + Coordinator.DEFAULT_MAX_HANDSHAKES,
+            description = "Handshakes in progress at once (CHALLENGE sent, AUTH not yet checked), in all "
+                    + "(default: ${DEFAULT-VALUE}); a connection beyond this or the next limit waits, held, for a slot.")
+    int maxHandshakes;
+    @Option(names = "--max-handshakes-per-address", paramLabel = "N",
+            defaultValue = "" + Coordinator.DEFAULT_MAX_HANDSHAKES_PER_ADDRESS,
+            description = "Handshakes in progress at once from one address (default: ${DEFAULT-VALUE}).")
+    int maxHandshakesPerAddress;
+    @Option(names = "--max-held", paramLabel = "N", defaultValue = "" + Coordinator.DEFAULT_MAX_HELD,
+            description = "Connections held waiting for a handshake slot, in all (default: ${DEFAULT-VALUE}); "
+                    + "with this many held the coordinator stops accepting until one starts.")
+    int maxHeld;
+    @Option(names = "--max-held-per-address", paramLabel = "N", defaultValue = "" + Coordinator.DEFAULT_MAX_HELD_PER_ADDRESS,
+            description = "Connections held from one address (default: ${DEFAULT-VALUE}); past it a new one from "
+                    + "there is refused with a reason.")
+    int maxHeldPerAddress;
+    @Option(names = "--hello-timeout", paramLabel = "SEC", defaultValue = "" + Protocol.HELLO_TIMEOUT_SECONDS,
+            description = "Seconds a started handshake may take before the connection is closed (default: ${DEFAULT-VALUE}).")
+    int helloTimeout;
     @Option(names = "--help", usageHelp = true, description = "Show this help.")
     boolean help;
 
@@ -84,10 +104,22 @@ public final class CoordinatorCommand implements Callable<Integer> {
         }
         StatusFile.removeStale(home, Duration.ofDays(7));
         Path rc = (statusFile != null ? statusFile : StatusFile.defaultPath(env, home)).toAbsolutePath();
+
+        for (var limit : List.of(Map.entry("--max-handshakes", maxHandshakes),
+                Map.entry("--max-handshakes-per-address", maxHandshakesPerAddress), Map.entry("--max-held", maxHeld),
+                Map.entry("--max-held-per-address", maxHeldPerAddress), Map.entry("--hello-timeout", helloTimeout))) {
+            if (limit.getValue() < 1) {
+                throw new CommandLine.ParameterException(spec.commandLine(),
+                        limit.getKey() + " must be at least 1, not " + limit.getValue());
+            }
+        }
         if (!foreground) return daemonize(rc, out, err);
 
         String secret = env.get("MANA_COORD_SECRET");
-        Coordinator.Builder b = Coordinator.builder();
+        Coordinator.Builder b = Coordinator.builder()
+                .maxUnauthenticated(maxHandshakes, maxHandshakesPerAddress)
+                .maxHeld(maxHeld, maxHeldPerAddress)
+                .helloTimeout(Duration.ofSeconds(helloTimeout));
         if (ioThreads != null) b.ioThreads(ioThreads);
         Coordinator c = b
                 .bindHost(bind)

@@ -158,6 +158,11 @@ public final class GdbMi implements AutoCloseable {
         return process.isAlive();
     }
 
+    /**
+     * Receives every event, on the reader thread, in gdb's order. That thread also delivers every answer: a
+     * listener must not wait for a lock that another thread may hold while it waits for an answer of this
+     * session (both would wait until that answer's time-out).
+     */
     public void addListener(Consumer<GdbEvent> l) {
         listeners.add(l);
     }

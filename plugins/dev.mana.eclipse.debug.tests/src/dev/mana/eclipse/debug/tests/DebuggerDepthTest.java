@@ -60,7 +60,9 @@ import org.junit.jupiter.api.Timeout;
  * does not step in the pause loop), a breakpoint gdb refuses is a problem marker with gdb's reason, watch
  * expressions, register groups, a memory block read and written, changed values highlighted, a variable
  * set, an instruction step, Run to Line, a watchpoint; then disconnect, after which the rank ends with the
- * result of an uninterrupted run. A second test suspends a running rank, resumes it and terminates it.
+ * result of an uninterrupted run. A second test suspends a running rank, steps it by instruction while other
+ * threads hold the target or read its threads and registers (each stop still reported: gdb's reader thread
+ * waits for no lock a gdb caller holds), resumes it and terminates it.
  */
 @Timeout(300)
 class DebuggerDepthTest {
@@ -88,10 +90,14 @@ class DebuggerDepthTest {
     }
 
     DebugEvent awaitEvent(Predicate<DebugEvent> match, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        return awaitEvent(match, what, 60);
+    }
+
+    DebugEvent awaitEvent(Predicate<DebugEvent> match, String what, int seconds) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (true) {
             DebugEvent e = events.poll(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-            assertNotNull(e, "no " + what + " within 60 s");
+            assertNotNull(e, "no " + what + " within " + seconds + " s");
             if (match.test(e)) {
                 return e;
             }
@@ -100,8 +106,12 @@ class DebuggerDepthTest {
 
     /** The next suspend of a thread of {@code target}; its detail must be {@code detail}. */
     RankThread awaitSuspend(RankDebugTarget target, int detail, String what) throws InterruptedException {
+        return awaitSuspend(target, detail, what, 60);
+    }
+
+    RankThread awaitSuspend(RankDebugTarget target, int detail, String what, int seconds) throws InterruptedException {
         DebugEvent e = awaitEvent(x -> x.getKind() == DebugEvent.SUSPEND && x.getSource() instanceof RankThread t
-                && t.getDebugTarget() == target, what);
+                && t.getDebugTarget() == target, what, seconds);
         assertEquals(detail, e.getDetail(), what + ": suspend detail");
         return (RankThread) e.getSource();
     }
@@ -328,6 +338,50 @@ class DebuggerDepthTest {
             }
         }
         assertTrue(inMain, "a thread's stack goes through the program's main");
+
+        // A caller that holds the target while it waits for gdb (getThreads did, across -thread-list-ids) when
+        // gdb reports a stop: the reader thread, the only one that delivers gdb's answers, must not wait for
+        // the caller. It did (thread(id) was synchronized on the target), so each waited for the other until
+        // gdb's 30 s time-out: DisassemblyViewTest's Step Into Instruction came back only after 30 s.
+        RankThread stepping = (RankThread) target.getThreads()[0];
+        events.clear();
+        synchronized (target) {
+            stepping.stepInstruction(false);
+            awaitSuspend(target, DebugEvent.STEP_END, "stop of an instruction step while the target is held", 10);
+        }
+        assertTrue(target.isSuspended());
+        // the same through the real callers: threads and register groups read in a loop by another thread all
+        // along 20 instruction steps; every stop is reported within 10 s
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
+        Thread reader = new Thread(() -> {
+            while (!stop.get()) {
+                try {
+                    for (var t : target.getThreads()) {
+                        var top = t.getTopStackFrame();
+                        if (top != null) {
+                            top.getRegisterGroups();
+                        }
+                    }
+                    reads.incrementAndGet();
+                } catch (Exception e) {
+                    // the rank ran between the two calls: gdb refuses, as the views see it too
+                }
+            }
+        }, "reads the target");
+        reader.start();
+        try {
+            for (int i = 0; i < 20; i++) {
+                events.clear();
+                stepping.stepInstruction(false);
+                awaitSuspend(target, DebugEvent.STEP_END, "stop of instruction step " + (i + 1), 10);
+            }
+        } finally {
+            stop.set(true);
+            reader.join(30_000);
+        }
+        assertFalse(reader.isAlive(), "the reading thread ended");
+        assertTrue(reads.get() > 0, "the other thread read the target");
 
         target.resume();
         awaitEvent(e -> e.getKind() == DebugEvent.RESUME && e.getSource() == target, "second resume");

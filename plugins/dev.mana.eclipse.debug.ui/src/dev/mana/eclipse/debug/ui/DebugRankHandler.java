@@ -21,7 +21,8 @@ import org.eclipse.ui.handlers.HandlerUtil;
 /**
  * Debug Rank (the MANA Job view's context menu): attaches gdb to the selected running rank of the job (its
  * process on this machine), both halves' symbols loaded, and adds it to the job's launch: the Debug view shows
- * it stopped where it was. Ranks on other hosts, not running, or already debugged are refused with why.
+ * it stopped where it was. Ranks on other hosts (the rank's host, as it registered with the coordinator, is
+ * not this machine's name), not running, gone, or already debugged are refused with why.
  */
 public final class DebugRankHandler extends AbstractHandler {
     public static final String COMMAND = "dev.mana.eclipse.debug.ui.debugRank";
@@ -34,8 +35,13 @@ public final class DebugRankHandler extends AbstractHandler {
         if (rank.state() != RankState.RUNNING || rank.pid() <= 0) {
             return NLS.bind(Messages.DebugRank_notRunning, rank.rank(), rank.state());
         }
+        // the host first: a pid of another machine may well be some other process here
+        String here = localHost();
+        if (rank.host() != null && !rank.host().isBlank() && !sameHost(rank.host(), here)) {
+            return NLS.bind(Messages.DebugRank_notHere, new Object[] {rank.rank(), rank.pid(), rank.host(), here});
+        }
         if (!java.nio.file.Files.isDirectory(java.nio.file.Path.of("/proc", Integer.toString(rank.pid())))) {
-            return NLS.bind(Messages.DebugRank_notHere, new Object[] {rank.rank(), rank.pid(), rank.host()});
+            return NLS.bind(Messages.DebugRank_gone, new Object[] {rank.rank(), rank.pid(), here});
         }
         for (RankDebugTarget t : RankGroups.ranks(launch)) {
             if (t.rank() == rank.rank()) {
@@ -43,6 +49,36 @@ public final class DebugRankHandler extends AbstractHandler {
             }
         }
         return null;
+    }
+
+    /**
+     * This machine's name as a rank reports it (the runtime sends gethostname(2), which is the kernel's
+     * {@code /proc/sys/kernel/hostname}); Java's name of the local host where that cannot be read.
+     */
+    public static String localHost() {
+        try {
+            String name = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/sys/kernel/hostname")).trim();
+            if (!name.isEmpty()) {
+                return name;
+            }
+        } catch (java.io.IOException e) {
+            // not Linux: Java's name below
+        }
+        try {
+            return java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.io.IOException e) {
+            return "localhost";
+        }
+    }
+
+    /** Whether two host names name one machine: equal, or equal up to the first dot (node7 and node7.cluster). */
+    static boolean sameHost(String a, String b) {
+        if (a.equalsIgnoreCase(b)) {
+            return true;
+        }
+        String sa = a.contains(".") ? a.substring(0, a.indexOf('.')) : a;
+        String sb = b.contains(".") ? b.substring(0, b.indexOf('.')) : b;
+        return sa.equalsIgnoreCase(sb);
     }
 
     @Override

@@ -40,6 +40,46 @@ class DebugUiPiecesTest {
     @TempDir
     Path tmp;
 
+    /**
+     * Debug Rank's host check: a running rank that registered from another host is refused, naming both hosts,
+     * even where its pid is a live process here (this JVM's pid: the old check, "/proc/PID exists", let gdb attach
+     * to whatever process had that number here); a rank of this host whose process is gone is refused too; a
+     * rank of this host with its process here is not. The real job's rank (registered by the runtime with
+     * gethostname) is accepted in DebugRankFromJobViewTest.
+     */
+    @Test
+    void debugRankRefusesARankOfAnotherHost() throws Exception {
+        String here = dev.mana.eclipse.debug.ui.DebugRankHandler.localHost();
+        assertEquals(Files.readString(Path.of("/proc/sys/kernel/hostname")).trim(), here);
+        int self = (int) ProcessHandle.current().pid();
+        org.eclipse.debug.core.ILaunch launch = new org.eclipse.debug.core.Launch(null,
+                org.eclipse.debug.core.ILaunchManager.DEBUG_MODE, null);
+        String elsewhere = "elsewhere-" + here + "-node";
+        dev.mana.coordinator.RankInfo remote = new dev.mana.coordinator.RankInfo("job", 3, elsewhere, self,
+                dev.mana.coordinator.RankState.RUNNING, 0, "openmpi", 1, "", "");
+        String why = dev.mana.eclipse.debug.ui.DebugRankHandler.refusal(remote, launch);
+        assertEquals(org.eclipse.osgi.util.NLS.bind(dev.mana.eclipse.internal.debug.ui.Messages.DebugRank_notHere,
+                new Object[] {3, self, elsewhere, here}), why);
+        assertTrue(why.contains("runs on " + elsewhere + ", not on this machine (" + here + ")"), why);
+
+        // this host, its process gone (a process of ours that ended: its pid is free)
+        Process p = new ProcessBuilder("true").start();
+        assertEquals(0, p.waitFor());
+        int gone = (int) p.pid();
+        dev.mana.coordinator.RankInfo ended = new dev.mana.coordinator.RankInfo("job", 2, here, gone,
+                dev.mana.coordinator.RankState.RUNNING, 0, "openmpi", 1, "", "");
+        assertFalse(Files.isDirectory(Path.of("/proc", Integer.toString(gone))), "pid " + gone + " is free");
+        assertEquals(org.eclipse.osgi.util.NLS.bind(dev.mana.eclipse.internal.debug.ui.Messages.DebugRank_gone,
+                new Object[] {2, gone, here}), dev.mana.eclipse.debug.ui.DebugRankHandler.refusal(ended, launch));
+
+        // this host (also as a longer name of it), its process here: not refused
+        for (String h : new String[] {here, here + ".cluster.example"}) {
+            dev.mana.coordinator.RankInfo local = new dev.mana.coordinator.RankInfo("job", 1, h, self,
+                    dev.mana.coordinator.RankState.RUNNING, 0, "openmpi", 1, "", "");
+            assertNull(dev.mana.eclipse.debug.ui.DebugRankHandler.refusal(local, launch), h);
+        }
+    }
+
     @Test
     void runToLineTargetOfTextEditors() throws Exception {
         Files.writeString(tmp.resolve("app.c"), "int main(void)\n{\n    return 0;\n}\n");

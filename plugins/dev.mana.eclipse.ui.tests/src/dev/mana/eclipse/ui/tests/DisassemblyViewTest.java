@@ -14,6 +14,7 @@ import dev.mana.gdb.mi.Disassembly;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import org.eclipse.debug.core.DebugPlugin;
 import org.eclipse.debug.core.ILaunch;
@@ -176,7 +177,41 @@ class DisassemblyViewTest {
             assertEquals(5, DebugUITools.getMemoryRenderingManager().getRenderingTypes(block).length);
             page.bringToTop(memory);
         });
-        Ui.sync(() -> maximizedScreenshot(page, memory, "debug-memory-view"));
+        // the default rendering added to the view's first rendering pane, as its Add Rendering button does: the picture
+        // shows the monitor's bytes, and those the rendering shows at its base are the block's
+        org.eclipse.debug.ui.memory.IMemoryRendering hex = Ui.sync(() -> {
+            org.eclipse.debug.ui.memory.IMemoryRenderingContainer pane =
+                    ((org.eclipse.debug.ui.memory.IMemoryRenderingSite) memory).getContainer(IDebugUIConstants.ID_RENDERING_VIEW_PANE_1);
+            org.eclipse.debug.ui.memory.IMemoryRendering r =
+                    DebugUITools.getMemoryRenderingManager().getDefaultRenderingTypes(block)[0].createRendering();
+            r.init(pane, block);
+            pane.addMemoryRendering(r);
+            return r;
+        });
+        assertTrue(hex instanceof org.eclipse.debug.ui.memory.IRepositionableMemoryRendering, String.valueOf(hex));
+        java.math.BigInteger base = ((org.eclipse.debug.core.model.IMemoryBlockExtension) block).getBigBaseAddress();
+        // read off the UI thread, through the model (the rank stays suspended: its memory does not change)
+        byte[] read = values(((org.eclipse.debug.core.model.IMemoryBlockExtension) block).getBytesFromAddress(base, 16));
+        Ui.waitFor(() -> "&iteration's bytes in the hex rendering (now "
+                + Arrays.toString(Ui.sync(() -> values(((org.eclipse.debug.ui.memory.IRepositionableMemoryRendering) hex)
+                        .getSelectedAsBytes()))) + ")", 30_000, () -> {
+                    var table = (org.eclipse.debug.ui.memory.IRepositionableMemoryRendering) hex;
+                    org.eclipse.debug.core.model.MemoryByte[] shown = table.getSelectedAsBytes();
+                    return shown != null && shown.length > 0 && shown.length <= read.length
+                            && base.equals(table.getSelectedAddress()) && shown[0].isReadable()
+                            && Arrays.equals(values(shown), Arrays.copyOf(read, shown.length));
+                });
+        // the picture once the maximized view's table has drawn its first row (the rendering fills its rows in the
+        // background): an address, then hex digits
+        org.eclipse.ui.IWorkbenchPartReference memoryRef = Ui.sync(() -> page.getReference(memory));
+        Ui.sync(() -> page.setPartState(memoryRef, IWorkbenchPage.STATE_MAXIMIZED));
+        try {
+            Ui.waitFor(() -> "the hex rendering's first row drawn (now '" + Ui.sync(() -> firstRow(hex)) + "')", 30_000,
+                    () -> firstRow(hex).matches("(?i)[0-9a-f]{8,16}\\s*\\|[0-9a-f]{2,}.*"));
+            Ui.sync(() -> Ui.screenshot(page.getWorkbenchWindow().getShell(), "debug-memory-view"));
+        } finally {
+            Ui.sync(() -> page.setPartState(memoryRef, IWorkbenchPage.STATE_RESTORED));
+        }
         DebugPlugin.getDefault().getMemoryBlockManager().removeMemoryBlocks(new org.eclipse.debug.core.model.IMemoryBlock[] {block});
         DebugPlugin.getDefault().getExpressionManager().removeExpressions(
                 DebugPlugin.getDefault().getExpressionManager().getExpressions());
@@ -210,6 +245,40 @@ class DisassemblyViewTest {
                 () -> view.instructions().isEmpty() && !view.stepOverAction().isEnabled()
                         && (view.message().equals(NLS.bind(Messages.Disassembly_terminated, target.getName()))
                                 || view.message().equals(Messages.Disassembly_noRank)));
+    }
+
+    /** The first row of a table rendering as "address|column 1" ("" before it is drawn); UI thread. */
+    static String firstRow(org.eclipse.debug.ui.memory.IMemoryRendering rendering) {
+        org.eclipse.swt.widgets.Table t = table(rendering.getControl());
+        if (t == null || t.getItemCount() == 0 || t.getColumnCount() < 2) {
+            return "";
+        }
+        TableItem row = t.getItem(0);
+        return row.getText(0).trim() + "|" + row.getText(1).trim();
+    }
+
+    private static org.eclipse.swt.widgets.Table table(org.eclipse.swt.widgets.Control c) {
+        if (c instanceof org.eclipse.swt.widgets.Table t) {
+            return t;
+        }
+        if (c instanceof org.eclipse.swt.widgets.Composite comp) {
+            for (org.eclipse.swt.widgets.Control child : comp.getChildren()) {
+                org.eclipse.swt.widgets.Table t = table(child);
+                if (t != null) {
+                    return t;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** The values of memory bytes. */
+    static byte[] values(org.eclipse.debug.core.model.MemoryByte[] bytes) {
+        byte[] out = new byte[bytes == null ? 0 : bytes.length];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = bytes[i].getValue();
+        }
+        return out;
     }
 
     /** Every item's text of a tree view, expanded one level (call from any thread). */

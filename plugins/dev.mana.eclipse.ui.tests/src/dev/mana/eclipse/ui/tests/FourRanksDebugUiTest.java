@@ -53,12 +53,21 @@ import org.junit.jupiter.params.provider.EnumSource;
  * (screenshot debug-4-ranks.png, Open MPI). Checkpoint Now while ranks are suspended is refused with a message
  * naming them, and the job goes on untouched. Suspend All Ranks stops rank 1 where it waits: in an MPI call,
  * called from main. Resume All Ranks runs all four to the end with the result of an uninterrupted run.
+ *
+ * <p>The same four ranks restarted under the debugger: the job launched in Run mode, checkpointed and stopped
+ * once all four run; Debug from Checkpoint... (the restart dialog's Debug variant) with ranks {@code 0-3}
+ * restarts it (real mpirun again) with all four suspended at their restart pause, all four in the Debug view;
+ * rank 1 released alone waits for 0, 2 and 3 at its next collective, its label says so; Resume All Ranks
+ * releases the other three and the job ends with the uninterrupted result.
  */
 @org.junit.jupiter.api.Timeout(400)
 class FourRanksDebugUiTest {
     private final BlockingQueue<DebugEvent> events = new LinkedBlockingQueue<>();
     private final IDebugEventSetListener listener = set -> events.addAll(Arrays.asList(set));
     private ILaunch launch;
+    /** The Run mode launch that is checkpointed and stopped before the restart under the debugger. */
+    private ILaunch runLaunch;
+    private org.eclipse.debug.core.ILaunchConfiguration config;
     private Path dir;
     private IPerspectiveDescriptor perspectiveBefore;
 
@@ -70,6 +79,15 @@ class FourRanksDebugUiTest {
         }
         if (launch != null) {
             DebugPlugin.getDefault().getLaunchManager().removeLaunch(launch);
+        }
+        if (runLaunch != null) {
+            if (!runLaunch.isTerminated()) {
+                runLaunch.terminate();
+            }
+            DebugPlugin.getDefault().getLaunchManager().removeLaunch(runLaunch);
+        }
+        if (config != null) {
+            config.delete();
         }
         Ui.sync(() -> {
             if (perspectiveBefore != null) {
@@ -95,12 +113,17 @@ class FourRanksDebugUiTest {
     }
 
     static String nativeResult(MpiImplementation mpi, Path example) throws Exception {
+        return nativeResult(mpi, example, "6");
+    }
+
+    /** The result line of heat_mpi on 4 ranks, {@code steps} steps, run by mpirun alone. */
+    static String nativeResult(MpiImplementation mpi, Path example, String steps) throws Exception {
         String mpirun = mpi == MpiImplementation.OPEN_MPI ? "mpirun.openmpi" : "mpirun.mpich";
         List<String> cmd = new ArrayList<>(List.of(mpirun));
         if (mpi == MpiImplementation.OPEN_MPI) {
             cmd.add("--oversubscribe");
         }
-        cmd.addAll(List.of("-n", "4", example.toString(), "6", "0"));
+        cmd.addAll(List.of("-n", "4", example.toString(), steps, "0"));
         ProcessBuilder ref = new ProcessBuilder(cmd).redirectErrorStream(true);
         ref.environment().put("OMPI_ALLOW_RUN_AS_ROOT", "1");
         ref.environment().put("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
@@ -110,25 +133,33 @@ class FourRanksDebugUiTest {
         return out.lines().filter(l -> l.startsWith("heat done:")).findFirst().orElseThrow(() -> new AssertionError(out));
     }
 
-    @ParameterizedTest
-    @EnumSource(value = MpiImplementation.class, names = {"OPEN_MPI", "MPICH"})
-    void fourRanksResumedAloneSuspendedAndResumedTogether(MpiImplementation mpi) throws Exception {
+    /**
+     * heat_mpi for {@code mpi} (the build's links the default MPI, Open MPI; for MPICH it is built here with
+     * mpicc.mpich into {@link #dir}, which this makes).
+     */
+    private Path heatExample(MpiImplementation mpi, String dirPrefix) throws Exception {
         Path built = root().resolve("core-native/build/examples/heat_mpi");
         if (!Files.isExecutable(built)) {
             Cannot.skipOrFail("runtime", "the runtime and its examples are not built (make build): no " + built);
         }
         System.setProperty(ManaRuntime.RUNTIME_PROPERTY, root().toString());
-        dir = Files.createTempDirectory("mana-rank-groups");
-        // the example as the build makes it links the default MPI (Open MPI); for MPICH it is built with mpicc.mpich
-        Path example = built;
-        if (mpi == MpiImplementation.MPICH) {
-            example = dir.resolve("heat_mpi");
-            Process cc = new ProcessBuilder("mpicc.mpich", "-O2", "-o", example.toString(),
-                    root().resolve("core-native/examples/heat_mpi.c").toString())
-                    .redirectErrorStream(true).start();
-            String ccOut = new String(cc.getInputStream().readAllBytes());
-            assertTrue(cc.waitFor(120, TimeUnit.SECONDS) && cc.exitValue() == 0, "mpicc.mpich: " + ccOut);
+        dir = Files.createTempDirectory(dirPrefix);
+        if (mpi != MpiImplementation.MPICH) {
+            return built;
         }
+        Path example = dir.resolve("heat_mpi");
+        Process cc = new ProcessBuilder("mpicc.mpich", "-O2", "-o", example.toString(),
+                root().resolve("core-native/examples/heat_mpi.c").toString())
+                .redirectErrorStream(true).start();
+        String ccOut = new String(cc.getInputStream().readAllBytes());
+        assertTrue(cc.waitFor(120, TimeUnit.SECONDS) && cc.exitValue() == 0, "mpicc.mpich: " + ccOut);
+        return example;
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = MpiImplementation.class, names = {"OPEN_MPI", "MPICH"})
+    void fourRanksResumedAloneSuspendedAndResumedTogether(MpiImplementation mpi) throws Exception {
+        Path example = heatExample(mpi, "mana-rank-groups");
         String want = nativeResult(mpi, example);
 
         ILaunchManager lm = DebugPlugin.getDefault().getLaunchManager();
@@ -232,6 +263,110 @@ class FourRanksDebugUiTest {
         IProcess proc = launch.getProcesses()[0];
         Ui.waitFor("the job to end", 120_000, proc::isTerminated);
         // the job's console (the workbench's console takes the output: the stream monitor keeps none)
+        Ui.waitFor(() -> "\"" + want + "\" in the console: " + ManaWorkbenchFlowTest.console(launch), 30_000,
+                () -> ManaWorkbenchFlowTest.console(launch).contains(want));
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = MpiImplementation.class, names = {"OPEN_MPI", "MPICH"})
+    void fourRanksRestartedUnderTheDebugger(MpiImplementation mpi) throws Exception {
+        Path example = heatExample(mpi, "mana-rank-restart");
+        // 60 steps of at least 250 ms: the job runs 15 s and more, so it still runs when its checkpoint is asked
+        // for (all four ranks RUNNING first); few steps, since a step of MPICH's four busy-polling ranks on a
+        // loaded two-core machine takes a second
+        String want = nativeResult(mpi, example, "60");
+        ILaunchManager lm = DebugPlugin.getDefault().getLaunchManager();
+        ILaunchConfigurationWorkingCopy wc = lm.getLaunchConfigurationType(ManaCore.LAUNCH_CONFIGURATION_TYPE)
+                .newInstance(null, "restart-4-ranks-" + mpi);
+        wc.setAttribute(ManaCore.ATTR_PROGRAM, example.toString());
+        wc.setAttribute(ManaCore.ATTR_ARGUMENTS, "60 250");
+        wc.setAttribute(ManaCore.ATTR_WORKING_DIRECTORY, dir.toString());
+        wc.setAttribute(ManaCore.ATTR_RANKS, 4);
+        wc.setAttribute(ManaCore.ATTR_MPI_IMPLEMENTATION, mpi.name());
+        wc.setAttribute(ManaCore.ATTR_CHECKPOINT_DIRECTORY, dir.resolve("ck").toString());
+        config = wc.doSave();
+
+        // Run mode; once the four ranks run: checkpoint and stop
+        List<IManaJob> before = new ArrayList<>(ManaJobs.getJobs());
+        runLaunch = config.launch(ILaunchManager.RUN_MODE, null);
+        IManaJob job = ManaWorkbenchFlowTest.waitForNewJob(before);
+        Ui.waitFor(() -> "4 ranks RUNNING (now " + job.getRanks() + ")", 120_000, () -> job.getRanks().size() == 4
+                && job.getRanks().stream().allMatch(r -> r.state() == dev.mana.coordinator.RankState.RUNNING));
+        dev.mana.coordinator.CheckpointResult ck = job.checkpoint(true, null);
+        assertTrue(ck.ok() && ck.ranks() == 4, String.valueOf(ck));
+        Ui.waitFor("the checkpointed job to stop", 60_000, runLaunch::isTerminated);
+        String out1 = ManaWorkbenchFlowTest.console(runLaunch);
+        assertTrue(!out1.contains(want), "stopped before its end: " + out1);
+
+        // Debug from Checkpoint...: ranks 0-3 at the restart pause (level 2, the dialog's default)
+        IWorkbenchWindow window = Ui.sync(() -> PlatformUI.getWorkbench().getWorkbenchWindows()[0]);
+        IWorkbenchPage page = Ui.sync(window::getActivePage);
+        perspectiveBefore = Ui.sync(page::getPerspective);
+        Ui.sync(() -> {
+            try {
+                PlatformUI.getWorkbench().showPerspective(IDebugUIConstants.ID_DEBUG_PERSPECTIVE, window);
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
+        DebugPlugin.getDefault().addDebugEventListener(listener);
+        Ui.sync(() -> {
+            dev.mana.eclipse.internal.ui.actions.RestartDialog d = new dev.mana.eclipse.internal.ui.actions.RestartDialog(
+                    window.getShell(), job, dir.resolve("ck").toFile(), true);
+            d.setBlockOnOpen(false);
+            d.open();
+            assertNotNull(d.debugButton(), "the Debug group (the MANA debugger is installed)");
+            assertTrue(d.debugButton().getSelection());
+            assertNotNull(d.awaitValidation(10_000), "the directory was checked");
+            assertTrue(d.getValidation().isValid(), d.getValidation().problems().toString());
+            d.debugRanksText().setText("0-3");
+            assertEquals(null, d.getErrorMessage());
+            assertTrue(d.pressRestart());
+            assertEquals(ILaunchManager.DEBUG_MODE, d.launchMode());
+            d.launch();
+        });
+        List<RankDebugTarget> targets = new ArrayList<>();
+        while (targets.size() < 4) {
+            DebugEvent created = awaitEvent(e -> e.getKind() == DebugEvent.CREATE && e.getSource() instanceof RankDebugTarget,
+                    "restarted rank's debug target " + targets.size());
+            targets.add((RankDebugTarget) created.getSource());
+        }
+        launch = targets.get(0).getLaunch();
+        List<RankDebugTarget> ranks = RankGroups.ranks(launch);
+        assertEquals(List.of(0, 1, 2, 3), ranks.stream().map(RankDebugTarget::rank).sorted().toList());
+        ranks = new ArrayList<>(ranks);
+        ranks.sort(java.util.Comparator.comparingInt(RankDebugTarget::rank));
+        for (RankDebugTarget t : ranks) {
+            assertTrue(t.isSuspended() && t.isPausePending(), t.getName() + " waits in its restart pause");
+            assertEquals(NLS.bind(Messages.Rank_atRestartPause, t.getName()), ManaDebugModelPresentation.rankLabel(t));
+        }
+        org.eclipse.debug.ui.IDebugView debugView =
+                (org.eclipse.debug.ui.IDebugView) Ui.sync(() -> page.showView(IDebugUIConstants.ID_DEBUG_VIEW));
+        List<RankDebugTarget> all = ranks;
+        Ui.waitFor(() -> "the four restarted ranks in the Debug view: " + debugViewText(debugView), 30_000,
+                () -> all.stream().allMatch(t -> debugViewText(debugView).contains(t.getName())));
+
+        // rank 1 released alone: at its next collective it waits for the three still in their pause
+        RankDebugTarget one = ranks.get(1);
+        one.resume();
+        awaitEvent(e -> e.getKind() == DebugEvent.RESUME && e.getSource() == one, "rank 1 to run");
+        assertTrue(!one.isPausePending());
+        assertEquals(List.of(0, 2, 3), RankGroups.waitsFor(one));
+        String stall = NLS.bind(Messages.Rank_waitsFor, one.getName(), "0, 2, 3");
+        assertEquals(stall, ManaDebugModelPresentation.rankLabel(one));
+        Ui.waitFor(() -> "rank 1's stall in the Debug view: " + debugViewText(debugView), 30_000,
+                () -> debugViewText(debugView).contains(stall));
+
+        // Resume All Ranks releases the other three: the job ends with the uninterrupted result
+        assertTrue(RankGroups.canResumeAll(launch));
+        Job resumeAll = new AllRanksHandler.Resume().run(launch);
+        resumeAll.join(60_000, null);
+        assertTrue(resumeAll.getResult() != null && resumeAll.getResult().isOK(), String.valueOf(resumeAll.getResult()));
+        for (RankDebugTarget t : ranks) {
+            assertTrue(!t.isPausePending(), t.getName() + " released");
+        }
+        IProcess proc = launch.getProcesses()[0];
+        Ui.waitFor("the restarted job to end", 180_000, proc::isTerminated);
         Ui.waitFor(() -> "\"" + want + "\" in the console: " + ManaWorkbenchFlowTest.console(launch), 30_000,
                 () -> ManaWorkbenchFlowTest.console(launch).contains(want));
     }

@@ -60,6 +60,7 @@ public final class Messages extends NLS {
     public static String DebugRank_noRank;
     public static String DebugRank_notRunning;
     public static String DebugRank_notHere;
+    public static String DebugRank_gone;
     public static String DebugRank_already;
     public static String DebugRank_job;
 
