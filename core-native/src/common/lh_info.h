@@ -111,7 +111,10 @@ struct lh_info {
                                          descriptor in mpi.lower_fds when it was marked (0: none kept) */
     uint64_t restart_flags;           /* MANA_RESTART_F_*: what the restart's environment asks of the
                                          upper half, whose own environment is the checkpoint's */
-    uint64_t reserved[14];
+    uint64_t part_comm;               /* MPICH: the real duplicate of MPI_COMM_WORLD made right after
+                                         MPI_Init, the hidden communicator of partitioned traffic
+                                         (src/mpi/part.c); 0 where the MPI has no partitioned calls */
+    uint64_t reserved[13];
 
     /* Descriptors above 2 that were open when the lower half started (inherited from the launcher). */
     uint32_t inherited_count;

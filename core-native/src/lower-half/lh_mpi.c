@@ -124,6 +124,17 @@ int lh_mpi_init(void)
     mana_lh.mpi.world_rank = rank;
     mana_lh.mpi.lh_fs_base = fs;
     mana_lh.mpi.lower_exit = (uint64_t)lh_mpi_exit;
+#if MPI_VERSION >= 4
+    /* The hidden communicator of partitioned communication (src/mpi/part.c): made here, at launch and
+     * at every restart, where every rank makes it at the same point before any program code runs. */
+    MPI_Comm part_comm = MPI_COMM_NULL;
+    rc = MPI_Comm_dup(MPI_COMM_WORLD, &part_comm);
+    if (rc != MPI_SUCCESS) {
+        mana_err("MPI_Comm_dup failed in the lower half (%s, error %d)", lh_mpi_name, rc);
+        return -1;
+    }
+    mana_lh.part_comm = (uint64_t)(uint32_t)part_comm;
+#endif
     on_exit(lh_mpi_at_exit, NULL);
     /* Asked afresh by every lower half, launch or restart: an image may restart on another CPU. */
     const char *nofs = getenv("MANA_NO_FSGSBASE");

@@ -803,8 +803,11 @@ static int restart_hook(uint32_t g, char *err, size_t errlen)
     MPI_Group wg;
     LOWER(real.Comm_group(R(MPI_COMM_WORLD), &wg));
     real_world_group = HBITS(wg);
+    mana_part_refresh(1);
     mana_fortran_refresh();
+    if (mana_datarep_restart(err, errlen) != 0) return -1;   /* before the files and their views */
     if (mana_replay(err, errlen) != 0) return -1;
+    if (mana_mpit_restart(err, errlen) != 0) return -1;   /* tool interface: its objects are back */
     if (mana_io_restart(err, errlen) != 0) return -1;
     if (mana_win_restart(err, errlen) != 0) return -1;
     if (mana_win_reopen(err, errlen) != 0) return -1;
@@ -913,16 +916,23 @@ void mana_mpi_init_lazy(void)
     MPI_Group wg;
     LOWER(real.Comm_group(R(MPI_COMM_WORLD), &wg));
     real_world_group = HBITS(wg);
+    mana_part_refresh(0);
     mana_initialized = 1;
     mana_fortran_refresh();
 }
 
 /* ---- environment management ---- */
 
+/* The program called MPI_Init or MPI_Init_thread.  Not mana_initialized, which says the wrappers are
+ * bound to the lower half: the calls MPI allows before MPI_Init (MPI_T_init_thread and the tool
+ * interface, MPI_Get_version, ...) bind them, and MPI_Init must still succeed after them. */
+static int app_initialized;
+
 int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     (void)argc; (void)argv;
-    if (mana_initialized) return MPI_ERR_OTHER;
+    if (app_initialized) return MPI_ERR_OTHER;
+    app_initialized = 1;
     mana_mpi_init_lazy();
     /* Every level is granted as asked.  The real MPI runs at MPI_THREAD_SERIALIZED (lh_mpi.c): the
      * threads of a rank take turns in the lower half, one excursion at a time, and under
@@ -944,7 +954,7 @@ int PMPI_Init(int *argc, char ***argv)
 }
 ALIAS(Init)
 
-int PMPI_Initialized(int *flag) { *flag = mana_initialized; return MPI_SUCCESS; }
+int PMPI_Initialized(int *flag) { *flag = app_initialized; return MPI_SUCCESS; }
 ALIAS(Initialized)
 int PMPI_Finalized(int *flag) { *flag = mana_finalized; return MPI_SUCCESS; }
 ALIAS(Finalized)

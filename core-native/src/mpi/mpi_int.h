@@ -108,6 +108,7 @@ enum vkind { K_FREE = 0, K_COMM, K_GROUP, K_TYPE, K_OP, K_REQ, K_ERRH, K_INFO, K
                                * until the files' pointers are back (io.c) */
 #define VF_FFACE    0x4000u   /* Open MPI: the communicator's Fortran face is written (fortran.c) */
 #define VF_WOPEN    0x8000u   /* window alive (set and cleared in the excursion that creates or frees it) */
+#define VF_PART     0x10000u  /* partitioned request (part.c): a persistent one on the hidden communicator */
 
 /* How an object was made, for the replay at restart. */
 enum recipe {
@@ -409,6 +410,9 @@ int  mana_coll_mt_wait(struct vobj *v);            /* coll.c: wait, release, the
         if (rcm_ != MPI_SUCCESS) { vrelease(v_); return rcm_; } \
         return mana_coll_mt_wait(v_); \
     } while (0)
+int  mana_part_start(struct vobj *r);              /* part.c: MPI_Start of a partitioned send (1: armed) */
+void mana_part_status(struct vobj *r);             /* part.c: the program's source and tag in its status */
+void mana_part_refresh(int at_restart);            /* part.c: the hidden communicator, at start and restart */
 int  mana_pcoll_start(struct vobj *r);             /* pcoll.c: MPI_Start of a persistent collective */
 int  mana_greq_cancel(struct vobj *r);             /* greq.c: the program's cancel function */
 int  mana_greq_free(struct vobj *r);               /* greq.c: the program's free function (vrelease) */
@@ -459,6 +463,8 @@ int  mana_io_objects(void *ctx, void *(*put)(void *ctx, const void *data, size_t
 int  mana_win_objects(void *ctx, void *(*put)(void *ctx, const void *data, size_t len)); /* win.c: windows' */
 int  mana_file_replay(struct vobj *f, MPI_Comm pc);        /* replay.c: R_FILE_OPEN */
 int  mana_io_restart(char *err, size_t errlen);    /* after the replay: views, atomicity, pointers */
+int  mana_datarep_restart(char *err, size_t errlen);  /* datarep.c: registrations again, before the replay */
+int  mana_mpit_restart(char *err, size_t errlen);     /* mpit.c: the tool interface again, after the replay */
 
 /* ---- one-sided communication (win.c) ---- */
 struct vobj *mana_win_obj(MPI_Win win);            /* the entry of a live window, or NULL */

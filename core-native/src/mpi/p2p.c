@@ -206,6 +206,7 @@ int req_post(struct vobj *r)
     if (r->rkind == RQ_RECV && r->comm &&
         buffered_take(r->comm, r->peer, r->tag, r->buf, r->count, HMAKE(MPI_Datatype, r->a[0]), &r->status, 0)) {
         r->flags |= VF_DONE | VF_POSTED;
+        if (r->flags & VF_PART) mana_part_status(r);
         return MPI_SUCCESS;
     }
     uint64_t up = lower_enter();
@@ -219,6 +220,7 @@ static void req_finished(struct vobj *r, const MPI_Status *st)
 {
     r->flags |= VF_DONE;
     r->status = *st;
+    if ((r->flags & VF_PART) && r->rkind == RQ_RECV) mana_part_status(r);
     /* A cancelled operation moved no message: a cancelled receive counted as received made the drain
      * see more received than sent ("-8 message(s) still in flight": HPCC's RandomAccess cancels its
      * pending any-source receives); a cancelled send is no longer in flight. */

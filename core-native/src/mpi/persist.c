@@ -76,6 +76,7 @@ int PMPI_Start(MPI_Request *h)
         r->flags |= VF_ACTIVE | VF_POSTED | VF_DONE;
         return MPI_SUCCESS;
     }
+    if (mana_part_start(r)) return MPI_SUCCESS;       /* a partitioned send waits for its partitions */
     r->flags |= VF_ACTIVE;
     int rc = r->rkind == RQ_PCOLL ? mana_pcoll_start(r) : req_post(r);
     if (rc != MPI_SUCCESS) r->flags &= ~VF_ACTIVE;

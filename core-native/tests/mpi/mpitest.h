@@ -69,7 +69,10 @@ struct mt_run {
 static inline void mt_init_level(struct mt_run *r, int *argc, char ***argv, int level)
 {
     if (level < 0) {
-        MPI_Init(argc, argv);
+        if (MPI_Init(argc, argv) != MPI_SUCCESS) {
+            fprintf(stderr, "MPI_Init failed\n");
+            exit(2);
+        }
     } else {
         int got = -1;
         MPI_Init_thread(argc, argv, level, &got);   /* mana-lint: ignore MPI_Init_thread (threads.c: the level is the test) */
