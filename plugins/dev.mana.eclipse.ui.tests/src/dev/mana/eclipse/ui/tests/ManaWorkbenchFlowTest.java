@@ -78,10 +78,21 @@ class ManaWorkbenchFlowTest {
 
     /** /tmp/demo: the flow works there, so its screenshots show short paths of no machine (DemoDir). */
     static DemoDir demo;
+    /** org.eclipse.debug.ui's preferences (IDebugPreferenceConstants, internal): show the console on output. */
+    static final String CONSOLE_OPEN_ON_OUT = "DEBUG.consoleOpenOnOut";
+    static final String CONSOLE_OPEN_ON_ERR = "DEBUG.consoleOpenOnErr";
+    /** Their values before the test (null: not set), put back after. */
+    static String[] consoleOpenOn;
 
     @BeforeAll
     static void setUp() throws Exception {
         demo = DemoDir.open();
+        // the job's output does not bring the Console up: over a maximized MANA Job view it showed as the
+        // minimized stack's overlay and hid half the table in the screenshots (the test shows it when it looks)
+        var debugUi = InstanceScope.INSTANCE.getNode(IDebugUIConstants.PLUGIN_ID);
+        consoleOpenOn = new String[] {debugUi.get(CONSOLE_OPEN_ON_OUT, null), debugUi.get(CONSOLE_OPEN_ON_ERR, null)};
+        debugUi.putBoolean(CONSOLE_OPEN_ON_OUT, false);
+        debugUi.putBoolean(CONSOLE_OPEN_ON_ERR, false);
         InstanceScope.INSTANCE.getNode(ManaCore.PLUGIN_ID).putLong(ManaCore.PREF_POLL_MILLIS, 200);
         Ui.sync(() -> {
             IWorkbenchWindow w = PlatformUI.getWorkbench().getActiveWorkbenchWindow();
@@ -136,6 +147,17 @@ class ManaWorkbenchFlowTest {
                     j.getLaunch().terminate();
                 } catch (Exception e) {
                     // best effort
+                }
+            }
+        }
+        if (consoleOpenOn != null) {
+            var debugUi = InstanceScope.INSTANCE.getNode(IDebugUIConstants.PLUGIN_ID);
+            String[] keys = {CONSOLE_OPEN_ON_OUT, CONSOLE_OPEN_ON_ERR};
+            for (int i = 0; i < keys.length; i++) {
+                if (consoleOpenOn[i] == null) {
+                    debugUi.remove(keys[i]);
+                } else {
+                    debugUi.put(keys[i], consoleOpenOn[i]);
                 }
             }
         }
