@@ -245,6 +245,7 @@ class ManaWorkbenchFlowTest {
                     return;
                 }
                 dialog.setBounds(60, 40, 1100, 760);
+                dialog.layout(true, true); // at the new size (the filter field's clear button sat mid-field)
                 ILaunchConfigurationDialog d = (ILaunchConfigurationDialog) dialog.getData();
                 Ui.screenshot(dialog, "launch-dialog");
                 d.setActiveTab(1);
