@@ -196,21 +196,17 @@ class DebugRestartUiTest {
             assertEquals(2, d.pauseLevelSpinner().getSelection());
             assertNotNull(d.awaitValidation(10_000), "the directory was checked");
             assertTrue(d.getValidation().isValid(), d.getValidation().problems().toString());
-            // rank 0 at pause level 3 is taken
+            // a rank the job does not have is refused; rank 0 at pause level 3 is taken
+            d.debugRanksText().setText("1");
+            assertEquals("rank 1 to debug is not in the job (0-0)", d.getErrorMessage());
+            d.debugRanksText().setText("0");
             d.pauseLevelSpinner().setSelection(3);
             assertEquals(null, d.getErrorMessage());
             assertTrue(Ui.pattern(dev.mana.eclipse.internal.ui.Messages.RestartDialog_debugRanksWait, null, 3)
                 .matcher(d.getMessage()).find(), d.getMessage());
             d.getShell().setBounds(80, 60, 820, 520);
             d.getShell().layout(true, true);
-            // the picture before the refusal below: that disables Debug, and the picture taken right after it
-            // was enabled again caught the button half-way through the theme's fade back
             Ui.screenshot(d.getShell(), "restart-debug-dialog");
-            // a rank the job does not have is refused; rank 0 is taken again
-            d.debugRanksText().setText("1");
-            assertEquals("rank 1 to debug is not in the job (0-0)", d.getErrorMessage());
-            d.debugRanksText().setText("0");
-            assertEquals(null, d.getErrorMessage());
             assertTrue(d.pressRestart());
             assertEquals(ILaunchManager.DEBUG_MODE, d.launchMode());
             d.launch();
