@@ -21,6 +21,10 @@ if [ -n "$missing" ]; then
     echo "UI tests need the Debian packages:$missing (GTK 3 for the workbench, Xvfb to show it)" >&2; exit 1
   fi
 fi
+# GTK without animations (the tests point XDG_CONFIG_HOME here): a button enabled a moment before a
+# screenshot is drawn enabled, not half-way through the theme's 200 ms fade from its disabled look.
+mkdir -p "$dir/xdg/gtk-3.0"
+printf '[Settings]\ngtk-enable-animations=false\n' > "$dir/xdg/gtk-3.0/settings.ini"
 owner=$PPID
 setsid bash -c '
   exec 3>"'"$dir"'/xvfb.display.tmp"

@@ -14,7 +14,6 @@ import dev.mana.eclipse.debug.ManaLineBreakpoint;
 import dev.mana.eclipse.debug.RankDebugTarget;
 import dev.mana.eclipse.debug.RankStackFrame;
 import java.io.File;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -69,6 +68,7 @@ import org.junit.jupiter.api.Test;
 class DebugRestartUiTest {
     private CheckpointedSplitApp app0;
     private ILaunch launch;
+    private DemoDir demo;
     private Path dir;
     private org.eclipse.ui.IPerspectiveDescriptor perspectiveBefore;
     private org.eclipse.debug.core.ILaunchConfiguration config;
@@ -109,10 +109,8 @@ class DebugRestartUiTest {
         if (app0 != null) {
             app0.close();
         }
-        if (dir != null) {
-            try (var s = Files.walk(dir)) {
-                s.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
+        if (demo != null) {
+            demo.close();
         }
     }
 
@@ -123,7 +121,9 @@ class DebugRestartUiTest {
             Cannot.skipOrFail("runtime", "the runtime is not built (make build): no " + new File(root, "bin/mana_launch"));
         }
         System.setProperty(ManaRuntime.RUNTIME_PROPERTY, root.getPath());
-        dir = Files.createTempDirectory("mana-debug-ui");
+        // /tmp/demo: the dialog, the Debug view and the console show its short paths and names (DemoDir)
+        demo = DemoDir.open();
+        dir = demo.path();
         // launched under the runtime, checkpointed, killed: a checkpoint to restart from
         app0 = new CheckpointedSplitApp(root.toPath(), dir, 600); // outlives the checkpoint request on a loaded machine (150 had ended: "0 of 1 ranks registered")
         String app = app0.app.toString();
@@ -131,7 +131,7 @@ class DebugRestartUiTest {
 
         // the source in the workspace, opened in the platform's text editor; a breakpoint toggled on line 20
         IWorkspace ws = ResourcesPlugin.getWorkspace();
-        IProject project = ws.getRoot().getProject("debug-ui-" + dir.getFileName());
+        IProject project = ws.getRoot().getProject("splitapp");
         IProjectDescription desc = ws.newProjectDescription(project.getName());
         desc.setLocation(IPath.fromOSString(dir.toString()));
         project.create(desc, null);
@@ -171,7 +171,7 @@ class DebugRestartUiTest {
         // the job's configuration; Debug from Checkpoint...: the restart dialog's Debug variant on its directory
         ILaunchManager lm = DebugPlugin.getDefault().getLaunchManager();
         ILaunchConfigurationWorkingCopy wc = lm.getLaunchConfigurationType(ManaCore.LAUNCH_CONFIGURATION_TYPE)
-                .newInstance(null, "splitapp-debug-" + dir.getFileName());
+                .newInstance(null, "splitapp");
         wc.setAttribute(ManaCore.ATTR_PROGRAM, app);
         wc.setAttribute(ManaCore.ATTR_ARGUMENTS, "600 10000");
         wc.setAttribute(ManaCore.ATTR_WORKING_DIRECTORY, dir.toString());

@@ -59,6 +59,8 @@ import dev.mana.inspector.MemoryRegion;
 class ImageBrowsingTest {
     static Path root;
     static Path tmp;
+    /** /tmp/demo, where every image the pictures show lies (DemoDir); {@link #tmp} is its path. */
+    static DemoDir demo;
     static Path target;
     static RealImages real;
     /** A two-generation, two-rank directory from the test writer (always there, real runtime or not). */
@@ -68,8 +70,9 @@ class ImageBrowsingTest {
     static void setUp() throws Exception {
         root = Path.of(System.getProperty("mana.root"));
         target = Path.of(System.getProperty("mana.uitest.target", "target"));
-        tmp = Files.createTempDirectory("mana-images");
-        real = RealImages.make(root, tmp);
+        demo = DemoDir.open();
+        tmp = demo.path();
+        real = RealImages.make(root, demo);
         writtenDir = tmp.resolve("written");
         for (int g = 1; g <= 2; g++) {
             for (int r = 0; r < 2; r++) {
@@ -97,8 +100,8 @@ class ImageBrowsingTest {
     @AfterAll
     static void cleanUp() throws Exception {
         Files.deleteIfExists(target.resolve("large-1gib.mana"));
-        try (var s = Files.walk(tmp)) {
-            s.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        if (demo != null) {
+            demo.close();
         }
     }
 

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -77,11 +76,23 @@ class ManaWorkbenchFlowTest {
     record Scenario(String name, File runtime, File program, String args, String progress, String expect, int ranks,
             boolean everyRankPrints, boolean holdsCheckpoints, boolean screenshots) {}
 
-    static Path tmp;
+    /** /tmp/demo: the flow works there, so its screenshots show short paths of no machine (DemoDir). */
+    static DemoDir demo;
+    /** org.eclipse.debug.ui's preferences (IDebugPreferenceConstants, internal): show the console on output. */
+    static final String CONSOLE_OPEN_ON_OUT = "DEBUG.consoleOpenOnOut";
+    static final String CONSOLE_OPEN_ON_ERR = "DEBUG.consoleOpenOnErr";
+    /** Their values before the test (null: not set), put back after. */
+    static String[] consoleOpenOn;
 
     @BeforeAll
     static void setUp() throws Exception {
-        tmp = Files.createTempDirectory("mana-ui");
+        demo = DemoDir.open();
+        // the job's output does not bring the Console up: over a maximized MANA Job view it showed as the
+        // minimized stack's overlay and hid half the table in the screenshots (the test shows it when it looks)
+        var debugUi = InstanceScope.INSTANCE.getNode(IDebugUIConstants.PLUGIN_ID);
+        consoleOpenOn = new String[] {debugUi.get(CONSOLE_OPEN_ON_OUT, null), debugUi.get(CONSOLE_OPEN_ON_ERR, null)};
+        debugUi.putBoolean(CONSOLE_OPEN_ON_OUT, false);
+        debugUi.putBoolean(CONSOLE_OPEN_ON_ERR, false);
         InstanceScope.INSTANCE.getNode(ManaCore.PLUGIN_ID).putLong(ManaCore.PREF_POLL_MILLIS, 200);
         Ui.sync(() -> {
             IWorkbenchWindow w = PlatformUI.getWorkbench().getActiveWorkbenchWindow();
@@ -104,10 +115,11 @@ class ManaWorkbenchFlowTest {
     @Test
     void mpiExampleTwoRanks() throws Exception {
         File root = new File(System.getProperty("mana.root"));
-        File program = new File(root, "core-native/build/examples/heat_mpi");
-        if (!new File(root, "bin/mana_launch").canExecute() || !program.canExecute()) {
-            Cannot.skipOrFail("runtime", "the runtime and its examples are not built (make build): no " + program);
+        File built = new File(root, "core-native/build/examples/heat_mpi");
+        if (!new File(root, "bin/mana_launch").canExecute() || !built.canExecute()) {
+            Cannot.skipOrFail("runtime", "the runtime and its examples are not built (make build): no " + built);
         }
+        File program = demo.copyProgram(built.toPath()).toFile(); // /tmp/demo/heat_mpi
         ProcessBuilder pb = new ProcessBuilder("mpirun.openmpi", "--oversubscribe", "-n", "2", program.getPath(), "200", "0")
             .redirectErrorStream(true);
         pb.environment().put("OMPI_ALLOW_RUN_AS_ROOT", "1");
@@ -128,7 +140,7 @@ class ManaWorkbenchFlowTest {
     }
 
     @AfterAll
-    static void tearDown() {
+    static void tearDown() throws Exception {
         for (IManaJob j : ManaJobs.getJobs()) {
             if (!j.isTerminated()) {
                 try {
@@ -137,6 +149,20 @@ class ManaWorkbenchFlowTest {
                     // best effort
                 }
             }
+        }
+        if (consoleOpenOn != null) {
+            var debugUi = InstanceScope.INSTANCE.getNode(IDebugUIConstants.PLUGIN_ID);
+            String[] keys = {CONSOLE_OPEN_ON_OUT, CONSOLE_OPEN_ON_ERR};
+            for (int i = 0; i < keys.length; i++) {
+                if (consoleOpenOn[i] == null) {
+                    debugUi.remove(keys[i]);
+                } else {
+                    debugUi.put(keys[i], consoleOpenOn[i]);
+                }
+            }
+        }
+        if (demo != null) {
+            demo.close();
         }
     }
 
@@ -187,8 +213,9 @@ class ManaWorkbenchFlowTest {
         String expect = sc.expect();
         String progress = sc.progress();
         ILaunchManager lm = DebugPlugin.getDefault().getLaunchManager();
-        Path dir = Files.createDirectories(tmp.resolve(sc.name().replaceAll("[^A-Za-z0-9_]", "_")));
-        File ckpt = dir.resolve("checkpoints").toFile();
+        // the job works in /tmp/demo beside its program, its checkpoints in /tmp/demo/ck
+        Path dir = demo.path();
+        File ckpt = demo.resolve("ck").toFile();
         ILaunchConfigurationWorkingCopy wc = lm.getLaunchConfigurationType(ManaCore.LAUNCH_CONFIGURATION_TYPE)
             .newInstance(null, sc.name());
         wc.setAttribute(ManaCore.ATTR_PROGRAM, sc.program().getPath());
@@ -218,6 +245,7 @@ class ManaWorkbenchFlowTest {
                     return;
                 }
                 dialog.setBounds(60, 40, 1100, 760);
+                dialog.layout(true, true); // at the new size (the filter field's clear button sat mid-field)
                 ILaunchConfigurationDialog d = (ILaunchConfigurationDialog) dialog.getData();
                 Ui.screenshot(dialog, "launch-dialog");
                 d.setActiveTab(1);
@@ -354,7 +382,7 @@ class ManaWorkbenchFlowTest {
             assertTrue(d.getValidation().isValid(), d.getValidation().problems().toString());
             assertEquals(2, d.getValidation().generation());
             if (sc.screenshots()) {
-                d.getShell().setBounds(80, 60, 820, 440);
+                d.getShell().setBounds(80, 60, 820, 520); // tall enough for every rank's row
                 d.getShell().layout(true, true);
                 Ui.screenshot(d.getShell(), "restart-dialog");
             }

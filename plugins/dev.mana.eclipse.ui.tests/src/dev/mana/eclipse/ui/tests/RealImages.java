@@ -17,7 +17,9 @@ import java.util.regex.Pattern;
  * {@code bin/mana_launch}, two {@code bin/mana_status --checkpoint}s, then the program is killed. The runtime
  * removes generation 1 once generation 2 is committed; a copy taken in between is put back, so the
  * directory holds two generations (as a user who keeps old ones has). {@link #why} says why there are none
- * (runtime not built: {@code make build}).
+ * (runtime not built: {@code make build}). It all happens in the neutral {@link DemoDir}: the runtime and
+ * heat are copied there first, so the images record /tmp/demo/heat and /tmp/demo/mana/lib/libmana.so and
+ * lie in /tmp/demo/ck (what the editors' pictures show), not paths of the machine that built them.
  */
 final class RealImages {
     final Path dir;
@@ -32,19 +34,21 @@ final class RealImages {
         this.why = why;
     }
 
-    static RealImages make(Path root, Path tmp) throws Exception {
+    static RealImages make(Path builtRoot, DemoDir demo) throws Exception {
         for (String t : new String[] {"mana_coordinator", "mana_launch", "mana_status", "mana_inspect"}) {
-            if (!Files.isExecutable(root.resolve("bin").resolve(t))) {
+            if (!Files.isExecutable(builtRoot.resolve("bin").resolve(t))) {
                 return new RealImages(null, null, null, "bin/" + t + " is not built (make build)");
             }
         }
-        Path heat = root.resolve("core-native/build/examples/heat");
-        if (!Files.isExecutable(heat)) {
+        Path built = builtRoot.resolve("core-native/build/examples/heat");
+        if (!Files.isExecutable(built)) {
             return new RealImages(null, null, null, "core-native/build/examples/heat is not built (make build)");
         }
-        Path work = Files.createDirectories(tmp.resolve("real"));
+        Path root = demo.copyRuntime(builtRoot); // /tmp/demo/mana
+        Path heat = demo.copyProgram(built); // /tmp/demo/heat
+        Path work = Files.createDirectories(demo.resolve("run")); // the coordinator's files and the logs
         Path rc = work.resolve("mana.rc");
-        Path ck = Files.createDirectories(work.resolve("ckpt"));
+        Path ck = Files.createDirectories(demo.resolve("ck"));
         Process coord = null;
         Process app = null;
         try {

@@ -123,6 +123,23 @@ final class Ui {
         return screenshot(shell, new File(dir, name).getPath(), true);
     }
 
+    /**
+     * Where the shell is on the screen: from its origin to the end of its client area. Not
+     * {@code getBounds()}: under Xvfb there is no window manager, so no frame, yet SWT takes a guessed frame
+     * off the size it is given (some pixels across, about 30 down), and a picture of the bounds has a strip
+     * of whatever lies right of and below the window (the workbench behind a dialog, the black root window
+     * below the workbench). The window starts at its location (nothing is drawn above it); its client area
+     * ends where the window does ({@code toDisplay} asks X where it is); a menu bar lies between the two
+     * (the workbench's), and JFace draws a dialog's title inside its client area.
+     */
+    static Rectangle shownArea(Shell shell) {
+        Rectangle at = shell.getBounds();
+        Rectangle ca = shell.getClientArea();
+        org.eclipse.swt.graphics.Point end = shell.toDisplay(ca.x + ca.width, ca.y + ca.height);
+        return new Rectangle(at.x, at.y, Math.max(1, end.x - at.x), Math.max(1, end.y - at.y));
+    }
+
+    /** Saves a PNG of {@link #shownArea}, as the screen shows it, into {@code pathWithoutExtension}.png. */
     static File screenshot(Shell shell, String pathWithoutExtension, boolean unused) {
         Display d = shell.getDisplay();
         for (int i = 0; i < 20; i++) { // let pending paints finish
@@ -131,9 +148,7 @@ final class Ui {
             }
         }
         shell.update();
-        Rectangle b = shell.getBounds();
-        Rectangle screen = d.getBounds();
-        b = b.intersection(screen);
+        Rectangle b = shownArea(shell).intersection(d.getBounds());
         Image img = new Image(d, b.width, b.height);
         GC gc = new GC(d);
         try {
