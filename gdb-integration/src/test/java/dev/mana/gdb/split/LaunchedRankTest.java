@@ -30,10 +30,7 @@ class LaunchedRankTest {
     @Test
     void attachToARunningRankDetachAndItFinishes() throws Exception {
         CheckpointFixture fx = CheckpointFixture.get();
-        fx.rt.startCoordinator();
-        ManaRuntime.Rank r = fx.rt.launch(fx.tmp.resolve("ck-c"), List.of("--job", "c"),
-                List.of(fx.prog.app.toString(), STEPS, "10000"));
-        r.awaitOut(l -> l.startsWith("started "), Duration.ofSeconds(30), "started line");
+        ManaRuntime.Rank r = launchRunning(fx, "c");
         try (RankDebugger dbg = RankDebugger.attach(r.pid(), null, GdbMi.Options.defaults())) {
             SplitProcess sp = dbg.process();
             assertTrue(sp.warnings().isEmpty(), sp.warnings().toString());
@@ -64,11 +61,7 @@ class LaunchedRankTest {
             dbg.gdb().execute("-break-delete");
         }
         // closing detached: the program runs on and ends normally
-        String result = r.awaitOut(l -> l.startsWith("result "), Duration.ofSeconds(60), "result line");
-        String reference = dev.mana.gdb.testsupport.TestProgram.run(fx.prog.dir, fx.prog.app.toString(), STEPS, "0")
-                .lines().filter(l -> l.startsWith("result ")).findFirst().orElseThrow();
-        assertEquals(reference, result);
-        assertEquals(0, r.process().waitFor());
+        endsWithTheUninterruptedResult(fx, r);
     }
 
     /** A checkpoint of a rank that runs under gdb goes through: gdb passes the checkpoint signal without
@@ -77,10 +70,7 @@ class LaunchedRankTest {
     @Test
     void checkpointWhileRunningUnderGdb() throws Exception {
         CheckpointFixture fx = CheckpointFixture.get();
-        fx.rt.startCoordinator();
-        ManaRuntime.Rank r = fx.rt.launch(fx.tmp.resolve("ck-g"), List.of("--job", "g"),
-                List.of(fx.prog.app.toString(), STEPS, "10000"));
-        r.awaitOut(l -> l.startsWith("started "), Duration.ofSeconds(30), "started line");
+        ManaRuntime.Rank r = launchRunning(fx, "g");
         try (RankDebugger dbg = RankDebugger.attach(r.pid(), null, GdbMi.Options.defaults())) {
             CompletableFuture<GdbEvent.Stopped> stop = dbg.nextStop();
             dbg.resume();
@@ -90,11 +80,7 @@ class LaunchedRankTest {
                 assertTrue(images.anyMatch(f -> f.toString().endsWith(".mana")), "the checkpoint wrote rank 0's image");
             }
         }
-        String result = r.awaitOut(l -> l.startsWith("result "), Duration.ofSeconds(60), "result line");
-        String reference = dev.mana.gdb.testsupport.TestProgram.run(fx.prog.dir, fx.prog.app.toString(), STEPS, "0")
-                .lines().filter(l -> l.startsWith("result ")).findFirst().orElseThrow();
-        assertEquals(reference, result);
-        assertEquals(0, r.process().waitFor());
+        endsWithTheUninterruptedResult(fx, r);
     }
 
     @Test
@@ -106,5 +92,23 @@ class LaunchedRankTest {
         assertEquals(40, RankDebugger.checkpointSignal(env));
         assertEquals(40, RankDebugger.checkpointSignal(dir.resolve("missing")));
         assertEquals("handle SIG45 nostop noprint pass", new dev.mana.gdb.mi.command.CliHandleSignal(45).text());
+    }
+
+    /** The test program under bin/mana_launch as job {@code job}, running (its "started" line seen). */
+    private static ManaRuntime.Rank launchRunning(CheckpointFixture fx, String job) throws Exception {
+        fx.rt.startCoordinator();
+        ManaRuntime.Rank r = fx.rt.launch(fx.tmp.resolve("ck-" + job), List.of("--job", job),
+                List.of(fx.prog.app.toString(), STEPS, "10000"));
+        r.awaitOut(l -> l.startsWith("started "), Duration.ofSeconds(30), "started line");
+        return r;
+    }
+
+    /** The rank runs to its end with the result line of an uninterrupted run, and exits 0. */
+    private static void endsWithTheUninterruptedResult(CheckpointFixture fx, ManaRuntime.Rank r) throws Exception {
+        String result = r.awaitOut(l -> l.startsWith("result "), Duration.ofSeconds(60), "result line");
+        String reference = dev.mana.gdb.testsupport.TestProgram.run(fx.prog.dir, fx.prog.app.toString(), STEPS, "0")
+                .lines().filter(l -> l.startsWith("result ")).findFirst().orElseThrow();
+        assertEquals(reference, result);
+        assertEquals(0, r.process().waitFor());
     }
 }
