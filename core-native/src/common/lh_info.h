@@ -70,6 +70,8 @@ struct mana_lh_mpi {
     int32_t  lower_tids[MANA_MAX_LOWER_TIDS];
     uint32_t fsgsbase;                /* 1: switch FS with wrfsbase (the kernel allows it: HWCAP2_FSGSBASE;
                                          MANA_NO_FSGSBASE=1 turns it off), 0: arch_prctl */
+    uint32_t yield_waits;             /* 1: waiting loops give the CPU up every few polls (this node runs
+                                         more ranks than the process may use CPUs; MANA_YIELD overrides) */
     uint64_t lower_exit;              /* void (*)(int): the lower libc's exit (its handlers run), called
                                          by the upper half's last exit handler (plugin.c) */
     uint64_t lower_fds[8];            /* bitmap of descriptors 0..511 the MPI library has open: those of

@@ -22,14 +22,15 @@ static const char usage[] =
     "                        [--serve] [--serve-for SEC] [--fail-ckpt] [--restarting G]\n"
     "                        [--ckptdir DIR] [--timeout MS] [-q]\n"
     "       mana_coord_probe [-h HOST] [-p PORT] [-s SECRET] [-j JOB] --set-interval SEC\n"
-    "       mana_coord_probe [-h HOST] [-p PORT] [-s SECRET] [-j JOB] --checkpoint [--exit]\n"
+    "       mana_coord_probe [-h HOST] [-p PORT] [-s SECRET] [-j JOB] --checkpoint [--exit] [--forked]\n"
     "       mana_coord_probe [-h HOST] [-p PORT] [-s SECRET] [-j JOB] --await-running N [--timeout MS]\n"
     "Registers as rank RANK of NRANKS (default 0 of 1) and runs COUNT collectives\n"
     "(default 100 barriers, generation G = 0, phase P = 64: outside the checkpoint\n"
     "phases 1-34), checking every result; prints latency figures.\n"
     "--serve answers checkpoint requests like a rank (phases 1-4) until KILL, or for SEC s.\n"
     "--set-interval connects as a control client and sets the job's checkpoint interval.\n"
-    "--checkpoint asks for a checkpoint, waits for it and prints the coordinator's figures:\n"
+    "--checkpoint asks for a checkpoint (--exit: the ranks exit after it; --forked: written by a\n"
+    "  writer process while the program runs), waits for it and prints the coordinator's figures:\n"
     "  checkpoint ok generation=G elapsed_s=T bytes=B ranks=N dir=D   (exit 0; else 1)\n"
     "--await-running waits until the job lists N ranks, all RUNNING (exit 0), or the time-out\n"
     "  passes (exit 1, with the ranks as last listed): a test's wait, one process, no JVM.\n"
@@ -253,7 +254,7 @@ int main(int argc, char **argv)
         {"restarting", required_argument, 0, 'R'}, {"ckptdir", required_argument, 0, 'd'},
         {"timeout", required_argument, 0, 't'}, {"help", no_argument, 0, 'H'},
         {"set-interval", required_argument, 0, 'I'}, {"checkpoint", no_argument, 0, 'C'},
-        {"exit", no_argument, 0, 'E'}, {"await-running", required_argument, 0, 'A'},
+        {"exit", no_argument, 0, 'E'},          {"forked", no_argument, 0, 'K'}, {"await-running", required_argument, 0, 'A'},
         {0, 0, 0, 0}};
     struct opts o = {.rank = 0, .nranks = 1, .count = 100, .timeout_ms = 60000,
                      .phase = 64, .op = MANA_COORD_BARRIER, .ckptdir = "."};
@@ -261,7 +262,7 @@ int main(int argc, char **argv)
     int port = 0, ch;
     uint32_t restart_gen = 0;
     long set_interval = -1;
-    int checkpoint = 0, ckpt_exit = 0;
+    int checkpoint = 0, ckpt_exit = 0, ckpt_forked = 0;
     long await_n = -1;
 
     /* Line-buffered even into a file: tests read our progress while we run. */
@@ -294,6 +295,7 @@ int main(int argc, char **argv)
             break;
         case 'C': checkpoint = 1; break;
         case 'E': ckpt_exit = 1; break;
+        case 'K': ckpt_forked = 1; break;
         case 'A': await_n = num(optarg, 1, 256); break;
         case 'I': set_interval = num(optarg, 0, UINT32_MAX); break;
         case 'H': fputs(usage, stdout); return 0;
@@ -327,7 +329,8 @@ int main(int argc, char **argv)
         }
         if (checkpoint) {
             struct mana_coord_ckpt_result res;
-            uint8_t fl = MANA_COORD_CKPT_WAIT | (ckpt_exit ? MANA_COORD_CKPT_EXIT : 0);
+            uint8_t fl = MANA_COORD_CKPT_WAIT | (ckpt_exit ? MANA_COORD_CKPT_EXIT : 0) |
+                         (ckpt_forked ? MANA_COORD_CKPT_FORKED : 0);
             rc = mana_coord_checkpoint(c, fl, &res, o.timeout_ms, err, sizeof err);
             mana_coord_close(c);
             if (rc != MANA_COORD_OK || !res.ok) {

@@ -792,6 +792,7 @@ static int restart_hook(uint32_t g, char *err, size_t errlen)
     }
     lower.fs = lh->mpi.lh_fs_base;
     lower.fsgsbase = lh->mpi.fsgsbase;     /* this machine's answer, not the image's */
+    lower.yield_waits = lh->mpi.yield_waits;
     void *(*resolve)(const char *) = (void *(*)(const char *))lh->mpi.resolve;
     /* Resolve the real entry points again: the new lower half may have loaded MPI elsewhere. */
 #define RESOLVE(n) LOWER(real.n = (__typeof__(real.n))resolve("PMPI_" #n));
@@ -885,6 +886,7 @@ void mana_mpi_init_lazy(void)
     lower.lh = lh;
     lower.fs = lh->mpi.lh_fs_base;
     lower.fsgsbase = lh->mpi.fsgsbase;
+    lower.yield_waits = lh->mpi.yield_waits;
     lower.owner = lower.iface->lower_owner;
     lower.deferred = lower.iface->deferred;
     lower.sig = lower.iface->ckpt_signal;

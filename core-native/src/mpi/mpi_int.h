@@ -236,6 +236,7 @@ struct mana_lower {
     struct lh_info *lh;
     uint32_t tid_offset;                       /* tid in glibc's struct pthread */
     uint32_t fsgsbase;                         /* lh->mpi.fsgsbase: wrfsbase, not arch_prctl */
+    uint32_t yield_waits;                      /* lh->mpi.yield_waits: an oversubscribed node */
 };
 extern struct mana_lower lower;
 extern volatile int mana_gate;                 /* 1: MPI closed (checkpoint/restart in progress) */
@@ -322,8 +323,14 @@ static inline __attribute__((always_inline)) void lower_leave(uint64_t up)
 
 /* Waiting loops poll the real MPI as the real MPI's own blocking calls do (they never yield: yielding
  * after every test put a round trip at 20 us on a busy machine, against 1.4 us); only a loop that has
- * polled for long gives the CPU up now and then, for an oversubscribed node. */
-static inline int spin_yield(unsigned spin) { return spin >= (1u << 16) && (spin & 1023u) == 0; }
+ * polled for long gives the CPU up now and then.  On a node with more ranks than CPUs (the lower half
+ * decides: lh_mpi.c) a loop yields every 64 polls from the start, as Open MPI's own waits do there: the
+ * rank it waits for may need this CPU. */
+static inline int spin_yield(unsigned spin)
+{
+    if (lower.yield_waits) return (spin & 63u) == 63u;
+    return spin >= (1u << 16) && (spin & 1023u) == 0;
+}
 
 /* A checkpoint wants this thread, or another thread waits for the lower half: leave a waiting loop
  * there (the caller polls again once it has the lower half back). */
