@@ -36,6 +36,7 @@ mkdir -p "$APPS_BUILD"
 export HOME=$W MANA_RC=$W/mana.rc
 unset MANA_COORD_HOST MANA_COORD_PORT MANA_COORD_SECRET MANA_CKPT_DIR MANA_DEBUG MANA_NO_COORD
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export OMPI_MCA_odls_base_sigkill_timeout=0    # checkpoint-and-kill: the job ends at once (see tests/mpi/cr_mpi.sh)
 job_pid=
 cleanup() {
     [ -n "$job_pid" ] && { pkill -KILL -P "$job_pid" 2>/dev/null; kill -KILL "$job_pid" 2>/dev/null; }

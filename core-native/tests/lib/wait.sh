@@ -10,9 +10,12 @@
 # mana_status --list per look: each of those starts a JVM (~0.7 s of CPU), which on a 2-core CI machine
 # slowed the very ranks being waited for and made most of the MPI suite's harness time.
 
+# The 50 ms between looks: a read with a time-out on a pipe nobody writes, in the shell itself (sleep(1)
+# was a fork and an exec per look, 20 a second in every wait of every test).
+exec {_wait_nap_fd}<> <(:)
 wait_for() {
     local n=$(($1 * 20)); shift
-    until "$@"; do n=$((n - 1)); [ $n -gt 0 ] || return 1; sleep 0.05; done
+    until "$@"; do n=$((n - 1)); [ $n -gt 0 ] || return 1; read -rt 0.05 -u "$_wait_nap_fd" _ || :; done
 }
 
 await_running() {

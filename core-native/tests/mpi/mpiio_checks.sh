@@ -13,6 +13,7 @@ run() {   # run NP ARGS...
     else timeout 120 mpirun.mpich -n "$n" "$@"; fi
 }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_odls_base_sigkill_timeout=0    # checkpoint-and-kill: the job ends at once (see cr_mpi.sh)
 tmp=$(mktemp -d /tmp/mana_mpiio.XXXXXX)
 export HOME=$tmp MANA_RC=$tmp/mana.rc
 trap 'pkill -f "status-file $tmp/" 2>/dev/null; [ -n "${MANA_TEST_KEEP:-}" ] || rm -rf "$tmp"' EXIT

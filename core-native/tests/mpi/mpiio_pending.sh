@@ -12,6 +12,7 @@ run() {   # run ARGS...: 2 ranks
     else timeout 120 mpirun.mpich -n 2 "$@"; fi
 }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_odls_base_sigkill_timeout=0    # checkpoint-and-kill: the job ends at once (see cr_mpi.sh)
 tmp=$(mktemp -d /tmp/mana_mpiiopend.XXXXXX)
 export HOME=$tmp MANA_RC=$tmp/mana.rc
 trap 'pkill -f "status-file $tmp/" 2>/dev/null; [ -n "${MANA_TEST_KEEP:-}" ] || rm -rf "$tmp"' EXIT

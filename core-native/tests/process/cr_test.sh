@@ -6,8 +6,9 @@
 #   PROGDIR  the test programs (core-native/tests/programs, built)
 #
 # Every scenario starts its own coordinator (any free port, status file in a private directory,
-# MANA_RC), drives checkpoints with `mana_status --checkpoint`, and compares the program's final line
-# with an uninterrupted run.  Exit 0 = pass, 1 = fail, 77 = skipped (only where MANA_TEST_CANNOT names the case: tests/lib/cannot.sh).
+# MANA_RC), drives checkpoints with `mana_coord_probe --checkpoint` (`mana_status` where its own flags
+# are the case), and compares the program's final line with an uninterrupted run.  Exit 0 = pass,
+# 1 = fail, 77 = skipped (only where MANA_TEST_CANNOT names the case: tests/lib/cannot.sh).
 set -u
 ROOT=$1 PROGDIR=$2 SCENARIO=$3
 PROJECT_BIN=$(cd "$PROGDIR/../.." && pwd)     # the CMake build directory of core-native
@@ -88,11 +89,15 @@ wait_exit() {
     done
     wait "$1"; RC=$?
 }
+# Checkpoints through mana_coord_probe (C): a mana_status JVM per checkpoint took CPU from the tests
+# running beside; mana_status itself is driven where its flags are the case (requests, live child).
 checkpoint() {
-    timeout 60 "$B/mana_status" --checkpoint > "$W/status.last" 2>&1 || fail "mana_status --checkpoint failed: $(cat "$W/status.last")"
+    timeout 70 "$B/mana_coord_probe" --checkpoint --timeout 60000 > "$W/status.last" 2>&1 ||
+        fail "checkpoint failed: $(cat "$W/status.last")"
 }
 checkpoint_and_kill() {
-    timeout 60 "$B/mana_status" --kcheckpoint > "$W/status.last" 2>&1 || fail "mana_status --kcheckpoint failed: $(cat "$W/status.last")"
+    timeout 70 "$B/mana_coord_probe" --checkpoint --exit --timeout 60000 > "$W/status.last" 2>&1 ||
+        fail "checkpoint-and-kill failed: $(cat "$W/status.last")"
 }
 wait_registered() {   # until the coordinator has seen ${1:-1} registrations in all (its log says so)
     local i=0
@@ -219,7 +224,7 @@ nokill)    # checkpoints while running: the program goes on; only the newest gen
     for k in 1 2 3; do
         wait_lines "$W/a.out" $(( $(wc -l < "$W/a.out") + 3 ))
         checkpoint
-        grep -q "checkpoint $k written" "$W/status.last" || fail "checkpoint $k: $(cat "$W/status.last")"
+        grep -q "^checkpoint ok generation=$k " "$W/status.last" || fail "checkpoint $k: $(cat "$W/status.last")"
     done
     release
     wait_exit "$LAST_PID" 60

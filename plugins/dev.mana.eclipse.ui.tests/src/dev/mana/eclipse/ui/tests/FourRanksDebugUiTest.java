@@ -274,13 +274,13 @@ class FourRanksDebugUiTest {
         // every rank holds before its last step until the hold file exists (TEST_HOLD_FILE): the job still
         // runs when its checkpoint is asked for, on any machine; few steps, since a step of MPICH's four
         // busy-polling ranks on a loaded two-core machine takes a second
-        String want = nativeResult(mpi, example, "60");
+        String want = nativeResult(mpi, example, "8");
         Path hold = dir.resolve("hold");
         ILaunchManager lm = DebugPlugin.getDefault().getLaunchManager();
         ILaunchConfigurationWorkingCopy wc = lm.getLaunchConfigurationType(ManaCore.LAUNCH_CONFIGURATION_TYPE)
                 .newInstance(null, "restart-4-ranks-" + mpi);
         wc.setAttribute(ManaCore.ATTR_PROGRAM, example.toString());
-        wc.setAttribute(ManaCore.ATTR_ARGUMENTS, "60 100");
+        wc.setAttribute(ManaCore.ATTR_ARGUMENTS, "8 100");
         wc.setAttribute(ILaunchManager.ATTR_ENVIRONMENT_VARIABLES, java.util.Map.of("TEST_HOLD_FILE", hold.toString()));
         wc.setAttribute(ManaCore.ATTR_WORKING_DIRECTORY, dir.toString());
         wc.setAttribute(ManaCore.ATTR_RANKS, 4);
