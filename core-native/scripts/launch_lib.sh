@@ -77,9 +77,27 @@ launcher_env() {
     return 0
 }
 
-# One "Key: value" from the status file (first match, surrounding blanks removed).
-rc_get() {
-    sed -n "s/^$1:[[:space:]]*//p" "$2" | sed 's/[[:space:]]*$//' | head -n 1
+# rc_host, rc_port, rc_secret: the status file's Host, Port and Secret ("Key: value", the first line of
+# each key, blanks around the value removed).  Read by the shell itself: a sed pipeline per key was nine
+# processes in every rank of every launch and restart.
+read_rc() {
+    rc_host= rc_port= rc_secret=
+    _seen=
+    while IFS= read -r _line || [ -n "$_line" ]; do
+        _key=${_line%%:*}
+        [ "$_key" != "$_line" ] || continue
+        case " $_seen " in *" $_key "*) continue;; esac
+        _val=${_line#*:}
+        _val=${_val#"${_val%%[![:space:]]*}"}
+        _val=${_val%"${_val##*[![:space:]]}"}
+        case $_key in
+            Host) rc_host=$_val;;
+            Port) rc_port=$_val;;
+            Secret) rc_secret=$_val;;
+            *) continue;;
+        esac
+        _seen="$_seen $_key"
+    done < "$1"
 }
 
 # Stale status files from crashed jobs: MANA removes those older than a week.
@@ -103,9 +121,7 @@ resolve_coordinator() {
         [ -r "$rc_file" ] || rc_file=
     fi
     if [ -n "$rc_file" ]; then
-        rc_host=$(rc_get Host "$rc_file")
-        rc_port=$(rc_get Port "$rc_file")
-        rc_secret=$(rc_get Secret "$rc_file")
+        read_rc "$rc_file"
     fi
     env_host=${MANA_COORD_HOST:-${DMTCP_COORD_HOST:-}}
     env_port=${MANA_COORD_PORT:-${DMTCP_COORD_PORT:-}}
