@@ -556,33 +556,45 @@ static void poke_progress(void)
  * again, since a communicator a rank made after the last target round may hold a thread at the gate
  * that a partner's collective waits for.  `*rp` counts rounds across calls (phases stay distinct). */
 #define SETTLE_BATCH 256
-static int settle_batch(uint32_t g, int *rp, int64_t *unmatched, char *err, size_t errlen);
+/* How long a checkpoint lets the program run on for its post/start epochs to match (quiesce, settle), in seconds:
+ * MANA_EPOCH_WAIT, read at MPI start-up (default 60). */
+static long epoch_wait_s = 60;
 
-/* *unmatched (settled only): the job's sum of the post/start shares (win.c), read in the round that
- * settled; 0 when every open general active-target epoch has its partner open. */
-static int settle(uint32_t g, int *rp, int64_t *unmatched, char *err, size_t errlen)
+static int settle_batch(uint32_t g, int *rp, int64_t *unmatched, int *expired, int64_t t0, char *err, size_t errlen);
+
+/* *unmatched: the job's sum of the post/start shares (win.c) in the last round (stable once settled); 0
+ * when every open general active-target epoch has its partner open.  *expired: some rank has been in
+ * this checkpoint (since t0, its clock) for MANA_EPOCH_WAIT seconds or more; a sum, so every rank learns
+ * it in the same round and they all give up together. */
+static int settle(uint32_t g, int *rp, int64_t *unmatched, int *expired, int64_t t0, char *err, size_t errlen)
 {
     /* no one-sided call starts during the rounds; they open again when the target rounds must run
      * again (a thread may have to pass one to reach a collective), and at resume() */
     rma_close(1);
-    int rc = settle_batch(g, rp, unmatched, err, errlen);
+    int rc = settle_batch(g, rp, unmatched, expired, t0, err, errlen);
     if (rc == 1) rma_close(0);
     return rc;
 }
 
-static int settle_batch(uint32_t g, int *rp, int64_t *unmatched, char *err, size_t errlen)
+static int settle_batch(uint32_t g, int *rp, int64_t *unmatched, int *expired, int64_t t0, char *err, size_t errlen)
 {
     for (int n = 0; n < SETTLE_BATCH; n++, (*rp)++) {
         int round = *rp;
         if (round >= SETTLE_ROUNDS) break;
         /* the epochs' counts change only inside one-sided calls: once none is inside (busy 0) and none
          * may start (rma_closed), this rank's share stays what it is read as here */
-        int64_t v[2] = { __atomic_load_n(&coll_inside, __ATOMIC_SEQ_CST), 0 };
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        int64_t v[3] = { __atomic_load_n(&coll_inside, __ATOMIC_SEQ_CST), 0, now.tv_sec - t0 >= epoch_wait_s };
         if (mana_rma_used) v[1] = (int64_t)mana_win_pscw_share();
-        if (lower.iface->reduce(g, (uint16_t)(SETTLE_PHASE0 + round), MANA_RED_SUM, v, 2, err, errlen) != 0)
+        if (lower.iface->reduce(g, (uint16_t)(SETTLE_PHASE0 + round), MANA_RED_SUM, v, 3, err, errlen) != 0)
             return -1;
         int64_t busy = v[0];
         *unmatched = v[1];
+        *expired = v[2] != 0;
+        /* an epoch without its partner all this time (a rank blocked in MPI_Win_start or _complete for a
+         * post its target makes only after the checkpoint stays busy): give up now */
+        if (*unmatched != 0 && *expired) return 0;
         if (busy == 0) {
             if (mana_debug_on() && round) say("mana: collective drain: settled after %d round(s)", round);
             return 0;
@@ -692,15 +704,23 @@ again:
     if (mana_debug_on()) say("mana: collective drain: ran %llu collective call(s) on to the targets",
                                             (unsigned long long)behind);
     int64_t unmatched = 0;
-    int sr = settle(g, &settle_round, &unmatched, err, errlen);
+    int expired = 0;
+    int sr = settle(g, &settle_round, &unmatched, &expired, t0, err, errlen);
+    if (sr >= 0 && unmatched != 0 && expired) {
+        snprintf(err, errlen, "one-sided drain: for %ld s a rank has been in an MPI_Win_start access epoch whose "
+                 "target has not posted it, or in an MPI_Win_post exposure epoch whose origin has not started "
+                 "it (MANA_EPOCH_WAIT); the checkpoint is refused (the program goes on; take it again)",
+                 epoch_wait_s);
+        return -1;
+    }
     if (sr == 1) goto again;    /* still busy: targets again (every rank sees the same sums, so all come) */
     /* Settled, but a post/start epoch is open on one side of a pair only (an origin started towards a
      * target whose program has not posted yet, or the other way round): the drain could not close it.
      * The program threads run on a little and the rounds start again (every rank sees the same sum):
      * a program that meets a collective every iteration is soon held at its gate with its epochs
-     * matched.  After 60 s the drain refuses the checkpoint instead. */
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    if (sr == 0 && unmatched != 0 && ts.tv_sec - t0 < 60) {
+     * matched.  After 60 s (MANA_EPOCH_WAIT; all ranks at once, see settle) the drain refuses the
+     * checkpoint instead. */
+    if (sr == 0 && unmatched != 0) {
         rma_close(0);
         struct timespec p0, p;
         clock_gettime(CLOCK_MONOTONIC, &p0);
@@ -919,6 +939,13 @@ void mana_mpi_init_lazy(void)
     LOWER(real.Comm_group(R(MPI_COMM_WORLD), &wg));
     real_world_group = HBITS(wg);
     mana_part_refresh(0);
+    const char *ew = getenv("MANA_EPOCH_WAIT");
+    if (ew && *ew) {
+        char *end;
+        long v = strtol(ew, &end, 10);
+        if (*end || v < 0) say("MANA: MANA_EPOCH_WAIT '%s' is not a number of seconds; using %ld", ew, epoch_wait_s);
+        else epoch_wait_s = v;
+    }
     mana_initialized = 1;
     mana_fortran_refresh();
 }

@@ -14,7 +14,12 @@
  * finish the iteration and wait in the next collective for held ranks that never come to it: no
  * checkpoint could bring every rank to the same collective then.)  A checkpoint taken then must drain the
  * epochs and open them again, on resume and on restart, for the program's own complete and wait to
- * end them. */
+ * end them.
+ *
+ * With MT_UNMATCHED_FILE set (pscw_unmatched.sh), iteration 3 holds rank 1 before its MPI_Win_post
+ * until that file is gone, and it prints "holding before post": its neighbours' access epochs towards
+ * it, and their exposure epochs to it, have no partner, and no drain can close them; a checkpoint asked
+ * then must be refused (after MANA_EPOCH_WAIT seconds), the program going on untouched. */
 #include "mpitest.h"
 
 #include <time.h>
@@ -36,6 +41,7 @@ int main(int argc, char **argv)
     struct mt_run r;
     mt_init(&r, &argc, &argv);
     const char *hold_file = getenv("MT_HOLD_FILE");
+    const char *unmatched_file = getenv("MT_UNMATCHED_FILE");
     int left = (r.rank + r.size - 1) % r.size, right = (r.rank + 1) % r.size;
     long *mem = calloc(2 * NV, sizeof *mem);  /* [0, NV): from the left neighbour; [NV, 2NV): from the right */
     long out[2][NV];
@@ -54,6 +60,11 @@ int main(int argc, char **argv)
     do {
         it++;
         int held = hold_file && it == 3;
+        if (unmatched_file && it == 3 && r.rank == 1) {
+            mt_out("holding before post\n");
+            struct timespec ts = { 0, 2000000 };
+            while (access(unmatched_file, F_OK) == 0) nanosleep(&ts, NULL);
+        }
         /* (every epoch's partner opens it in the same iteration: a checkpoint finds them matched) */
         if (MPI_Win_post(nbrs, 0, win) != MPI_SUCCESS) mt_fail("iteration %ld: MPI_Win_post", it); /* mana-lint: ignore MPI_Win_post */
         if (MPI_Win_start(nbrs, 0, win) != MPI_SUCCESS) mt_fail("iteration %ld: MPI_Win_start", it); /* mana-lint: ignore MPI_Win_start */
