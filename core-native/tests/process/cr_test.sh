@@ -720,13 +720,18 @@ PY
 forked)    # a rank with a live child process: the checkpoint is refused with a clear message; later it works
     start_coordinator
     hold
-    "$B/mana_launch" --ckptdir "$W/ck" /bin/bash -c "/bin/sleep 3 & echo started; wait; exec $PROGDIR/counter 40 50" > "$W/a.out" 2> "$W/a.err" &
+    # the child lives until the harness is done with it (a `sleep 3` child ended first when mana_status's
+    # JVM took 3 s to start on a loaded machine, and the refused checkpoint succeeded)
+    "$B/mana_launch" --ckptdir "$W/ck" /bin/bash -c "/bin/sleep 600 & echo started
+        until [ -e '$W/child_go' ]; do /bin/sleep 0.05; done; kill \$!; wait; exec $PROGDIR/counter 40 50" \
+        > "$W/a.out" 2> "$W/a.err" &
     LAST_PID=$!; PIDS+=("$LAST_PID")
     wait_registered
     wait_lines "$W/a.out" 1
     timeout 60 "$B/mana_status" --checkpoint > "$W/status.last" 2>&1 && fail "a checkpoint with a live child succeeded"
     grep -q "live child process.*sleep" "$W/status.last" || fail "no clear reason: $(cat "$W/status.last")"
     grep -q "live child process.*sleep" "$W/a.err" || fail "the rank said nothing: $(cat "$W/a.err")"
+    touch "$W/child_go"
     wait_lines "$W/a.out" 5 30                   # the child ended, bash exec'd the counter
     checkpoint
     ls "$W/ck/ckpt_rank_0/" | grep -q 'ckpt_counter_gen' || fail "no image after the child ended"
