@@ -25,7 +25,7 @@ unset MANA_COORD_HOST MANA_COORD_PORT MANA_COORD_SECRET DMTCP_COORD_HOST DMTCP_C
 PIDS=()
 cleanup() {
     for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
-    [ -r "$MANA_RC" ] && timeout 10 "$B/mana_status" --quit >/dev/null 2>&1
+    # the coordinator by its pid (SIGTERM: it stops as on --quit), not through a mana_status JVM
     if [ -r "$W/coord.pid" ]; then kill "$(cat "$W/coord.pid")" 2>/dev/null; fi
     if [ "${KEEP:-}" ]; then echo "kept $W"; else rm -rf "$W"; fi
 }
