@@ -26,7 +26,8 @@
 # The per-node agent (one group connection per node) does not exist yet: its figure is null.
 # A table, then one JSON line (bench_run.py). Every wait waits for an event, with a bound.
 #   BENCH_CLUSTER_STEPS (30) steps of heat; BENCH_CLUSTER_BARRIERS (300) barriers per probe;
-#   BENCH_CLUSTER_RANKS (64) ranks of the barrier and big-job figures.
+#   BENCH_CLUSTER_RANKS (64) ranks of the barrier and big-job figures; BENCH_CLUSTER_MPIS ("openmpi
+#   mpich") the MPIs of the per-node-count figures (empty: only the barrier and the big job).
 set -u
 ROOT=$(cd "$(dirname -- "$(readlink -f -- "$0")")/../.." && pwd -P)
 HERE=$ROOT/core-native/bench
@@ -176,7 +177,7 @@ one_case() {
 }
 
 json=""
-for mpi in openmpi mpich; do
+for mpi in ${BENCH_CLUSTER_MPIS-openmpi mpich}; do
     case $mpi in openmpi) pmi=pmix; p=ompi;; mpich) pmi=pmi2; p=mpich;; esac
     printf '\n%s (srun --mpi=%s), heat_mpi %d steps, no pause, 1 rank per node\n' "$mpi" "$pmi" "$STEPS"
     printf '%-6s %-14s %9s %9s %9s %9s %8s %8s %9s %9s\n' nodes "restart on" "start(s)" "start(s)" "step(ms)" "step(ms)" "ckpt(s)" "img(MB)" "restart" "migrate"
@@ -234,7 +235,8 @@ if wait_for 120 names_secret "$big_rc" &&
     t1=$(sub "$(now)" "$t_sub")
     line=$(timeout 300 env MANA_RC="$big_rc" "$ROOT/bin/mana_coord_probe" --checkpoint --timeout 290000) &&
         big_ck=$(echo "$line" | sed -n 's/.* elapsed_s=\([0-9.]*\).*/\1/p')
-    big_note="$BIG MPICH ranks running $(printf '%.1f' "$t1") s after sbatch; checkpoint ${big_ck:+in $big_ck s}${big_ck:-failed: $line}"
+    big_note="$BIG MPICH ranks running $(printf '%.1f' "$t1") s after sbatch; checkpoint "
+    if [ -n "$big_ck" ]; then big_note="${big_note}in $big_ck s"; else big_note="${big_note}failed: $line"; fi
 else
     big_note="$BIG MPICH ranks did not all run within 6 minutes (job: $(job_state "$job"); $(tail -n 2 "$SH/big.err" 2>/dev/null | tr '\n' ' '))"
 fi
