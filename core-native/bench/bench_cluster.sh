@@ -27,7 +27,8 @@
 # A table, then one JSON line (bench_run.py). Every wait waits for an event, with a bound.
 #   BENCH_CLUSTER_STEPS (30) steps of heat; BENCH_CLUSTER_BARRIERS (300) barriers per probe;
 #   BENCH_CLUSTER_RANKS (64) ranks of the barrier and big-job figures; BENCH_CLUSTER_MPIS ("openmpi
-#   mpich") the MPIs of the per-node-count figures (empty: only the barrier and the big job).
+#   mpich") the MPIs of the per-node-count figures (empty: only the barrier and the big job);
+#   BENCH_CLUSTER_KEEP=1 keeps the cluster's folder (job output, coordinator logs, images) for a look.
 set -u
 ROOT=$(cd "$(dirname -- "$(readlink -f -- "$0")")/../.." && pwd -P)
 HERE=$ROOT/core-native/bench
@@ -53,7 +54,7 @@ if [ "${1:-}" != --inside ]; then
     mpicc.openmpi -O2 -o "$prog/heat_openmpi" "$ROOT/core-native/examples/heat_mpi.c" || exit 1
     mpicc.mpich -O2 -o "$prog/heat_mpich" "$ROOT/core-native/examples/heat_mpi.c" || exit 1
     unset MANA_TEST_CANNOT      # a benchmark that cannot run fails; it is never "skipped"
-    "$CLUSTER" --nodes 4 --slurm -- "$HERE/bench_cluster.sh" --inside "$prog"
+    "$CLUSTER" --nodes 4 --slurm ${BENCH_CLUSTER_KEEP:+--keep} -- "$HERE/bench_cluster.sh" --inside "$prog"
     exit $?
 fi
 
