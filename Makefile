@@ -3,7 +3,7 @@
 #   make test-fast   unit tests only (Java libraries without the @Tag("slow") ones, ctest -L unit): under a minute
 #   make build  build everything, run nothing (lays out bin/ and lib/ as in MANA's manual)
 #   make demo   build if needed, then checkpoint / kill / restart the bundled example
-#   make bench-process | bench-coordinator | bench-attack | bench-inspector | bench-lint | bench-gdb | bench-mpi   benchmarks (table, then one JSON line)
+#   make bench-process | bench-coordinator | bench-attack | bench-inspector | bench-lint | bench-gdb | bench-mpi | bench-cluster   benchmarks (table, then one JSON line)
 #   make screenshots   copy the screenshots the UI tests took (under target/) into docs/screenshots/
 
 SHELL := /bin/bash
@@ -24,7 +24,7 @@ DEB_PACKAGES := build-essential cmake gdb openmpi-bin libopenmpi-dev mpich libmp
                 neovim python3 bc sqlite3 python3-mpi4py python3-pycparser gfortran libzstd-dev \
                 slurm-wlm munge iproute2
 
-.PHONY: all deps build test test-fast demo clean bench-process bench-coordinator bench-attack bench-inspector bench-lint bench-gdb bench-mpi check-jdk screenshots test-apps
+.PHONY: all deps build test test-fast demo clean bench-process bench-coordinator bench-attack bench-inspector bench-lint bench-gdb bench-mpi bench-cluster check-jdk screenshots test-apps
 
 all: build
 
@@ -76,6 +76,11 @@ BENCH_RUN := python3 $(ROOT)/core-native/bench/bench_run.py
 bench-mpi:
 	@[ -x $(ROOT)/bin/lower-half-openmpi ] || $(MAKE) build
 	$(BENCH_RUN) $(ROOT)/core-native/bench/bench_mpi.sh
+
+# on the namespace cluster of the multi-node tests (real Slurm daemons): needs root, else it says so and fails
+bench-cluster:
+	@[ -x $(ROOT)/bin/lower-half-openmpi ] && [ -x $(ROOT)/bin/mana_coord_probe ] || $(MAKE) build
+	$(BENCH_RUN) $(ROOT)/core-native/bench/bench_cluster.sh
 
 bench-process:
 	@[ -x $(ROOT)/bin/mana_launch ] || $(MAKE) build
