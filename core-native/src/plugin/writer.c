@@ -576,9 +576,10 @@ static int check_inherited(struct wctx *w, const struct mana_map *maps, int nm, 
     return 0;
 }
 
-/* Tests only: MANA_TEST_WRITER_HOLD=PATH keeps the writer process from writing until PATH exists (60 s
- * at most), so that a test can change the program's memory, or kill the program or the writer, while
- * an image is being written, as events and not as a race (tests/process/incr_test.sh, forked_*). */
+/* Tests only: MANA_TEST_WRITER_HOLD=PATH keeps the writer (the writer process, or the rank itself for an
+ * unforked checkpoint) from writing the memory until PATH exists (60 s at most), so that a test can
+ * change the program's memory, or kill the program, the writer or a node, while an image is being
+ * written, as events and not as a race (tests/process/incr_test.sh, forked_*; tests/cluster/cr_nodes.sh). */
 static void writer_test_hold(void)
 {
     const char *hold = mana_env_get("MANA_TEST_WRITER_HOLD");
@@ -1211,6 +1212,7 @@ static int write_image(const char *path, uint32_t generation, const struct mana_
         if (r > 0) return 0;                  /* the writer process goes on from here */
     }
 
+    if (!in_child) writer_test_hold();        /* unforked: this rank writes, its program stopped */
     if (put_memory(&w, maps, nm, lh, &x.mem, res) != 0) goto fail;
 
     /* ---- FILEDATA: contents of files written in place, after the payloads ---- */

@@ -7,10 +7,11 @@
 #
 #   1. mana_coordinator on node1 (~/.mana.rc, Host: node1); from the head, the launcher starts 2 ranks
 #      on node1 and 2 on node2 (its daemons through rsh_agent, which enters the node's namespaces)
-#   2. checkpoint 1 (committed); checkpoint 2 is asked forked and held while it is being written (every
-#      rank's writer waits: MANA_TEST_WRITER_HOLD), and node2 is killed then (every process of it
-#      SIGKILLed, as at a power loss); the launcher ends the job; checkpoint 2 is not committed anywhere
-#      and generation 1 is intact on every rank (only generation 2's unfinished *.tmp lie beside it)
+#   2. checkpoint 1 (committed); checkpoint 2 is asked forked (Open MPI) or unforked (MPICH) and held
+#      while it is being written (every rank's writer waits: MANA_TEST_WRITER_HOLD), and node2 is killed
+#      then (every process of it SIGKILLed, as at a power loss); the launcher ends the job; checkpoint 2
+#      is not committed anywhere and generation 1 is intact on every rank (only generation 2's
+#      unfinished *.tmp lie beside it)
 #   3. restarts that must be refused, each with a clear line, leaving the images as they were: 2 ranks
 #      for a checkpoint of 4; a node (node3) that does not see the checkpoint directory (a tmpfs over
 #      it in node3's mount namespace, as a node where the shared file system is not mounted)
@@ -74,8 +75,10 @@ placed() {   # placed WHAT EXPECTED: every rank registered and RUNNING where exp
 
 # 1. launch on node1 and node2 from the head
 coordinator 1
-export MANA_TEST_WRITER_HOLD=$SH/hold      # forked writers wait for it (never made: they die with their rank)
-rm -f "$SH/hold"
+# every image's writer waits for this file before it writes the memory: there for checkpoint 1, removed
+# for checkpoint 2, whose writers die with their node or rank
+export MANA_TEST_WRITER_HOLD=$SH/hold
+touch "$SH/hold"
 launch node1:2,node2:2 "$ROOT/bin/mana_launch" --ckptdir "$SH/ck" "$prog" --stop-file "$SH/stop" \
     > "$SH/launch.out" 2> "$SH/launch.err" &
 launcher_pid=$!
@@ -87,14 +90,18 @@ placed launch "node1 node1 node2 node2"
 status 120 --checkpoint > "$SH/ckpt1.status" 2>&1 || { cat "$SH/ckpt1.status"; fail "checkpoint 1 failed"; }
 has "$SH/ckpt1.status" "checkpoint 1 written" || fail "no 'checkpoint 1 written'"
 sum1=$(cat "$SH"/ck/ckpt_rank_*/*_gen1.mana | md5sum)
-status 30 --checkpoint --forked --no-wait > "$SH/ckpt2.status" 2>&1 || { cat "$SH/ckpt2.status"; fail "checkpoint 2 did not start"; }
+rm -f "$SH/hold"
+# both ways an image is written, one per MPI: Open MPI's by a writer process while the program runs
+# (forked), MPICH's by each rank itself with its program stopped (unforked)
+ck2=--forked; [ "$mpi" = mpich ] && ck2=--unforked
+status 30 --checkpoint $ck2 --no-wait > "$SH/ckpt2.status" 2>&1 || { cat "$SH/ckpt2.status"; fail "checkpoint 2 did not start"; }
 writing() { [ "$(ls "$SH"/ck/ckpt_rank_*/*_gen2.mana.tmp 2>/dev/null | wc -l)" = 4 ]; }
 wait_for 60 writing || fail "checkpoint 2 is not being written on every rank"
 node_kill node2 || fail "node_kill node2"
 gone() { ! alive; }
 wait_for 120 gone || fail "the launcher did not end after node2 was lost"
 wait "$launcher_pid"
-say "node2 killed while checkpoint 2 was being written; the launcher ended (status $?)"
+say "node2 killed while checkpoint 2 ($ck2) was being written; the launcher ended (status $?)"
 launcher_pid=
 n=$(ls "$SH"/ck/ckpt_rank_*/*_gen1.mana 2>/dev/null | wc -l)
 [ "$n" = 4 ] || fail "$n images of generation 1, not 4"
