@@ -269,10 +269,14 @@ static int shm_open_lower(struct shm_seg *s, MPI_Comm rc, struct shm_name *nm, i
                           const int64_t mine[3], int restore, int *sys_err)
 {
     MPI_Comm node;
-    int nsize = 0, err = SHM_OK, any = SHM_OK, made = 0;
+    int nsize = 0, csize = 0, err = SHM_OK, any = SHM_OK, made = 0;
     if (real.Comm_split_type(rc, MPI_COMM_TYPE_SHARED, 0, R(MPI_INFO_NULL), &node) != MPI_SUCCESS) return SHM_EMPI;
     if (node != R(MPI_COMM_NULL)) { real.Comm_size(node, &nsize); real.Comm_free(&node); }
-    if (nsize != s->n) err = SHM_ENODE;   /* (every member sees a smaller node communicator then) */
+    real.Comm_size(rc, &csize);
+    /* Every member sees a smaller node communicator then.  At a restart the communicator itself may
+     * have come back smaller: one made by MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) is made again on
+     * the nodes the ranks are on now. */
+    if (nsize != s->n || csize != s->n) err = SHM_ENODE;
     if (!restore) {
         if (real.Allgather(mine, 3, R(MPI_INT64_T), all, 3, R(MPI_INT64_T), rc) != MPI_SUCCESS) return SHM_EMPI;
         shm_layout(s, all);
@@ -283,7 +287,7 @@ static int shm_open_lower(struct shm_seg *s, MPI_Comm rc, struct shm_name *nm, i
         nm->err = err;
     }
     if (real.Bcast(nm, (int)sizeof *nm, R(MPI_BYTE), 0, rc) != MPI_SUCCESS) err = SHM_EMPI;
-    else if (s->me != 0) err = nm->err;
+    else if (s->me != 0 && nm->err > err) err = nm->err;
     char *before = s->map;
     if (err == SHM_OK) err = shm_file_map(s, nm->path, restore, sys_err);
     int mapped = err == SHM_OK;

@@ -39,6 +39,7 @@ int main(int argc, char **argv)
     if (MPI_Win_allocate_shared((MPI_Aint)(PART * sizeof(int64_t)), sizeof(int64_t), MPI_INFO_NULL, node, &mine, &win) !=
         MPI_SUCCESS)
         mt_fail("MPI_Win_allocate_shared");
+    MPI_Win_set_name(win, "shmwin.state");
     int64_t **part = malloc((size_t)n * sizeof *part);
     for (int q = 0; q < n; q++) {
         MPI_Aint sz = 0;
