@@ -545,7 +545,9 @@ static int forkable(const struct mana_map *maps, int nm, const struct lh_info *l
         if (lh && lh->lh_range_count && mana_range_overlaps(lh->lh_ranges, lh->lh_range_count, m->start, m->end))
             continue;
         if (m->start >= slo && m->end <= shi) continue;
-        if (m->name[0] == '/' && m->inode && m->end - m->start > SHARED_COPY_MAX) continue;   /* the file holds it */
+        /* the file holds it (not a deleted one: its bytes are stored, e.g. a shared-memory window's
+         * segment, whose /dev/shm file is unlinked once every rank has it mapped) */
+        if (m->name[0] == '/' && m->inode && !is_deleted(m->name) && m->end - m->start > SHARED_COPY_MAX) continue;
         snprintf(why, len, "the shared mapping %#lx-%#lx %s is written by the program and stored in the image",
                  (unsigned long)m->start, (unsigned long)m->end, m->name[0] ? m->name : "(anonymous)");
         return 0;
