@@ -10,13 +10,19 @@
  *     state through the window, flushed, checked against plain loads of the same memory;
  *   - every rank adds one to its own counter in the second window and reads every rank's counter.
  * A restart that did not give the ranks one shared segment again (each rank its own copy) fails the
- * inbox check of the next iteration; one that lost the contents fails the counters and the checksum. */
+ * inbox check of the next iteration; one that lost the contents fails the counters and the checksum.
+ *   shmwin --stop-file F | --iters K [PAD]   PAD: bytes more in every rank's part of both windows (in
+ *   the first a pattern written once, every rank's checked at the end), for segments larger than 1 MiB. */
 #include "mpitest.h"
 
 #define NS 16                    /* state cells */
 #define NI 16                    /* inbox cells */
-/* a rank's part of window 1, in int64 cells: [0, NS) state, [NS, NS + NI) inbox, NS + NI put cell */
+/* a rank's part of window 1, in int64 cells: [0, NS) state, [NS, NS + NI) inbox, NS + NI put cell, then
+ * the padding */
 #define PART (NS + NI + 1)
+static long part_cells;
+
+static int64_t pad_value(int rank, long i) { return (int64_t)rank << 40 | i; }
 
 static int64_t inbox_value(long it, int from, int k) { return (int64_t)it * 1000003 + from * 101 + k; }
 
@@ -32,11 +38,13 @@ int main(int argc, char **argv)
     MPI_Comm_size(node, &n);
     if (n != r.size) mt_fail("the ranks are on %d nodes; this test wants one", r.size / n);
     int left = (me + n - 1) % n, right = (me + 1) % n;
+    long pad = r.argc > 0 ? strtol(r.argv[0], NULL, 10) / (long)sizeof(int64_t) : 0;
+    part_cells = PART + pad;
 
-    /* window 1: contiguous, every rank PART cells */
+    /* window 1: contiguous, every rank part_cells cells */
     int64_t *mine = NULL;
     MPI_Win win;
-    if (MPI_Win_allocate_shared((MPI_Aint)(PART * sizeof(int64_t)), sizeof(int64_t), MPI_INFO_NULL, node, &mine, &win) !=
+    if (MPI_Win_allocate_shared((MPI_Aint)(part_cells * sizeof(int64_t)), sizeof(int64_t), MPI_INFO_NULL, node, &mine, &win) !=
         MPI_SUCCESS)
         mt_fail("MPI_Win_allocate_shared");
     MPI_Win_set_name(win, "shmwin.state");
@@ -45,9 +53,9 @@ int main(int argc, char **argv)
         MPI_Aint sz = 0;
         int du = 0;
         if (MPI_Win_shared_query(win, q, &sz, &du, &part[q]) != MPI_SUCCESS) mt_fail("MPI_Win_shared_query %d", q);
-        if (sz != (MPI_Aint)(PART * sizeof(int64_t)) || du != (int)sizeof(int64_t))
+        if (sz != (MPI_Aint)(part_cells * sizeof(int64_t)) || du != (int)sizeof(int64_t))
             mt_fail("rank %d's part: size %ld, disp_unit %d", q, (long)sz, du);
-        if (q > 0 && part[q] != part[q - 1] + PART) mt_fail("the parts of ranks %d and %d are not contiguous", q - 1, q);
+        if (q > 0 && part[q] != part[q - 1] + part_cells) mt_fail("the parts of ranks %d and %d are not contiguous", q - 1, q);
     }
     if (part[me] != mine) mt_fail("MPI_Win_shared_query gave another base for this rank than the allocation");
 
@@ -57,7 +65,7 @@ int main(int argc, char **argv)
     MPI_Info_set(info, "alloc_shared_noncontig", "true");
     int64_t *cnt_mine = NULL;
     MPI_Win win2;
-    MPI_Aint bytes2 = (MPI_Aint)((me + 1) * sizeof(int64_t));
+    MPI_Aint bytes2 = (MPI_Aint)((me + 1 + pad) * sizeof(int64_t));
 #if MPI_VERSION >= 4
     if (MPI_Win_allocate_shared_c(bytes2, sizeof(int64_t), info, node, &cnt_mine, &win2) != MPI_SUCCESS)
         mt_fail("MPI_Win_allocate_shared_c");
@@ -77,7 +85,7 @@ int main(int argc, char **argv)
         if (MPI_Win_shared_query(win2, q, &sz, &du, &cnt[q]) != MPI_SUCCESS) mt_fail("MPI_Win_shared_query %d", q);
 #endif
         /* (Open MPI's own noncontiguous parts say their size rounded up to a page) */
-        if (sz < (MPI_Aint)((q + 1) * sizeof(int64_t)) || du != (int)sizeof(int64_t))
+        if (sz < (MPI_Aint)((q + 1 + pad) * sizeof(int64_t)) || du != (int)sizeof(int64_t))
             mt_fail("window 2, rank %d's part: size %ld, disp_unit %ld", q, (long)sz, (long)du);
     }
     /* MPI_PROC_NULL: the lowest rank with memory (rank 0) */
@@ -91,6 +99,7 @@ int main(int argc, char **argv)
 
     for (int k = 0; k < PART; k++) mine[k] = 0;
     for (int k = 0; k < NS; k++) mine[k] = me * 7 + k;
+    for (long i = PART; i < part_cells; i++) mine[i] = pad_value(me, i);
     for (int k = 0; k <= me; k++) cnt_mine[k] = 0;
     MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
     MPI_Win_lock_all(MPI_MODE_NOCHECK, win2);
@@ -142,6 +151,9 @@ int main(int argc, char **argv)
     MPI_Win_unlock_all(win2);
     MPI_Win_unlock_all(win);
     for (int q = 0; q < n; q++) h = mt_hash(h, &cnt[q][q], sizeof cnt[q][q]);
+    for (int q = 0; q < n; q++)
+        for (long i = PART; i < part_cells; i++)
+            if (part[q][i] != pad_value(q, i)) mt_fail("rank %d's padding cell %ld holds %llx", q, i, (unsigned long long)part[q][i]);
     MPI_Win_free(&win2);
     MPI_Win_free(&win);
     free(cnt);
