@@ -1131,8 +1131,15 @@ static int shm_replay(struct vobj *w, struct mana_win *mw, MPI_Comm pc)
     memset(&nm, 0, sizeof nm);
     shm_name_make(nm.path);
     int why, sys_err = 0;
+    struct timespec t0, t1;
+    int timed = mana_debug_on() && clock_gettime(CLOCK_MONOTONIC, &t0) == 0;
     LOWER(why = shm_open_lower(&mw->shm, pc, &nm, NULL, NULL, 1, &sys_err));
-    if (why == SHM_OK) return 0;
+    if (why == SHM_OK) {
+        if (timed && clock_gettime(CLOCK_MONOTONIC, &t1) == 0)
+            mana_say("mana: restart: shared-memory window %u: its %zu-byte segment shared again in %.3f ms", w->idx,
+                     mw->shm.len, (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+        return 0;
+    }
     char syserr[96] = "";
     if (why != SHM_ENODE && why != SHM_EMPI && sys_err) snprintf(syserr, sizeof syserr, ": %s", strerror(sys_err));
     mana_say("MANA: restart: cannot make shared-memory window %u%s%s%s again (MPI_Win_allocate_shared): %s%s",
