@@ -84,7 +84,7 @@ struct shm_seg {
 };
 
 struct mana_win {
-    int      flavor;              /* MPI_WIN_FLAVOR_CREATE, _ALLOCATE or _DYNAMIC */
+    int      flavor;              /* MPI_WIN_FLAVOR_CREATE, _ALLOCATE, _DYNAMIC or _SHARED */
     int      own_mem;             /* MPI_Win_allocate: base is ours, freed with the window */
     void    *base;
     MPI_Aint size;
@@ -180,8 +180,9 @@ static void real_setup(MPI_Win rw, struct mana_win *mw)
 #define SHM_PAGE 4096UL
 #define SHM_PATH 80
 
-/* What rank 0 tells the others: its file's name, or why there is none. */
-struct shm_name { int err; char path[SHM_PATH]; };
+/* What rank 0 tells the others: its file's name, or why there is none; unlink_err (rank 0, not sent):
+ * the errno of a failed unlink, for a warning once out of the excursion. */
+struct shm_name { int err; char path[SHM_PATH]; int unlink_err; };
 
 /* Why a segment could not be made (the same on every member after the last agreement). */
 enum { SHM_OK, SHM_ENODE, SHM_ECREATE, SHM_EOPEN, SHM_EWRITE, SHM_EMAP, SHM_EMPI };
@@ -292,9 +293,20 @@ static int shm_open_lower(struct shm_seg *s, MPI_Comm rc, struct shm_name *nm, i
     if (err == SHM_OK) err = shm_file_map(s, nm->path, restore, sys_err);
     int mapped = err == SHM_OK;
     if (real.Allreduce(&err, &any, 1, R(MPI_INT), R(MPI_MAX), rc) != MPI_SUCCESS) any = SHM_EMPI;
-    if (made) mana_sys1(SYS_unlink, (long)nm->path);     /* every member has it mapped, or gave up */
+    if (made) {                                          /* every member has it mapped, or gave up */
+        long u = mana_sys1(SYS_unlink, (long)nm->path);
+        if (u < 0) nm->unlink_err = (int)-u;
+    }
     if (any != SHM_OK && mapped && !restore) { mana_sys2(SYS_munmap, (long)s->map, (long)s->len); s->map = before; }
     return any;
+}
+
+/* Out of the excursion: a segment's file rank 0 could not remove stays in /dev/shm (the window works). */
+static void shm_unlink_warn(const struct shm_name *nm)
+{
+    if (nm->unlink_err)
+        mana_say("MANA: warning: cannot remove %s (a shared-memory window's segment file): %s", nm->path,
+                 strerror(nm->unlink_err));
 }
 
 /* What MPI_Win_allocate_shared gives win_make: the segment (parts allocated, n and me set) and this
@@ -450,6 +462,7 @@ static int win_allocate_shared(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
     struct shm_part *parts = sp.seg.parts;
     int rc = win_make(MPI_WIN_FLAVOR_SHARED, NULL, size, disp_unit, info, comm, 0, &sp, win);
     free(sp.all);
+    shm_unlink_warn(&sp.nm);
     if (rc != MPI_SUCCESS) {
         free(parts);
         if (mana_debug_on())
@@ -1134,6 +1147,7 @@ static int shm_replay(struct vobj *w, struct mana_win *mw, MPI_Comm pc)
     struct timespec t0, t1;
     int timed = mana_debug_on() && clock_gettime(CLOCK_MONOTONIC, &t0) == 0;
     LOWER(why = shm_open_lower(&mw->shm, pc, &nm, NULL, NULL, 1, &sys_err));
+    shm_unlink_warn(&nm);
     if (why == SHM_OK) {
         if (timed && clock_gettime(CLOCK_MONOTONIC, &t1) == 0)
             mana_say("mana: restart: shared-memory window %u: its %zu-byte segment shared again in %.3f ms", w->idx,
