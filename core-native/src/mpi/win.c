@@ -25,14 +25,26 @@
  * rank held are taken again, so a program checkpointed between MPI_Win_lock_all and
  * MPI_Win_unlock_all goes on in its epoch.
  *
+ * Shared-memory windows (MPI_Win_allocate_shared) are upper-half memory too: one file in /dev/shm per
+ * window, made by rank 0 of the communicator, mapped MAP_SHARED by every member and unlinked once all
+ * have mapped it; each member's real window is an MPI_Win_create over its own part, and
+ * MPI_Win_shared_query answers from our table.  The image writer saves the mapping of the deleted file
+ * as shared memory with its bytes (every rank the whole segment; the program is stopped everywhere
+ * until every image is written, so the copies agree); the restart restores it as this process's own
+ * shared memory, and the replay makes a new file, writes each member's part into it from its copy and
+ * maps it over the same address on every member (see "shared-memory windows" below).
+ *
  * Errors on windows go to the window's error handler, kept here (errh.c runs it): the real windows
  * keep MPI_ERRORS_RETURN.
  */
 #include "mpi_int.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <time.h>
 
 
 struct wlock { int rank, type; };
@@ -61,8 +73,18 @@ struct pscw {
 };
 struct wattach { void *base; MPI_Aint size; };
 
+/* A shared-memory window's segment: one mapping of one file per node, each member's part in it. */
+struct shm_part { MPI_Aint off, size; int disp_unit; };
+struct shm_seg {
+    char    *map;                 /* this process's mapping (NULL: not a shared-memory window); the same
+                                   * address after a restart, since the program holds pointers into it */
+    size_t   len;                 /* mapped bytes (whole pages) */
+    int      n, me;               /* the communicator's size and this rank in it */
+    struct shm_part *parts;       /* by rank in the communicator */
+};
+
 struct mana_win {
-    int      flavor;              /* MPI_WIN_FLAVOR_CREATE, _ALLOCATE or _DYNAMIC */
+    int      flavor;              /* MPI_WIN_FLAVOR_CREATE, _ALLOCATE, _DYNAMIC or _SHARED */
     int      own_mem;             /* MPI_Win_allocate: base is ours, freed with the window */
     void    *base;
     MPI_Aint size;
@@ -80,6 +102,7 @@ struct mana_win {
     struct wattach *att;          /* a dynamic window's attached memory */
     /* general active-target synchronization (post/start/complete/wait): the program's epochs */
     struct pscw pscw;
+    struct shm_seg shm;           /* MPI_Win_allocate_shared */
 };
 
 static struct mana_win *mw_of(struct vobj *w) { return w->arr; }
@@ -127,6 +150,10 @@ static void win_drop(struct vobj *w)
     free(mw->pscw.starts);
     memset(&mw->pscw, 0, sizeof mw->pscw);
     if (mw->own_mem) free(mw->base);
+    if (mw->shm.map && munmap(mw->shm.map, mw->shm.len) != 0 && mana_debug_on())
+        mana_say("mana: munmap of a shared-memory window's segment failed");
+    free(mw->shm.parts);
+    memset(&mw->shm, 0, sizeof mw->shm);
     mw->locks = NULL;
     mw->att = NULL;
 }
@@ -139,8 +166,178 @@ static void real_setup(MPI_Win rw, struct mana_win *mw)
     if (real.Win_get_attr(rw, MPI_WIN_MODEL, &model, &flag) == MPI_SUCCESS && flag && model) mw->model = *model;
 }
 
+/* ---- shared-memory windows: the segment ----
+ * MPI_Win_allocate_shared on communicator C: every member's (size, disp_unit, alloc_shared_noncontig)
+ * gathered, the parts laid out in rank order (contiguous, as the standard's default says: part i+1
+ * begins where part i ends; with alloc_shared_noncontig=true of rank 0 each part begins on a page),
+ * one file of that size made by rank 0 in /dev/shm, mapped MAP_SHARED by every member (each at an
+ * address of its own) and unlinked once every member has it mapped.  All of it runs in one excursion
+ * of the window's creating call (raw system calls: the lower half's TLS is current), so a checkpoint
+ * comes before the window exists or after it is complete, never between.  The same at the replay,
+ * where each member first writes its own part of the copy its image restored into the new file, then
+ * maps the file over that copy (MAP_FIXED, the same address). */
+
+#define SHM_PAGE 4096UL
+#define SHM_PATH 80
+
+/* What rank 0 tells the others: its file's name, or why there is none; unlink_err (rank 0, not sent):
+ * the errno of a failed unlink, for a warning once out of the excursion. */
+struct shm_name { int err; char path[SHM_PATH]; int unlink_err; };
+
+/* Why a segment could not be made (the same on every member after the last agreement). */
+enum { SHM_OK, SHM_ENODE, SHM_ECREATE, SHM_EOPEN, SHM_EWRITE, SHM_EMAP, SHM_EMPI };
+
+static const char *shm_why(int e)
+{
+    switch (e) {
+    case SHM_ENODE:   return "the ranks of its communicator are not all on one node";
+    case SHM_ECREATE: return "rank 0 cannot create the segment's file in /dev/shm";
+    case SHM_EOPEN:   return "a rank cannot open the segment's file";
+    case SHM_EWRITE:  return "a rank cannot write its part into the segment's file";
+    case SHM_EMAP:    return "a rank cannot map the segment";
+    default:          return "an MPI call failed";
+    }
+}
+
+/* A name no other segment has: this process's id, a count, the clock (a restart's rank 0 may have the
+ * pid a dead job's left-over file names).  Upper half (snprintf), before the excursion. */
+static void shm_name_make(char *path)
+{
+    static unsigned count;
+    struct timespec ts = { 0, 0 };
+    if (clock_gettime(CLOCK_REALTIME, &ts) != 0) ts.tv_nsec = 0;
+    snprintf(path, SHM_PATH, "/dev/shm/mana-shm-%d-%u-%lx", mana_getpid(), ++count, (unsigned long)ts.tv_nsec);
+}
+
+/* The parts from the gathered triples (size, disp_unit, noncontig) of every member; rank 0's noncontig
+ * decides the layout. */
+static void shm_layout(struct shm_seg *s, const int64_t *all)
+{
+    int noncontig = all[2] != 0;
+    uint64_t off = 0;
+    for (int i = 0; i < s->n; i++) {
+        if (noncontig) off = (off + SHM_PAGE - 1) & ~(SHM_PAGE - 1);
+        s->parts[i].off = (MPI_Aint)off;
+        s->parts[i].size = (MPI_Aint)all[3 * i];
+        s->parts[i].disp_unit = (int)all[3 * i + 1];
+        off += (uint64_t)all[3 * i];
+    }
+    s->len = (size_t)((off ? off : 1) + SHM_PAGE - 1) & ~(SHM_PAGE - 1);
+}
+
+/* Rank 0: the segment's file, LEN bytes of zeros.  0 or SHM_ECREATE (*sys_err: the errno). */
+static int shm_file_create(const char *path, size_t len, int *sys_err)
+{
+    long fd = mana_sys4(SYS_openat, AT_FDCWD, (long)path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) { *sys_err = (int)-fd; return SHM_ECREATE; }
+    long r = mana_sys2(SYS_ftruncate, fd, (long)len);
+    mana_sys1(SYS_close, fd);
+    if (r < 0) { *sys_err = (int)-r; mana_sys1(SYS_unlink, (long)path); return SHM_ECREATE; }
+    return SHM_OK;
+}
+
+/* Every member: the file mapped (RESTORE: this rank's part of the restored copy written into it first,
+ * then the mapping over that copy at its address).  0 or SHM_E*. */
+static int shm_file_map(struct shm_seg *s, const char *path, int restore, int *sys_err)
+{
+    long fd = mana_sys4(SYS_openat, AT_FDCWD, (long)path, O_RDWR | O_CLOEXEC, 0);
+    if (fd < 0) { *sys_err = (int)-fd; return SHM_EOPEN; }
+    int err = SHM_OK;
+    if (restore) {
+        const struct shm_part *p = &s->parts[s->me];
+        for (MPI_Aint done = 0; done < p->size;) {
+            long w = mana_sys4(SYS_pwrite64, fd, (long)(s->map + p->off + done), (long)(p->size - done),
+                               (long)(p->off + done));
+            if (w <= 0) { *sys_err = w < 0 ? (int)-w : 28 /* ENOSPC */; err = SHM_EWRITE; break; }
+            done += w;
+        }
+    }
+    if (err == SHM_OK) {
+        long m = mana_sys6(SYS_mmap, (long)(restore ? s->map : NULL), (long)s->len, PROT_READ | PROT_WRITE,
+                           MAP_SHARED | (restore ? MAP_FIXED : 0), fd, 0);
+        if (m < 0 && m > -4096) { *sys_err = (int)-m; err = SHM_EMAP; }
+        else s->map = (char *)m;
+    }
+    mana_sys1(SYS_close, fd);
+    return err;
+}
+
+/* Inside the excursion, on every member of RC at once (collective): the segment made and mapped as the
+ * section's comment says.  NM: this rank's candidate name in, rank 0's out.  ALL: 3 * n int64 slots for
+ * the gathered triples (NULL at a restore: the parts are known).  Returns SHM_OK or SHM_E*, the same on
+ * every member; on failure nothing stays mapped (but a restore's copy) and no file is left. */
+static int shm_open_lower(struct shm_seg *s, MPI_Comm rc, struct shm_name *nm, int64_t *all,
+                          const int64_t mine[3], int restore, int *sys_err)
+{
+    MPI_Comm node;
+    int nsize = 0, csize = 0, err = SHM_OK, any = SHM_OK, made = 0;
+    if (real.Comm_split_type(rc, MPI_COMM_TYPE_SHARED, 0, R(MPI_INFO_NULL), &node) != MPI_SUCCESS) return SHM_EMPI;
+    if (node != R(MPI_COMM_NULL)) { real.Comm_size(node, &nsize); real.Comm_free(&node); }
+    real.Comm_size(rc, &csize);
+    /* Every member sees a smaller node communicator then.  At a restart the communicator itself may
+     * have come back smaller: one made by MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) is made again on
+     * the nodes the ranks are on now. */
+    if (nsize != s->n || csize != s->n) err = SHM_ENODE;
+    if (!restore) {
+        if (real.Allgather(mine, 3, R(MPI_INT64_T), all, 3, R(MPI_INT64_T), rc) != MPI_SUCCESS) return SHM_EMPI;
+        shm_layout(s, all);
+    }
+    if (s->me == 0) {
+        if (err == SHM_OK) err = shm_file_create(nm->path, s->len, sys_err);
+        made = err == SHM_OK;
+        nm->err = err;
+    }
+    if (real.Bcast(nm, (int)sizeof *nm, R(MPI_BYTE), 0, rc) != MPI_SUCCESS) err = SHM_EMPI;
+    else if (s->me != 0 && nm->err > err) err = nm->err;
+    char *before = s->map;
+    if (err == SHM_OK) err = shm_file_map(s, nm->path, restore, sys_err);
+    int mapped = err == SHM_OK;
+    if (real.Allreduce(&err, &any, 1, R(MPI_INT), R(MPI_MAX), rc) != MPI_SUCCESS) any = SHM_EMPI;
+    if (made) {                                          /* every member has it mapped, or gave up */
+        long u = mana_sys1(SYS_unlink, (long)nm->path);
+        if (u < 0) nm->unlink_err = (int)-u;
+    }
+    if (any != SHM_OK && mapped && !restore) { mana_sys2(SYS_munmap, (long)s->map, (long)s->len); s->map = before; }
+    return any;
+}
+
+/* Out of the excursion: a segment's file rank 0 could not remove stays in /dev/shm (the window works). */
+static void shm_unlink_warn(const struct shm_name *nm)
+{
+    if (nm->unlink_err)
+        mana_say("MANA: warning: cannot remove %s (a shared-memory window's segment file): %s", nm->path,
+                 strerror(nm->unlink_err));
+}
+
+/* What MPI_Win_allocate_shared gives win_make: the segment (parts allocated, n and me set) and this
+ * rank's triple; the excursion fills in the rest. */
+struct shm_plan {
+    struct shm_seg seg;
+    int64_t mine[3], *all;
+    struct shm_name nm;
+    int why, sys_err;
+};
+
+/* Inside win_make's excursion: the segment, then the real window over this rank's part. */
+static int shm_make_lower(struct mana_win *mw, struct shm_plan *sp, MPI_Info ri, MPI_Comm rc, MPI_Win *rw)
+{
+    sp->why = shm_open_lower(&sp->seg, rc, &sp->nm, sp->all, sp->mine, 0, &sp->sys_err);
+    if (sp->why != SHM_OK) return sp->why == SHM_ENODE ? MPI_ERR_RMA_SHARED : MPI_ERR_OTHER;
+    const struct shm_part *p = &sp->seg.parts[sp->seg.me];
+    mw->base = sp->seg.map + p->off;
+    mw->size = p->size;
+    mw->disp_unit = p->disp_unit;
+    mw->shm = sp->seg;
+    int rc_ = real.Win_create(mw->base, mw->size, mw->disp_unit, ri, rc, rw);
+    if (rc_ != MPI_SUCCESS) {
+        mana_sys2(SYS_munmap, (long)sp->seg.map, (long)sp->seg.len);
+        mw->shm.map = NULL;
+    }
+    return rc_;
+}
+
 static int win_make(int flavor, void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
-                    int own, MPI_Win *win)
+                    int own, struct shm_plan *sp, MPI_Win *win)
 {
     struct vobj *c = comm_obj(comm);
     if (!c) return MPI_ERR_COMM;
@@ -169,8 +366,9 @@ static int win_make(int flavor, void *base, MPI_Aint size, MPI_Aint disp_unit, M
     MPI_Win rw = MPI_WIN_NULL;
     int rc;
     COLL_LOWER(c, ri = mana_info_real_lower(info);
-               rc = flavor == MPI_WIN_FLAVOR_DYNAMIC ? real.Win_create_dynamic(ri, R(comm), &rw)
-                                                        : real.Win_create(base, size, (int)disp_unit, ri, R(comm), &rw);
+               rc = sp ? shm_make_lower(mw, sp, ri, R(comm), &rw)
+                  : flavor == MPI_WIN_FLAVOR_DYNAMIC ? real.Win_create_dynamic(ri, R(comm), &rw)
+                                                     : real.Win_create(base, size, (int)disp_unit, ri, R(comm), &rw);
                if (rc == MPI_SUCCESS) {
                    real_setup(rw, mw);
                    w->real = HBITS(rw);
@@ -180,6 +378,10 @@ static int win_make(int flavor, void *base, MPI_Aint size, MPI_Aint disp_unit, M
                mana_info_real_free_lower(ri));
     if (rc != MPI_SUCCESS) {
         mw->own_mem = 0;          /* the caller frees it */
+        if (sp) {
+            sp->seg.parts = NULL;  /* the caller frees them (the excursion unmapped the segment) */
+            mw->shm.parts = NULL;
+        }
         win_drop(w);
         vrelease(w);
         *win = MPI_WIN_NULL;
@@ -192,14 +394,14 @@ static int win_make(int flavor, void *base, MPI_Aint size, MPI_Aint disp_unit, M
 int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
     MANA_CHECK_INIT();
-    return win_make(MPI_WIN_FLAVOR_CREATE, base, size, disp_unit, info, comm, 0, win);
+    return win_make(MPI_WIN_FLAVOR_CREATE, base, size, disp_unit, info, comm, 0, NULL, win);
 }
 ALIAS(Win_create)
 
 int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
     MANA_CHECK_INIT();
-    return win_make(MPI_WIN_FLAVOR_DYNAMIC, NULL, 0, 1, info, comm, 0, win);
+    return win_make(MPI_WIN_FLAVOR_DYNAMIC, NULL, 0, 1, info, comm, 0, NULL, win);
 }
 ALIAS(Win_create_dynamic)
 
@@ -210,7 +412,7 @@ static int win_allocate(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Co
     if (size < 0) return MPI_ERR_SIZE;
     void *p = NULL;
     if (posix_memalign(&p, 64, size ? (size_t)size : 1) != 0) return MPI_ERR_NO_MEM;
-    int rc = win_make(MPI_WIN_FLAVOR_ALLOCATE, p, size, disp_unit, info, comm, 1, win);
+    int rc = win_make(MPI_WIN_FLAVOR_ALLOCATE, p, size, disp_unit, info, comm, 1, NULL, win);
     if (rc != MPI_SUCCESS) { free(p); return rc; }
     memcpy(baseptr, &p, sizeof p);          /* baseptr is a void ** passed as void * */
     return MPI_SUCCESS;
@@ -224,12 +426,98 @@ ALIAS(Win_allocate)
 int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
     MANA_CHECK_INIT();
-    return win_make(MPI_WIN_FLAVOR_CREATE, base, size, disp_unit, info, comm, 0, win);
+    return win_make(MPI_WIN_FLAVOR_CREATE, base, size, disp_unit, info, comm, 0, NULL, win);
 }
 ALIAS(Win_create_c)
 int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 { return win_allocate(size, disp_unit, info, comm, baseptr, win); }
 ALIAS(Win_allocate_c)
+#endif
+
+/* MPI_Win_allocate_shared: the plan (this rank's triple, its candidate name, room for the gather), then
+ * win_make, whose excursion makes the segment and the real window over this rank's part. */
+static int win_allocate_shared(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                               MPI_Win *win)
+{
+    MANA_CHECK_INIT();
+    if (size < 0) return MPI_ERR_SIZE;
+    if (disp_unit <= 0 || disp_unit > 0x7fffffff) return MPI_ERR_DISP;
+    struct vobj *c = comm_obj(comm);
+    if (!c) return MPI_ERR_COMM;
+    struct shm_plan sp;
+    memset(&sp, 0, sizeof sp);
+    sp.seg.n = (int)c->a[7];
+    sp.seg.me = (int)c->a[6];
+    char val[MPI_MAX_INFO_VAL + 1];
+    int flag = 0;
+    if (info != MPI_INFO_NULL && PMPI_Info_get(info, "alloc_shared_noncontig", MPI_MAX_INFO_VAL, val, &flag) == MPI_SUCCESS &&
+        flag && strcmp(val, "true") == 0)
+        sp.mine[2] = 1;
+    sp.mine[0] = size;
+    sp.mine[1] = disp_unit;
+    sp.seg.parts = calloc((size_t)sp.seg.n, sizeof *sp.seg.parts);
+    sp.all = calloc(3 * (size_t)sp.seg.n, sizeof *sp.all);
+    if (!sp.seg.parts || !sp.all) { free(sp.seg.parts); free(sp.all); return MPI_ERR_NO_MEM; }
+    shm_name_make(sp.nm.path);
+    struct shm_part *parts = sp.seg.parts;
+    int rc = win_make(MPI_WIN_FLAVOR_SHARED, NULL, size, disp_unit, info, comm, 0, &sp, win);
+    free(sp.all);
+    shm_unlink_warn(&sp.nm);
+    if (rc != MPI_SUCCESS) {
+        free(parts);
+        if (mana_debug_on())
+            mana_say("mana: MPI_Win_allocate_shared failed: %s (%s)", shm_why(sp.why), strerror(sp.sys_err));
+        return rc;
+    }
+    void *p = mw_of(mana_win_obj(*win))->base;
+    memcpy(baseptr, &p, sizeof p);          /* baseptr is a void ** passed as void * */
+    return MPI_SUCCESS;
+}
+
+int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
+{ return win_allocate_shared(size, disp_unit, info, comm, baseptr, win); }
+ALIAS(Win_allocate_shared)
+
+/* Rank RANK's part of a shared-memory window, from our table (MPI_PROC_NULL: the lowest rank whose part
+ * is not empty); the base is its address in this process's mapping. */
+static int shared_query(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr)
+{
+    MANA_CHECK_INIT();
+    WIN_OR_ERR(win, w);
+    const struct shm_seg *s = &mw_of(w)->shm;
+    if (!s->map) return mana_win_err(w, win, MPI_ERR_RMA_FLAVOR);
+    if (rank == MPI_PROC_NULL) {
+        rank = 0;
+        for (int i = 0; i < s->n; i++)
+            if (s->parts[i].size > 0) { rank = i; break; }
+    } else if (rank < 0 || rank >= s->n) {
+        return mana_win_err(w, win, MPI_ERR_RANK);
+    }
+    *size = s->parts[rank].size;
+    *disp_unit = s->parts[rank].disp_unit;
+    void *p = s->map + s->parts[rank].off;
+    memcpy(baseptr, &p, sizeof p);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
+{
+    MPI_Aint du = 0;
+    int rc = shared_query(win, rank, size, &du, baseptr);
+    if (rc == MPI_SUCCESS) *disp_unit = (int)du;
+    return rc;
+}
+ALIAS(Win_shared_query)
+
+#if MPI_VERSION >= 4
+int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                               MPI_Win *win)
+{ return win_allocate_shared(size, disp_unit, info, comm, baseptr, win); }
+ALIAS(Win_allocate_shared_c)
+
+int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr)
+{ return shared_query(win, rank, size, disp_unit, baseptr); }
+ALIAS(Win_shared_query_c)
 #endif
 
 int PMPI_Win_free(MPI_Win *win)
@@ -846,11 +1134,39 @@ int mana_win_objects(void *ctx, void *(*put)(void *ctx, const void *data, size_t
     return n;
 }
 
+/* A shared-memory window's segment at the replay: the image restored this rank's copy of the whole
+ * segment as its own shared memory at the old address; a new file gets every member's part from that
+ * member's copy and replaces the copy on every member, so the members of the node share it again.  A
+ * communicator whose members are no longer on one node fails the restart, naming the window. */
+static int shm_replay(struct vobj *w, struct mana_win *mw, MPI_Comm pc)
+{
+    struct shm_name nm;
+    memset(&nm, 0, sizeof nm);
+    shm_name_make(nm.path);
+    int why, sys_err = 0;
+    struct timespec t0, t1;
+    int timed = mana_debug_on() && clock_gettime(CLOCK_MONOTONIC, &t0) == 0;
+    LOWER(why = shm_open_lower(&mw->shm, pc, &nm, NULL, NULL, 1, &sys_err));
+    shm_unlink_warn(&nm);
+    if (why == SHM_OK) {
+        if (timed && clock_gettime(CLOCK_MONOTONIC, &t1) == 0)
+            mana_say("mana: restart: shared-memory window %u: its %zu-byte segment shared again in %.3f ms", w->idx,
+                     mw->shm.len, (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+        return 0;
+    }
+    char syserr[96] = "";
+    if (why != SHM_ENODE && why != SHM_EMPI && sys_err) snprintf(syserr, sizeof syserr, ": %s", strerror(sys_err));
+    mana_say("MANA: restart: cannot make shared-memory window %u%s%s%s again (MPI_Win_allocate_shared): %s%s",
+             w->idx, mw->name[0] ? " (\"" : "", mw->name, mw->name[0] ? "\")" : "", shm_why(why), syserr);
+    return -1;
+}
+
 /* Replay of R_WIN_CREATE: the same window on the same memory (pc: the replayed communicator, real). */
 int mana_win_replay(struct vobj *w, MPI_Comm pc)
 {
     if (!(w->flags & VF_WOPEN)) return MPI_SUCCESS;     /* freed, or not yet made at the checkpoint */
     struct mana_win *mw = mw_of(w);
+    if (mw->shm.map && shm_replay(w, mw, pc) != 0) return MPI_ERR_OTHER;
     MPI_Info ri = mana_info_real(mw->hints);
     MPI_Win rw = MPI_WIN_NULL;
     int rc;
