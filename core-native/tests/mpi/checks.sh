@@ -1,7 +1,8 @@
 # checks.sh - sourced by the MPI test scripts that report a list of checks (errors_mpi.sh, exit_mpi.sh):
 # check NAME CONDITION counts failures in $fails; coord starts a coordinator on $tmp/mana.rc (the
 # caller exports MANA_RC=$tmp/mana.rc) and waits for its status file, an event, for at most 30 s; ready
-# waits for a launched job (tests/lib/wait.sh holds the waits).
+# waits for a launched job; restart_to_end and finish close the C/R scripts (tests/lib/wait.sh holds the
+# waits).
 fails=0
 check() { if eval "$2"; then echo "ok: $1"; else echo "FAIL: $1"; fails=$((fails + 1)); fi; }
 . "$(dirname -- "${BASH_SOURCE[0]}")/../lib/wait.sh"     # wait_for, await_running, start_coord_on
@@ -13,4 +14,28 @@ coord() {
 ready() {
     wait_for 60 grep -q '^ready' "$tmp/l.out" || { echo "FAIL: no 'ready' line"; tail "$tmp/l.out"; exit 1; }
     await_running "$1" 60 || { echo "FAIL: not every rank registered"; exit 1; }
+}
+# restart_to_end EXTRA [ARGS...]: a new coordinator; $tmp/ck restarted (mana_restart under run()), told to
+# stop EXTRA iterations on ($tmp/stop); it must end well, with the "done:" line of a native run of $prog
+# for the same count (ARGS after --iters K).  The line is left in $got.
+restart_to_end() {
+    local extra=$1 rc k want; shift
+    coord
+    echo "$extra" > "$tmp/stop"
+    run "$ROOT/bin/mana_restart" --restartdir "$tmp/ck" > "$tmp/r.out" 2> "$tmp/r.err"
+    rc=$?
+    got=$(grep "done:" "$tmp/r.out")
+    check "restart finished ($rc)" '[ $rc -eq 0 ] && [ -n "$got" ]'
+    k=$(printf '%s\n' "$got" | sed -n 's/.*iters=\([0-9]*\).*/\1/p')
+    want=$([ -n "$k" ] && run "$prog" --iters "$k" "$@" 2>&1 | grep "done:")
+    check "the native result ($got)" '[ -n "$got" ] && [ "$got" = "$want" ]'
+}
+# finish FILE...: PASS, or the failures' evidence (the last lines of each FILE there is) and exit 1
+finish() {
+    if [ "$fails" -ne 0 ]; then
+        local f
+        for f in "$@"; do [ -s "$f" ] && { echo "---- $f"; tail -n 15 "$f"; }; done
+        exit 1
+    fi
+    echo PASS
 }

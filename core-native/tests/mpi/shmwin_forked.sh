@@ -38,18 +38,6 @@ check "no writer process" '! grep -q "checkpoint: forked writer, program running
 timeout 90 "$ROOT/bin/mana_status" --checkpoint-and-kill > "$tmp/s2.out" 2>&1
 check "checkpoint-and-kill written" 'grep -q written "$tmp/s2.out"'
 wait $job
-coord
-echo 30 > "$tmp/stop"
-run "$ROOT/bin/mana_restart" --restartdir "$tmp/ck" > "$tmp/r.out" 2> "$tmp/r.err"
-rc=$?
-got=$(grep "done:" "$tmp/r.out")
-check "restart finished ($rc)" '[ $rc -eq 0 ]'
-k=$(printf '%s\n' "$got" | sed -n 's/.*iters=\([0-9]*\).*/\1/p')
-want=$( [ -n "$k" ] && run "$prog" --iters "$k" "$pad" 2>&1 | grep "done:")
-check "the native result ($got)" '[ -n "$got" ] && [ "$got" = "$want" ]'
+restart_to_end 30 "$pad"
 echo "shmwin_forked: image per rank $(du -sh "$tmp"/ck/ckpt_rank_0 2>/dev/null | cut -f1)"
-if [ "$fails" -ne 0 ]; then
-    for f in "$tmp"/*.out "$tmp"/*.err; do echo "---- $f"; tail -n 15 "$f"; done
-    exit 1
-fi
-echo PASS
+finish "$tmp"/*.out "$tmp"/*.err
