@@ -1105,7 +1105,9 @@ static int finish_image(struct wctx *w, const char *path, uint32_t generation, c
         memcpy(h.host, u.nodename, hl < sizeof h.host - 1 ? hl : sizeof h.host - 1);
     }
     const struct lh_info *lh = mana_lh_info;
-    uint32_t kind = lh && mana_pl.mpi ? lh->mpi.kind : MANA_MPI_NONE;
+    /* the MPI this rank was launched with, which the lower half runs: also before the program's first MPI
+     * call (a restart must run that MPI's lower half, which the program's MPI_Init will then find) */
+    uint32_t kind = lh ? lh->mpi.kind : MANA_MPI_NONE;
     snprintf(h.mpi, sizeof h.mpi, "%s", kind == MANA_MPI_OPENMPI ? "openmpi" : kind == MANA_MPI_MPICH ? "mpich" : "none");
     const char *b = strrchr(mana_pl.app_path, '/');
     const char *prog = b ? b + 1 : mana_pl.app_path;

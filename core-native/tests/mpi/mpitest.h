@@ -8,6 +8,8 @@
  * Both end with rank 0 printing one line "NAME done: iters=K ..." that depends only on K, so the
  * harness (cr_mpi.sh) compares a checkpointed-and-restarted run with a native run of the same K.
  * Every iteration agrees on stopping through one MPI_Allreduce, in both modes alike.
+ * With MT_PREINIT_HOLD_FILE naming a file that exists, every process says "holding before MPI_Init" and
+ * waits, making no MPI call, until the file is gone (preinit.sh checkpoints it there).
  * Lines go out with one write(2) each (see tests/programs/README.md).
  */
 #ifndef MANA_MPITEST_H
@@ -24,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 __attribute__((format(printf, 1, 2))) static inline void mt_out(const char *fmt, ...)
@@ -65,9 +68,22 @@ struct mt_run {
     char **argv;
 };
 
+/* MT_PREINIT_HOLD_FILE: wait before the first MPI call while that file exists (10 ms naps). */
+static inline void mt_preinit_hold(void)
+{
+    const char *f = getenv("MT_PREINIT_HOLD_FILE");
+    if (!f || access(f, F_OK) != 0) return;
+    mt_out("holding before MPI_Init\n");
+    while (access(f, F_OK) == 0) {
+        struct timespec ts = { 0, 10000000 };
+        nanosleep(&ts, NULL);
+    }
+}
+
 /* level < 0: MPI_Init; else MPI_Init_thread, which must grant that level. */
 static inline void mt_init_level(struct mt_run *r, int *argc, char ***argv, int level)
 {
+    mt_preinit_hold();
     if (level < 0) {
         if (MPI_Init(argc, argv) != MPI_SUCCESS) {
             fprintf(stderr, "MPI_Init failed\n");

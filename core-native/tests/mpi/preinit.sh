@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# preinit.sh MPI PROG - a checkpoint taken before the program's first MPI call.  Every rank of PROG (an
+# mpitest.h program) holds before MPI_Init (MT_PREINIT_HOLD_FILE); once all say so and have registered, the
+# job is checkpointed and killed.  Each image must name the MPI the rank was launched with (the lower half
+# runs it, although the program has not called it yet), the restart must go on into MPI_Init and the
+# program's run, and the result must be a native run's for the same number of iterations.
+# (An image written there once said "mpi none": the restart ran the plain lower half, and the program's
+# MPI_Init then ended the job with "the runtime's lower half runs no MPI".  Found with MPICH's own test
+# suite, a checkpoint at a random moment of a short program.)
+set -u
+ROOT=${MANA_ROOT:-$(cd "$(dirname -- "$(readlink -f -- "$0")")/../../.." && pwd -P)}
+mpi=$1 prog=$2 np=2
+case $mpi in
+    openmpi) export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+             export OMPI_MCA_odls_base_sigkill_timeout=0
+             run() { timeout 120 mpirun.openmpi --oversubscribe -n $np "$@"; };;
+    mpich)   run() { timeout 120 mpirun.mpich -n $np "$@"; };;
+    *)       echo "usage: $0 openmpi|mpich PROG"; exit 2;;
+esac
+tmp=$(mktemp -d /tmp/mana_preinit.XXXXXX)
+export HOME=$tmp MANA_RC=$tmp/mana.rc
+unset MANA_COORD_HOST MANA_COORD_PORT MANA_COORD_SECRET MANA_MPI MT_PREINIT_HOLD_FILE
+trap 'pkill -f "status-file $tmp/" 2>/dev/null; [ -n "${MANA_TEST_KEEP:-}" ] || rm -rf "$tmp"' EXIT
+. "$(dirname -- "$(readlink -f -- "$0")")/checks.sh"
+
+coord
+: > "$tmp/hold"
+MT_PREINIT_HOLD_FILE=$tmp/hold run "$ROOT/bin/mana_launch" --ckptdir "$tmp/ck" "$prog" --stop-file "$tmp/stop" \
+    > "$tmp/l.out" 2> "$tmp/l.err" &
+job=$!
+holding() { [ "$(grep -c '^holding before MPI_Init' "$tmp/l.out")" = $np ]; }
+wait_for 60 holding || { echo "FAIL: not every rank said it holds before MPI_Init"; tail "$tmp/l.out" "$tmp/l.err"; exit 1; }
+await_running $np 60 || { echo "FAIL: not every rank registered"; exit 1; }
+timeout 100 "$ROOT/bin/mana_coord_probe" --checkpoint --exit --timeout 90000 > "$tmp/p.out" 2>&1
+check "checkpoint-and-kill before MPI_Init written" 'grep -q "^checkpoint ok" "$tmp/p.out"'
+wait $job
+rm -f "$tmp/hold"
+for r in $(seq 0 $((np - 1))); do
+    img=$(ls "$tmp"/ck/ckpt_rank_$r/*.mana 2>/dev/null | tail -n 1)
+    "$ROOT/bin/lower-half" --check "$img" > "$tmp/check$r.out" 2>&1
+    check "rank $r's image names $mpi" 'grep -q ", mpi $mpi," "$tmp/check$r.out"'
+done
+restart_to_end 20
+check "no rank held after the restart" '[ "$(grep -c "^holding" "$tmp/r.out")" = 0 ]'
+finish "$tmp"/*.out "$tmp"/*.err
