@@ -50,8 +50,8 @@
 #define MAXC 8          /* communicators */
 #define MAXS 12         /* steps a thread */
 #define MAXM 8          /* point-to-point messages */
-/* a drain that runs longer is a failure of its case (the longest case, a refusal after 40,000 settle
- * rounds, would take 40,000 and some) */
+/* a drain that needs more reductions fails its case (a drain that never ends would hang the test; the
+ * settle rounds' own refusal, after 40,000 rounds, still fits) */
 #define MAX_REDUCTIONS 50000
 
 /* ---- the program ---- */
