@@ -3,6 +3,7 @@
  * half's MPI library.  See mpi_int.h for the handle scheme and docs/architecture.md ("MPI").
  */
 #include "mpi_int.h"
+#include "drain_rounds.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -257,13 +258,7 @@ struct vobj *comm_obj(MPI_Comm c)
     return vobj_of(HBITS(c));
 }
 
-static uint64_t mix(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
+static uint64_t mix(uint64_t x) { return drain_mix(x); }
 
 /* The same value on every member of the new communicator and on no other communicator: how it was
  * made (parent, the parent's collective count at that moment) and which of the communicators that
@@ -409,8 +404,9 @@ uint64_t coll_enter(struct vobj *c)
  * rank's progress engine (Open MPI's emulated atomics, MPICH without asynchronous progress): a flush,
  * a fetch-and-op, an unlock.  Such a thread holds the lower half, so it cannot stop for a checkpoint
  * until it is out; the checkpoint's target must keep progressing until then.  So these calls count as
- * "inside a collective" (coll_inside): the settle rounds below wait for them with every rank's progress
- * engine turning, and the drain's rounds turn it too once a window exists (mana_rma_used).  During the
+ * "inside a collective" (coll_inside): the settle rounds (drain_rounds.c) wait for them with every
+ * rank's progress engine turning, and the drain's rounds turn it too once a window exists
+ * (mana_rma_used).  During the
  * settle rounds no new one-sided call starts (rma_closed): a call started after a rank's last settle
  * round would hold its thread, and wait for a target whose threads are stopping. */
 static volatile int rma_closed;
@@ -453,81 +449,9 @@ static int live_comm(const struct vobj *o)
             (o->kind == K_WIN && (o->flags & VF_WOPEN))) && !(o->flags & VF_ZOMBIE) && o->gid;
 }
 
-/* ---- per-communicator maxima over the ranks ----
- *
- * The drain needs, for each communicator, the largest of a count over its members.  The coordinator
- * reduces vectors of one length over all ranks, so a communicator has a slot in a table, by a hash of
- * its id, and every slot carries the largest and the smallest id put there besides the value: a slot
- * is clean when both are the same id.  Communicators that share a slot (with 5 live communicators
- * about one table in 140 has such a pair, with 60 three in four) get their maxima in another round,
- * by another hash, on a table of the unresolved ones only.  Every rank sees the same slots, clean or
- * not, so all run the same rounds.  (A checkpoint used to be refused at such a pair: ~7% of the
- * checkpoints of one test program, whose live communicators happened to hash that way.) */
-#define CM_SLOTS 1365                     /* 3 values a slot, and one flag: 4,096 values, the limit */
-#define CM_ROUNDS 32
-static uint64_t cm_epoch;
-
-static int cm_slot(uint64_t gid, int round)
-{
-    return (int)(mix(gid ^ mix(0x2545f4914f6cdd1dULL + (uint64_t)round)) % CM_SLOTS);
-}
-
-/* The reduction phases of one quiesce (free phases, docs/coordinator-protocol.md: 64 + n & 0x3fff). */
-static uint16_t drain_phase(int *n)
-{
-    return (uint16_t)(MANA_PHASE_FREE_FIRST + ((*n)++ & MANA_PHASE_COLL_DRAIN_MASK));
-}
-
-/* For every communicator live now: o->cm_val = the largest of value(o) over the members that have it
- * live now (cm_done marks the ones done).  *flag: in, this rank's; out, the largest of all ranks'. */
-static int comm_max(uint32_t g, int *phase, int64_t (*value)(const struct vobj *), int64_t *flag,
-                    char *err, size_t errlen)
-{
-    static int64_t t[3 * CM_SLOTS + 1];
-    uint64_t ep = ++cm_epoch;
-    uint32_t used = __atomic_load_n(&vtab_used, __ATOMIC_SEQ_CST);
-    for (uint32_t i = 1; i <= used; i++) {
-        struct vobj *o = &vtab[i];
-        if (!live_comm(o)) continue;
-        o->cm_val = value(o);
-        o->cm_epoch = ep;
-    }
-    for (int round = 0; round < CM_ROUNDS; round++) {
-        for (int k = 0; k < CM_SLOTS; k++) { t[k] = 0; t[CM_SLOTS + k] = INT64_MIN; t[2 * CM_SLOTS + k] = INT64_MIN; }
-        t[3 * CM_SLOTS] = *flag;
-        for (uint32_t i = 1; i <= used; i++) {
-            struct vobj *o = &vtab[i];
-            if (o->cm_epoch != ep) continue;
-            int k = cm_slot(o->gid, round);
-            if ((int64_t)o->gid > t[k]) t[k] = (int64_t)o->gid;
-            if (-(int64_t)o->gid > t[CM_SLOTS + k]) t[CM_SLOTS + k] = -(int64_t)o->gid;
-            if (o->cm_val > t[2 * CM_SLOTS + k]) t[2 * CM_SLOTS + k] = o->cm_val;
-        }
-        if (lower.iface->reduce(g, drain_phase(phase), MANA_RED_MAX, t, 3 * CM_SLOTS + 1, err, errlen) != 0)
-            return -1;
-        *flag = t[3 * CM_SLOTS];
-        int shared = 0;
-        for (int k = 0; k < CM_SLOTS && !shared; k++) shared = t[k] != 0 && t[k] != -t[CM_SLOTS + k];
-        for (uint32_t i = 1; i <= used; i++) {
-            struct vobj *o = &vtab[i];
-            if (o->cm_epoch != ep) continue;
-            int k = cm_slot(o->gid, round);
-            if (t[k] == (int64_t)o->gid && -t[CM_SLOTS + k] == (int64_t)o->gid) {
-                o->cm_val = t[2 * CM_SLOTS + k];
-                o->cm_epoch = 0;
-                o->cm_done = ep;
-            }
-        }
-        if (!shared) return 0;
-        if (mana_debug_on()) say("mana: collective drain: communicator ids share slots of table %d; one more", round);
-    }
-    snprintf(err, errlen, "collective drain: communicator ids still shared slots after %d tables; checkpoint refused",
-             CM_ROUNDS);
-    return -1;
-}
-
-static int64_t comm_seq(const struct vobj *o) { return (int64_t)o->seq; }
-static int64_t comm_want(const struct vobj *o) { return (int64_t)(o->seq > o->target ? o->seq : o->target); }
+/* ---- the collective drain (quiesce) ----
+ * Its rounds are drain_rounds.c's (drain_quiesce): here are the operations they run on this process,
+ * the object table, the gate, the progress engine, the clock and the coordinator. */
 
 /* Drive the lower half's progress engine once, unless a thread of the program holds the lower half
  * (it is then in a waiting loop, which progresses by itself). */
@@ -544,197 +468,88 @@ static void poke_progress(void)
     lower_leave(up);
 }
 
-/* Every rank reached its targets, but a thread may still be inside its last collective: a partner
- * that already left the same collective can owe it data that only the partner's progress engine
- * moves (MPICH's shared-memory collectives do this), and a stopped partner would never move it.  So
- * no rank goes on to stop its threads until no rank has a thread inside a collective; meanwhile
- * every rank keeps its progress engine turning.  Rounds of one coordinator sum each, phases 16,448
- * and up (free for the runtime, docs/coordinator-protocol.md; 64-16,447 are the count and target rounds). */
-#define SETTLE_PHASE0 MANA_PHASE_SETTLE_FIRST /* after the count and target rounds' phases (drain_phase) */
-#define SETTLE_ROUNDS 40000
-/* Returns 0 settled, -1 failed, 1 still busy after SETTLE_BATCH rounds: the caller runs target rounds
- * again, since a communicator a rank made after the last target round may hold a thread at the gate
- * that a partner's collective waits for.  `*rp` counts rounds across calls (phases stay distinct). */
-#define SETTLE_BATCH 256
-/* How long a checkpoint lets the program run on for its post/start epochs to match (quiesce, settle), in seconds:
- * MANA_EPOCH_WAIT, read at MPI start-up (default 60). */
-static long epoch_wait_s = 60;
-
-static int settle_batch(uint32_t g, int *rp, int64_t *unmatched, int *expired, int64_t t0, char *err, size_t errlen);
-
-/* *unmatched: the job's sum of the post/start shares (win.c) in the last round (stable once settled); 0
- * when every open general active-target epoch has its partner open.  *expired: some rank has been in
- * this checkpoint (since t0, its clock) for MANA_EPOCH_WAIT seconds or more; a sum, so every rank learns
- * it in the same round and they all give up together. */
-static int settle(uint32_t g, int *rp, int64_t *unmatched, int *expired, int64_t t0, char *err, size_t errlen)
+static void drain_view(struct vobj *o, struct drain_comm *c)
 {
-    /* no one-sided call starts during the rounds; they open again when the target rounds must run
-     * again (a thread may have to pass one to reach a collective), and at resume() */
-    rma_close(1);
-    int rc = settle_batch(g, rp, unmatched, expired, t0, err, errlen);
-    if (rc == 1) rma_close(0);
-    return rc;
+    c->gid = o->gid;
+    c->seq = &o->seq;
+    c->target = &o->target;
+    c->cm_epoch = &o->cm_epoch;
+    c->cm_done = &o->cm_done;
+    c->cm_val = &o->cm_val;
 }
 
-static int settle_batch(uint32_t g, int *rp, int64_t *unmatched, int *expired, int64_t t0, char *err, size_t errlen)
+static uint32_t dop_used(void *ctx) { (void)ctx; return __atomic_load_n(&vtab_used, __ATOMIC_SEQ_CST); }
+
+static int dop_comm(void *ctx, uint32_t i, struct drain_comm *c)
 {
-    for (int n = 0; n < SETTLE_BATCH; n++, (*rp)++) {
-        int round = *rp;
-        if (round >= SETTLE_ROUNDS) break;
-        /* the epochs' counts change only inside one-sided calls: once none is inside (busy 0) and none
-         * may start (rma_closed), this rank's share stays what it is read as here */
-        struct timespec now;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        int64_t v[3] = { __atomic_load_n(&coll_inside, __ATOMIC_SEQ_CST), 0, now.tv_sec - t0 >= epoch_wait_s };
-        if (mana_rma_used) v[1] = (int64_t)mana_win_pscw_share();
-        if (lower.iface->reduce(g, (uint16_t)(SETTLE_PHASE0 + round), MANA_RED_SUM, v, 3, err, errlen) != 0)
-            return -1;
-        int64_t busy = v[0];
-        *unmatched = v[1];
-        *expired = v[2] != 0;
-        /* an epoch without its partner all this time (a rank blocked in MPI_Win_start or _complete for a
-         * post its target makes only after the checkpoint stays busy): give up now */
-        if (*unmatched != 0 && *expired) return 0;
-        if (busy == 0) {
-            if (mana_debug_on() && round) say("mana: collective drain: settled after %d round(s)", round);
-            return 0;
-        }
-        struct timespec t0, t;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
-        do {
-            poke_progress();
-            mana_sys0(SYS_sched_yield);
-            clock_gettime(CLOCK_MONOTONIC, &t);
-        } while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 1000000L);
-    }
-    if (*rp < SETTLE_ROUNDS) return 1;
-    snprintf(err, errlen, "collective drain: a collective call did not finish within %d rounds", SETTLE_ROUNDS);
-    return -1;
+    (void)ctx;
+    drain_view(&vtab[i], c);
+    return live_comm(&vtab[i]);
 }
+
+static int dop_gated(void *ctx, int slot, struct drain_comm *c)
+{
+    (void)ctx;
+    struct vobj *o = __atomic_load_n(&gated[slot], __ATOMIC_SEQ_CST);
+    if (!o || !live_comm(o)) return 0;
+    drain_view(o, c);
+    return 1;
+}
+
+/* Phase 1: every thread waits at the gate, and none is left between its check and its count. */
+static void dop_set_phase(void *ctx, int phase)
+{
+    (void)ctx;
+    __atomic_store_n(&coll_phase, phase, __ATOMIC_SEQ_CST);
+    coll_wake();
+    if (phase == 1)
+        while (__atomic_load_n(&entering, __ATOMIC_SEQ_CST)) mana_sys0(SYS_sched_yield);
+}
+
+static int dop_gen(void *ctx) { (void)ctx; return __atomic_load_n(&coll_gen, __ATOMIC_SEQ_CST); }
+static void dop_wake(void *ctx) { (void)ctx; coll_wake(); }
+static void dop_sleep(void *ctx, int gen) { (void)ctx; coll_sleep(gen); }
+static int64_t dop_inside(void *ctx) { (void)ctx; return __atomic_load_n(&coll_inside, __ATOMIC_SEQ_CST); }
+static int dop_finalized(void *ctx) { (void)ctx; return mana_finalized; }
+static int dop_rma_used(void *ctx) { (void)ctx; return mana_rma_used; }
+static int64_t dop_pscw_share(void *ctx) { (void)ctx; return (int64_t)mana_win_pscw_share(); }
+static void dop_rma_close(void *ctx, int closed) { (void)ctx; rma_close(closed); }
+static void dop_poke(void *ctx) { (void)ctx; poke_progress(); }
+static void dop_yield(void *ctx) { (void)ctx; mana_sys0(SYS_sched_yield); }
+
+static int64_t dop_now_ns(void *ctx)
+{
+    (void)ctx;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int dop_reduce(void *ctx, uint32_t g, uint16_t phase, int op, int64_t *vals, uint32_t n, char *err,
+                      size_t errlen)
+{
+    (void)ctx;
+    return lower.iface->reduce(g, phase, op, vals, n, err, errlen);
+}
+
+static int dop_debug(void *ctx) { (void)ctx; return mana_debug_on(); }
+
+static const struct drain_coll_ops coll_drain_ops = {
+    .used = dop_used, .comm = dop_comm, .ngated = GATED_MAX, .gated = dop_gated, .set_phase = dop_set_phase,
+    .gen = dop_gen, .wake = dop_wake, .sleep = dop_sleep, .inside = dop_inside, .finalized = dop_finalized,
+    .rma_used = dop_rma_used, .pscw_share = dop_pscw_share, .rma_close = dop_rma_close, .poke = dop_poke,
+    .yield = dop_yield, .now_ns = dop_now_ns, .reduce = dop_reduce, .debug = dop_debug, .message = mana_say,
+};
+
+/* This rank's drain; epoch_wait_s: MANA_EPOCH_WAIT, read at MPI start-up (default 60 s: how long a
+ * checkpoint lets the program run on for its post/start epochs to match). */
+static struct drain_coll coll_drain = { .ops = &coll_drain_ops, .epoch_wait_s = 60 };
 
 static int quiesce(uint32_t g, char *err, size_t errlen)
 {
     if (!mana_initialized || mana_finalized) return 0;
-    int64_t t0 = 0;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    t0 = ts.tv_sec;
-    __atomic_store_n(&coll_phase, 1, __ATOMIC_SEQ_CST);
-    coll_wake();
-    while (__atomic_load_n(&entering, __ATOMIC_SEQ_CST)) mana_sys0(SYS_sched_yield);
-
-    /* Every member's count for every communicator: the targets.  A communicator whose constructor
-     * returned after every rank had counted is in no count (target 0): nobody has used it yet, and a
-     * target round below raises its target if somebody does. */
-    int phase = 0;
-    int64_t none = 0;
-    uint32_t used = __atomic_load_n(&vtab_used, __ATOMIC_SEQ_CST);
-    for (uint32_t i = 1; i <= used; i++)
-        if (live_comm(&vtab[i])) vtab[i].target = 0;
-    if (comm_max(g, &phase, comm_seq, &none, err, errlen) != 0) return -1;
-    uint64_t behind = 0;
-    for (uint32_t i = 1; i <= used; i++) {
-        struct vobj *o = &vtab[i];
-        if (!live_comm(o) || o->cm_done != cm_epoch) continue;
-        o->target = (uint64_t)o->cm_val;
-        if (o->seq < o->target) behind += o->target - o->seq;
-    }
-    __atomic_store_n(&coll_phase, 2, __ATOMIC_SEQ_CST);
-    coll_wake();
-    /* Run on until every communicator reached its target.  A target is the highest count any member
-     * has, so it can take more than one round: a thread that must pass a communicator already at
-     * its target to reach another's (a collective that only some ranks make between two of a shared
-     * communicator) may make one more call there (its target goes up by one here, and on the other
-     * members with the next round); rounds go on until no rank is behind anywhere. */
-    int settle_round = 0;
-again:
-    for (;;) {
-        struct timespec r0;
-        clock_gettime(CLOCK_MONOTONIC, &r0);
-        int behind_here;
-        for (;;) {
-            int gen = __atomic_load_n(&coll_gen, __ATOMIC_SEQ_CST);
-            behind_here = 0;
-            for (uint32_t i = 1; i <= vtab_used && !behind_here; i++) {
-                struct vobj *o = &vtab[i];
-                if (live_comm(o) && o->seq < o->target) behind_here = 1;
-            }
-            if (!behind_here || mana_finalized) break;
-            int more = 0;
-            for (int i = 0; i < GATED_MAX; i++) {
-                struct vobj *c = __atomic_load_n(&gated[i], __ATOMIC_SEQ_CST);
-                if (c && live_comm(c) && c->seq >= c->target) { c->target = c->seq + 1; more++; behind++; }
-            }
-            if (more) coll_wake();
-            clock_gettime(CLOCK_MONOTONIC, &ts);
-            if (ts.tv_sec - t0 > 600) {
-                snprintf(err, errlen, "collective drain: this rank did not reach the other ranks' collective calls within 600 s");
-                return -1;
-            }
-            /* stuck (a thread in a collective that waits for ranks held elsewhere): tell the others */
-            if ((ts.tv_sec - r0.tv_sec) * 1000000000LL + (ts.tv_nsec - r0.tv_nsec) > 20000000LL) break;
-            coll_sleep(gen);
-        }
-        /* a thread of another rank may wait in a one-sided call for this rank's progress (see rma_enter) */
-        if (mana_rma_used) poke_progress();
-        /* The counts again (a communicator made since has one now), and whether anyone is behind. */
-        int64_t anyone_behind = behind_here && !mana_finalized;
-        if (comm_max(g, &phase, comm_want, &anyone_behind, err, errlen) != 0) return -1;
-        /* The counts are applied before anyone decides to stop: a rank can learn here that it is behind
-         * although nobody said so (a communicator it made after the first count, whose target is still
-         * 0, on which a partner has already started a collective: stopping now left that partner inside
-         * the collective for good, seen about once in 300 runs). */
-        int64_t learned = 0;
-        used = __atomic_load_n(&vtab_used, __ATOMIC_SEQ_CST);
-        for (uint32_t i = 1; i <= used; i++) {
-            struct vobj *o = &vtab[i];
-            if (live_comm(o) && o->cm_done == cm_epoch && (uint64_t)o->cm_val > o->target) {
-                o->target = (uint64_t)o->cm_val;
-                if (o->seq < o->target) learned = 1;
-            }
-        }
-        coll_wake();
-        if (!anyone_behind) {
-            /* nobody was behind: stop only if nobody is behind now either (one more sum) */
-            if (lower.iface->reduce(g, drain_phase(&phase), MANA_RED_SUM, &learned, 1, err, errlen) != 0)
-                return -1;
-            if (!learned) break;
-        }
-    }
-    if (mana_debug_on()) say("mana: collective drain: ran %llu collective call(s) on to the targets",
-                                            (unsigned long long)behind);
-    int64_t unmatched = 0;
-    int expired = 0;
-    int sr = settle(g, &settle_round, &unmatched, &expired, t0, err, errlen);
-    if (sr >= 0 && unmatched != 0 && expired) {
-        snprintf(err, errlen, "one-sided drain: for %ld s a rank has been in an MPI_Win_start access epoch whose "
-                 "target has not posted it, or in an MPI_Win_post exposure epoch whose origin has not started "
-                 "it (MANA_EPOCH_WAIT); the checkpoint is refused (the program goes on; take it again)",
-                 epoch_wait_s);
-        return -1;
-    }
-    if (sr == 1) goto again;    /* still busy: targets again (every rank sees the same sums, so all come) */
-    /* Settled, but a post/start epoch is open on one side of a pair only (an origin started towards a
-     * target whose program has not posted yet, or the other way round): the drain could not close it.
-     * The program threads run on a little and the rounds start again (every rank sees the same sum):
-     * a program that meets a collective every iteration is soon held at its gate with its epochs
-     * matched.  After 60 s (MANA_EPOCH_WAIT; all ranks at once, see settle) the drain refuses the
-     * checkpoint instead. */
-    if (sr == 0 && unmatched != 0) {
-        rma_close(0);
-        struct timespec p0, p;
-        clock_gettime(CLOCK_MONOTONIC, &p0);
-        do {
-            poke_progress();
-            mana_sys0(SYS_sched_yield);
-            clock_gettime(CLOCK_MONOTONIC, &p);
-        } while ((p.tv_sec - p0.tv_sec) * 1000000000L + (p.tv_nsec - p0.tv_nsec) < 2000000L);
-        if (mana_debug_on()) say("mana: collective drain: post/start epochs not matched yet; the program runs on");
-        goto again;
-    }
-    return sr;
+    return drain_quiesce(&coll_drain, g, err, errlen);
 }
-
 static void resume(void)
 {
     mana_gate = 0;
@@ -943,8 +758,9 @@ void mana_mpi_init_lazy(void)
     if (ew && *ew) {
         char *end;
         long v = strtol(ew, &end, 10);
-        if (*end || v < 0) say("MANA: MANA_EPOCH_WAIT '%s' is not a number of seconds; using %ld", ew, epoch_wait_s);
-        else epoch_wait_s = v;
+        if (*end || v < 0) say("MANA: MANA_EPOCH_WAIT '%s' is not a number of seconds; using %ld", ew,
+                               coll_drain.epoch_wait_s);
+        else coll_drain.epoch_wait_s = v;
     }
     mana_initialized = 1;
     mana_fortran_refresh();

@@ -13,6 +13,7 @@
  * that buffer first, in arrival order.
  */
 #include "mpi_int.h"
+#include "drain_rounds.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -1023,21 +1024,33 @@ int mana_req_finish(struct vobj *r)
     return (r->flags & VF_DONE) ? 0 : -1;
 }
 
+/* The operations of the drain's rounds (drain_rounds.c) on this process. */
+static void p2p_op_round(void *ctx) { (void)ctx; drain_round(); }
+
+static void p2p_op_counts(void *ctx, uint64_t *sent, uint64_t *received)
+{
+    (void)ctx;
+    *sent = p2p_sent;
+    *received = p2p_received;
+}
+
+static int p2p_op_reduce(void *ctx, uint32_t g, uint16_t phase, int op, int64_t *vals, uint32_t n, char *err,
+                         size_t errlen)
+{
+    (void)ctx;
+    return lower.iface->reduce(g, phase, op, vals, n, err, errlen);
+}
+
+static int p2p_op_debug(void *ctx) { (void)ctx; return mana_debug_on(); }
+
+static const struct drain_p2p_ops p2p_drain_ops = {
+    .round = p2p_op_round, .counts = p2p_op_counts, .reduce = p2p_op_reduce, .debug = p2p_op_debug, .message = mana_say,
+};
+
 int mana_p2p_drain(uint32_t g, char *err, size_t errlen)
 {
-    for (int round = 0; round < 14; round++) {
-        drain_round();
-        int64_t v = (int64_t)(p2p_sent - p2p_received);
-        if (lower.iface->reduce(g, (uint16_t)(MANA_PHASE_P2P_DRAIN_FIRST + round), MANA_RED_SUM, &v, 1, err, errlen) != 0) return -1;
-        if (mana_debug_on())
-            mana_say("mana: p2p drain round %d: sent %llu received %llu here, %lld in flight in the job", round,
-                     (unsigned long long)p2p_sent, (unsigned long long)p2p_received, (long long)v);
-        if (v == 0) break;
-        if (round == 13) {
-            snprintf(err, errlen, "point-to-point drain: %lld message(s) still in flight after 14 rounds", (long long)v);
-            return -1;
-        }
-    }
+    /* rounds until nothing is in flight in the job (sent - received summed over the ranks is 0) */
+    if (drain_p2p_rounds(&p2p_drain_ops, NULL, g, err, errlen) != 0) return -1;
     /* Every message is received: what the program still waits for completes (sends, collectives). */
     uint32_t n = mana_vtab_used();
     for (uint32_t i = 1; i <= n; i++) {
