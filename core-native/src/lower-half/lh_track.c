@@ -12,7 +12,8 @@
  * The list stays sorted and non-overlapping (mana_range_piece relies on it).  A spin lock guards it:
  * MPI's own threads may map while the application thread does.
  *
- * Descriptors the same way: open, openat and close (and their aliases: the patch rewrites the code, so
+ * Descriptors the same way: open, openat and close, and the calls that make sockets, pipes, eventfds,
+ * epoll sets and memfds or duplicate descriptors (and their aliases: the patch rewrites the code, so
  * every name of the function goes through it) keep mana_lh.mpi.lower_fds current after MPI_Init, so
  * the files MPI-IO opens (and ROMIO's shared-pointer files, Open MPI's shared-memory segments for
  * windows) are never saved as the program's own.  Each marked descriptor's device and inode are noted
@@ -180,6 +181,61 @@ static int hook_close(int fd)
     return 0;
 }
 
+/* The other calls that make descriptors: MPI opens sockets after MPI_Init (Open MPI's TCP transport
+ * connects to a peer at its first message and accepts the peer's connection in its progress thread),
+ * and pipes, eventfds and epoll sets for its progress engine.  Unmarked, the writer saved them as the
+ * program's, and a restart put /dev/null at their numbers in the new process, over the new library's
+ * own sockets there (a rank's TCP connections cut: SIGSEGV or refused connects after the restart). */
+static long marked(long r)
+{
+    if (r < 0) { errno = (int)-r; return -1; }
+    if (__atomic_load_n(&fd_tracking, __ATOMIC_RELAXED)) lh_fd_mark((int)r);
+    return r;
+}
+
+static int marked_pair(long r, int fds[2])
+{
+    if (r < 0) { errno = (int)-r; return -1; }
+    if (__atomic_load_n(&fd_tracking, __ATOMIC_RELAXED)) { lh_fd_mark(fds[0]); lh_fd_mark(fds[1]); }
+    return 0;
+}
+
+static int hook_socket(int domain, int type, int proto) { return (int)marked(mana_sys3(SYS_socket, domain, type, proto)); }
+static int hook_accept4(int fd, void *addr, void *len, int flags)
+{
+    return (int)marked(mana_sys4(SYS_accept4, fd, (long)addr, (long)len, flags));
+}
+static int hook_accept(int fd, void *addr, void *len) { return hook_accept4(fd, addr, len, 0); }
+static int hook_socketpair(int domain, int type, int proto, int fds[2])
+{
+    return marked_pair(mana_sys4(SYS_socketpair, domain, type, proto, (long)fds), fds);
+}
+static int hook_pipe2(int fds[2], int flags) { return marked_pair(mana_sys2(SYS_pipe2, (long)fds, flags), fds); }
+static int hook_pipe(int fds[2]) { return hook_pipe2(fds, 0); }
+static int hook_dup(int fd) { return (int)marked(mana_sys1(SYS_dup, fd)); }
+/* dup2/dup3 close newfd first: its old mark goes, and the new file is the library's */
+static int hook_dup3(int fd, int newfd, int flags) { return (int)marked(mana_sys3(SYS_dup3, fd, newfd, flags)); }
+static int hook_dup2(int fd, int newfd)
+{
+    if (fd == newfd) {                      /* dup3 refuses this; dup2 checks fd and returns it */
+        long r = mana_sys2(SYS_fcntl, fd, F_GETFD);
+        if (r < 0) { errno = (int)-r; return -1; }
+        return fd;
+    }
+    return hook_dup3(fd, newfd, 0);
+}
+static int hook_eventfd(unsigned int count, int flags) { return (int)marked(mana_sys2(SYS_eventfd2, count, flags)); }
+static int hook_epoll_create1(int flags) { return (int)marked(mana_sys1(SYS_epoll_create1, flags)); }
+static int hook_epoll_create(int size)
+{
+    if (size <= 0) { errno = EINVAL; return -1; }
+    return hook_epoll_create1(0);
+}
+static int hook_memfd_create(const char *name, unsigned int flags)
+{
+    return (int)marked(mana_sys2(SYS_memfd_create, (long)name, flags));
+}
+
 /* Overwrite the first 12 bytes of fn with `movabs $to, %rax; jmp *%rax`. */
 static int patch(const char *name, void *to)
 {
@@ -214,6 +270,15 @@ int lh_track_install(void)
     if (patch("open", (void *)hook_open) != 0 || patch("open64", (void *)hook_open) != 0 ||
         patch("openat", (void *)hook_openat) != 0 || patch("openat64", (void *)hook_openat) != 0 ||
         patch("close", (void *)hook_close) != 0)
+        return -1;
+    if (patch("socket", (void *)hook_socket) != 0 || patch("accept", (void *)hook_accept) != 0 ||
+        patch("accept4", (void *)hook_accept4) != 0 || patch("socketpair", (void *)hook_socketpair) != 0 ||
+        patch("pipe", (void *)hook_pipe) != 0 || patch("pipe2", (void *)hook_pipe2) != 0 ||
+        patch("dup", (void *)hook_dup) != 0 || patch("dup2", (void *)hook_dup2) != 0 ||
+        patch("dup3", (void *)hook_dup3) != 0 || patch("eventfd", (void *)hook_eventfd) != 0 ||
+        patch("epoll_create", (void *)hook_epoll_create) != 0 ||
+        patch("epoll_create1", (void *)hook_epoll_create1) != 0 ||
+        patch("memfd_create", (void *)hook_memfd_create) != 0)
         return -1;
     mana_lh.lower_fd_ids = (uint64_t)(uintptr_t)fd_ids;
     return 0;
