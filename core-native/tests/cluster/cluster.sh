@@ -4,7 +4,8 @@
 #   cluster.sh [--nodes N] [--slurm] [--keep] [--dir DIR] -- COMMAND [ARGS...]
 #
 # Each node is a Linux network namespace (its own address on a bridge, its own loopback) plus a UTS
-# namespace (its own host name) and a mount namespace whose /tmp is the node's own scratch folder.
+# namespace (its own host name) and a mount namespace whose /tmp is the node's own scratch folder and
+# whose /dev/shm is the node's own (shared-memory segments and windows are a node's, as on real nodes).
 # The bridge lives in one more network namespace, the "head" (10.77.0.1), which is where COMMAND runs,
 # as on a login node; nodes are node1..nodeN at 10.77.0.11... No interface, address or route of the
 # machine's own network is touched: every address used is on that bridge or a namespace's loopback.
@@ -145,13 +146,15 @@ mount --bind "$D/hosts" /etc/hosts || fail "cannot bind $D/hosts over /etc/hosts
 
 # ---- one holder process per namespace set: node = netns + UTS (host name) + mount (/tmp) ----------
 # The holder sleeps in the node's namespaces; `on` enters them with nsenter.  Its mount namespace
-# is a copy of this one (so /etc/hosts, the shared folders) with the node's scratch over /tmp.
+# is a copy of this one (so /etc/hosts, the shared folders) with the node's scratch over /tmp and its
+# own folder over /dev/shm.
 start_holder() {   # NAME NETNS
-    local name=$1 ns=$2 scratch=$D/nodes/$1/tmp
-    mkdir -p "$scratch" && chmod 1777 "$scratch" || fail "scratch of $name"
+    local name=$1 ns=$2 scratch=$D/nodes/$1/tmp shm=$D/nodes/$1/shm
+    mkdir -p "$scratch" "$shm" && chmod 1777 "$scratch" "$shm" || fail "scratch of $name"
     nsenter --net="/run/netns/$ns" -- unshare --uts --mount --propagation private -- \
-        sh -c 'hostname "$1" && mount --bind "$2" /tmp && echo ready > "$3" && exec sleep 2147483647' \
-        holder "$name" "$scratch" "$D/nodes/$name/up" > "$D/nodes/$name/holder.log" 2>&1 &
+        sh -c 'hostname "$1" && mount --bind "$2" /tmp && mount --bind "$4" /dev/shm && echo ready > "$3" &&
+               exec sleep 2147483647' \
+        holder "$name" "$scratch" "$D/nodes/$name/up" "$shm" > "$D/nodes/$name/holder.log" 2>&1 &
     echo $! > "$D/nodes/$name/holder.pid"
     echo $! >> "$pids_file"
     disown $!                  # killed at teardown: no "Killed" line from bash

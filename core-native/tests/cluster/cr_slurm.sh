@@ -13,12 +13,15 @@
 #   3. sbatch on node3,node4 (2+2): `srun mana_restart`; the ranks run there; checkpoint, scancel
 #   4. sbatch on node1,node2 placed 1+3 (srun -m arbitrary): `srun mana_restart`; stop; the result
 #      equals a native srun of the same number of iterations
-# --once: one restart instead of steps 3 and 4, on the other two nodes and placed 1+3 at once (shorter).
+# --once: one restart instead of steps 3 and 4, on the other two nodes and placed 1+3 at once (shorter);
+# with --same-shape placed 2+2 there instead (shmwin.c: each node's ranks share a window).
 # Every wait is bounded and waits for an event (a line, a file, a job state); exit 0 = PASS.
 set -u
-once=
-[ "${1:-}" = --once ] && { once=1; shift; }
-[ $# = 3 ] || { echo "usage: cr_slurm.sh [--once] openmpi|mpich ROOT PROGRAM" >&2; exit 2; }
+once= same_shape=
+while [ $# -gt 0 ]; do
+    case $1 in --once) once=1; shift;; --same-shape) same_shape=1; shift;; *) break;; esac
+done
+[ $# = 3 ] || { echo "usage: cr_slurm.sh [--once [--same-shape]] openmpi|mpich ROOT PROGRAM" >&2; exit 2; }
 mpi=$1 ROOT=$2 prog=$3
 case $mpi in
     openmpi) pmi=pmix; export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;;
@@ -120,6 +123,11 @@ if [ -z "$once" ]; then
     printf 'node1\nnode2\nnode2\nnode2\n' > "$SH/hosts13"
     SLURM_HOSTFILE=$SH/hosts13 submit restart2 -n 4 -w node1,node2 -m arbitrary -- -m arbitrary "$ROOT/bin/mana_restart" --restartdir "$SH/ck"
     placed "restart placed 1+3" "node1 node2 node2 node2"
+elif [ -n "$same_shape" ]; then
+    # 2. restart on node3, node4, two ranks each again (a program whose node-local state, a shared-memory
+    # window, must find its node's ranks together)
+    submit restart2 -N 2 --ntasks-per-node=2 -w node3,node4 -- "$ROOT/bin/mana_restart" --restartdir "$SH/ck"
+    placed "restart on node3,node4" "node3 node3 node4 node4"
 else
     # 2. restart on node3, node4 placed 1+3: other nodes and another placement at once
     printf 'node3\nnode4\nnode4\nnode4\n' > "$SH/hosts13"
