@@ -398,6 +398,13 @@ struct bufmsg *buffered_detach(struct vobj *comm, int src, int tag, MPI_Status *
 int  buffered_unpack(struct bufmsg *m, void *buf, MPI_Count count, MPI_Datatype type, MPI_Status *st);
 int  mana_bsend(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);  /* bsend.c */
 int  mana_w_peers(MPI_Comm comm, int neighbours, int *ns, int *nr);  /* coll.c: datatypes of a "w" collective */
+/* neighbor_c.c: the large-count neighbour v and w collectives run through their int forms */
+int  mana_nb_too_large(MPI_Comm comm, const char *fn);   /* a count that does not fit: MPI_ERR_COUNT */
+struct nbv { int *scs, *sds, *rcs, *rds; void *mem; size_t n; };   /* a v form's n int copies, in mem */
+int  mana_nbv_narrow(MPI_Comm comm, const char *fn, const MPI_Count scs[], const MPI_Aint sds[],
+                     const MPI_Count rcs[], const MPI_Aint rds[], struct nbv *o);
+int  mana_nbw_narrow(MPI_Comm comm, const char *fn, const MPI_Count scs[], const MPI_Count rcs[], int **sci,
+                     int **rci, void **mem, size_t *n);   /* a w form's n int counts, in *mem */
 
 /* Under MPI_THREAD_MULTIPLE a blocking collective runs as its nonblocking twin (icall, which writes
  * its request to rr_) and a wait: the wait gives the lower half up between polls, so another thread of
