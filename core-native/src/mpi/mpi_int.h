@@ -479,6 +479,9 @@ int  mana_file_replay(struct vobj *f, MPI_Comm pc);        /* replay.c: R_FILE_O
 int  mana_io_restart(char *err, size_t errlen);    /* after the replay: views, atomicity, pointers */
 int  mana_datarep_restart(char *err, size_t errlen);  /* datarep.c: registrations again, before the replay */
 int  mana_mpit_restart(char *err, size_t errlen);     /* mpit.c: the tool interface again, after the replay */
+void mana_mpit_drain(void);          /* mpit.c: performance variables read for the image, as the drain starts */
+void mana_mpit_resume(void);         /* ... the drain's own counts taken off, before the program goes on */
+void mana_mpit_restart_done(void);   /* ... the restart's own counts taken off, before the program goes on */
 
 /* ---- one-sided communication (win.c) ---- */
 struct vobj *mana_win_obj(MPI_Win win);            /* the entry of a live window, or NULL */
