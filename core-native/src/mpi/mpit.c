@@ -1,6 +1,7 @@
 /*
  * mpit.c - the MPI tool interface (MPI_T_*): initialization, the variable and category queries, enum
- * and control-variable handles, with restart semantics.
+ * and control-variable handles, performance-variable sessions and handles, events, with restart
+ * semantics.
  *
  * The tool interface lives in the real library (the lower half), which a restart replaces: indices,
  * names and categories are the same in the new one (the same library, started the same way), but
@@ -17,8 +18,10 @@
  *                  of the last value the program wrote to each (variable, object), handles freed or
  *                  not, which the restart writes again in order, so the library behaves as the
  *                  program set it.
- * Performance variables (sessions, handles, their values) and events are not supported: their values
- * are counted or raised inside the library, and a restart's new library would start them afresh.
+ *   pvars          sessions and handles are records, made again at restart, values continuing across
+ *                  it by the variable's class: see "performance variables" below;
+ *   events         queries passed through; handles and callbacks not carried across a restart: see
+ *                  "events" below.
  * Records are upper-half memory (saved with the program); their real handles are written in the
  * excursion of the real call that made them.
  */
@@ -32,7 +35,8 @@ static int t_inits;                     /* MPI_T_init_thread calls not yet final
 static int t_level = MPI_THREAD_SINGLE; /* the level the program asked for (its last call) */
 static uint32_t t_gen = 1;              /* bumped at every restart: records with another are stale */
 
-struct tenum { struct tenum *next; int pvar; int index; MPI_T_enum real; uint32_t gen; };
+struct tenum { struct tenum *next; int pvar; int index; MPI_T_enum real; uint32_t gen; };  /* pvar: 0 control
+                                       * variable's enum, 1 performance variable's, 2 event type's */
 static struct tenum *enums;
 
 struct tcvar {
@@ -70,7 +74,7 @@ ALIAS(T_finalize)
 
 /* ---- enums ---- */
 
-/* The program's handle of the enum of (pvar ? performance : control) variable index. */
+/* The program's handle of the enum of control (pvar 0), performance (1) variable or event type (2) index. */
 static MPI_T_enum venum(int pvar, int index, MPI_T_enum real_enum)
 {
     if (real_enum == MPI_T_ENUM_NULL) return MPI_T_ENUM_NULL;
@@ -93,7 +97,13 @@ static MPI_T_enum renum(MPI_T_enum h)
         int nl = 0, dl = 0, verb, bind, scope, cls, ro, cont, at, rc;
         MPI_Datatype dt;
         MPI_T_enum re = MPI_T_ENUM_NULL;
-        if (e->pvar) LOWER(rc = real.T_pvar_get_info(e->index, NULL, &nl, &verb, &cls, &dt, &re, NULL, &dl, &bind, &ro, &cont, &at));
+        if (e->pvar == 1) LOWER(rc = real.T_pvar_get_info(e->index, NULL, &nl, &verb, &cls, &dt, &re, NULL, &dl, &bind, &ro, &cont, &at));
+#if MPI_VERSION >= 4
+        else if (e->pvar == 2) {        /* an event type's (no elements asked: no arrays) */
+            int ne = 0;
+            LOWER(rc = real.T_event_get_info(e->index, NULL, &nl, &verb, NULL, NULL, &ne, &re, NULL, NULL, &dl, &bind));
+        }
+#endif
         else LOWER(rc = real.T_cvar_get_info(e->index, NULL, &nl, &verb, &dt, &re, NULL, &dl, &bind, &scope));
         if (rc != MPI_SUCCESS) return MPI_T_ENUM_NULL;
         e->real = re;
@@ -750,6 +760,119 @@ static int mpit_pvar_restart(char *err, size_t errlen)
     }
     return 0;
 }
+
+/* ---- events (MPI 4.0; MPICH 4.0 exports them, Open MPI 4.1 does not) ----
+ * The queries pass through (generated: MPI_T_event_get_num, _get_index, MPI_T_source_get_num,
+ * _get_timestamp, MPI_T_category_get_num_events, _get_events), and the two that return objects are
+ * here: a source's and an event type's info, their datatypes, enum and info translated.  Event handles
+ * and callbacks are not carried across a restart: a callback runs inside the real library, on its
+ * thread and TLS, when the library raises the event, and the restart's library would neither know the
+ * registration nor have the events the old one raised.  So MPI_T_event_handle_alloc refuses an index
+ * that is no event's with the library's own MPI_T_ERR_INVALID_INDEX (checked here first), and ends the
+ * job, naming the call, for one that is; with no registration there is no handle or event instance for
+ * the other calls, which answer MPI_T_ERR_INVALID_HANDLE.  MPICH 4.0.2 (the one MPI here that exports
+ * them) has no events and no sources: every index is refused, by the library and here alike. */
+#if MPI_VERSION >= 4
+
+/* MPI_T_ERR_INVALID_INDEX unless index is one of count (of events: 1, sources: 0) the library has. */
+static int event_index_ok(int events, int index)
+{
+    int n = 0, rc;
+    LOWER(rc = events ? real.T_event_get_num(&n) : real.T_source_get_num(&n));
+    if (rc != MPI_SUCCESS) return rc;
+    return index >= 0 && index < n ? MPI_SUCCESS : MPI_T_ERR_INVALID_INDEX;
+}
+
+/* The program's info for the real one the library returned (the real one freed). */
+static int info_out(MPI_Info ri, MPI_Info *info)
+{
+    if (!info) return MPI_SUCCESS;
+    int rc = mana_info_from_real(ri, info);
+    mana_info_real_free(ri);
+    return rc;
+}
+
+int PMPI_T_source_get_info(int source_index, char *name, int *name_len, char *desc, int *desc_len,
+                           MPI_T_source_order *ordering, MPI_Count *ticks_per_second, MPI_Count *max_ticks,
+                           MPI_Info *info)
+{
+    MANA_CHECK_INIT();
+    int rc = event_index_ok(0, source_index);
+    if (rc != MPI_SUCCESS) return rc;
+    MPI_Info ri = MPI_INFO_NULL;
+    LOWER(rc = real.T_source_get_info(source_index, name, name_len, desc, desc_len, ordering, ticks_per_second,
+                                      max_ticks, info ? &ri : NULL));
+    return rc == MPI_SUCCESS ? info_out(ri, info) : rc;
+}
+ALIAS(T_source_get_info)
+
+int PMPI_T_event_get_info(int event_index, char *name, int *name_len, int *verbosity,
+                          MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[], int *num_elements,
+                          MPI_T_enum *enumtype, MPI_Info *info, char *desc, int *desc_len, int *bind)
+{
+    MANA_CHECK_INIT();
+    int rc = event_index_ok(1, event_index);
+    if (rc != MPI_SUCCESS) return rc;
+    MPI_Info ri = MPI_INFO_NULL;
+    MPI_T_enum re = MPI_T_ENUM_NULL;
+    LOWER(rc = real.T_event_get_info(event_index, name, name_len, verbosity, array_of_datatypes, array_of_displacements,
+                                     num_elements, &re, info ? &ri : NULL, desc, desc_len, bind));
+    if (rc != MPI_SUCCESS) return rc;
+    for (int i = 0; array_of_datatypes && num_elements && i < *num_elements; i++)
+        array_of_datatypes[i] = vtype(array_of_datatypes[i]);
+    if (enumtype) *enumtype = venum(2, event_index, re);
+    return info_out(ri, info);
+}
+ALIAS(T_event_get_info)
+
+int PMPI_T_event_handle_alloc(int event_index, void *obj_handle, MPI_Info info, MPI_T_event_registration *reg)
+{
+    MANA_CHECK_INIT();
+    (void)obj_handle; (void)info; (void)reg;
+    int rc = event_index_ok(1, event_index);
+    if (rc != MPI_SUCCESS) return rc;
+    mana_unsupported("MPI_T_event_handle_alloc", "MPI_T event handles and callbacks are not carried across a "
+                     "restart (the callbacks would run inside the MPI library, which a restart replaces)");
+}
+ALIAS(T_event_handle_alloc)
+
+/* No registration or event instance exists under the runtime (see above). */
+int PMPI_T_event_handle_free(MPI_T_event_registration reg, void *user_data, MPI_T_event_free_cb_function cb)
+{ (void)reg; (void)user_data; (void)cb; return MPI_T_ERR_INVALID_HANDLE; }
+ALIAS(T_event_handle_free)
+int PMPI_T_event_handle_get_info(MPI_T_event_registration reg, MPI_Info *info_used)
+{ (void)reg; (void)info_used; return MPI_T_ERR_INVALID_HANDLE; }
+ALIAS(T_event_handle_get_info)
+int PMPI_T_event_handle_set_info(MPI_T_event_registration reg, MPI_Info info)
+{ (void)reg; (void)info; return MPI_T_ERR_INVALID_HANDLE; }
+ALIAS(T_event_handle_set_info)
+int PMPI_T_event_register_callback(MPI_T_event_registration reg, MPI_T_cb_safety safety, MPI_Info info,
+                                   void *user_data, MPI_T_event_cb_function cb)
+{ (void)reg; (void)safety; (void)info; (void)user_data; (void)cb; return MPI_T_ERR_INVALID_HANDLE; }
+ALIAS(T_event_register_callback)
+int PMPI_T_event_callback_get_info(MPI_T_event_registration reg, MPI_T_cb_safety safety, MPI_Info *info_used)
+{ (void)reg; (void)safety; (void)info_used; return MPI_T_ERR_INVALID_HANDLE; }
+ALIAS(T_event_callback_get_info)
+int PMPI_T_event_callback_set_info(MPI_T_event_registration reg, MPI_T_cb_safety safety, MPI_Info info)
+{ (void)reg; (void)safety; (void)info; return MPI_T_ERR_INVALID_HANDLE; }
+ALIAS(T_event_callback_set_info)
+int PMPI_T_event_set_dropped_handler(MPI_T_event_registration reg, MPI_T_event_dropped_cb_function cb)
+{ (void)reg; (void)cb; return MPI_T_ERR_INVALID_HANDLE; }
+ALIAS(T_event_set_dropped_handler)
+int PMPI_T_event_read(MPI_T_event_instance ev, int element_index, void *buffer)
+{ (void)ev; (void)element_index; (void)buffer; return MPI_T_ERR_INVALID_HANDLE; }
+ALIAS(T_event_read)
+int PMPI_T_event_copy(MPI_T_event_instance ev, void *buffer)
+{ (void)ev; (void)buffer; return MPI_T_ERR_INVALID_HANDLE; }
+ALIAS(T_event_copy)
+int PMPI_T_event_get_timestamp(MPI_T_event_instance ev, MPI_Count *ts)
+{ (void)ev; (void)ts; return MPI_T_ERR_INVALID_HANDLE; }
+ALIAS(T_event_get_timestamp)
+int PMPI_T_event_get_source(MPI_T_event_instance ev, int *source_index)
+{ (void)ev; (void)source_index; return MPI_T_ERR_INVALID_HANDLE; }
+ALIAS(T_event_get_source)
+
+#endif
 
 /* Restart, after the replay (the bound objects exist again): the tool interface initialized as often
  * as the program had it, every value the program wrote written again, in the order it wrote them.  Handles and enums
