@@ -140,4 +140,36 @@ int PMPI_Ialltoallw_c(const void *s, const MPI_Count sc[], const MPI_Aint sd[], 
                       MPI_Request *req)
 { IWCOLL(0, real.Ialltoallw_c(s, sc, sd, rst_, r, rc, rd, rrt_, R(comm), &rr_)); }
 ALIAS(Ialltoallw_c)
+
+/* MPI_Ineighbor_alltoallw_c through the int form (neighbor_c.c says why): the counts' int copies live
+ * after the real types, in the request's arr, as long as the request. */
+int PMPI_Ineighbor_alltoallw_c(const void *s, const MPI_Count sc[], const MPI_Aint sd[], const MPI_Datatype st[],
+                               void *r, const MPI_Count rc[], const MPI_Aint rd[], const MPI_Datatype rt[],
+                               MPI_Comm comm, MPI_Request *req)
+{
+    MANA_CHECK_INIT();
+    int *sci, *rci, ns, nr;
+    void *ints;
+    size_t n;
+    int rc_ = mana_nbw_narrow(comm, "MPI_Ineighbor_alltoallw_c", sc, rc, &sci, &rci, &ints, &n);
+    if (rc_ != MPI_SUCCESS) return rc_;
+    (void)sci; (void)rci; (void)n;                  /* the same ns + nr counts, copied below */
+    MPI_Datatype *t = w_types(comm, 1, st, rt, &ns, &nr);
+    MPI_Datatype *tc = t ? realloc(t, ((size_t)ns + (size_t)nr + 1) * sizeof *t + ((size_t)ns + (size_t)nr) * sizeof(int))
+                         : NULL;
+    if (!tc) { free(t); free(ints); return MPI_ERR_NO_MEM; }
+    int *ic = (int *)(tc + ns + nr + 1);
+    for (int i = 0; i < ns + nr; i++) ic[i] = ((int *)ints)[i];
+    free(ints);
+    MPI_Request rr_;
+    struct vobj *v = vnew(K_REQ, 0);
+    v->rkind = RQ_COLL;
+    v->arr = tc;
+    COLL_LOWER(comm_obj(comm), rc_ = real.Ineighbor_alltoallw(s, ic, sd, tc, r, ic + ns, rd, tc + ns, R(comm), &rr_);
+               if (rc_ == MPI_SUCCESS) { v->real = HBITS(rr_); v->flags |= VF_POSTED; });
+    if (rc_ != MPI_SUCCESS) { vrelease(v); return rc_; }
+    *req = V(MPI_Request, v);
+    return MPI_SUCCESS;
+}
+ALIAS(Ineighbor_alltoallw_c)
 #endif

@@ -582,6 +582,7 @@ static int drain(uint32_t g, char *err, size_t errlen)
     if (!mana_initialized || mana_finalized) return 0;
     /* From here until resume() or the restart hook, program threads do not enter the lower half. */
     mana_gate = 1;
+    mana_mpit_drain();          /* first: performance variables as the program left them (mpit.c) */
     if (mana_p2p_drain(g, err, errlen) != 0) return -1;
     if (mana_io_drain(err, errlen) != 0) return -1;
     return mana_win_drain(err, errlen);
@@ -651,6 +652,7 @@ static int restart_hook(uint32_t g, char *err, size_t errlen)
         snprintf(err, errlen, "cannot post the pending receives again");
         return -1;
     }
+    mana_mpit_restart_done();
     resume();
     return 0;
 }
@@ -669,7 +671,7 @@ static int objects(void *ctx, void *(*put)(void *ctx, const void *data, size_t l
  * closed are opened again (win.c) before any program thread may call MPI. */
 static void resume_hook(void)
 {
-    if (mana_initialized && !mana_finalized) mana_win_reopen(NULL, 0);
+    if (mana_initialized && !mana_finalized) { mana_win_reopen(NULL, 0); mana_mpit_resume(); }
     resume();
 }
 

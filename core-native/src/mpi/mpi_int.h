@@ -398,6 +398,13 @@ struct bufmsg *buffered_detach(struct vobj *comm, int src, int tag, MPI_Status *
 int  buffered_unpack(struct bufmsg *m, void *buf, MPI_Count count, MPI_Datatype type, MPI_Status *st);
 int  mana_bsend(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);  /* bsend.c */
 int  mana_w_peers(MPI_Comm comm, int neighbours, int *ns, int *nr);  /* coll.c: datatypes of a "w" collective */
+/* neighbor_c.c: the large-count neighbour v and w collectives run through their int forms */
+int  mana_nb_too_large(MPI_Comm comm, const char *fn);   /* a count that does not fit: MPI_ERR_COUNT */
+struct nbv { int *scs, *sds, *rcs, *rds; void *mem; size_t n; };   /* a v form's n int copies, in mem */
+int  mana_nbv_narrow(MPI_Comm comm, const char *fn, const MPI_Count scs[], const MPI_Aint sds[],
+                     const MPI_Count rcs[], const MPI_Aint rds[], struct nbv *o);
+int  mana_nbw_narrow(MPI_Comm comm, const char *fn, const MPI_Count scs[], const MPI_Count rcs[], int **sci,
+                     int **rci, void **mem, size_t *n);   /* a w form's n int counts, in *mem */
 
 /* Under MPI_THREAD_MULTIPLE a blocking collective runs as its nonblocking twin (icall, which writes
  * its request to rr_) and a wait: the wait gives the lower half up between polls, so another thread of
@@ -472,6 +479,9 @@ int  mana_file_replay(struct vobj *f, MPI_Comm pc);        /* replay.c: R_FILE_O
 int  mana_io_restart(char *err, size_t errlen);    /* after the replay: views, atomicity, pointers */
 int  mana_datarep_restart(char *err, size_t errlen);  /* datarep.c: registrations again, before the replay */
 int  mana_mpit_restart(char *err, size_t errlen);     /* mpit.c: the tool interface again, after the replay */
+void mana_mpit_drain(void);          /* mpit.c: performance variables read for the image, as the drain starts */
+void mana_mpit_resume(void);         /* ... the drain's own counts taken off, before the program goes on */
+void mana_mpit_restart_done(void);   /* ... the restart's own counts taken off, before the program goes on */
 
 /* ---- one-sided communication (win.c) ---- */
 struct vobj *mana_win_obj(MPI_Win win);            /* the entry of a live window, or NULL */

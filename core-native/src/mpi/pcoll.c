@@ -13,6 +13,7 @@
  */
 #include "mpi_int.h"
 
+#include <limits.h>
 #include <stdlib.h>
 
 #if MPI_VERSION >= 4
@@ -38,7 +39,21 @@ struct pcoll {
     MPI_Datatype wreal[];            /* "w" forms: their real types, filled at every start */
 };
 
-static int pc_new(struct pcoll *a, MPI_Request *req)
+/* A persistent collective's request, keeping a's arguments; ints (n of them, or none): int copies of a
+ * large-count neighbour form's arrays that a's pointers name, kept in the record itself (the request
+ * runs the int form: neighbor_c.c says why). */
+static int pc_new_ints(struct pcoll *a, MPI_Request *req, const int *ints, size_t n);
+
+static int pc_new(struct pcoll *a, MPI_Request *req) { return pc_new_ints(a, req, NULL, 0); }
+
+/* a's array pointer p, moved from ints[] to the same place in the record's copy */
+static const void *rebase(const void *p, const int *ints, size_t n, int *copy)
+{
+    if (p && ints && (const int *)p >= ints && (const int *)p < ints + n) return copy + ((const int *)p - ints);
+    return p;
+}
+
+static int pc_new_ints(struct pcoll *a, MPI_Request *req, const int *ints, size_t n)
 {
     MANA_CHECK_INIT();
     struct vobj *c = comm_obj(a->comm);
@@ -48,11 +63,19 @@ static int pc_new(struct pcoll *a, MPI_Request *req)
         rc = mana_w_peers(a->comm, a->fn == PC_NB_ALLTOALLW, &ns, &nr);
         if (rc != MPI_SUCCESS) return rc;
     }
-    struct pcoll *p = malloc(sizeof *p + ((size_t)ns + (size_t)nr) * sizeof(MPI_Datatype));
+    struct pcoll *p = malloc(sizeof *p + ((size_t)ns + (size_t)nr) * sizeof(MPI_Datatype) + n * sizeof(int));
     if (!p) return MPI_ERR_NO_MEM;
     *p = *a;
     p->ns = ns;
     p->nr = nr;
+    if (n) {
+        int *copy = (int *)(p->wreal + ns + nr);
+        for (size_t i = 0; i < n; i++) copy[i] = ints[i];
+        p->scs = rebase(a->scs, ints, n, copy);
+        p->sds = rebase(a->sds, ints, n, copy);
+        p->rcs = rebase(a->rcs, ints, n, copy);
+        p->rds = rebase(a->rds, ints, n, copy);
+    }
     struct vobj *r = vnew(K_REQ, 0);
     r->rkind = RQ_PCOLL;
     r->flags |= VF_PERSIST;
@@ -344,6 +367,63 @@ int PMPI_Neighbor_alltoallw_init(const void *s, const int scs[], const MPI_Aint 
 { PC(.fn = PC_NB_ALLTOALLW, .s = s, .scs = scs, .sds = sds, .sts = sts, .r = r, .rcs = rcs, .rds = rds, .rts = rts,
      .comm = comm); }
 ALIAS(Neighbor_alltoallw_init)
+
+/* The large-count neighbour v and w forms: their int forms, on int copies of the counts (and of a v
+ * form's displacements) made now, or MPI_ERR_COUNT when one does not fit (neighbor_c.c). */
+int PMPI_Neighbor_allgatherv_init_c(const void *s, MPI_Count sc, MPI_Datatype st, void *r, const MPI_Count rcs[],
+                                    const MPI_Aint rds[], MPI_Datatype rt, MPI_Comm comm, MPI_Info info,
+                                    MPI_Request *req)
+{
+    MANA_CHECK_INIT();
+    (void)info;
+    const char *fn = "MPI_Neighbor_allgatherv_init_c";
+    if (sc < INT_MIN || sc > INT_MAX) return mana_nb_too_large(comm, fn);
+    struct nbv o;
+    int rc = mana_nbv_narrow(comm, fn, NULL, NULL, rcs, rds, &o);
+    if (rc != MPI_SUCCESS) return rc;
+    struct pcoll a = { .fn = PC_NB_ALLGATHERV, .s = s, .sc = sc, .st = st, .r = r, .rcs = o.rcs, .rds = o.rds,
+                       .rt = rt, .comm = comm };
+    rc = pc_new_ints(&a, req, o.mem, o.n);
+    free(o.mem);
+    return rc;
+}
+ALIAS(Neighbor_allgatherv_init_c)
+
+int PMPI_Neighbor_alltoallv_init_c(const void *s, const MPI_Count scs[], const MPI_Aint sds[], MPI_Datatype st,
+                                   void *r, const MPI_Count rcs[], const MPI_Aint rds[], MPI_Datatype rt,
+                                   MPI_Comm comm, MPI_Info info, MPI_Request *req)
+{
+    MANA_CHECK_INIT();
+    (void)info;
+    struct nbv o;
+    int rc = mana_nbv_narrow(comm, "MPI_Neighbor_alltoallv_init_c", scs, sds, rcs, rds, &o);
+    if (rc != MPI_SUCCESS) return rc;
+    struct pcoll a = { .fn = PC_NB_ALLTOALLV, .s = s, .scs = o.scs, .sds = o.sds, .st = st, .r = r, .rcs = o.rcs,
+                       .rds = o.rds, .rt = rt, .comm = comm };
+    rc = pc_new_ints(&a, req, o.mem, o.n);
+    free(o.mem);
+    return rc;
+}
+ALIAS(Neighbor_alltoallv_init_c)
+
+int PMPI_Neighbor_alltoallw_init_c(const void *s, const MPI_Count scs[], const MPI_Aint sds[],
+                                   const MPI_Datatype sts[], void *r, const MPI_Count rcs[], const MPI_Aint rds[],
+                                   const MPI_Datatype rts[], MPI_Comm comm, MPI_Info info, MPI_Request *req)
+{
+    MANA_CHECK_INIT();
+    (void)info;
+    int *sci, *rci;
+    void *mem;
+    size_t n;
+    int rc = mana_nbw_narrow(comm, "MPI_Neighbor_alltoallw_init_c", scs, rcs, &sci, &rci, &mem, &n);
+    if (rc != MPI_SUCCESS) return rc;
+    struct pcoll a = { .fn = PC_NB_ALLTOALLW, .s = s, .scs = sci, .sds = sds, .sts = sts, .r = r, .rcs = rci,
+                       .rds = rds, .rts = rts, .comm = comm };
+    rc = pc_new_ints(&a, req, mem, n);
+    free(mem);
+    return rc;
+}
+ALIAS(Neighbor_alltoallw_init_c)
 
 #else
 /* Open MPI 4.1 has them only as MPIX_ extensions, outside the MPI_ names this library wraps. */

@@ -8,7 +8,7 @@
    MPI_Open_port(...) still in it (spliced)
 
 #define WINDOW(buf, w) MPI_Comm_spawn(buf, 8, 1, MPI_INFO_NULL, MPI_COMM_WORLD, w)
-#define FREE_IT MPI_T_pvar_stop
+#define FREE_IT MPI_Comm_accept
 #define NESTED(w) WINDOW(NULL, w)
 #define COMM MPI_COMM_WORLD
 
@@ -32,13 +32,13 @@ int main(int argc, char **argv)
 #endif
     NESTED(&win);
     FREE_IT(&win);
-    MPI_T_pvar_read(0, win); // mana-lint: ignore MPI_T_pvar_read
+    MPI_Lookup_name(0, win); // mana-lint: ignore MPI_Lookup_name
     // mana-lint: ignore MPI_Comm_join, MPI_Open_port
     MPI_Comm_join(NULL, 0, MPI_INT, 0, 0, 0, MPI_INT, win); MPI_Open_port(NULL, 0, MPI_INT, 0, 0, 0, MPI_INT, win);
     MPI_Comm_spawn(NULL, 0, MPI_INT, 0, 0, 0, MPI_INT, MPI_SUM, win); /* mana-lint: ignore */
     MPI_Open_\
 port(MPI_LOCK_SHARED, 0, 0, win);
-    int (*fp)(MPI_Win *) = MPI_T_pvar_stop;
+    int (*fp)(MPI_Win *) = MPI_Comm_accept;
     PMPI_Barrier(MPI_COMM_WORLD);
     PMPI_Close_port(0, win);
     MPI_Mystery_call(1);

@@ -8,7 +8,7 @@ program f08
   integer :: n
   call MPI_Init()
   comm = MPI_COMM_WORLD
-  call MPI_T_pvar_start(8_MPI_ADDRESS_KIND, 1, MPI_INFO_NULL, comm, n, win)
+  call MPI_Comm_connect(8_MPI_ADDRESS_KIND, 1, MPI_INFO_NULL, comm, n, win)
   call MPI_Recv(n, 1, MPI_INTEGER, 0, 0, comm, status)
   call MPI_Finalize()
 end program f08

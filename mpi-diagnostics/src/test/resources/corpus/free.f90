@@ -9,10 +9,10 @@ program free_form
        provided, ierr)
   call MPI_Init_Thread( &
        & mpi_thread_multiple, provided, ierr)
-  call MPI_COMM_RANK(MPI_COMM_WORLD, rank, ierr)  ! MPI_T_pvar_stop(win) in a comment
+  call MPI_COMM_RANK(MPI_COMM_WORLD, rank, ierr)  ! MPI_Comm_accept(win) in a comment
   call Mpi_Comm_spawn(0, 0, 1, MPI_INFO_NULL, &
                       MPI_COMM_WORLD, win, ierr)
-  call mpi_t_pvar_read(0, win, ierr); call MPI_T_PVAR_STOP(win, ierr)
+  call mpi_lookup_name(0, win, ierr); call MPI_COMM_ACCEPT(win, ierr)
   call mpi_comm_join(0, 0, MPI_INTEGER, 0, 0, 0, MPI_INTEGER, win, ierr) ! mana-lint: ignore MPI_Comm_join
   ! mana-lint: ignore mpi_open_port
   call mpi_open_port(0, 0, MPI_INTEGER, 0, 0, 0, MPI_INTEGER, win, ierr)

@@ -25,7 +25,7 @@ void io()
     MPI_Close_port(nullptr);
 #endif
 #ifdef HAVE_ONE_SIDED
-    MPI_T_pvar_start(8, 1, MPI_INFO_NULL, MPI_COMM_WORLD, nullptr, nullptr);
+    MPI_Comm_connect(8, 1, MPI_INFO_NULL, MPI_COMM_WORLD, nullptr, nullptr);
 #endif
 }
 }

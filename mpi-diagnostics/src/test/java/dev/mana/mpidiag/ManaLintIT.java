@@ -34,12 +34,12 @@ class ManaLintIT {
 
     @Test
     void binaryPreflightListsWhatTheProgramImportsAndExitsOne(@TempDir Path dir) throws Exception {
-        Files.writeString(dir.resolve("w.c"), "#include <mpi.h>\nint main(int c, char **v) { MPI_T_pvar_session s = "
-                + "0; MPI_Init(&c, &v);\nMPI_T_pvar_start(s, MPI_T_PVAR_ALL_HANDLES); MPI_Finalize(); return 0; }\n");
+        Files.writeString(dir.resolve("w.c"), "#include <mpi.h>\nint main(int c, char **v) { MPI_Comm s = "
+                + "MPI_COMM_NULL; MPI_Init(&c, &v);\nMPI_Comm_connect(\"port\", MPI_INFO_NULL, 0, MPI_COMM_SELF, &s); MPI_Finalize(); return 0; }\n");
         Cc.run(dir, "mpicc.mpich", "-o", "w", "w.c");
         Run r = run(installed(), dir, "--manifest", TestManifest.file().toAbsolutePath().toString(), "--binary", "./w");
         assertEquals(1, r.rc(), r.err());
-        assertEquals("./w: error: MPI_T_pvar_start is not supported under checkpointing: " + TestManifest.PVAR
+        assertEquals("./w: error: MPI_Comm_connect is not supported under checkpointing: " + TestManifest.DYNAMIC
                 + " (imported by ./w) [mana/unsupported]\n", r.out());
         Files.writeString(dir.resolve("ok.c"), "#include <mpi.h>\nint main(int c, char **v) { MPI_Init(&c, &v); MPI_Finalize(); return 0; }\n");
         Cc.run(dir, "mpicc.openmpi", "-o", "ok", "ok.c");

@@ -84,7 +84,7 @@ class ManaLintTest {
     @Test
     void sarifOutput(@TempDir Path dir) throws Exception {
         Path c = dir.resolve("s.c");
-        Files.writeString(c, "void f(void) {\n\tMPI_T_pvar_stop(0);\n\tMPI_Init_thread(0, 0, MPI_THREAD_MULTIPLE, 0);\n}\n");
+        Files.writeString(c, "void f(void) {\n\tMPI_Comm_accept(0);\n\tMPI_Init_thread(0, 0, MPI_THREAD_MULTIPLE, 0);\n}\n");
         Result r = lint("--manifest", manifest(), "--sarif", c.toString());
         assertEquals(1, r.rc());
         JsonObject root = JsonParser.parseString(r.out()).getAsJsonObject();
@@ -115,13 +115,13 @@ class ManaLintTest {
     @Test
     void compileCommandsChooseTheFiles(@TempDir Path dir) throws Exception {
         Files.createDirectories(dir.resolve("src"));
-        Files.writeString(dir.resolve("src/used.c"), "void f(void) { MPI_T_pvar_stop(0); }\n");
+        Files.writeString(dir.resolve("src/used.c"), "void f(void) { MPI_Comm_accept(0); }\n");
         Files.writeString(dir.resolve("src/unused.c"), "void g(void) { MPI_Close_port(0); }\n");
         Files.writeString(dir.resolve("compile_commands.json"), "[{\"directory\": \"" + dir.resolve("src")
                 + "\", \"command\": \"mpicc -c used.c\", \"file\": \"used.c\"}]");
         Result r = lint("--manifest", manifest(), dir.toString());
         assertEquals(1, r.rc());
-        assertTrue(r.out().contains("used.c:1:16: error: MPI_T_pvar_stop"), r.out());
+        assertTrue(r.out().contains("used.c:1:16: error: MPI_Comm_accept"), r.out());
         assertFalse(r.out().contains("unused.c"), r.out());
     }
 
@@ -147,7 +147,7 @@ class ManaLintTest {
         Files.createDirectories(root.resolve("share/mana"));
         Files.copy(TestManifest.file(), root.resolve("share/mana/mpi-coverage.json"));
         Path c = root.resolve("x.c");
-        Files.writeString(c, "void f(void) { MPI_T_pvar_stop(0); }\n");
+        Files.writeString(c, "void f(void) { MPI_Comm_accept(0); }\n");
         String before = System.getProperty("mana.root");
         System.setProperty("mana.root", root.toString());
         try {

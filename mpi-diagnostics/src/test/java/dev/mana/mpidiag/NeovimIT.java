@@ -27,7 +27,7 @@ class NeovimIT {
         Path init = Path.of("src/test/resources/nvim/init.lua").toAbsolutePath();
         Path c = dir.resolve("ring.c");
         Files.writeString(c, "#include <mpi.h>\nint main(int argc, char **argv)\n{\n    MPI_Win w;\n"
-                + "    MPI_Init(&argc, &argv);\n    MPI_T_pvar_start(w);\n"
+                + "    MPI_Init(&argc, &argv);\n    MPI_Comm_connect(w);\n"
                 + "    MPI_Finalize();\n    return 0;\n}\n");
         Path out = dir.resolve("diagnostics.json");
         ProcessBuilder pb = new ProcessBuilder("nvim", "--headless", "-n", "-i", "NONE", "-u", init.toString(),
@@ -64,7 +64,7 @@ class NeovimIT {
         assertEquals(20, d.get("end_col").getAsInt());
         assertEquals(1, d.get("severity").getAsInt()); // vim.diagnostic.severity.ERROR
         assertEquals("mana", d.get("source").getAsString());
-        assertTrue(d.get("message").getAsString().startsWith("MPI_T_pvar_start is not supported under checkpointing"),
+        assertTrue(d.get("message").getAsString().startsWith("MPI_Comm_connect is not supported under checkpointing"),
                 d.toString());
     }
 }

@@ -11,8 +11,6 @@ import java.nio.file.Path;
  * reworded reason in the policy table cannot leave them asserting on text the runtime no longer says.
  */
 public final class TestManifest {
-    /** Why performance-variable calls are refused, as the manifest says it. */
-    public static final String PVAR = reason("MPI_T_pvar_stop");
     /** Why dynamic-process calls are refused, as the manifest says it. */
     public static final String DYNAMIC = reason("MPI_Open_port");
 

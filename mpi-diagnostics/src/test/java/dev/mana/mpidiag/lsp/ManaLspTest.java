@@ -113,13 +113,13 @@ class ManaLspTest {
     void diagnosticsHoverQuickFixConfigurationAndWorkspaceScan() throws Exception {
         Files.createDirectories(dir.resolve("ws/sub"));
         Path lib = dir.resolve("ws/sub/lib.f90");
-        Files.writeString(lib, "subroutine s(w)\n  use mpi\n  integer :: w, ierr\n  call MPI_T_PVAR_STOP(w, ierr)\nend subroutine\n");
+        Files.writeString(lib, "subroutine s(w)\n  use mpi\n  integer :: w, ierr\n  call MPI_COMM_ACCEPT(w, ierr)\nend subroutine\n");
         start(options(TestManifest.file(), 50));
 
         // the workspace scan, with $/progress
         PublishDiagnosticsParams scanned = client.await(lib.toUri().toString(), d -> !d.getDiagnostics().isEmpty());
-        assertEquals("MPI_T_PVAR_STOP is not supported under checkpointing: " + TestManifest.PVAR,
-                scanned.getDiagnostics().get(0).getMessage().getLeft().replace("MPI_T_pvar_stop", "MPI_T_PVAR_STOP"));
+        assertEquals("MPI_COMM_ACCEPT is not supported under checkpointing: " + TestManifest.DYNAMIC,
+                scanned.getDiagnostics().get(0).getMessage().getLeft().replace("MPI_Comm_accept", "MPI_COMM_ACCEPT"));
         Await.until(Duration.ofSeconds(20), "the workspace scan's $/progress end",
                 () -> client.progress.stream().anyMatch(p -> p.getValue().getLeft() instanceof WorkDoneProgressEnd));
         assertTrue(client.progress.get(0).getValue().getLeft() instanceof WorkDoneProgressBegin);
@@ -199,7 +199,7 @@ class ManaLspTest {
         client.await(uri, p -> p.getVersion() != null && p.getVersion() == 1);
         long best = Long.MAX_VALUE;
         for (int v = 2; v < 12; v++) {
-            String edited = base + (v % 2 == 0 ? "  MPI_T_pvar_stop(&w);\n" : "") + "}\n";
+            String edited = base + (v % 2 == 0 ? "  MPI_Comm_accept(&w);\n" : "") + "}\n";
             long t0 = System.nanoTime();
             change(uri, v, edited);
             int version = v;
@@ -220,7 +220,7 @@ class ManaLspTest {
         assertNotNull(m);
         assertEquals(MessageType.Error, m.getType());
         assertTrue(m.getMessage().startsWith("mana-lsp: MPI coverage manifest not found: "), m.getMessage());
-        String uri = open(dir.resolve("ws/a.c"), "void f(void) { MPI_T_pvar_stop(0); }\n");
+        String uri = open(dir.resolve("ws/a.c"), "void f(void) { MPI_Comm_accept(0); }\n");
         assertEquals(List.of(), client.await(uri, p -> true).getDiagnostics());
     }
 

@@ -37,19 +37,19 @@ class SuppressTest {
 
     @Test
     void cLineAndContinuedMacro() {
-        assertEquals(List.of(), fixFirst("void f(void) {\n  MPI_T_pvar_stop(0);\n}\n", Language.C, 1));
+        assertEquals(List.of(), fixFirst("void f(void) {\n  MPI_Comm_accept(0);\n}\n", Language.C, 1));
         // a header's macro, continued with a backslash: the comment goes before it, the macro stays whole
-        String macro = "#define FREE_ALL(w) \\\n  MPI_T_pvar_stop(w); \\\n  MPI_Close_port(0)\n";
+        String macro = "#define FREE_ALL(w) \\\n  MPI_Comm_accept(w); \\\n  MPI_Close_port(0)\n";
         List<Diagnostic> left = fixFirst(macro, Language.C, 2);
         assertEquals(List.of("MPI_Close_port"), left.stream().map(Diagnostic::function).toList());
     }
 
     @Test
     void fortranFreeWithContinuationAndFixedForm() {
-        String free = "call mpi_comm_spawn(0, 0, 1, MPI_INFO_NULL, &\n     MPI_COMM_WORLD, w, ierr)\ncall MPI_T_pvar_stop(w, ierr)\n";
+        String free = "call mpi_comm_spawn(0, 0, 1, MPI_INFO_NULL, &\n     MPI_COMM_WORLD, w, ierr)\ncall MPI_Comm_accept(w, ierr)\n";
         List<Diagnostic> left = fixFirst(free, Language.FORTRAN_FREE, 2);
-        assertEquals(List.of("MPI_T_pvar_stop"), left.stream().map(Diagnostic::function).toList());
-        String fixed = "      CALL MPI_T_PVAR_STOP(W, IERR)\n      CALL MPI_CLOSE_PORT(F, IERR)\n";
+        assertEquals(List.of("MPI_Comm_accept"), left.stream().map(Diagnostic::function).toList());
+        String fixed = "      CALL MPI_COMM_ACCEPT(W, IERR)\n      CALL MPI_CLOSE_PORT(F, IERR)\n";
         left = fixFirst(fixed, Language.FORTRAN_FIXED, 2);
         assertEquals(List.of("MPI_Close_port"), left.stream().map(Diagnostic::function).toList());
     }
