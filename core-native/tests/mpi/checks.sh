@@ -1,8 +1,8 @@
 # checks.sh - sourced by the MPI test scripts that report a list of checks (errors_mpi.sh, exit_mpi.sh):
 # check NAME CONDITION counts failures in $fails; coord starts a coordinator on $tmp/mana.rc (the
 # caller exports MANA_RC=$tmp/mana.rc) and waits for its status file, an event, for at most 30 s; ready
-# waits for a launched job; restart_to_end and finish close the C/R scripts (tests/lib/wait.sh holds the
-# waits).
+# waits for a launched job; checkpoint_kill GEN asks one; restart_to_end and finish close the C/R
+# scripts (tests/lib/wait.sh holds the waits).
 fails=0
 check() { if eval "$2"; then echo "ok: $1"; else echo "FAIL: $1"; fails=$((fails + 1)); fi; }
 . "$(dirname -- "${BASH_SOURCE[0]}")/../lib/wait.sh"     # wait_for, await_running, start_coord_on
@@ -14,6 +14,13 @@ coord() {
 ready() {
     wait_for 60 grep -q '^ready' "$tmp/l.out" || { echo "FAIL: no 'ready' line"; tail "$tmp/l.out"; exit 1; }
     await_running "$1" 60 || { echo "FAIL: not every rank registered"; exit 1; }
+}
+# checkpoint_kill GEN: checkpoint-and-kill through mana_coord_probe (C, no JVM), which must write
+# generation GEN (its answer in $tmp/pGEN.out)
+checkpoint_kill() {
+    local gen=$1
+    timeout 100 "$ROOT/bin/mana_coord_probe" --checkpoint --exit --timeout 90000 > "$tmp/p$gen.out" 2>&1
+    check "checkpoint-and-kill $gen written" 'grep -q "^checkpoint ok generation=$gen" "$tmp/p$gen.out"'
 }
 # restart_to_end EXTRA [ARGS...]: a new coordinator; $tmp/ck restarted (mana_restart under run()), told to
 # stop EXTRA iterations on ($tmp/stop); it must end well, with the "done:" line of a native run of $prog

@@ -19,11 +19,6 @@ export HOME=$tmp MANA_RC=$tmp/mana.rc
 unset MANA_COORD_HOST MANA_COORD_PORT MANA_COORD_SECRET MANA_MPI
 trap 'pkill -f "status-file $tmp/" 2>/dev/null; [ -n "${MANA_TEST_KEEP:-}" ] || rm -rf "$tmp"' EXIT
 . "$(dirname -- "$(readlink -f -- "$0")")/checks.sh"
-checkpoint_kill() {
-    local gen=$1
-    timeout 100 "$ROOT/bin/mana_coord_probe" --checkpoint --exit --timeout 90000 > "$tmp/p$1.out" 2>&1
-    check "checkpoint-and-kill $1 written" 'grep -q "^checkpoint ok generation=$gen" "$tmp/p$gen.out"'
-}
 
 coord
 run "$ROOT/bin/mana_launch" --ckptdir "$tmp/ck" "$prog" --stop-file "$tmp/stop" > "$tmp/l.out" 2> "$tmp/l.err" &
