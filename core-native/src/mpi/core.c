@@ -409,20 +409,28 @@ uint64_t coll_enter(struct vobj *c)
  * (mana_rma_used).  During the
  * settle rounds no new one-sided call starts (rma_closed): a call started after a rank's last settle
  * round would hold its thread, and wait for a target whose threads are stopping. */
-static volatile int rma_closed;
+static volatile int rma_closed;          /* DRAIN_RMA_OPEN, _LENIENT or _STRICT */
 int mana_rma_used;
 
-uint64_t rma_enter(void)
+/* Whether a call on window w (NULL: one that opens an epoch) passes the gate in state `closed`.  The
+ * lenient state lets a rank that holds a passive-target epoch on w finish it, so that a thread of
+ * another rank waiting in MPI_Win_lock for that epoch can come out (drain_rounds.c, settle_batch). */
+static int rma_passes(int closed, const struct vobj *w)
+{
+    return closed == DRAIN_RMA_OPEN || (closed == DRAIN_RMA_LENIENT && w && mana_win_passive_open(w));
+}
+
+uint64_t rma_enter(const struct vobj *w)
 {
     for (;;) {
         for (;;) {
             int g = __atomic_load_n(&coll_gen, __ATOMIC_SEQ_CST);
-            if (!__atomic_load_n(&rma_closed, __ATOMIC_SEQ_CST)) break;
+            if (rma_passes(__atomic_load_n(&rma_closed, __ATOMIC_SEQ_CST), w)) break;
             coll_sleep(g);
         }
         uint64_t up = lower_acquire();
         __atomic_add_fetch(&entering, 1, __ATOMIC_SEQ_CST);
-        if (!__atomic_load_n(&rma_closed, __ATOMIC_SEQ_CST)) {
+        if (rma_passes(__atomic_load_n(&rma_closed, __ATOMIC_SEQ_CST), w)) {
             __atomic_add_fetch(&coll_inside, 1, __ATOMIC_SEQ_CST);
             __atomic_sub_fetch(&entering, 1, __ATOMIC_SEQ_CST);
             lower_switch(up);
@@ -433,11 +441,13 @@ uint64_t rma_enter(void)
     }
 }
 
+/* A stricter state returns once no thread is between the gate's check and its count (so every thread
+ * that passed is counted inside); a more open one wakes the threads waiting at the gate. */
 static void rma_close(int closed)
 {
-    __atomic_store_n(&rma_closed, closed, __ATOMIC_SEQ_CST);
-    if (closed) while (__atomic_load_n(&entering, __ATOMIC_SEQ_CST)) mana_sys0(SYS_sched_yield);
-    else coll_wake();
+    int was = __atomic_exchange_n(&rma_closed, closed, __ATOMIC_SEQ_CST);
+    if (closed > was) while (__atomic_load_n(&entering, __ATOMIC_SEQ_CST)) mana_sys0(SYS_sched_yield);
+    else if (closed < was) coll_wake();
 }
 
 static int live_comm(const struct vobj *o)

@@ -121,11 +121,11 @@ static int settle_batch(struct drain_coll *d, uint32_t g, int *rp, int64_t *unma
 static int settle(struct drain_coll *d, uint32_t g, int *rp, int64_t *unmatched, int *expired, int64_t t0,
                   char *err, size_t errlen)
 {
-    /* no one-sided call starts during the rounds; they open again when the target rounds must run
-     * again (a thread may have to pass one to reach a collective), and at resume() */
-    d->ops->rma_close(d->ctx, 1);
+    /* no one-sided call starts during the rounds (but see settle_batch); the gate opens again when the
+     * target rounds must run again (a thread may have to pass it to reach a collective), and at resume() */
+    d->ops->rma_close(d->ctx, DRAIN_RMA_STRICT);
     int rc = settle_batch(d, g, rp, unmatched, expired, t0, err, errlen);
-    if (rc == 1) d->ops->rma_close(d->ctx, 0);
+    if (rc == 1) d->ops->rma_close(d->ctx, DRAIN_RMA_OPEN);
     return rc;
 }
 
@@ -133,11 +133,20 @@ static int settle_batch(struct drain_coll *d, uint32_t g, int *rp, int64_t *unma
                         char *err, size_t errlen)
 {
     const struct drain_coll_ops *ops = d->ops;
+    /* A thread inside MPI_Win_lock waits for the rank that holds the lock, whose MPI_Win_unlock (or the
+     * put before it) is one-sided too: with the gate closed to it the waiter stays inside for good
+     * (MPICH's lockcontention tests: the checkpoint never came).  So after a round that found a
+     * thread inside, the gate turns lenient: a call of a rank that holds a passive-target epoch on the
+     * call's window passes, and ends that epoch, while the calls that open epochs still wait.  Only a
+     * round made with the gate strict can settle: a thread that passed leniently is counted inside by
+     * then (rma_close returns once no thread is between the gate's check and its count). */
+    int strict = 1, said = 0;
     for (int n = 0; n < SETTLE_BATCH; n++, (*rp)++) {
         int round = *rp;
         if (round >= SETTLE_ROUNDS) break;
+        ops->rma_close(d->ctx, strict ? DRAIN_RMA_STRICT : DRAIN_RMA_LENIENT);
         /* the epochs' counts change only inside one-sided calls: once none is inside (busy 0) and none
-         * may start (rma_closed), this rank's share stays what it is read as here */
+         * may start (the gate strict), this rank's share stays what it is read as here */
         int64_t now_s = ops->now_ns(d->ctx) / 1000000000LL;
         int64_t v[3] = { ops->inside(d->ctx), 0, now_s - t0 >= d->epoch_wait_s };
         if (ops->rma_used(d->ctx)) v[1] = ops->pscw_share(d->ctx);
@@ -149,10 +158,14 @@ static int settle_batch(struct drain_coll *d, uint32_t g, int *rp, int64_t *unma
         /* an epoch without its partner all this time (a rank blocked in MPI_Win_start or _complete for a
          * post its target makes only after the checkpoint stays busy): give up now */
         if (*unmatched != 0 && *expired) return 0;
-        if (busy == 0) {
+        if (busy == 0 && strict) {
             if (ops->debug(d->ctx) && round) ops->message("mana: collective drain: settled after %d round(s)", round);
             return 0;
         }
+        if (strict && busy && ops->rma_used(d->ctx) && ops->debug(d->ctx) && !said++)
+            ops->message("mana: collective drain: %lld thread(s) inside a collective or one-sided call; the one-sided "
+                         "gate lets passive-target epochs finish", (long long)busy);
+        strict = busy == 0;
         run_on(d, 1000000L);
     }
     if (*rp < SETTLE_ROUNDS) return 1;
@@ -277,7 +290,7 @@ again:
      * matched.  After 60 s (MANA_EPOCH_WAIT; all ranks at once, see settle) the drain refuses the
      * checkpoint instead. */
     if (sr == 0 && unmatched != 0) {
-        ops->rma_close(ctx, 0);
+        ops->rma_close(ctx, DRAIN_RMA_OPEN);
         run_on(d, 2000000L);
         if (ops->debug(ctx)) ops->message("mana: collective drain: post/start epochs not matched yet; the program runs on");
         goto again;

@@ -37,6 +37,11 @@ struct drain_comm {
     int64_t *cm_val;          /* comm_max: its value, then the largest over its members */
 };
 
+/* The one-sided gate's states (rma_close). */
+#define DRAIN_RMA_OPEN    0
+#define DRAIN_RMA_LENIENT 1
+#define DRAIN_RMA_STRICT  2
+
 /* What the collective drain needs from the process (core.c: the real ones). */
 struct drain_coll_ops {
     /* entries 1..used() of the object table: comm(i) fills c for any entry (of another kind: its
@@ -58,7 +63,9 @@ struct drain_coll_ops {
     int64_t (*inside)(void *ctx);
     /* 1 once the program called MPI_Finalize */
     int (*finalized)(void *ctx);
-    /* one-sided: a window exists; this rank's post/start share; close (1) or open (0) the one-sided gate */
+    /* one-sided: a window exists; this rank's post/start share; the one-sided gate: DRAIN_RMA_OPEN,
+     * _LENIENT (only a call that ends or works in a passive-target epoch the rank holds passes) or
+     * _STRICT (none passes; returns once no thread is between the gate's check and its count) */
     int (*rma_used)(void *ctx);
     int64_t (*pscw_share)(void *ctx);
     void (*rma_close)(void *ctx, int closed);

@@ -360,9 +360,13 @@ void coll_leave(uint64_t up);                      /* lower_leave for coll_enter
 /* One-sided calls that may wait for a target's progress: the one-sided gate, then the lower half
  * (core.c: counted like a thread inside a collective, so a checkpoint waits for them with every rank's
  * progress engine turning, and starts no new one once it settles). */
-uint64_t rma_enter(void);
+uint64_t rma_enter(const struct vobj *win);
 extern int mana_rma_used;                          /* a window was made: the drain turns progress engines */
-#define RMA_LOWER(stmt) do { uint64_t upr_ = rma_enter(); stmt; coll_leave(upr_); } while (0)
+#define RMA_LOWER(stmt) do { uint64_t upr_ = rma_enter(NULL); stmt; coll_leave(upr_); } while (0)
+/* The same for a call that works in, or ends, a passive-target epoch on window w (a put, a flush, an
+ * unlock): while the drain's gate is lenient it passes if this rank holds such an epoch on w. */
+#define RMA_LOWER_IN_EPOCH(w, stmt) do { uint64_t upr_ = rma_enter(w); stmt; coll_leave(upr_); } while (0)
+int  mana_win_passive_open(const struct vobj *w);  /* win.c: this rank holds a lock or lock_all on w */
 extern struct vobj *world_obj, *self_obj;
 
 /* Point-to-point accounting (drain). */

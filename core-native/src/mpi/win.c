@@ -107,6 +107,12 @@ struct mana_win {
 
 static struct mana_win *mw_of(struct vobj *w) { return w->arr; }
 
+int mana_win_passive_open(const struct vobj *w)
+{
+    const struct mana_win *mw = w->arr;
+    return mw && (__atomic_load_n(&mw->nlocks, __ATOMIC_RELAXED) > 0 || __atomic_load_n(&mw->lock_all, __ATOMIC_RELAXED));
+}
+
 struct vobj *mana_win_obj(MPI_Win win)
 {
     struct vobj *w = vobj_of(HBITS(win));
@@ -600,7 +606,7 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
     WIN_OR_ERR(win, w);
     struct mana_win *mw = mw_of(w);
     int rc;
-    RMA_LOWER(rc = real.Win_unlock(rank, R(win));
+    RMA_LOWER_IN_EPOCH(w, rc = real.Win_unlock(rank, R(win));
           if (rc == MPI_SUCCESS) {
               for (int i = 0; i < mw->nlocks; i++)
                   if (mw->locks[i].rank == rank) { mw->locks[i] = mw->locks[--mw->nlocks]; break; }
@@ -624,7 +630,7 @@ int PMPI_Win_unlock_all(MPI_Win win)
     MANA_CHECK_INIT();
     WIN_OR_ERR(win, w);
     int rc;
-    RMA_LOWER(rc = real.Win_unlock_all(R(win)); if (rc == MPI_SUCCESS) mw_of(w)->lock_all = 0);
+    RMA_LOWER_IN_EPOCH(w, rc = real.Win_unlock_all(R(win)); if (rc == MPI_SUCCESS) mw_of(w)->lock_all = 0);
     return mana_win_err(w, win, rc);
 }
 ALIAS(Win_unlock_all)

@@ -56,19 +56,26 @@
 
 /* ---- the program ---- */
 
-enum { S_END = 0, S_COLL, S_MAKE, S_START, S_POST };
+enum { S_END = 0, S_COLL, S_MAKE, S_START, S_POST, S_LOCK, S_PUT, S_UNLOCK, S_LOOP };
 
 struct step {
     int kind;
     int comm;           /* S_COLL: the communicator; S_MAKE: the parent */
     int made;           /* S_MAKE: the communicator this rank gets (-1: none, MPI_UNDEFINED) */
-    int peer;           /* S_START: the target; S_POST: the origin */
+    int peer;           /* S_START, S_LOCK, S_PUT, S_UNLOCK: the target; S_POST: the origin */
 };
 
 #define COLL(c) { S_COLL, (c), -1, 0 }
 #define MAKE(p, n) { S_MAKE, (p), (n), 0 }
 #define START(t) { S_START, 0, -1, (t) }
 #define POST(o) { S_POST, 0, -1, (o) }
+/* passive target: an exclusive MPI_Win_lock of target t's window (inside until the lock is free: it
+ * waits for the holder), a put in the epoch (inside until the next barrier), its MPI_Win_unlock (returns
+ * at once), and a jump back to the first step */
+#define LOCK(t) { S_LOCK, 0, -1, (t) }
+#define PUT(t) { S_PUT, 0, -1, (t) }
+#define UNLOCK(t) { S_UNLOCK, 0, -1, (t) }
+#define LOOP { S_LOOP, 0, -1, 0 }
 
 struct cdef {
     const char *name;
@@ -125,6 +132,7 @@ struct rank {
     int entry[MAXC];            /* def -> entry, 0 none */
     struct thr th[MAXT];
     int phase, rma_closed, rma_used, gen;
+    int held[MAXR], nheld;      /* passive-target locks this rank holds, by target */
     int64_t share, clock;
     uint64_t pokes;
     uint64_t sent, received;
@@ -196,6 +204,23 @@ static void try_step(struct rank *r, struct thr *t)
     if (t->state != T_READY && t->state != T_GATED) return;
     const struct step *s = &t->s[t->pc];
     if (s->kind == S_END) { t->state = T_DONE; return; }
+    if (s->kind == S_LOOP) { t->pc = 0; t->state = T_READY; return; }
+    if (s->kind == S_LOCK) {
+        if (r->rma_closed) return;      /* a call that opens an epoch waits at any closed gate */
+        t->state = T_INSIDE;            /* until the lock is free (can_return) */
+        return;
+    }
+    if (s->kind == S_PUT || s->kind == S_UNLOCK) {
+        /* closed strictly, it waits; closed leniently, it passes while the rank has an epoch open */
+        if (r->rma_closed == DRAIN_RMA_STRICT || (r->rma_closed && !r->nheld)) return;
+        if (s->kind == S_PUT) { t->state = T_INSIDE; return; }
+        if (!r->held[s->peer]) { fail("rank %d unlocks target %d, which it does not hold", r->id, s->peer); return; }
+        r->held[s->peer] = 0;
+        r->nheld--;
+        t->pc++;
+        t->state = T_READY;
+        return;
+    }
     if (s->kind == S_START || s->kind == S_POST) {
         if (r->rma_closed) return;      /* rma_enter waits */
         r->share += s->kind == S_START ? pair_key(r->id, s->peer) : -pair_key(s->peer, r->id);
@@ -224,6 +249,12 @@ static void try_rank(struct rank *r, int before)
 /* Can this thread's call return now?  Reads every member's state: only at a barrier (or before). */
 static int can_return(struct rank *r, struct thr *t)
 {
+    if (t->s[t->pc].kind == S_PUT) return 1;
+    if (t->s[t->pc].kind == S_LOCK) {
+        for (int m = 0; m < M.n; m++)
+            if (M.r[m].held[t->s[t->pc].peer]) return 0;
+        return 1;
+    }
     int c = t->s[t->pc].comm;
     int first = -1;
     for (int m = 0; m < M.n; m++) {
@@ -244,6 +275,12 @@ static int can_return(struct rank *r, struct thr *t)
 static void return_from(struct rank *r, struct thr *t)
 {
     const struct step *s = &t->s[t->pc];
+    if (s->kind == S_LOCK || s->kind == S_PUT) {
+        if (s->kind == S_LOCK) { r->held[s->peer] = 1; r->nheld++; }
+        t->pc++;
+        t->state = T_READY;
+        return;
+    }
     int c = s->comm;
     if (cdef(c)->lazy && member(c, r->id)) {
         int first = -1;
@@ -435,7 +472,7 @@ static void op_rma_close(void *ctx, int closed)
 {
     struct rank *r = ctx;
     r->rma_closed = closed;
-    if (!closed) r->gen++;
+    if (closed != DRAIN_RMA_STRICT) r->gen++;
 }
 
 static void op_poke(void *ctx) { ((struct rank *)ctx)->pokes++; }
@@ -550,8 +587,10 @@ static void check_drained(void)
         if (M.r[i].rc != 0) { fail("rank %d: drain failed: %s", i, M.r[i].err); return; }
         for (int k = 0; k < MAXT; k++)
             if (M.r[i].th[k].s && M.r[i].th[k].state == T_INSIDE)
-                fail("rank %d thread %d is still inside a call on %s", i, k,
-                     cdef(M.r[i].th[k].s[M.r[i].th[k].pc].comm)->name);
+                fail("rank %d thread %d is still inside %s", i, k,
+                     M.r[i].th[k].s[M.r[i].th[k].pc].kind == S_LOCK ? "MPI_Win_lock"
+                     : M.r[i].th[k].s[M.r[i].th[k].pc].kind == S_PUT ? "MPI_Put"
+                     : cdef(M.r[i].th[k].s[M.r[i].th[k].pc].comm)->name);
     }
     for (int c = 0; c < M.cs->nc; c++) {
         int first = __builtin_ctz(cdef(c)->members);
@@ -811,6 +850,53 @@ static const struct casedef case_pscw_posted = {
     .check = check_posted,
 };
 
+/* Passive-target lock contention (MPICH's lockcontention tests): three ranks lock rank 0's window in
+ * turn, put and unlock, for ever.  When the settle rounds close the one-sided gate, one rank holds the
+ * lock (inside its put, or before its unlock) and the others are inside MPI_Win_lock, waiting for it.
+ * A gate closed strictly holds the holder's put or unlock, so the waiters stay inside for good (busy
+ * in every round: the checkpoint never came).  The lenient gate lets a rank with an epoch open finish
+ * it: each holder in turn puts and unlocks, every rank then waits at the gate in front of its next
+ * MPI_Win_lock, and a strict round finds nobody inside. */
+static int check_lock_contention(char *why, size_t len)
+{
+    if (M.settle_batches != 1) { snprintf(why, len, "%d batches of settle rounds, want 1", M.settle_batches); return -1; }
+    if (M.settle_rounds < 3) { snprintf(why, len, "%d settle round(s): the contention was never seen", M.settle_rounds); return -1; }
+    for (int i = 0; i < M.n; i++)
+        if (M.r[i].nheld) { snprintf(why, len, "rank %d still holds a lock", i); return -1; }
+    return 0;
+}
+
+static const struct casedef case_lock_contention = {
+    .name = "passive_lock_contention", .nranks = 3, .nc = 1, .rma = 1,
+    .c = { { "world", 7, 1, 0, 1 } },
+    .t = {
+        { { { LOCK(0), PUT(0), UNLOCK(0), LOOP }, 1, 0 } },
+        { { { LOCK(0), PUT(0), UNLOCK(0), LOOP }, 1, 1 } },
+        { { { LOCK(0), PUT(0), UNLOCK(0), LOOP }, 1, 1 } },
+    },
+    .check = check_lock_contention,
+};
+
+/* A lock held at the checkpoint with nobody waiting for it stays held (the restart takes it again,
+ * win.c): rank 1 holds it and waits at world's gate (target 0) before its unlock; the first settle
+ * round is strict and finds nobody inside. */
+static int check_lock_held(char *why, size_t len)
+{
+    if (M.settle_rounds != 1) { snprintf(why, len, "%d settle rounds, want 1", M.settle_rounds); return -1; }
+    if (!M.r[1].held[0]) { snprintf(why, len, "rank 1 gave its lock up in the drain"); return -1; }
+    return 0;
+}
+
+static const struct casedef case_lock_held = {
+    .name = "passive_lock_held", .nranks = 2, .nc = 1, .rma = 1,
+    .c = { { "world", 3, 1, 0, 1 } },
+    .t = {
+        { { { COLL(0) }, 0, 0 } },
+        { { { LOCK(0), COLL(0), UNLOCK(0) }, 1, 0 } },
+    },
+    .check = check_lock_held,
+};
+
 /* Two communicators whose ids fall into one slot of comm_max's first table: their maxima come from a
  * second table (two reductions for the count). */
 static struct casedef shared_slots;     /* its ids are chosen at start-up (find_colliding_ids) */
@@ -884,7 +970,7 @@ static void find_colliding_ids(void)
 
 static const struct casedef *cases[] = {
     &case_created_after_count, &case_deferred, &case_partner_at_gate, &case_split, &case_four, &case_some,
-    &case_pscw_expired, &case_pscw_posted, &shared_slots, &case_p2p, &case_p2p_last, &case_p2p_refused,
+    &case_pscw_expired, &case_pscw_posted, &case_lock_contention, &case_lock_held, &shared_slots, &case_p2p, &case_p2p_last, &case_p2p_refused,
 };
 
 int main(int argc, char **argv)
