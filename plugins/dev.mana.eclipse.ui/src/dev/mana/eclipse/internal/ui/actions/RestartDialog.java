@@ -298,6 +298,19 @@ public final class RestartDialog extends TitleAreaDialog {
         return null;
     }
 
+    /** The error the dialog shows now (null: none), for tests. */
+    private String shownError;
+
+    @Override
+    public void setErrorMessage(String message) {
+        shownError = message;
+        super.setErrorMessage(message);
+    }
+
+    public String errorMessage() {
+        return shownError;
+    }
+
     /** The Slurm group's widgets, for tests: the check box, nodes, tasks per node, node list. */
     public Button newAllocationButton() {
         return newAllocation;
@@ -597,7 +610,8 @@ public final class RestartDialog extends TitleAreaDialog {
 
     /** Presses Restart when the directory is valid (for tests and other callers); true if the dialog closed. */
     public boolean pressRestart() {
-        if (validation == null || !validation.isValid()) {
+        // as the button: not while it is disabled (a bad Debug or allocation field)
+        if (validation == null || !validation.isValid() || !getButton(IDialogConstants.OK_ID).isEnabled()) {
             return false;
         }
         okPressed();
