@@ -163,6 +163,8 @@ class SlurmClusterUiTest {
             () -> restarted.getLaunch().isTerminated());
         String out = ManaWorkbenchFlowTest.console(restarted.getLaunch());
         assertEquals(0, restarted.getLaunch().getProcesses()[0].getExitValue(), out);
+        assertTrue(out.contains("mana_restart --restartdir " + ckpt.getPath()), "restarted by its batch script: " + out);
+        assertTrue(!out.contains("[rank 0] ready"), "the program went on from its checkpoint, not from the start: " + out);
         Matcher m = Pattern.compile("\\[rank 0\\] (ring done: iters=(\\d+) .*)").matcher(out);
         assertTrue(m.find(), out);
         String native_ = cluster.onHead(90, "srun", "--mpi=pmi2", "-N", "2", "--ntasks-per-node=2", "-w", "node1,node2",
