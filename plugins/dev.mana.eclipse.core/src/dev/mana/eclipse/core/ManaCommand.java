@@ -26,12 +26,18 @@ public record ManaCommand(List<String> commandLine, Map<String, String> environm
 
     /** The command line as a person would type it (for the console and the process label). */
     public String toShellString() {
+        return shellLine(commandLine);
+    }
+
+    /** Words as one shell line: each quoted where the shell would split or expand it. */
+    public static String shellLine(List<String> words) {
         StringBuilder b = new StringBuilder();
-        for (String a : commandLine) {
+        for (String a : words) {
             if (b.length() > 0) {
                 b.append(' ');
             }
-            b.append(a.isEmpty() || a.matches(".*[\\s'\"$`\\\\].*") ? "'" + a.replace("'", "'\\''") + "'" : a);
+            b.append(a.isEmpty() || a.matches(".*[\\s'\"$`\\\\;&|<>()*?#~\\[\\]{}!].*")
+                ? "'" + a.replace("'", "'\\''") + "'" : a);
         }
         return b.toString();
     }

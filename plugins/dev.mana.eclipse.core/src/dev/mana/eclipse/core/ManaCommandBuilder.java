@@ -61,10 +61,23 @@ public final class ManaCommandBuilder {
         return this;
     }
 
+    /**
+     * The launcher's command line: mpirun or srun, then mana_launch or mana_restart. On a Slurm cluster with
+     * {@link SlurmSubmit#SRUN}: an srun step of the configured shape, through the command prefix. (A batch job is
+     * {@link #sbatch} and {@link #batchScript}.)
+     */
     public ManaCommand build() {
         List<String> cmd = new ArrayList<>();
         MpiImplementation mpi = settings.mpi();
-        if (settings.launcher() == MpiLauncher.SRUN) {
+        SlurmOptions slurm = settings.slurm();
+        if (slurm != null) {
+            cmd.addAll(slurm.commandPrefix());
+            cmd.add(launcherExecutable != null ? launcherExecutable : "srun");
+            cmd.addAll(slurmShape(slurm));
+            cmd.addAll(srunMpi(slurm.arguments()));
+            cmd.add("--label");
+            cmd.addAll(slurm.arguments());
+        } else if (settings.launcher() == MpiLauncher.SRUN) {
             cmd.add(launcherExecutable != null ? launcherExecutable : "srun");
             cmd.add("-n");
             cmd.add(Integer.toString(settings.ranks()));
@@ -83,6 +96,16 @@ public final class ManaCommandBuilder {
             }
         }
         cmd.addAll(settings.launcherArguments());
+        cmd.addAll(runtimeCommand(true));
+        return new ManaCommand(cmd, environment(true), settings.workingDirectory());
+    }
+
+    /**
+     * mana_launch or mana_restart with their arguments; {@code withCoordinator}: {@code -h HOST -p PORT} of the
+     * coordinator (a batch job's ranks find theirs through the status file the job's coordinator writes).
+     */
+    private List<String> runtimeCommand(boolean withCoordinator) {
+        List<String> cmd = new ArrayList<>();
         File bin = new File(runtimeRoot, "bin");
         if (settings.restart()) {
             cmd.add(new File(bin, "mana_restart").getPath());
@@ -103,27 +126,167 @@ public final class ManaCommandBuilder {
             cmd.add("--ckptdir");
             cmd.add(settings.checkpointDirectory().getPath());
         }
-        cmd.add("-h");
-        cmd.add(coordinator.host());
-        cmd.add("-p");
-        cmd.add(Integer.toString(coordinator.port()));
+        if (withCoordinator) {
+            cmd.add("-h");
+            cmd.add(coordinator.host());
+            cmd.add("-p");
+            cmd.add(Integer.toString(coordinator.port()));
+        }
         if (!settings.restart()) {
             cmd.add(settings.program().getPath());
             cmd.addAll(settings.arguments());
         }
-        return new ManaCommand(cmd, environment(), settings.workingDirectory());
+        return cmd;
     }
 
-    private Map<String, String> environment() {
+    /** {@code -N}, {@code --ntasks-per-node}, and the partition, time limit and node list where given. */
+    private static List<String> slurmShape(SlurmOptions slurm) {
+        List<String> l = new ArrayList<>(List.of("-N", Integer.toString(slurm.nodes()),
+            "--ntasks-per-node=" + slurm.tasksPerNode()));
+        if (!slurm.partition().isEmpty()) {
+            l.add("-p");
+            l.add(slurm.partition());
+        }
+        if (!slurm.timeLimit().isEmpty()) {
+            l.add("-t");
+            l.add(slurm.timeLimit());
+        }
+        if (!slurm.nodeList().isEmpty()) {
+            l.add("-w");
+            l.add(slurm.nodeList());
+        }
+        return l;
+    }
+
+    /**
+     * srun's PMI for the MPI: {@code --mpi=pmix} for Open MPI, {@code --mpi=pmi2} for MPICH (docs/cluster.md),
+     * none when the user's arguments choose one (or the MPI is not known).
+     */
+    private List<String> srunMpi(List<String> userArgs) {
+        if (userArgs.stream().anyMatch(a -> a.startsWith("--mpi"))
+                || settings.launcherArguments().stream().anyMatch(a -> a.startsWith("--mpi"))) {
+            return List.of();
+        }
+        return switch (settings.mpi()) {
+            case OPEN_MPI -> List.of("--mpi=pmix");
+            case MPICH -> List.of("--mpi=pmi2");
+            default -> List.of();
+        };
+    }
+
+    /** The Slurm job name of a batch job: the configuration's name, with what sbatch would split replaced. */
+    public static String slurmJobName(String name) {
+        String n = name.replaceAll("[^A-Za-z0-9_.-]", "_");
+        return n.isEmpty() ? "mana" : n;
+    }
+
+    /**
+     * The output file pattern of a batch job ({@code %j} is the job id): {@code mana-NAME-%j.out} in the working
+     * directory; every rank's labelled lines and the batch script's own go there.
+     */
+    public File batchOutputPattern() {
+        return new File(settings.workingDirectory(), "mana-" + slurmJobName(settings.jobName()) + "-%j.out");
+    }
+
+    /** The output file of batch job {@code jobId}. */
+    public File batchOutput(String jobId) {
+        return new File(batchOutputPattern().getPath().replace("%j", jobId));
+    }
+
+    /**
+     * The batch script of a Slurm batch job (the settings' {@link SlurmOptions}): its {@code #SBATCH} lines say
+     * the allocation; it starts the coordinator on the job's first node (status file
+     * {@code ~/.mana-slurm-$SLURM_JOB_ID.rc}), waits for that file, then runs the ranks with {@code srun} and
+     * mana_launch or mana_restart (which find the coordinator through that file).
+     */
+    public String batchScript() {
+        SlurmOptions slurm = settings.slurm();
+        if (slurm == null) {
+            throw new IllegalStateException("not a Slurm job: " + settings.jobName());
+        }
+        File bin = new File(runtimeRoot, "bin");
+        StringBuilder b = new StringBuilder();
+        b.append("#!/bin/bash\n");
+        b.append("# MANA job '").append(settings.jobName().replace('\n', ' ')).append("': ")
+            .append(settings.restart() ? "restart from " + settings.restartDirectory() : "launch of " + settings.program())
+            .append("\n# written by the Eclipse plug-in dev.mana.eclipse.core; submitted with sbatch --parsable")
+            .append(slurm.arguments().isEmpty() ? "" : " " + ManaCommand.shellLine(slurm.arguments()))
+            .append(" THIS-FILE\n");
+        b.append("#SBATCH --job-name=").append(slurmJobName(settings.jobName())).append('\n');
+        b.append("#SBATCH --nodes=").append(slurm.nodes()).append('\n');
+        b.append("#SBATCH --ntasks-per-node=").append(slurm.tasksPerNode()).append('\n');
+        if (!slurm.partition().isEmpty()) {
+            b.append("#SBATCH --partition=").append(slurm.partition()).append('\n');
+        }
+        if (!slurm.timeLimit().isEmpty()) {
+            b.append("#SBATCH --time=").append(slurm.timeLimit()).append('\n');
+        }
+        if (!slurm.nodeList().isEmpty()) {
+            b.append("#SBATCH --nodelist=").append(slurm.nodeList()).append('\n');
+        }
+        b.append("#SBATCH --output=").append(batchOutputPattern().getPath()).append('\n');
+        b.append("#SBATCH --chdir=").append(settings.workingDirectory().getPath()).append('\n');
+        b.append("set -u\n");
+        b.append("# the coordinator, on the job's first node (here): it detaches, writes\n");
+        b.append("# ~/.mana-slurm-$SLURM_JOB_ID.rc and exits once the job's last rank has gone\n");
+        List<String> coord = new ArrayList<>(List.of(new File(bin, "mana_coordinator").getPath(), "-p", "0"));
+        if (settings.checkpointInterval() > 0) {
+            coord.add("-i");
+            coord.add(Integer.toString(settings.checkpointInterval()));
+        }
+        b.append(ManaCommand.shellLine(coord)).append(" || exit 1\n");
+        b.append("rc=$HOME/.mana-slurm-$SLURM_JOB_ID.rc\n");
+        b.append("n=600\n");
+        b.append("until grep -q '^Secret:' \"$rc\" 2>/dev/null; do\n");
+        b.append("    n=$((n - 1)); [ $n -gt 0 ] || { echo \"mana: no coordinator status file $rc after 30 s\" >&2; exit 1; }\n");
+        b.append("    sleep 0.05\n");
+        b.append("done\n");
+        b.append("echo \"mana: coordinator of job $SLURM_JOB_ID on $(hostname) ($rc)\"\n");
+        List<String> srun = new ArrayList<>(List.of("srun"));
+        srun.addAll(srunMpi(List.of()));
+        srun.add("--label");
+        srun.addAll(settings.launcherArguments());
+        srun.addAll(runtimeCommand(false));
+        b.append("exec ").append(ManaCommand.shellLine(srun)).append('\n');
+        return b.toString();
+    }
+
+    /**
+     * The submission of a batch job: {@code sbatch --parsable [the Slurm group's arguments] SCRIPT}, through the
+     * command prefix, with the job's environment (sbatch exports it to the job); it prints the job id.
+     */
+    public ManaCommand sbatch(File script) {
+        SlurmOptions slurm = settings.slurm();
+        List<String> cmd = new ArrayList<>(slurm.commandPrefix());
+        cmd.add(launcherExecutable != null ? launcherExecutable : "sbatch");
+        cmd.add("--parsable");
+        cmd.addAll(slurm.arguments());
+        cmd.add(script.getPath());
+        return new ManaCommand(cmd, environment(false), settings.workingDirectory());
+    }
+
+    /**
+     * The launcher's environment; {@code withCoordinator}: the IDE's coordinator's host, port and status file
+     * (a batch job has its own coordinator, which its ranks find by the job id).
+     */
+    private Map<String, String> environment(boolean withCoordinator) {
         Map<String, String> env = new LinkedHashMap<>();
         if (settings.appendEnvironment()) {
             env.putAll(baseEnvironment);
         }
         env.putAll(settings.environment());
-        env.put("MANA_COORD_HOST", coordinator.host());
-        env.put("MANA_COORD_PORT", Integer.toString(coordinator.port()));
-        if (coordinator.statusFile() != null) {
-            env.put("MANA_RC", coordinator.statusFile().getPath());
+        if (withCoordinator) {
+            env.put("MANA_COORD_HOST", coordinator.host());
+            env.put("MANA_COORD_PORT", Integer.toString(coordinator.port()));
+            if (coordinator.statusFile() != null) {
+                env.put("MANA_RC", coordinator.statusFile().getPath());
+            }
+        } else {
+            // names of the IDE's own coordinator or another job's, if the IDE's environment has them
+            env.remove("MANA_COORD_HOST");
+            env.remove("MANA_COORD_PORT");
+            env.remove("MANA_COORD_SECRET");
+            env.remove("MANA_RC");
         }
         env.put("MANA_JOB", settings.jobName());
         env.put("MANA_RANKS", Integer.toString(settings.ranks()));
@@ -131,7 +294,8 @@ public final class ManaCommandBuilder {
         if (settings.timing()) {
             env.put("MANA_TIMING", "1");
         }
-        if (settings.mpi() == MpiImplementation.OPEN_MPI && settings.launcher() == MpiLauncher.MPIRUN && root) {
+        if (settings.mpi() == MpiImplementation.OPEN_MPI && root
+                && (settings.launcher() == MpiLauncher.MPIRUN || settings.slurm() != null)) {
             env.put("OMPI_ALLOW_RUN_AS_ROOT", "1");
             env.put("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
         }

@@ -56,6 +56,28 @@ public final class ManaCore {
     /** String: image compression, an {@link ImageCompression} value: "off" (default), "fast" or "strong". */
     public static final String ATTR_COMPRESS = P + "compress";
 
+    /** boolean: run the job on a Slurm cluster ({@link SlurmOptions}); default false (mpirun/srun as {@link #ATTR_LAUNCHER} says). */
+    public static final String ATTR_SLURM = P + "slurm";
+    /** String: a {@link SlurmSubmit} name: an interactive {@code srun} step or an {@code sbatch} batch job (default). */
+    public static final String ATTR_SLURM_SUBMIT = P + "slurmSubmit";
+    /** String: the Slurm partition ({@code -p}); empty = the cluster's default. */
+    public static final String ATTR_SLURM_PARTITION = P + "slurmPartition";
+    /** int: nodes ({@code -N}); the job has nodes &times; tasks per node ranks. */
+    public static final String ATTR_SLURM_NODES = P + "slurmNodes";
+    /** int: tasks (ranks) per node ({@code --ntasks-per-node}). */
+    public static final String ATTR_SLURM_TASKS_PER_NODE = P + "slurmTasksPerNode";
+    /** String: time limit ({@code -t}: minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS); empty = the partition's. */
+    public static final String ATTR_SLURM_TIME_LIMIT = P + "slurmTimeLimit";
+    /** String: nodes to run on ({@code -w}, e.g. {@code node[1-2]} or {@code node3,node4}); empty = any. */
+    public static final String ATTR_SLURM_NODE_LIST = P + "slurmNodeList";
+    /** String: extra arguments of {@code sbatch} (batch) or {@code srun} (interactive). */
+    public static final String ATTR_SLURM_ARGUMENTS = P + "slurmArguments";
+    /**
+     * String: a command that runs the Slurm commands (and reaches the job's coordinator) where the cluster is,
+     * e.g. a wrapper that logs in to the login node; it gets the command as separate arguments. Empty = here.
+     */
+    public static final String ATTR_SLURM_COMMAND_PREFIX = P + "slurmCommandPrefix";
+
     /** int: restart pause level of the debugged ranks in Debug mode (2-4; default 2). Read by dev.mana.eclipse.debug. */
     public static final String ATTR_DEBUG_PAUSE_LEVEL = "dev.mana.eclipse.debug.pauseLevel";
     /** String: the ranks to debug in Debug mode, e.g. "0" (default) or "0,3" ({@link DebugRanks}). */

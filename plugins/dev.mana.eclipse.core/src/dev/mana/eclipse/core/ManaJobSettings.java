@@ -39,7 +39,19 @@ public record ManaJobSettings(
         String coordinatorHost,
         int coordinatorPort,
         File coordinatorStatusFile,
-        String jobName) {
+        String jobName,
+        SlurmOptions slurm) {
+
+    /** Settings of a job that does not target a Slurm cluster ({@link #slurm()} null). */
+    public ManaJobSettings(File program, List<String> arguments, File workingDirectory, int ranks, MpiImplementation mpi,
+            MpiLauncher launcher, List<String> launcherArguments, File checkpointDirectory, int checkpointInterval,
+            boolean restart, File restartDirectory, boolean timing, CheckpointImages images,
+            Map<String, String> environment, boolean appendEnvironment, boolean joinCoordinator, String coordinatorHost,
+            int coordinatorPort, File coordinatorStatusFile, String jobName) {
+        this(program, arguments, workingDirectory, ranks, mpi, launcher, launcherArguments, checkpointDirectory,
+            checkpointInterval, restart, restartDirectory, timing, images, environment, appendEnvironment, joinCoordinator,
+            coordinatorHost, coordinatorPort, coordinatorStatusFile, jobName, null);
+    }
 
     public ManaJobSettings {
         arguments = List.copyOf(arguments);
@@ -80,11 +92,16 @@ public record ManaJobSettings(
             }
         }
         String statusFile = subst(cfg.getAttribute(ManaCore.ATTR_COORDINATOR_STATUS_FILE, "")).trim();
+        SlurmOptions slurm = SlurmOptions.from(cfg);
+        if (slurm != null && !slurm.problems().isEmpty()) {
+            throw error("The Slurm options of " + cfg.getName() + " are wrong:\n" + String.join("\n", slurm.problems()));
+        }
         return new ManaJobSettings(
             program,
             split(subst(cfg.getAttribute(ManaCore.ATTR_ARGUMENTS, ""))),
             wd,
-            Math.max(1, cfg.getAttribute(ManaCore.ATTR_RANKS, ManaCore.DEFAULT_RANKS)),
+            // on a Slurm cluster the allocation's shape says how many ranks
+            slurm != null ? slurm.ranks() : Math.max(1, cfg.getAttribute(ManaCore.ATTR_RANKS, ManaCore.DEFAULT_RANKS)),
             MpiImplementation.fromName(cfg.getAttribute(ManaCore.ATTR_MPI_IMPLEMENTATION, MpiImplementation.AUTO.name())),
             MpiLauncher.fromName(cfg.getAttribute(ManaCore.ATTR_LAUNCHER, MpiLauncher.MPIRUN.name())),
             split(subst(cfg.getAttribute(ManaCore.ATTR_LAUNCHER_ARGUMENTS, ""))),
@@ -100,21 +117,37 @@ public record ManaJobSettings(
             cfg.getAttribute(ManaCore.ATTR_COORDINATOR_HOST, "localhost"),
             cfg.getAttribute(ManaCore.ATTR_COORDINATOR_PORT, ManaCore.DEFAULT_COORDINATOR_PORT),
             statusFile.isEmpty() ? null : new File(statusFile),
-            cfg.getName());
+            cfg.getName(),
+            slurm);
     }
 
     /** The same settings, restarting from {@code dir}. */
     public ManaJobSettings withRestart(File dir) {
         return new ManaJobSettings(program, arguments, workingDirectory, ranks, mpi, launcher, launcherArguments,
             checkpointDirectory, checkpointInterval, true, dir, timing, images, environment, appendEnvironment,
-            joinCoordinator, coordinatorHost, coordinatorPort, coordinatorStatusFile, jobName);
+            joinCoordinator, coordinatorHost, coordinatorPort, coordinatorStatusFile, jobName, slurm);
+    }
+
+    /**
+     * The same settings on another Slurm allocation (a restart elsewhere): the ranks follow its shape.
+     */
+    public ManaJobSettings withSlurm(SlurmOptions s) {
+        return new ManaJobSettings(program, arguments, workingDirectory, s != null ? s.ranks() : ranks, mpi, launcher,
+            launcherArguments, checkpointDirectory, checkpointInterval, restart, restartDirectory, timing, images,
+            environment, appendEnvironment, joinCoordinator, coordinatorHost, coordinatorPort, coordinatorStatusFile,
+            jobName, s);
+    }
+
+    /** Whether the job is a Slurm batch job (sbatch): its coordinator runs in the job, not in the IDE. */
+    public boolean slurmBatch() {
+        return slurm != null && slurm.submit() == SlurmSubmit.SBATCH;
     }
 
     /** The same settings with another MPI implementation (after {@link MpiImplementation#AUTO} is resolved). */
     public ManaJobSettings withMpi(MpiImplementation m) {
         return new ManaJobSettings(program, arguments, workingDirectory, ranks, m, launcher, launcherArguments,
             checkpointDirectory, checkpointInterval, restart, restartDirectory, timing, images, environment, appendEnvironment,
-            joinCoordinator, coordinatorHost, coordinatorPort, coordinatorStatusFile, jobName);
+            joinCoordinator, coordinatorHost, coordinatorPort, coordinatorStatusFile, jobName, slurm);
     }
 
     private static File absolute(File base, String path) {

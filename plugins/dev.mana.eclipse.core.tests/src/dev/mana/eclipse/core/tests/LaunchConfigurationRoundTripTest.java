@@ -3,6 +3,7 @@ package dev.mana.eclipse.core.tests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -26,6 +27,8 @@ import dev.mana.eclipse.core.ManaCore;
 import dev.mana.eclipse.core.ManaJobSettings;
 import dev.mana.eclipse.core.MpiImplementation;
 import dev.mana.eclipse.core.MpiLauncher;
+import dev.mana.eclipse.core.SlurmOptions;
+import dev.mana.eclipse.core.SlurmSubmit;
 
 /** A "MANA MPI Job" configuration saves every attribute and reads back into the same settings. */
 class LaunchConfigurationRoundTripTest {
@@ -158,5 +161,35 @@ class LaunchConfigurationRoundTripTest {
         ILaunchConfigurationWorkingCopy wc = newConfig("empty");
         CoreException e = assertThrows(CoreException.class, () -> ManaJobSettings.from(wc));
         assertTrue(e.getMessage().contains("No program"), e.getMessage());
+    }
+
+    @Test
+    void slurmAttributesRoundTripAndSetTheRanks() throws CoreException {
+        ILaunchConfigurationWorkingCopy wc = newConfig("slurm");
+        wc.setAttribute(ManaCore.ATTR_PROGRAM, "/apps/ring");
+        wc.setAttribute(ManaCore.ATTR_RANKS, 16); // not used on Slurm: nodes x tasks per node
+        assertNull(ManaJobSettings.from(wc).slurm(), "not on Slurm unless asked");
+        wc.setAttribute(ManaCore.ATTR_SLURM, true);
+        wc.setAttribute(ManaCore.ATTR_SLURM_SUBMIT, SlurmSubmit.SRUN.name());
+        wc.setAttribute(ManaCore.ATTR_SLURM_PARTITION, "debug");
+        wc.setAttribute(ManaCore.ATTR_SLURM_NODES, 3);
+        wc.setAttribute(ManaCore.ATTR_SLURM_TASKS_PER_NODE, 2);
+        wc.setAttribute(ManaCore.ATTR_SLURM_TIME_LIMIT, "1-00:00");
+        wc.setAttribute(ManaCore.ATTR_SLURM_NODE_LIST, "n[1-3]");
+        wc.setAttribute(ManaCore.ATTR_SLURM_ARGUMENTS, "--qos=low \"--comment=a b\"");
+        wc.setAttribute(ManaCore.ATTR_SLURM_COMMAND_PREFIX, "/c/bin/on head");
+        saved = wc.doSave();
+        ManaJobSettings s = ManaJobSettings.from(saved);
+        assertEquals(new SlurmOptions(SlurmSubmit.SRUN, "debug", 3, 2, "1-00:00", "n[1-3]",
+            List.of("--qos=low", "--comment=a b"), List.of("/c/bin/on", "head")), s.slurm());
+        assertEquals(6, s.ranks());
+        assertFalse(s.slurmBatch());
+        // sbatch is the default submission; a bad value refuses the launch with what is wrong
+        ILaunchConfigurationWorkingCopy bad = saved.getWorkingCopy();
+        bad.removeAttribute(ManaCore.ATTR_SLURM_SUBMIT);
+        assertTrue(ManaJobSettings.from(bad).slurmBatch());
+        bad.setAttribute(ManaCore.ATTR_SLURM_TIME_LIMIT, "soon");
+        CoreException e = assertThrows(CoreException.class, () -> ManaJobSettings.from(bad));
+        assertTrue(e.getMessage().contains("Time limit 'soon' is not one of Slurm's forms"), e.getMessage());
     }
 }

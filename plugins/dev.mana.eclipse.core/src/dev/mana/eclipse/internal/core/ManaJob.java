@@ -59,6 +59,13 @@ public final class ManaJob implements IManaJob {
                 if (coordinator instanceof ClientCoordinator c) {
                     ClientCoordinator.Snapshot s = c.snapshot();
                     update(s.ranks(), s.status());
+                } else if (coordinator instanceof SlurmJobCoordinator c) {
+                    boolean found = c.found();
+                    ClientCoordinator.Snapshot s = c.snapshot(); // "not started yet" while the job is pending
+                    if (!found) {
+                        log("coordinator of Slurm job " + c.jobId() + " at " + c.endpoint());
+                    }
+                    update(s.ranks(), s.status());
                 } else {
                     update(coordinator.list(), coordinator.status());
                 }

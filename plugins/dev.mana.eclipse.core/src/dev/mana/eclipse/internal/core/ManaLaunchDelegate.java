@@ -7,6 +7,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.text.DateFormat;
 import java.util.Date;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 import org.eclipse.core.runtime.CoreException;
@@ -28,6 +29,7 @@ import dev.mana.eclipse.core.ManaCommandBuilder;
 import dev.mana.eclipse.core.ManaCore;
 import dev.mana.eclipse.core.ManaJobSettings;
 import dev.mana.eclipse.core.ManaRuntime;
+import dev.mana.eclipse.core.MpiLauncher;
 import dev.mana.eclipse.core.RuntimeCheck;
 
 /**
@@ -55,7 +57,9 @@ public final class ManaLaunchDelegate extends LaunchConfigurationDelegate {
         env.putAll(s.environment());
         sm.subTask("Checking the MANA runtime");
         File rt = ManaRuntime.locate();
-        RuntimeCheck check = ManaRuntime.check(rt, s.mpi(), s.launcher(), ManaRuntime.pathOf(env));
+        RuntimeCheck check = s.slurm() == null
+            ? ManaRuntime.check(rt, s.mpi(), s.launcher(), ManaRuntime.pathOf(env))
+            : slurmCheck(ManaRuntime.check(rt, s.mpi(), MpiLauncher.SRUN, ManaRuntime.pathOf(env)), s);
         if (!check.isOk()) {
             throw new CoreException(new Status(IStatus.ERROR, ManaCore.PLUGIN_ID,
                 "Cannot launch " + cfg.getName() + ":\n" + String.join("\n", check.errors())));
@@ -94,6 +98,10 @@ public final class ManaLaunchDelegate extends LaunchConfigurationDelegate {
         }
         mkdirPrivate(s.checkpointDirectory());
         sm.worked(1);
+        if (s.slurmBatch()) {
+            launchBatch(cfg, s.withMpi(check.mpi()), check, rt, baseEnv, launch, sm);
+            return;
+        }
         sm.subTask(s.joinCoordinator() ? "Joining the coordinator" : "Starting the coordinator");
         IManaCoordinator coordinator;
         try {
@@ -106,7 +114,8 @@ public final class ManaLaunchDelegate extends LaunchConfigurationDelegate {
         try {
             ManaJobSettings resolved = s.withMpi(check.mpi());
             ManaCommand cmd = new ManaCommandBuilder(resolved, rt, coordinator.endpoint())
-                .launcherExecutable(check.launcherExecutable())
+                // on a Slurm cluster the cluster's srun (through the command prefix where there is one)
+                .launcherExecutable(s.slurm() != null ? null : check.launcherExecutable())
                 .baseEnvironment(baseEnv)
                 .runAsRoot(ManaRuntime.runningAsRoot())
                 .build();
@@ -139,6 +148,90 @@ public final class ManaLaunchDelegate extends LaunchConfigurationDelegate {
             throw e;
         }
     }
+
+    /**
+     * The runtime check of a Slurm job: srun must be here unless the Slurm commands run through a prefix
+     * (then they run on the cluster, whose PATH is not this one).
+     */
+    private static RuntimeCheck slurmCheck(RuntimeCheck c, ManaJobSettings s) {
+        if (s.slurm().commandPrefix().isEmpty()) {
+            return c;
+        }
+        List<String> errors = c.errors().stream().filter(e -> !e.startsWith("srun is not on the PATH")).toList();
+        return new RuntimeCheck(c.runtimeRoot(), c.mpi(), null, errors, c.warnings());
+    }
+
+    /**
+     * A Slurm batch job: the batch script written into the working directory (it stays there, for a look or
+     * a submission by hand), sbatch through the command prefix, then a process that follows the job's state
+     * and output, and the coordinator the job's script starts (found through its status file once it runs).
+     */
+    private static void launchBatch(ILaunchConfiguration cfg, ManaJobSettings s, RuntimeCheck check, File rt,
+            Map<String, String> baseEnv, ILaunch launch, SubMonitor sm) throws CoreException {
+        ManaCommandBuilder b = new ManaCommandBuilder(s, rt, null)
+            .baseEnvironment(baseEnv)
+            .runAsRoot(ManaRuntime.runningAsRoot());
+        File script = new File(s.workingDirectory(),
+            "mana-" + ManaCommandBuilder.slurmJobName(s.jobName()) + (s.restart() ? "-restart" : "-launch") + ".sbatch");
+        String text = b.batchScript();
+        try {
+            Files.writeString(script.toPath(), text);
+            script.setExecutable(true, true);
+        } catch (IOException e) {
+            throw new CoreException(Status.error("Cannot write the batch script " + script + ": " + e.getMessage(), e));
+        }
+        ManaCommand sbatch = b.sbatch(script);
+        SlurmCommands commands = new SlurmCommands(s.slurm().commandPrefix(), sbatch.environment(),
+            sbatch.workingDirectory());
+        sm.subTask("Submitting " + script.getName());
+        String jobId;
+        try {
+            String out = commands.runAsIs(sbatch.commandLine()).strip();
+            jobId = out.contains(";") ? out.substring(0, out.indexOf(';')) : out;
+            if (!jobId.matches("\\d+")) {
+                throw new IOException("sbatch answered '" + out + "', not a job id");
+            }
+        } catch (IOException e) {
+            throw new CoreException(Status.error("Cannot submit " + cfg.getName() + " to Slurm: " + e.getMessage(), e));
+        }
+        SlurmJobCoordinator coordinator = new SlurmJobCoordinator(commands, !s.slurm().commandPrefix().isEmpty(), jobId,
+            s.jobName(), new File(ManaCorePlugin.stateDir(), "slurm-" + jobId + "-" + Long.toHexString(System.nanoTime())
+                + ".rc"));
+        try {
+            SlurmBatchProcess p = new SlurmBatchProcess(commands, jobId, b.batchOutput(jobId));
+            Map<String, String> attrs = new HashMap<>();
+            attrs.put(IProcess.ATTR_PROCESS_TYPE, ManaCore.PROCESS_TYPE);
+            attrs.put(IProcess.ATTR_CMDLINE, sbatch.toShellString());
+            attrs.put(ATTR_SLURM_JOB_ID, jobId);
+            String label = (s.restart() ? "mana_restart " : "mana_launch ") + s.program().getName() + " (Slurm job "
+                + jobId + ", " + s.slurm().nodes() + " x " + s.slurm().tasksPerNode() + " ranks, "
+                + DateFormat.getDateTimeInstance(DateFormat.MEDIUM, DateFormat.MEDIUM).format(new Date()) + ")";
+            ManaProcess proc = new ManaProcess(launch, p, label, attrs);
+            ManaJob job = new ManaJob(launch, s, coordinator, proc,
+                ManaRuntime.preferences().getLong(ManaCore.PREF_POLL_MILLIS, 500));
+            for (String w : check.warnings()) {
+                job.log("warning: " + w);
+            }
+            job.log("batch script " + script + ":");
+            text.lines().forEach(l -> job.log("| " + l));
+            job.log("$ " + sbatch.toShellString());
+            job.log("Slurm job " + jobId + " submitted; output " + b.batchOutput(jobId));
+            job.start();
+            JobRegistry.add(job);
+            sm.worked(3);
+        } catch (IOException | RuntimeException e) {
+            coordinator.close();
+            try {
+                commands.cancel(jobId);
+            } catch (IOException e2) {
+                e.addSuppressed(e2);
+            }
+            throw new CoreException(Status.error("Cannot follow Slurm job " + jobId + ": " + e.getMessage(), e));
+        }
+    }
+
+    /** {@link IProcess} attribute: the Slurm job id of a batch job's process. */
+    public static final String ATTR_SLURM_JOB_ID = ManaCore.PLUGIN_ID + ".slurmJobId";
 
     private static void mkdirPrivate(File dir) throws CoreException {
         try {

@@ -44,6 +44,12 @@ public final class ManaProcess extends RuntimeProcess {
 
     @Override
     public void terminate() throws DebugException {
+        if (getSystemProcess() instanceof SlurmBatchProcess batch) {
+            // a batch job: scancel, as its time limit would (its ranks end, its coordinator with them); the
+            // launch ends when Slurm says the job has, which may be a few seconds (KillWait)
+            batch.destroy();
+            return;
+        }
         if (!isTerminated() && job != null) {
             job.killRanksQuietly();
         }

@@ -26,7 +26,9 @@ import org.junit.jupiter.api.Test;
 import dev.mana.eclipse.core.ManaCore;
 import dev.mana.eclipse.core.MpiImplementation;
 import dev.mana.eclipse.core.MpiLauncher;
+import dev.mana.eclipse.core.SlurmSubmit;
 import dev.mana.eclipse.internal.ui.launch.ManaCheckpointTab;
+import dev.mana.eclipse.internal.ui.launch.ManaSlurmTab;
 import dev.mana.eclipse.internal.ui.launch.ManaTabGroup;
 import dev.mana.eclipse.internal.ui.launch.Messages;
 
@@ -58,6 +60,15 @@ class LaunchTabsRoundTripTest {
         wc.setAttribute(ManaCore.ATTR_RESTART_DIRECTORY, "/tmp/old");
         wc.setAttribute(ILaunchManager.ATTR_ENVIRONMENT_VARIABLES, Map.of("MANA_DEBUG", "1"));
         wc.setAttribute(ILaunchManager.ATTR_APPEND_ENVIRONMENT_VARIABLES, true);
+        wc.setAttribute(ManaCore.ATTR_SLURM, true);
+        wc.setAttribute(ManaCore.ATTR_SLURM_SUBMIT, SlurmSubmit.SRUN.name());
+        wc.setAttribute(ManaCore.ATTR_SLURM_PARTITION, "debug");
+        wc.setAttribute(ManaCore.ATTR_SLURM_NODES, 3);
+        wc.setAttribute(ManaCore.ATTR_SLURM_TASKS_PER_NODE, 4);
+        wc.setAttribute(ManaCore.ATTR_SLURM_TIME_LIMIT, "2:00:00");
+        wc.setAttribute(ManaCore.ATTR_SLURM_NODE_LIST, "node[1-3]");
+        wc.setAttribute(ManaCore.ATTR_SLURM_ARGUMENTS, "--qos=low");
+        wc.setAttribute(ManaCore.ATTR_SLURM_COMMAND_PREFIX, "/opt/bin/on head");
         Map<String, Object> before = wc.getAttributes();
 
         Ui.sync(() -> {
@@ -66,13 +77,14 @@ class LaunchTabsRoundTripTest {
                 ManaTabGroup g = new ManaTabGroup();
                 g.createTabs(null, ILaunchManager.RUN_MODE);
                 ILaunchConfigurationTab[] tabs = g.getTabs();
-                assertEquals(5, tabs.length);
+                assertEquals(6, tabs.length);
                 assertEquals(Messages.ManaMainTab_name, tabs[0].getName());
                 assertEquals(Messages.ManaMpiTab_name, tabs[1].getName());
-                assertEquals(Messages.ManaCheckpointTab_name, tabs[2].getName());
-                assertEquals("Environment", tabs[3].getName());
+                assertEquals(Messages.ManaSlurmTab_name, tabs[2].getName());
+                assertEquals(Messages.ManaCheckpointTab_name, tabs[3].getName());
+                assertEquals("Environment", tabs[4].getName());
                 ILaunchConfigurationWorkingCopy out = wc.copy("tabs-out");
-                for (int i = 0; i < 4; i++) {
+                for (int i = 0; i < 5; i++) {
                     tabs[i].createControl(shell);
                     tabs[i].initializeFrom(wc);
                     assertTrue(tabs[i].isValid(wc), tabs[i].getName() + ": " + tabs[i].getErrorMessage());
@@ -169,6 +181,82 @@ class LaunchTabsRoundTripTest {
                 shell.dispose();
             }
         });
+    }
+
+    /**
+     * The Slurm tab: off by default (no attribute written); on, the rank count the allocation makes is shown;
+     * a bad value is named (the tab is invalid) and not written; sbatch is the default submission.
+     */
+    @Test
+    void slurmTab() throws CoreException {
+        ILaunchManager lm = DebugPlugin.getDefault().getLaunchManager();
+        ILaunchConfigurationWorkingCopy wc = lm.getLaunchConfigurationType(ManaCore.LAUNCH_CONFIGURATION_TYPE)
+            .newInstance(null, "slurm");
+        wc.setAttribute(ManaCore.ATTR_PROGRAM, "/bin/true");
+        Ui.sync(() -> {
+            Shell shell = new Shell(Ui.display());
+            ManaSlurmTab tab = new ManaSlurmTab();
+            try {
+                tab.createControl(shell);
+                tab.initializeFrom(wc);
+                Button on = button(shell, Messages.ManaSlurmTab_enabled);
+                Button sbatch = button(shell, Messages.ManaSlurmTab_sbatch);
+                assertFalse(on.getSelection());
+                assertFalse(sbatch.isEnabled(), "the group follows the check box");
+                ILaunchConfigurationWorkingCopy out = wc.copy("slurm-out");
+                tab.performApply(out);
+                assertEquals(wc.getAttributes(), out.getAttributes(), "an untouched configuration stays as it was");
+
+                click(on, true);
+                assertTrue(sbatch.isEnabled() && sbatch.getSelection(), "sbatch by default");
+                assertTrue(tab.isValid(out), tab.getErrorMessage());
+                java.util.List<org.eclipse.swt.widgets.Text> texts = new java.util.ArrayList<>();
+                collect(shell, org.eclipse.swt.widgets.Text.class, texts);
+                // partition, nodes, tasks per node, time limit, node list, arguments, command prefix
+                assertEquals(7, texts.size());
+                texts.get(1).setText("2");
+                texts.get(2).setText("3");
+                java.util.List<org.eclipse.swt.widgets.Label> labels = new java.util.ArrayList<>();
+                collect(shell, org.eclipse.swt.widgets.Label.class, labels);
+                String six = org.eclipse.osgi.util.NLS.bind(Messages.ManaSlurmTab_ranks, "6");
+                assertTrue(labels.stream().anyMatch(l -> six.equals(l.getText())), "the rank count is shown");
+                texts.get(3).setText("1 hour");
+                assertFalse(tab.isValid(out));
+                assertTrue(tab.getErrorMessage().startsWith("Time limit '1 hour' is not one of Slurm's forms"),
+                    tab.getErrorMessage());
+                texts.get(3).setText("1:00:00");
+                texts.get(1).setText("zero");
+                assertFalse(tab.isValid(out));
+                assertEquals("Nodes must be a whole number of at least 1 (got 'zero').", tab.getErrorMessage());
+                tab.performApply(out);
+                assertFalse(out.hasAttribute(ManaCore.ATTR_SLURM_NODES), "a bad value is not written");
+                texts.get(1).setText("2");
+                assertTrue(tab.isValid(out), tab.getErrorMessage());
+                tab.performApply(out);
+                assertTrue(out.getAttribute(ManaCore.ATTR_SLURM, false));
+                assertFalse(out.hasAttribute(ManaCore.ATTR_SLURM_SUBMIT), "sbatch is the absent attribute");
+                assertEquals(3, out.getAttribute(ManaCore.ATTR_SLURM_TASKS_PER_NODE, 0));
+                assertEquals("1:00:00", out.getAttribute(ManaCore.ATTR_SLURM_TIME_LIMIT, ""));
+                assertEquals(6, dev.mana.eclipse.core.ManaJobSettings.from(out).ranks());
+            } catch (CoreException e) {
+                throw new AssertionError(e);
+            } finally {
+                tab.dispose();
+                shell.dispose();
+            }
+        });
+    }
+
+    /** Every control of a type under {@code c}, in the order they were made. */
+    private static <T extends Control> void collect(Composite c, Class<T> type, java.util.List<T> into) {
+        for (Control child : c.getChildren()) {
+            if (type.isInstance(child)) {
+                into.add(type.cast(child));
+            }
+            if (child instanceof Composite cc) {
+                collect(cc, type, into);
+            }
+        }
     }
 
     /** The check box with this text in the tab's controls. */

@@ -250,7 +250,7 @@ class ManaWorkbenchFlowTest {
                 Ui.screenshot(dialog, "launch-dialog");
                 d.setActiveTab(1);
                 Ui.screenshot(dialog, "launch-dialog-mpi");
-                d.setActiveTab(2);
+                d.setActiveTab(3); // Main, MPI, Slurm, Checkpoints
                 Ui.screenshot(dialog, "launch-dialog-checkpoints");
                 dialog.close();
             };

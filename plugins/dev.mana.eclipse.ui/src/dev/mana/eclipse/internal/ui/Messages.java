@@ -21,6 +21,14 @@ public final class Messages extends NLS {
     public static String RestartDialog_columnWritten;
     public static String RestartDialog_inspect;
     public static String RestartDialog_inspectTip;
+    public static String RestartDialog_slurmGroup;
+    public static String RestartDialog_newAllocation;
+    public static String RestartDialog_newAllocationTip;
+    public static String RestartDialog_allocNodes;
+    public static String RestartDialog_allocTasksPerNode;
+    public static String RestartDialog_allocNodeList;
+    public static String RestartDialog_allocNodeListHint;
+    public static String RestartDialog_allocRanks;
     public static String RestartDialog_debugGroup;
     public static String RestartDialog_debugCheck;
     public static String RestartDialog_debugRanks;

@@ -67,6 +67,11 @@ public final class RestartDialog extends TitleAreaDialog {
     Button debug;
     org.eclipse.swt.widgets.Spinner pauseLevel;
     Text debugRanks;
+    /** Slurm: restart on a new allocation (another node count, tasks per node, node list). */
+    Button newAllocation;
+    Text allocNodes;
+    Text allocTasksPerNode;
+    Text allocNodeList;
 
     /** The directory to show first instead of the job's (Restart from Here... of the directory view), or null. */
     private final File initialDirectory;
@@ -146,6 +151,7 @@ public final class RestartDialog extends TitleAreaDialog {
                 return;
             }
             directory.setText(defaultDirectory());
+            fillAllocation();
             validate();
         });
 
@@ -197,13 +203,129 @@ public final class RestartDialog extends TitleAreaDialog {
                 setErrorMessage(ex.getMessage());
             }
         });
+        createAllocationGroup(c);
         if (debuggerInstalled()) {
             createDebugGroup(c);
         }
+        fillAllocation();
         directory.setText(initialDirectory != null ? initialDirectory.getPath()
             : job != null ? job.getCheckpointDirectory().getPath() : defaultDirectory());
         directory.addModifyListener(e -> validate());
         return area;
+    }
+
+    /**
+     * Slurm (a configuration that runs on a Slurm cluster): restart on a new allocation, i.e. a new job of
+     * another shape or on other nodes; its ranks must still be as many as the checkpoint's.
+     */
+    private void createAllocationGroup(Composite c) {
+        org.eclipse.swt.widgets.Group g = new org.eclipse.swt.widgets.Group(c, SWT.NONE);
+        g.setText(Messages.RestartDialog_slurmGroup);
+        g.setLayout(new GridLayout(6, false));
+        GridData gd = new GridData(SWT.FILL, SWT.CENTER, true, false);
+        gd.horizontalSpan = 3;
+        g.setLayoutData(gd);
+        newAllocation = new Button(g, SWT.CHECK);
+        newAllocation.setText(Messages.RestartDialog_newAllocation);
+        newAllocation.setToolTipText(Messages.RestartDialog_newAllocationTip);
+        GridData span = new GridData(SWT.FILL, SWT.CENTER, true, false);
+        span.horizontalSpan = 6;
+        newAllocation.setLayoutData(span);
+        new Label(g, SWT.NONE).setText(Messages.RestartDialog_allocNodes);
+        allocNodes = new Text(g, SWT.BORDER);
+        allocNodes.setLayoutData(new GridData(40, SWT.DEFAULT));
+        new Label(g, SWT.NONE).setText(Messages.RestartDialog_allocTasksPerNode);
+        allocTasksPerNode = new Text(g, SWT.BORDER);
+        allocTasksPerNode.setLayoutData(new GridData(40, SWT.DEFAULT));
+        new Label(g, SWT.NONE).setText(Messages.RestartDialog_allocNodeList);
+        allocNodeList = new Text(g, SWT.BORDER);
+        allocNodeList.setLayoutData(new GridData(SWT.FILL, SWT.CENTER, true, false));
+        allocNodeList.setMessage(Messages.RestartDialog_allocNodeListHint);
+        newAllocation.addListener(SWT.Selection, e -> {
+            enableAllocation();
+            updateMessage();
+        });
+        for (Text t : new Text[] {allocNodes, allocTasksPerNode, allocNodeList}) {
+            t.addModifyListener(e -> updateMessage());
+        }
+    }
+
+    /** The selected configuration's Slurm options, or null (not on Slurm, or unreadable). */
+    private dev.mana.eclipse.core.SlurmOptions slurmOf() {
+        ILaunchConfiguration c = selectedConfig();
+        try {
+            return c == null ? null : dev.mana.eclipse.core.SlurmOptions.from(c);
+        } catch (CoreException e) {
+            return null;
+        }
+    }
+
+    /** The allocation fields from the selected configuration; the group is usable only for a Slurm one. */
+    private void fillAllocation() {
+        if (newAllocation == null) {
+            return;
+        }
+        dev.mana.eclipse.core.SlurmOptions o = slurmOf();
+        newAllocation.setSelection(false);
+        newAllocation.setEnabled(o != null);
+        allocNodes.setText(o == null ? "" : Integer.toString(o.nodes()));
+        allocTasksPerNode.setText(o == null ? "" : Integer.toString(o.tasksPerNode()));
+        allocNodeList.setText(o == null ? "" : o.nodeList());
+        enableAllocation();
+    }
+
+    private void enableAllocation() {
+        boolean on = newAllocation.getSelection();
+        allocNodes.setEnabled(on);
+        allocTasksPerNode.setEnabled(on);
+        allocNodeList.setEnabled(on);
+    }
+
+    /** What is wrong with the new allocation (null: nothing, or not asked for). */
+    private String allocationProblem() {
+        if (newAllocation == null || !newAllocation.getSelection()) {
+            return null;
+        }
+        List<String> p = dev.mana.eclipse.core.SlurmOptions.problems(allocNodes.getText(), allocTasksPerNode.getText(),
+            "", "", allocNodeList.getText());
+        if (!p.isEmpty()) {
+            return p.get(0);
+        }
+        int n = Integer.parseInt(allocNodes.getText().trim()) * Integer.parseInt(allocTasksPerNode.getText().trim());
+        if (n != ranks()) {
+            return NLS.bind(Messages.RestartDialog_allocRanks, n, ranks());
+        }
+        return null;
+    }
+
+    /** The error the dialog shows now (null: none), for tests. */
+    private String shownError;
+
+    @Override
+    public void setErrorMessage(String message) {
+        shownError = message;
+        super.setErrorMessage(message);
+    }
+
+    public String errorMessage() {
+        return shownError;
+    }
+
+    /** The Slurm group's widgets, for tests: the check box, nodes, tasks per node, node list. */
+    public Button newAllocationButton() {
+        return newAllocation;
+    }
+
+    public Text allocationNodesText() {
+        return allocNodes;
+    }
+
+    public Text allocationTasksPerNodeText() {
+        return allocTasksPerNode;
+    }
+
+    public Text allocationNodeListText() {
+        return allocNodeList;
     }
 
     /** Debug: restart in Debug mode with the chosen ranks paused for gdb. */
@@ -252,6 +374,10 @@ public final class RestartDialog extends TitleAreaDialog {
     private int ranks() {
         try {
             ILaunchConfiguration c = selectedConfig();
+            dev.mana.eclipse.core.SlurmOptions o = slurmOf();
+            if (o != null) {
+                return o.ranks(); // on Slurm the allocation's shape is the rank count
+            }
             return c == null ? 0 : c.getAttribute(ManaCore.ATTR_RANKS, ManaCore.DEFAULT_RANKS);
         } catch (CoreException e) {
             return 0;
@@ -363,6 +489,9 @@ public final class RestartDialog extends TitleAreaDialog {
                 debugProblem = e.getMessage();
             }
         }
+        if (debugProblem == null) {
+            debugProblem = allocationProblem();
+        }
         getButton(IDialogConstants.OK_ID).setText(debugging ? Messages.RestartDialog_debugButton
             : Messages.RestartDialog_restartButton);
         if (validation.isValid() && debugProblem == null) {
@@ -460,6 +589,12 @@ public final class RestartDialog extends TitleAreaDialog {
 
             restartCopy.setAttribute(ManaCore.ATTR_RESTART, true);
             restartCopy.setAttribute(ManaCore.ATTR_RESTART_DIRECTORY, validation.directory().getPath());
+            if (newAllocation != null && newAllocation.getSelection()) {
+                restartCopy.setAttribute(ManaCore.ATTR_SLURM_NODES, Integer.parseInt(allocNodes.getText().trim()));
+                restartCopy.setAttribute(ManaCore.ATTR_SLURM_TASKS_PER_NODE,
+                    Integer.parseInt(allocTasksPerNode.getText().trim()));
+                restartCopy.setAttribute(ManaCore.ATTR_SLURM_NODE_LIST, allocNodeList.getText().trim());
+            }
             launchMode = ILaunchManager.RUN_MODE;
             if (debug != null && debug.getSelection()) {
                 restartCopy.setAttribute(ManaCore.ATTR_DEBUG_RANKS, debugRanks.getText().trim());
@@ -475,7 +610,8 @@ public final class RestartDialog extends TitleAreaDialog {
 
     /** Presses Restart when the directory is valid (for tests and other callers); true if the dialog closed. */
     public boolean pressRestart() {
-        if (validation == null || !validation.isValid()) {
+        // as the button: not while it is disabled (a bad Debug or allocation field)
+        if (validation == null || !validation.isValid() || !getButton(IDialogConstants.OK_ID).isEnabled()) {
             return false;
         }
         okPressed();

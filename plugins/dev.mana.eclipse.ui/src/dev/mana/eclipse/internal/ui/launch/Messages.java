@@ -82,6 +82,29 @@ public final class Messages extends NLS {
     public static String ManaLaunchShortcut_title;
     public static String ManaLaunchShortcut_cannotCreate;
 
+    public static String ManaSlurmTab_name;
+    public static String ManaSlurmTab_enabled;
+    public static String ManaSlurmTab_group;
+    public static String ManaSlurmTab_submit;
+    public static String ManaSlurmTab_sbatch;
+    public static String ManaSlurmTab_sbatchTip;
+    public static String ManaSlurmTab_srun;
+    public static String ManaSlurmTab_srunTip;
+    public static String ManaSlurmTab_partition;
+    public static String ManaSlurmTab_partitionHint;
+    public static String ManaSlurmTab_nodes;
+    public static String ManaSlurmTab_tasksPerNode;
+    public static String ManaSlurmTab_ranks;
+    public static String ManaSlurmTab_timeLimit;
+    public static String ManaSlurmTab_timeLimitHint;
+    public static String ManaSlurmTab_nodeList;
+    public static String ManaSlurmTab_nodeListHint;
+    public static String ManaSlurmTab_arguments;
+    public static String ManaSlurmTab_argumentsHint;
+    public static String ManaSlurmTab_commandPrefix;
+    public static String ManaSlurmTab_commandPrefixHint;
+    public static String ManaSlurmTab_commandPrefixTip;
+
     static {
         NLS.initializeMessages(BUNDLE_NAME, Messages.class);
     }

@@ -1,0 +1,141 @@
+package dev.mana.eclipse.internal.core;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.function.Consumer;
+
+import dev.mana.coordinator.CheckpointProgress;
+import dev.mana.coordinator.CheckpointResult;
+import dev.mana.coordinator.JobStatus;
+import dev.mana.coordinator.RankInfo;
+import dev.mana.eclipse.core.CoordinatorEndpoint;
+import dev.mana.eclipse.core.IManaCoordinator;
+
+/**
+ * The coordinator of a Slurm batch job: started by the job's batch script on its first node, it writes
+ * {@code ~/.mana-slurm-ID.rc}. Until that file is there (the job is pending, or starting) every call fails
+ * with "not started yet"; once it is, the file is copied here (mode 0600, the one parser reads it) and
+ * every call goes to that coordinator as to a joined one: directly, or through the command prefix's
+ * {@link CoordinatorRelay} when the cluster is reached through one. Closing it leaves the coordinator
+ * alone (it ends with the job's last rank).
+ */
+final class SlurmJobCoordinator implements IManaCoordinator {
+    private final SlurmCommands commands;
+    private final boolean relayed;
+    private final String jobId;
+    private final String jobName;
+    private final File localCopy;
+    private volatile ClientCoordinator client;
+    private volatile CoordinatorEndpoint endpoint;
+    private CoordinatorRelay relay;
+
+    /**
+     * @param commands the cluster's commands
+     * @param relayed whether the coordinator is reached through the command prefix (not directly)
+     * @param jobId the Slurm job id
+     * @param jobName the coordinator job the ranks register with (MANA_JOB)
+     * @param localCopy where the status file is copied (in the IDE's private state folder)
+     */
+    SlurmJobCoordinator(SlurmCommands commands, boolean relayed, String jobId, String jobName, File localCopy) {
+        this.commands = commands;
+        this.relayed = relayed;
+        this.jobId = jobId;
+        this.jobName = jobName;
+        this.localCopy = localCopy;
+    }
+
+    /** The Slurm job. */
+    String jobId() {
+        return jobId;
+    }
+
+    /** The coordinator's client once its status file is there; IOException before. */
+    private synchronized ClientCoordinator client() throws IOException {
+        if (client != null) {
+            return client;
+        }
+        String text = commands.statusFile(jobId);
+        if (text == null) {
+            throw new IOException("the coordinator of Slurm job " + jobId + " has not started yet");
+        }
+        Files.deleteIfExists(localCopy.toPath());
+        Files.writeString(localCopy.toPath(), text, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        Files.setPosixFilePermissions(localCopy.toPath(), PosixFilePermissions.fromString("rw-------"));
+        CoordinatorEndpoint real = StatusFiles.endpoint(localCopy);
+        CoordinatorEndpoint reach = real;
+        if (relayed) {
+            relay = new CoordinatorRelay(commands, real.host(), real.port());
+            reach = new CoordinatorEndpoint("127.0.0.1", relay.port(), real.secret(), localCopy);
+        }
+        endpoint = real;
+        client = new ClientCoordinator(reach, jobName);
+        return client;
+    }
+
+    /** Whether the coordinator's status file has been found. */
+    boolean found() {
+        return client != null;
+    }
+
+    @Override
+    public CoordinatorEndpoint endpoint() {
+        CoordinatorEndpoint e = endpoint;
+        return e != null ? e : new CoordinatorEndpoint("(Slurm job " + jobId + ", starting)", 0, "", null);
+    }
+
+    @Override
+    public boolean isHosted() {
+        return false;
+    }
+
+    @Override
+    public String job() {
+        return jobName;
+    }
+
+    /** LIST and STATUS over one connection. */
+    ClientCoordinator.Snapshot snapshot() throws IOException {
+        return client().snapshot();
+    }
+
+    @Override
+    public List<RankInfo> list() throws IOException {
+        return client().list();
+    }
+
+    @Override
+    public JobStatus status() throws IOException {
+        return client().status();
+    }
+
+    @Override
+    public CheckpointResult checkpoint(boolean exit, Consumer<CheckpointProgress> progress) throws IOException {
+        return client().checkpoint(exit, progress);
+    }
+
+    @Override
+    public void setInterval(int seconds) throws IOException {
+        client().setInterval(seconds);
+    }
+
+    @Override
+    public void kill() throws IOException {
+        client().kill();
+    }
+
+    @Override
+    public synchronized void close() {
+        if (relay != null) {
+            relay.close();
+        }
+        try {
+            Files.deleteIfExists(localCopy.toPath());
+        } catch (IOException e) {
+            // the state folder is cleaned with the workspace
+        }
+    }
+}

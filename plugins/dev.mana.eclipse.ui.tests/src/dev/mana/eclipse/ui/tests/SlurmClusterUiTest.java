@@ -1,0 +1,227 @@
+package dev.mana.eclipse.ui.tests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.eclipse.core.runtime.jobs.Job;
+import org.eclipse.core.runtime.preferences.InstanceScope;
+import org.eclipse.debug.core.DebugPlugin;
+import org.eclipse.debug.core.ILaunchConfiguration;
+import org.eclipse.debug.core.ILaunchConfigurationWorkingCopy;
+import org.eclipse.debug.core.ILaunchManager;
+import org.eclipse.debug.ui.DebugUITools;
+import org.eclipse.debug.ui.IDebugUIConstants;
+import org.eclipse.debug.ui.ILaunchConfigurationDialog;
+import org.eclipse.swt.widgets.Shell;
+import org.eclipse.ui.PlatformUI;
+import org.junit.jupiter.api.Test;
+
+import dev.mana.coordinator.RankState;
+import dev.mana.eclipse.core.IManaJob;
+import dev.mana.eclipse.core.ManaCore;
+import dev.mana.eclipse.core.ManaJobs;
+import dev.mana.eclipse.core.ManaRuntime;
+import dev.mana.eclipse.core.MpiImplementation;
+import dev.mana.eclipse.core.SlurmSubmit;
+import dev.mana.eclipse.internal.ui.actions.CheckpointJob;
+import dev.mana.eclipse.internal.ui.actions.RestartDialog;
+import dev.mana.eclipse.internal.ui.views.ManaJobView;
+import dev.mana.eclipse.internal.ui.views.RankRow;
+
+/**
+ * A MANA MPI Job on a Slurm cluster, from the workbench, against the namespace cluster with real Slurm
+ * ({@code cluster.sh --nodes 4 --slurm}, kept up for the test): the configuration's Slurm tab says sbatch on
+ * node1,node2 with 2 tasks each, the Slurm commands run on the cluster's head through its {@code on head}
+ * (the command prefix); the launch submits the plug-in's batch script; the MANA Job view shows the four
+ * ranks RUNNING with their nodes (the coordinator's LIST); Checkpoint Now (the command); Terminate (scancel);
+ * Restart from Checkpoint... with "Restart on a new allocation" on node3,node4; the restarted ranks RUNNING
+ * there; the stop file; the restarted job COMPLETED with the result of a native srun of the same iterations.
+ * MPICH ({@code srun --mpi=pmi2}: the faster start of docs/cluster.md) and the ring program of tests/mpi.
+ */
+class SlurmClusterUiTest {
+
+    @Test
+    void sbatchCheckpointCancelRestartOnOtherNodes() throws Exception {
+        File root = new File(System.getProperty("mana.root"));
+        File ring = new File(root, "core-native/build/tests/mpi/mpich/ring");
+        if (!new File(root, "bin/mana_launch").canExecute() || !ring.canExecute()) {
+            Cannot.skipOrFail("runtime", "the runtime and its MPI tests are not built (make build): no " + ring);
+        }
+        System.setProperty(ManaRuntime.RUNTIME_PROPERTY, root.getPath());
+        InstanceScope.INSTANCE.getNode(ManaCore.PLUGIN_ID).putLong(ManaCore.PREF_POLL_MILLIS, 200);
+        long t0 = System.nanoTime();
+        try (NamespaceCluster cluster = NamespaceCluster.start(root, 4)) {
+            try {
+                run(cluster, ring, t0);
+            } catch (AssertionError | Exception e) {
+                throw new AssertionError(e.getMessage() + "\n---- cluster.sh\n" + cluster.log(), e);
+            } finally {
+                for (IManaJob j : ManaJobs.getJobs()) {
+                    if (!j.isTerminated()) {
+                        j.getLaunch().terminate(); // scancel: nothing of the test outlives it on the cluster
+                    }
+                }
+            }
+        }
+        System.out.printf("SlurmClusterUiTest: %.1f s with the cluster's start and end%n", (System.nanoTime() - t0) / 1e9);
+    }
+
+    private static void run(NamespaceCluster cluster, File ring, long t0) throws Exception {
+        File work = cluster.shared("ide");
+        File stop = new File(work, "stop");
+        File ckpt = new File(work, "ck");
+        ILaunchManager lm = DebugPlugin.getDefault().getLaunchManager();
+        ILaunchConfigurationWorkingCopy wc = lm.getLaunchConfigurationType(ManaCore.LAUNCH_CONFIGURATION_TYPE)
+            .newInstance(null, lm.generateLaunchConfigurationName("ring-slurm"));
+        wc.setAttribute(ManaCore.ATTR_PROGRAM, ring.getPath());
+        wc.setAttribute(ManaCore.ATTR_ARGUMENTS, "--stop-file " + stop.getPath());
+        wc.setAttribute(ManaCore.ATTR_WORKING_DIRECTORY, work.getPath());
+        wc.setAttribute(ManaCore.ATTR_MPI_IMPLEMENTATION, MpiImplementation.MPICH.name());
+        wc.setAttribute(ManaCore.ATTR_CHECKPOINT_DIRECTORY, ckpt.getPath());
+        wc.setAttribute(ManaCore.ATTR_SLURM, true);
+        wc.setAttribute(ManaCore.ATTR_SLURM_SUBMIT, SlurmSubmit.SBATCH.name());
+        wc.setAttribute(ManaCore.ATTR_SLURM_NODES, 2);
+        wc.setAttribute(ManaCore.ATTR_SLURM_TASKS_PER_NODE, 2);
+        wc.setAttribute(ManaCore.ATTR_SLURM_NODE_LIST, "node1,node2");
+        wc.setAttribute(ManaCore.ATTR_SLURM_COMMAND_PREFIX, String.join(" ", cluster.onHead()));
+        // the cluster's Slurm and its shared HOME (the status files ~/.mana-slurm-ID.rc)
+        wc.setAttribute(ILaunchManager.ATTR_ENVIRONMENT_VARIABLES, Map.of("SLURM_CONF", cluster.slurmConf.getPath(),
+            "HOME", cluster.home().getPath()));
+        ILaunchConfiguration config = wc.doSave();
+        screenshotSlurmTab(config);
+
+        // 1. launch: sbatch on node1,node2; the view shows every rank RUNNING on its node
+        List<IManaJob> before = ManaJobs.getJobs();
+        Ui.sync(() -> DebugUITools.launch(config, ILaunchManager.RUN_MODE));
+        IManaJob job = ManaWorkbenchFlowTest.waitForNewJob(before);
+        ManaJobView view = Ui.sync(() -> (ManaJobView) PlatformUI.getWorkbench().getActiveWorkbenchWindow()
+            .getActivePage().showView(ManaJobView.ID));
+        awaitRanksOn(view, job, List.of("node1", "node1", "node2", "node2"));
+        File script = new File(work, "mana-" + config.getName().replaceAll("[^A-Za-z0-9_.-]", "_") + "-launch.sbatch");
+        assertTrue(script.isFile(), "the batch script is kept in the run's folder: " + script);
+        assertTrue(Files.readString(script.toPath()).contains("#SBATCH --nodelist=node1,node2"));
+        String out0 = ManaWorkbenchFlowTest.console(job.getLaunch());
+        assertTrue(out0.contains("[mana] Slurm job "), out0);
+        System.out.printf("SlurmClusterUiTest: launched, 4 ranks RUNNING at %.1f s%n", (System.nanoTime() - t0) / 1e9);
+
+        // 2. Checkpoint Now (the command, as from the toolbar)
+        ManaWorkbenchFlowTest.execute("dev.mana.eclipse.ui.checkpoint");
+        Job.getJobManager().join(CheckpointJob.FAMILY, null);
+        assertNotNull(job.getLastCheckpoint(), "the checkpoint committed: " + ManaWorkbenchFlowTest.console(job.getLaunch()));
+        assertEquals(1, job.getLastCheckpoint().generation());
+
+        // 3. Terminate: scancel, as the time limit would; the launch ends when Slurm says the job has
+        Ui.sync(() -> {
+            try {
+                job.getLaunch().terminate();
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
+        Ui.waitFor("the cancelled job's launch to end", 60_000, () -> job.getLaunch().isTerminated());
+        assertEquals(1, job.getLaunch().getProcesses()[0].getExitValue(), "a cancelled job did not COMPLETE");
+        System.out.printf("SlurmClusterUiTest: checkpointed and cancelled at %.1f s%n", (System.nanoTime() - t0) / 1e9);
+
+        // 4. Restart from Checkpoint... on a new allocation: node3, node4
+        List<IManaJob> before2 = ManaJobs.getJobs();
+        Ui.sync(() -> {
+            Shell window = PlatformUI.getWorkbench().getActiveWorkbenchWindow().getShell();
+            RestartDialog d = new RestartDialog(window, job);
+            d.setBlockOnOpen(false);
+            d.open();
+            assertNotNull(d.awaitValidation(20_000), "the directory was checked");
+            assertTrue(d.getValidation().isValid(), d.getValidation().problems().toString());
+            assertTrue(d.newAllocationButton().isEnabled(), "a Slurm configuration offers a new allocation");
+            d.newAllocationButton().setSelection(true);
+            d.newAllocationButton().notifyListeners(org.eclipse.swt.SWT.Selection, new org.eclipse.swt.widgets.Event());
+            // 3 x 2 is not the checkpoint's 4 ranks: refused, with why
+            d.allocationTasksPerNodeText().setText("3");
+            assertTrue(!d.pressRestart(), "Restart is disabled");
+            assertTrue(String.valueOf(d.errorMessage()).contains("6 ranks"), d.errorMessage());
+            d.allocationTasksPerNodeText().setText("2");
+            d.allocationNodeListText().setText("node3,node4");
+            assertTrue(d.pressRestart());
+            d.launch();
+        });
+        IManaJob restarted = ManaWorkbenchFlowTest.waitForNewJob(before2);
+        assertTrue(restarted.isRestart());
+        awaitRanksOn(view, restarted, List.of("node3", "node3", "node4", "node4"));
+        System.out.printf("SlurmClusterUiTest: restarted, 4 ranks RUNNING on node3,node4 at %.1f s%n",
+            (System.nanoTime() - t0) / 1e9);
+
+        // 5. stop after 30 more iterations; the job COMPLETES with the native result
+        Files.writeString(stop.toPath(), "30\n");
+        Ui.waitFor(() -> "the restarted job to end: " + ManaWorkbenchFlowTest.console(restarted.getLaunch()), 90_000,
+            () -> restarted.getLaunch().isTerminated());
+        String out = ManaWorkbenchFlowTest.console(restarted.getLaunch());
+        assertEquals(0, restarted.getLaunch().getProcesses()[0].getExitValue(), out);
+        assertTrue(out.contains("mana_restart --restartdir " + ckpt.getPath()), "restarted by its batch script: " + out);
+        assertTrue(!out.contains("[rank 0] ready"), "the program went on from its checkpoint, not from the start: " + out);
+        Matcher m = Pattern.compile("\\[rank 0\\] (ring done: iters=(\\d+) .*)").matcher(out);
+        assertTrue(m.find(), out);
+        String native_ = cluster.onHead(90, "srun", "--mpi=pmi2", "-N", "2", "--ntasks-per-node=2", "-w", "node1,node2",
+            ring.getPath(), "--iters", m.group(2));
+        Matcher n = Pattern.compile("(ring done: iters=\\d+ .*)").matcher(native_);
+        assertTrue(n.find(), native_);
+        assertEquals(n.group(1).trim(), m.group(1).trim(), "the restarted job's result is the native one");
+    }
+
+    /** The launch dialog on the configuration, its Slurm tab: target/screenshots/launch-dialog-slurm.png. */
+    private static void screenshotSlurmTab(ILaunchConfiguration config) {
+        Ui.sync(() -> {
+            Shell window = PlatformUI.getWorkbench().getActiveWorkbenchWindow().getShell();
+            Runnable[] capture = new Runnable[1];
+            int[] tries = {0};
+            capture[0] = () -> {
+                Shell dialog = null;
+                for (Shell sh : Ui.display().getShells()) {
+                    if (sh != window && sh.isVisible() && sh.getData() instanceof ILaunchConfigurationDialog) {
+                        dialog = sh;
+                    }
+                }
+                if (dialog == null) {
+                    if (++tries[0] < 100) {
+                        Ui.display().timerExec(200, capture[0]);
+                    }
+                    return;
+                }
+                dialog.setBounds(60, 40, 1100, 760);
+                dialog.layout(true, true);
+                ((ILaunchConfigurationDialog) dialog.getData()).setActiveTab(2); // Main, MPI, Slurm
+                Ui.screenshot(dialog, "launch-dialog-slurm");
+                dialog.close();
+            };
+            Ui.display().timerExec(1000, capture[0]);
+            DebugUITools.openLaunchConfigurationDialogOnGroup(window,
+                new org.eclipse.jface.viewers.StructuredSelection(config), IDebugUIConstants.ID_RUN_LAUNCH_GROUP);
+        });
+    }
+
+    /** Waits until the view shows {@code job}'s ranks RUNNING on these nodes (by rank). */
+    private static void awaitRanksOn(ManaJobView view, IManaJob job, List<String> nodes) throws InterruptedException {
+        Ui.waitFor(() -> "ranks RUNNING on " + nodes + " in the view: " + Ui.sync(() -> view.getSummaryText() + " "
+            + view.getRows()) + "\n" + ManaWorkbenchFlowTest.console(job.getLaunch()), 60_000, () -> {
+                if (view.getShownJob() != job) {
+                    return false;
+                }
+                List<RankRow> rows = view.getRows();
+                if (rows.size() != nodes.size()) {
+                    return false;
+                }
+                for (int r = 0; r < rows.size(); r++) {
+                    if (rows.get(r).state() != RankState.RUNNING || !nodes.get(r).equals(view.getTableItemText(r, 1))) {
+                        return false;
+                    }
+                }
+                return true;
+            });
+    }
+}
