@@ -73,6 +73,13 @@ struct mana_plugin_iface {
     /* The plugin's pointer to the lower half's block (lh_info.h): set at launch from the environment,
      * rewritten by the restore code at restart. */
     struct lh_info *volatile *lh_info;
+    /* 1 from just before a checkpoint's context is saved until the program runs again: after the write in
+     * this process, and at the end of the restart sequence (the coordinator's barriers, the MPI layer's
+     * restart hook) in a restarted one.  The MPI library's first call (mana_mpi_init_lazy) waits while it
+     * is 1: a program checkpointed before its first MPI call runs on as soon as it is restored, and its
+     * MPI_Init must not overtake the restart sequence (which would run the restart hook on the new MPI
+     * state in the middle of the program's run).  Futex word. */
+    volatile int *restarting;
 };
 
 /* In libmana.so (its soname: MANA_PLUGIN_SONAME). */

@@ -713,6 +713,13 @@ void mana_mpi_init_lazy(void)
     }
     /* Register now (hooks the plugin only calls during a checkpoint): the lower half's block comes back. */
     lower.iface = reg ? reg(&hooks) : NULL;
+    /* A program restarted from an image taken before its first MPI call runs on at once: let the restart
+     * sequence finish first (mana_mpi_iface.h, restarting). */
+    if (lower.iface && lower.iface->restarting)
+        while (__atomic_load_n(lower.iface->restarting, __ATOMIC_SEQ_CST)) {
+            struct timespec ts = { 0, 5000000 };
+            mana_sys4(SYS_futex, (long)lower.iface->restarting, MANA_FUTEX_WAIT_PRIVATE, 1, (long)&ts);
+        }
     struct lh_info *lh = lower.iface ? *lower.iface->lh_info : NULL;
     uint32_t want =
 #ifdef OPEN_MPI

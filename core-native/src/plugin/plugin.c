@@ -60,10 +60,18 @@ static volatile int ckpt_tid_word;
 static int lower_tids[MANA_MAX_THREADS];      /* threads of the MPI library: never stopped */
 static volatile int n_lower_tids;
 static int reduce_for_mpi(uint32_t g, uint16_t phase, int op, int64_t *vals, uint32_t n, char *err, size_t errlen);
+static volatile int restart_pending;   /* iface.restarting (mana_mpi_iface.h) */
+
 static struct mana_plugin_iface iface = {
     &lower_owner, &mpi_deferred, &mana_pl.cfg.ckpt_signal, reduce_for_mpi, &ckpt_tid_word, &mana_pl.tid_offset,
-    &mana_lh_info,
+    &mana_lh_info, &restart_pending,
 };
+
+static void restart_done(void)
+{
+    __atomic_store_n(&restart_pending, 0, __ATOMIC_SEQ_CST);
+    mana_futex_wake(&restart_pending, 0x7fffffff);
+}
 
 MANA_EXPORT struct mana_plugin_iface *mana_mpi_register(const struct mana_mpi_hooks *hooks)
 {
@@ -573,6 +581,7 @@ static void resume_program(int *resumed)
 {
     if (*resumed) return;
     if (mpi) mpi->resume();
+    restart_done();
     resume_threads();
     *resumed = 1;
 }
@@ -763,6 +772,7 @@ static void do_checkpoint(uint32_t g, int flags, const char *reqdir)
     /* The image must not hold our descriptor numbers: after a restart they may be someone else's. */
     int saved_trigger = trigger_fd;
     trigger_fd = -1;
+    __atomic_store_n(&restart_pending, 1, __ATOMIC_SEQ_CST);   /* so in the image; this process: resume_program */
     if (mana_ctx_save(&ckpt_ctx) != 0) {
         /* Restarted from this image. */
         after_restart();
@@ -922,6 +932,7 @@ static void after_restart(void)
         char err[512];
         if (mpi->restart(g, err, sizeof err) != 0) { mana_err("cannot restart: %s", err); _exit(1); }
     }
+    restart_done();              /* a program that had made no MPI call yet may make its first now */
     if (lh) {
         mana_timing("restart: reconnect to the coordinator", mana_now_ns() - t0);
         mana_timing("restart: total (lower half start to checkpoint thread back)", mana_now_ns() - lh->start_ns);
