@@ -1,0 +1,192 @@
+#!/bin/bash
+# agent.sh MANA_ROOT - the node agent (bin/mana_node_agent) against the real coordinator, with probe ranks
+# (bin/mana_coord_probe) as the node's fake ranks:
+#   - three callers of --ensure at once elect one agent and all get its port;
+#   - 3 ranks through the agent + 1 direct: LIST shows the 3 with one client id, not the direct one's;
+#   - barriers, sum, max, min and or through the agent give the right values (the probes check);
+#   - a wrong secret is refused by the agent;
+#   - a checkpoint through the agent commits (4 images reported); a member that drops out mid-checkpoint
+#     aborts it (the coordinator's reason names it) and the others go on; exit-after-commit ends the
+#     group and the agent;
+#   - restarting ranks (HELLO restarting=1, phases 32-34) through the agent, then a checkpoint;
+#   - the coordinator going away: the members' connections drop, the agent exits.
+set -u
+ROOT=$1
+PROBE=$ROOT/bin/mana_coord_probe AGENT=$ROOT/bin/mana_node_agent
+for b in "$ROOT/bin/mana_coordinator" "$PROBE" "$AGENT"; do
+    [ -x "$b" ] || { echo "FAIL: $b not built (make build)"; exit 1; }
+done
+. "$(dirname "$0")/../lib/wait.sh"
+
+tmp=$(mktemp -d /tmp/mana_agent_it.XXXXXX) || exit 2
+rcf=$tmp/coord.rc
+pids=
+cleanup() {
+    for p in $pids; do kill "$p" 2>/dev/null; done
+    for f in "$tmp"/*/endpoint; do
+        [ -r "$f" ] && p=$(sed -n 's/^Pid: *//p' "$f") && [ -n "$p" ] && kill "$p" 2>/dev/null
+    done
+    [ -r "$rcf" ] && cpid=$(sed -n 's/^Pid: *//p' "$rcf") && [ -n "$cpid" ] && kill "$cpid" 2>/dev/null
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+ok() { echo "ok: $*"; }
+
+start_coord_on "$rcf" "$tmp/coord.out" || { echo "FAIL: coordinator wrote no status file"; cat "$tmp/coord.out"; exit 1; }
+export MANA_RC=$rcf
+unset MANA_COORD_HOST MANA_COORD_PORT MANA_COORD_SECRET MANA_COORD_SECRET_FD DMTCP_COORD_HOST DMTCP_COORD_PORT
+unset OMPI_COMM_WORLD_LOCAL_SIZE MPI_LOCALNRANKS SLURM_NODEID SLURM_STEP_TASKS_PER_NODE SLURM_TASKS_PER_NODE
+cport=$(sed -n 's/^Port: *//p' "$rcf")
+secret=$(sed -n 's/^Secret: *//p' "$rcf")
+
+# Keeps the coordinator alive between steps (it exits when the last rank leaves).
+timeout 100 "$PROBE" -q -j hold --serve-for 90 > "$tmp/hold.out" 2>&1 &
+pids="$pids $!"
+
+# ensure NAME: what a launcher does: find or start the agent of directory $tmp/NAME, print its port.
+ensure() {
+    printf '%s' "$secret" | MANA_AGENT_RANKS=3 "$AGENT" --ensure --dir "$tmp/$1" \
+        --coord-host 127.0.0.1 --coord-port "$cport"
+}
+agent_pid() { sed -n 's/^Pid: *//p' "$tmp/$1/endpoint" 2>/dev/null; }
+no_endpoint() { [ ! -e "$tmp/$1/endpoint" ]; }
+# ended PID: the process is gone (or a zombie nobody reaps: the agent's parent, --ensure, has exited)
+ended() { ! kill -0 "$1" 2>/dev/null || [ "$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null)" = Z ]; }
+
+# group NAME OPTS...: ranks 0-2 of job NAME (4 ranks) through the agent NAME, rank 3 direct; each exits 0.
+group() {
+    name=$1
+    shift
+    ensure "$name" > "$tmp/$name.p0" & e0=$!
+    ensure "$name" > "$tmp/$name.p1" & e1=$!
+    ensure "$name" > "$tmp/$name.p2"; s2=$?
+    wait $e0; s0=$?
+    wait $e1; s1=$?
+    p=$(cat "$tmp/$name.p2")
+    if [ $s0$s1$s2 != 000 ] || [ -z "$p" ] || [ "$(cat "$tmp/$name.p0")" != "$p" ] || [ "$(cat "$tmp/$name.p1")" != "$p" ]; then
+        fail "$name: --ensure x3: exit $s0/$s1/$s2, ports $(cat "$tmp/$name.p"*)"; cat "$tmp/$name/agent.log"
+        return 1
+    fi
+    for r in 0 1 2; do
+        timeout 60 "$PROBE" -h 127.0.0.1 -p "$p" -s "$secret" -j "$name" -r $r -n 4 "$@" > "$tmp/$name.$r" 2>&1 &
+        eval "g$r=\$!"
+    done
+    timeout 60 "$PROBE" -j "$name" -r 3 -n 4 "$@" > "$tmp/$name.3" 2>&1
+    s3=$?
+    wait $g0; s0=$?
+    wait $g1; s1=$?
+    wait $g2; s2=$?
+    if [ $s0$s1$s2$s3 = 0000 ]; then
+        ok "$name: $(grep collectives "$tmp/$name.0")"
+    else
+        fail "$name: exit $s0/$s1/$s2/$s3"; cat "$tmp/$name."[0-3] "$tmp/$name/agent.log"
+    fi
+    wait_for 10 no_endpoint "$name" && ok "$name: the agent left with its group" ||
+        fail "$name: the agent's endpoint is still there after its ranks left"
+}
+group barriers -k 300
+group sum --op sum -k 200
+group max --op max -k 50
+group min --op min -k 50
+group or --op or -k 50
+
+# serve NAME ARGS...: ranks 0-2 through the agent, rank 3 direct, serving checkpoints; waits until all 4
+# run.  Sets sp0..sp3.
+serve() {
+    name=$1
+    shift
+    p=$(ensure "$name") || { fail "$name: no agent"; return 1; }
+    for r in 0 1 2; do
+        extra=; [ "$r" = 1 ] && extra=${DROP:-}
+        timeout 60 "$PROBE" -h 127.0.0.1 -p "$p" -s "$secret" -j "$name" -r $r -n 4 --serve-for 50 --ckptdir "$tmp" $extra "$@" > "$tmp/$name.$r" 2>&1 &
+        eval "sp$r=\$!"
+        eval "pids=\"\$pids \$sp$r\""
+    done
+    timeout 60 "$PROBE" -j "$name" -r 3 -n 4 --serve-for 50 --ckptdir "$tmp" "$@" > "$tmp/$name.3" 2>&1 &
+    sp3=$!
+    pids="$pids $sp3"
+    # (until a rank of the job has registered, the coordinator knows no job of that name)
+    wait_for 20 "$PROBE" -j "$name" --await-running 4 --timeout 1000 > /dev/null 2>&1 ||
+        { fail "$name: 4 ranks not running"; cat "$tmp/$name."[0-3] "$tmp/$name/agent.log"; return 1; }
+}
+
+# A wrong secret: the agent refuses the rank as the coordinator would (error 3, AUTH).
+p=$(ensure wrong)
+out=$(timeout 20 "$PROBE" -h 127.0.0.1 -p "$p" -s not-the-secret -j wrong -r 0 -n 1 -k 1 2>&1)
+case $out in *"error 3"*) ok "wrong secret refused by the agent";; *) fail "wrong secret: $out";; esac
+kill "$(agent_pid wrong)" 2>/dev/null
+
+# LIST: the agent's three ranks share one client id, the direct rank has another.
+if serve ck; then
+    "$PROBE" -j ck --list > "$tmp/ck.list"
+    ids=$(awk '$2<3 {print $NF}' "$tmp/ck.list" | sort -u)
+    direct=$(awk '$2==3 {print $NF}' "$tmp/ck.list")
+    if [ "$(wc -l < "$tmp/ck.list")" = 4 ] && [ "$(echo "$ids" | wc -l)" = 1 ] && [ -n "$ids" ] && [ "$ids" != "$direct" ]; then
+        ok "LIST: ranks 0-2 on one connection (client $ids), rank 3 on its own (client $direct)"
+    else
+        fail "LIST: $(tr '\n' ';' < "$tmp/ck.list")"
+    fi
+    if out=$(timeout 30 "$PROBE" -j ck --checkpoint 2>&1) && echo "$out" | grep -q "checkpoint ok generation=1 .* ranks=4"; then
+        ok "checkpoint through the agent: $out"
+    else
+        fail "checkpoint through the agent: $out"; cat "$tmp/ck/agent.log"
+    fi
+    apid=$(agent_pid ck)
+    if out=$(timeout 30 "$PROBE" -j ck --checkpoint --exit 2>&1) && echo "$out" | grep -q "generation=2"; then
+        ok "checkpoint and exit: $out"
+    else
+        fail "checkpoint and exit: $out"
+    fi
+    wait $sp0 && wait $sp1 && wait $sp2 && grep -q "checkpoint 2 committed" "$tmp/ck.0" &&
+        ok "members exited after the commit" || { fail "members did not exit after commit"; cat "$tmp/ck."[0-3]; }
+    wait_for 10 no_endpoint ck && wait_for 10 ended "$apid" && ok "the agent left with its group (BYE)" ||
+        fail "the agent is still there after checkpoint-and-exit"
+fi
+
+# A member that drops out mid-checkpoint (after phase 1, without BYE) aborts it, as a direct rank would.
+if DROP=--drop-in-ckpt serve drop; then
+    out=$(timeout 30 "$PROBE" -j drop --checkpoint 2>&1)
+    case $out in
+        *"rank 1 disconnected"*) ok "a member dropping mid-checkpoint aborted it: $out";;
+        *) fail "member dropped mid-checkpoint: checkpoint said: $out"; cat "$tmp/drop/agent.log";;
+    esac
+    wait_for 10 grep -q "aborted" "$tmp/drop.0" && kill -0 $sp0 && kill -0 $sp2 && kill -0 $sp3 &&
+        ok "the other ranks saw the abort and go on" || { fail "abort not seen"; cat "$tmp/drop."[0-3]; }
+    if "$PROBE" -j drop --list | awk '$2==1 {f=1; s=$6} END {exit !(f && s==7)}' ; then
+        ok "the dropped rank is EXITED"
+    else
+        fail "dropped rank: $("$PROBE" -j drop --list | tr '\n' ';')"
+    fi
+    for s in $sp0 $sp2 $sp3; do kill "$s" 2>/dev/null; done
+fi
+
+# Restart through the agent: HELLO restarting=1 generation 5, phases 32-34, then a checkpoint (6).
+if serve rs --restarting 5; then
+    if out=$(timeout 30 "$PROBE" -j rs --checkpoint --exit 2>&1) && echo "$out" | grep -q "generation=6 .* ranks=4"; then
+        ok "restart through the agent, then a checkpoint: $out"
+    else
+        fail "restart through the agent: $out"; cat "$tmp/rs."[0-3] "$tmp/rs/agent.log"
+    fi
+fi
+
+# The coordinator goes away: each member's connection drops (as a direct rank's), the agent exits.
+if serve gone; then
+    apid=$(agent_pid gone)
+    cpid=$(sed -n 's/^Pid: *//p' "$rcf")
+    kill "$cpid"
+    wait $sp0; s0=$?
+    wait $sp1; s1=$?
+    if [ $s0 = 1 ] && [ $s1 = 1 ] && grep -q "connection lost" "$tmp/gone.0"; then
+        ok "coordinator gone: the members' connections dropped ($(grep -o 'connection lost.*' "$tmp/gone.0" | head -1))"
+    else
+        fail "coordinator gone: exits $s0/$s1: $(cat "$tmp/gone.0")"
+    fi
+    wait_for 10 no_endpoint gone && wait_for 10 ended "$apid" && ok "the agent exited with its coordinator" ||
+        fail "the agent outlived its coordinator"
+fi
+
+[ $fails = 0 ] && echo "PASS" && exit 0
+echo "$fails failure(s)"
+exit 1
