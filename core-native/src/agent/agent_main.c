@@ -24,6 +24,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,6 +228,28 @@ static void remove_endpoint(const char *dir)
         agent_err("cannot remove %s: %s", path, strerror(errno));
 }
 
+/* The agent holds no descriptor of the launcher's but its own: an MPI launcher's (MPICH's PMI_FD,
+ * Hydra's control socket, the rank's output pipes) kept open in a process that outlives the rank could
+ * keep the launcher waiting for its end. */
+static void close_inherited(int keep1, int keep2)
+{
+    DIR *d = opendir("/proc/self/fd");
+    if (!d) {
+        agent_err("cannot list /proc/self/fd: %s", strerror(errno));
+        return;
+    }
+    int dfd = dirfd(d), fds[1024], n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL && n < 1024) {
+        int fd = atoi(e->d_name);
+        if (e->d_name[0] != '.' && fd > 2 && fd != dfd && fd != keep1 && fd != keep2)
+            fds[n++] = fd;
+    }
+    closedir(d);
+    for (int i = 0; i < n; i++)
+        close(fds[i]);          /* EBADF for one closed meanwhile is harmless */
+}
+
 /* The elected process: listen, publish the endpoint, and run the agent (forked off with --ensure, in
  * this process with --foreground).  Returns the exit status for this process. */
 static int become_agent(struct agent_cfg *cfg, int ensure)
@@ -266,6 +289,7 @@ static int become_agent(struct agent_cfg *cfg, int ensure)
         _exit(1);
     close(nul);
     close(lg);
+    close_inherited(lfd, cfg->lock_fd);
     if (setsid() < 0)
         agent_err("setsid: %s", strerror(errno));
     /* wait until the parent has published the endpoint: only then may we remove it at the end */
