@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# bench_agent.sh [N...] - barrier latency of N real rank processes (bin/mana_coord_probe, one process and
+# one client handle per rank, as the runtime's ranks have) with and without node agents:
+#   direct:  each rank on its own connection to the coordinator (today's default);
+#   agents:  ranks in "nodes" of 16 (MANA_BENCH_AGENT_RANKS), each node's ranks through one
+#            bin/mana_node_agent (one group connection per node, collectives reduced in the agent).
+# All on this one host: the agent's hop is over loopback, as on a real node.  Each configuration runs
+# ITER barriers (MANA_BENCH_ITER, default 300; phase 64, outside checkpoints) against a fresh job of the
+# same coordinator; the figure is rank 0's median and p99 round trip (COLLECTIVE sent -> DONE back).
+# Prints a table, then ONE JSON line (barrier_p50_us_direct_N, barrier_p50_us_agents_N, ... ).
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BIN=$ROOT/bin
+for b in mana_coordinator mana_coord_probe mana_node_agent; do
+    [ -x "$BIN/$b" ] || { echo "bench_agent: $BIN/$b missing: make build first" >&2; exit 1; }
+done
+SIZES=("${@:-16 64}")
+read -r -a SIZES <<< "${SIZES[*]}"
+PER=${MANA_BENCH_AGENT_RANKS:-16}
+ITER=${MANA_BENCH_ITER:-300}
+tmp=$(mktemp -d /tmp/mana-bench-agent.XXXXXX) || exit 1
+pids=
+cleanup() {
+    for p in $pids; do kill "$p" 2>/dev/null; done
+    for f in "$tmp"/*/endpoint; do [ -r "$f" ] && kill "$(sed -n 's/^Pid: *//p' "$f")" 2>/dev/null; done
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+export HOME=$tmp MANA_RC=$tmp/coord.rc
+unset MANA_COORD_HOST MANA_COORD_PORT MANA_COORD_SECRET MANA_NODE_AGENT
+"$BIN/mana_coordinator" --foreground --no-exit-on-last -q -p 0 --status-file "$MANA_RC" > "$tmp/coord.log" 2>&1 &
+pids="$pids $!"
+for _ in $(seq 600); do grep -q '^Secret:' "$MANA_RC" 2>/dev/null && break; sleep 0.05; done
+grep -q '^Secret:' "$MANA_RC" || { echo "bench_agent: coordinator did not start" >&2; cat "$tmp/coord.log" >&2; exit 1; }
+cport=$(sed -n 's/^Port: *//p' "$MANA_RC")
+secret=$(sed -n 's/^Secret: *//p' "$MANA_RC")
+LOAD_BEFORE=$(cut -d' ' -f1 /proc/loadavg)
+
+# run LAYOUT N: N probes, all started before any measures (each waits for the others at its first
+# barrier); rank 0's line "p50 X us, p99 Y us".
+declare -A P50 P99
+run() {
+    local layout=$1 n=$2 job="$1$2" r port= ps=()
+    for ((r = 0; r < n; r++)); do
+        local addr=()
+        if [ "$layout" = agents ]; then
+            if [ $((r % PER)) = 0 ]; then
+                local left=$((n - r)) k=$PER
+                [ $left -lt $k ] && k=$left
+                port=$(printf '%s' "$secret" | MANA_AGENT_RANKS=$k "$BIN/mana_node_agent" --ensure \
+                         --dir "$tmp/$job-node$((r / PER))" --coord-host 127.0.0.1 --coord-port "$cport") ||
+                    { echo "bench_agent: no agent" >&2; exit 1; }
+            fi
+            addr=(-h 127.0.0.1 -p "$port" -s "$secret")
+        fi
+        "$BIN/mana_coord_probe" "${addr[@]}" -j "$job" -r "$r" -n "$n" -k "$ITER" > "$tmp/$job.$r" 2>&1 &
+        ps+=($!)
+    done
+    for p in "${ps[@]}"; do
+        wait "$p" || { echo "bench_agent: a probe failed ($layout, $n):" >&2; cat "$tmp/$job".* >&2; exit 1; }
+    done
+    P50[$layout.$n]=$(sed -n 's/.*p50 \([0-9.]*\) us.*/\1/p' "$tmp/$job.0")
+    P99[$layout.$n]=$(sed -n 's/.*p99 \([0-9.]*\) us.*/\1/p' "$tmp/$job.0")
+}
+for n in "${SIZES[@]}"; do
+    run direct "$n"
+    run agents "$n"
+done
+
+echo "Barrier round trips of real rank processes (mana_coord_probe), $ITER each, $(nproc) cores, load average $LOAD_BEFORE before / $(cut -d' ' -f1 /proc/loadavg) after"
+printf '%-8s %-7s %-12s %12s %12s\n' layout ranks connections p50_us p99_us
+json=
+for n in "${SIZES[@]}"; do
+    for l in direct agents; do
+        if [ $l = direct ]; then c=$n; else c=$(((n + PER - 1) / PER)); fi
+        printf '%-8s %-7s %-12s %12s %12s\n' $l "$n" "$c" "${P50[$l.$n]}" "${P99[$l.$n]}"
+        json="$json\"barrier_p50_us_${l}_$n\":${P50[$l.$n]},\"barrier_p99_us_${l}_$n\":${P99[$l.$n]},"
+    done
+done
+echo "{${json}\"ranks_per_agent\":$PER,\"iterations\":$ITER,\"cores\":$(nproc)}"
