@@ -8,12 +8,25 @@
 # ITER barriers (MANA_BENCH_ITER, default 300; phase 64, outside checkpoints) against a fresh job of the
 # same coordinator; the figure is rank 0's median and p99 round trip (COLLECTIVE sent -> DONE back).
 # Prints a table, then ONE JSON line (barrier_p50_us_direct_N, barrier_p50_us_agents_N, ... ).
+#
+# bench_agent.sh --simulated [RANKS [AGENTS [ITER]]] - the coordinator benchmark's simulated ranks
+# (bin/mana_simrank, 4 JVMs, one connection per rank) through AGENTS node agents (default 4,096 ranks
+# through 64 agents of 64, 300 iterations), beside the same ranks as rank groups of RANKS/AGENTS made
+# by mana_simrank itself (what make bench-coordinator's "groups" layout measures): the agents' hop is
+# the difference.  Barrier and 8-value sum, first rank in -> last rank out over all 4 processes.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=$ROOT/bin
 for b in mana_coordinator mana_coord_probe mana_node_agent; do
     [ -x "$BIN/$b" ] || { echo "bench_agent: $BIN/$b missing: make build first" >&2; exit 1; }
 done
+SIM=
+if [ "${1:-}" = --simulated ]; then
+    SIM=1
+    SIM_N=${2:-4096} SIM_A=${3:-64} SIM_ITER=${4:-300}
+    set --
+    [ -x "$BIN/mana_simrank" ] || { echo "bench_agent: $BIN/mana_simrank missing: make build first" >&2; exit 1; }
+fi
 SIZES=("${@:-16 64}")
 read -r -a SIZES <<< "${SIZES[*]}"
 PER=${MANA_BENCH_AGENT_RANKS:-16}
@@ -36,9 +49,58 @@ cport=$(sed -n 's/^Port: *//p' "$MANA_RC")
 secret=$(sed -n 's/^Secret: *//p' "$MANA_RC")
 LOAD_BEFORE=$(cut -d' ' -f1 /proc/loadavg)
 
+# --simulated: LAYOUT agents|groups; 4 mana_simrank processes of N/4 ranks each.
+sim() {
+    local layout=$1 n=$SIM_N a=$SIM_A job="sim$1" per=$((SIM_N / 4)) p k ports=() pids=() opts
+    local size=$((n / a))
+    if [ "$layout" = agents ]; then
+        for ((k = 0; k < a; k++)); do
+            ports+=("$(printf '%s' "$secret" | MANA_AGENT_RANKS=$size MANA_AGENT_GATHER_MS=60000 \
+                "$BIN/mana_node_agent" --ensure --dir "$tmp/$job-node$k" --coord-host 127.0.0.1 --coord-port "$cport")") ||
+                { echo "bench_agent: no agent" >&2; exit 1; }
+        done
+    fi
+    for ((p = 0; p < 4; p++)); do
+        if [ "$layout" = agents ]; then
+            local mine=("${ports[@]:$((p * a / 4)):$((a / 4))}")
+            opts=(-h 127.0.0.1 --ports "$(IFS=,; echo "${mine[*]}")")
+        else
+            opts=(--group-size "$size")
+        fi
+        MANA_COORD_SECRET=$secret "$BIN/mana_simrank" "${opts[@]}" -j "$job" -n "$per" --first $((p * per)) --nranks "$n" \
+            --bench "$SIM_ITER" --bench-out "$tmp/t$job.$p" > "$tmp/$job.$p.log" 2>&1 &
+        pids+=($!)
+    done
+    for p in "${pids[@]}"; do
+        wait "$p" || { echo "bench_agent: a simrank failed ($layout):" >&2; cat "$tmp/$job".*.log "$tmp/$job"-node0/agent.log >&2; exit 1; }
+    done
+    for kind in barrier sum; do
+        read -r med p99 _ < <(java -XX:TieredStopAtLevel=1 -cp "$ROOT/lib/java/control-plane.jar" \
+            dev.mana.coordinator.cli.BenchReport $((SIM_ITER / 10)) "$tmp/t$job".*.$kind)
+        P50[$layout.$kind]=$med
+        P99[$layout.$kind]=$p99
+    done
+}
+declare -A P50 P99
+if [ -n "$SIM" ]; then
+    sim groups
+    sim agents
+    echo "Simulated ranks (mana_simrank, 4 processes, $SIM_N ranks), $SIM_ITER each, $(nproc) cores, load average $LOAD_BEFORE before / $(cut -d' ' -f1 /proc/loadavg) after; round trips in ms (first rank in -> last rank out)"
+    printf '%-8s %-34s %-8s %10s %10s\n' layout connections op median p99
+    json=
+    for l in groups agents; do
+        if [ $l = groups ]; then c="$SIM_A groups of $((SIM_N / SIM_A)) (simrank's own)"; else c="$SIM_N to $SIM_A agents, $SIM_A groups up"; fi
+        for kind in barrier sum; do
+            printf '%-8s %-34s %-8s %10s %10s\n' $l "$c" $kind "${P50[$l.$kind]}" "${P99[$l.$kind]}"
+            json="$json\"${kind}_ms_${SIM_N}_$l\":${P50[$l.$kind]},\"${kind}_p99_ms_${SIM_N}_$l\":${P99[$l.$kind]},"
+        done
+    done
+    echo "{${json}\"agents\":$SIM_A,\"iterations\":$SIM_ITER,\"cores\":$(nproc)}"
+    exit 0
+fi
+
 # run LAYOUT N: N probes, all started before any measures (each waits for the others at its first
 # barrier); rank 0's line "p50 X us, p99 Y us".
-declare -A P50 P99
 run() {
     local layout=$1 n=$2 job="$1$2" r port= ps=()
     for ((r = 0; r < n; r++)); do
