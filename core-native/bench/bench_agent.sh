@@ -42,14 +42,17 @@ trap cleanup EXIT
 export HOME=$tmp MANA_RC=$tmp/coord.rc
 unset MANA_COORD_HOST MANA_COORD_PORT MANA_COORD_SECRET MANA_NODE_AGENT
 "$BIN/mana_coordinator" --foreground --no-exit-on-last -q -p 0 --status-file "$MANA_RC" > "$tmp/coord.log" 2>&1 &
-pids="$pids $!"
+COORD_PID=$!
+pids="$pids $COORD_PID"
 for _ in $(seq 600); do grep -q '^Secret:' "$MANA_RC" 2>/dev/null && break; sleep 0.05; done
 grep -q '^Secret:' "$MANA_RC" || { echo "bench_agent: coordinator did not start" >&2; cat "$tmp/coord.log" >&2; exit 1; }
 cport=$(sed -n 's/^Port: *//p' "$MANA_RC")
 secret=$(sed -n 's/^Secret: *//p' "$MANA_RC")
 LOAD_BEFORE=$(cut -d' ' -f1 /proc/loadavg)
 
-# --simulated: LAYOUT agents|groups; 4 mana_simrank processes of N/4 ranks each.
+# the coordinator's CPU time so far, in ms (utime + stime of its JVM)
+coord_cpu_ms() { awk -v hz="$(getconf CLK_TCK)" '{printf "%d", ($14 + $15) * 1000 / hz}' "/proc/$COORD_PID/stat"; }
+# --simulated: LAYOUT agents|groups|per-rank; 4 mana_simrank processes of N/4 ranks each.
 sim() {
     local layout=$1 n=$SIM_N a=$SIM_A job="sim$1" per=$((SIM_N / 4)) p k ports=() pids=() opts
     local size=$((n / a))
@@ -64,16 +67,22 @@ sim() {
         if [ "$layout" = agents ]; then
             local mine=("${ports[@]:$((p * a / 4)):$((a / 4))}")
             opts=(-h 127.0.0.1 --ports "$(IFS=,; echo "${mine[*]}")")
-        else
+        elif [ "$layout" = groups ]; then
             opts=(--group-size "$size")
+        else
+            opts=()
         fi
         MANA_COORD_SECRET=$secret "$BIN/mana_simrank" "${opts[@]}" -j "$job" -n "$per" --first $((p * per)) --nranks "$n" \
             --bench "$SIM_ITER" --bench-out "$tmp/t$job.$p" > "$tmp/$job.$p.log" 2>&1 &
         pids+=($!)
     done
+    local cpu0
+    cpu0=$(coord_cpu_ms)
     for p in "${pids[@]}"; do
         wait "$p" || { echo "bench_agent: a simrank failed ($layout):" >&2; cat "$tmp/$job".*.log "$tmp/$job"-node0/agent.log >&2; exit 1; }
     done
+    # the coordinator's CPU per collective (registration and exit included, 2 x ITER collectives)
+    CPU[$layout]=$(awk -v a="$cpu0" -v b="$(coord_cpu_ms)" -v n=$((2 * SIM_ITER)) 'BEGIN {printf "%.2f", (b - a) / n}')
     for kind in barrier sum; do
         read -r med p99 _ < <(java -XX:TieredStopAtLevel=1 -cp "$ROOT/lib/java/control-plane.jar" \
             dev.mana.coordinator.cli.BenchReport $((SIM_ITER / 10)) "$tmp/t$job".*.$kind)
@@ -81,19 +90,24 @@ sim() {
         P99[$layout.$kind]=$p99
     done
 }
-declare -A P50 P99
+declare -A P50 P99 CPU
 if [ -n "$SIM" ]; then
-    sim groups
-    sim agents
+    SIM_LAYOUTS=${MANA_BENCH_LAYOUTS:-groups agents per-rank}
+    for l in $SIM_LAYOUTS; do sim "$l"; done
     echo "Simulated ranks (mana_simrank, 4 processes, $SIM_N ranks), $SIM_ITER each, $(nproc) cores, load average $LOAD_BEFORE before / $(cut -d' ' -f1 /proc/loadavg) after; round trips in ms (first rank in -> last rank out)"
-    printf '%-8s %-34s %-8s %10s %10s\n' layout connections op median p99
+    printf '%-9s %-34s %-8s %10s %10s %16s\n' layout connections op median p99 coord_cpu_ms/op
     json=
-    for l in groups agents; do
-        if [ $l = groups ]; then c="$SIM_A groups of $((SIM_N / SIM_A)) (simrank's own)"; else c="$SIM_N to $SIM_A agents, $SIM_A groups up"; fi
+    for l in $SIM_LAYOUTS; do
+        case $l in
+            groups) c="$SIM_A groups of $((SIM_N / SIM_A)) (simrank's own)";;
+            agents) c="$SIM_N to $SIM_A agents, $SIM_A groups up";;
+            *) c="$SIM_N, one per rank";;
+        esac
         for kind in barrier sum; do
-            printf '%-8s %-34s %-8s %10s %10s\n' $l "$c" $kind "${P50[$l.$kind]}" "${P99[$l.$kind]}"
-            json="$json\"${kind}_ms_${SIM_N}_$l\":${P50[$l.$kind]},\"${kind}_p99_ms_${SIM_N}_$l\":${P99[$l.$kind]},"
+            printf '%-9s %-34s %-8s %10s %10s %16s\n' $l "$c" $kind "${P50[$l.$kind]}" "${P99[$l.$kind]}" "${CPU[$l]}"
+            json="$json\"${kind}_ms_${SIM_N}_${l//-/_}\":${P50[$l.$kind]},\"${kind}_p99_ms_${SIM_N}_${l//-/_}\":${P99[$l.$kind]},"
         done
+        json="$json\"coord_cpu_ms_per_op_${SIM_N}_${l//-/_}\":${CPU[$l]},"
     done
     echo "{${json}\"agents\":$SIM_A,\"iterations\":$SIM_ITER,\"cores\":$(nproc)}"
     exit 0
