@@ -637,7 +637,9 @@ static void send_group_variant(struct agent *a, uint16_t type, int32_t rank, con
     mncp_w_init(&w, a->out, sizeof a->out);
     mncp_w_u32(&w, (uint32_t)rank);
     mncp_w_bytes(&w, b, n);
-    agent_send(a->ufd, type, 0, a->out, w.len);
+    /* a request id of the agent's: an ERROR the coordinator answers it with (a rank it does not count
+     * as a live member, §4.8) is then told apart from an unsolicited one, which goes to every member */
+    agent_send(a->ufd, type, upreq(a), a->out, w.len);
 }
 
 /* A member leaves: by BYE (bye != NULL, its body) or by disconnecting.  The last one to leave takes
@@ -802,8 +804,15 @@ static void on_upstream_frame(struct agent *a)
         kv->upreq = 0;
         return;
     }
-    if (t == MNCP_ERROR) {                  /* unsolicited: every member, as the coordinator closes */
+    if (t == MNCP_ERROR && req == 0) {      /* unsolicited: every member, as the coordinator closes */
         fanout_all(a, t, b, n);
+        return;
+    }
+    if (t == MNCP_ERROR) {                  /* the answer to a one-way report of the agent's */
+        uint16_t code;
+        char msg[512];
+        up_error_text(b, n, &code, msg, sizeof msg);
+        agent_err("the coordinator refused a report of this node's ranks: error %u: %s", (unsigned)code, msg);
         return;
     }
     agent_dbg("ignored message 0x%02x (request id %u) from the coordinator", t, req);

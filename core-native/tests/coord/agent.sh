@@ -45,6 +45,31 @@ secret=$(sed -n 's/^Secret: *//p' "$rcf")
 timeout 100 "$PROBE" -q -j hold --serve-for 90 > "$tmp/hold.out" 2>&1 &
 pids="$pids $!"
 
+# How many local ranks the agent expects, from each launcher's variables (MANA_DEBUG says it).
+expects() { # WANT FROM VAR=VALUE...: the agent, elected, expects WANT ranks, as told by FROM
+    local want=$1 from=$2 d
+    shift 2
+    d=$tmp/count-$want-$from
+    out=$(printf '%s' "$secret" | env "$@" MANA_DEBUG=1 MANA_AGENT_GATHER_MS=1 "$AGENT" --foreground --dir "$d" \
+          --coord-host 127.0.0.1 --coord-port "$cport" 2>&1)
+    case $out in
+        *"$want local ranks (from $from)"*) ok "local ranks from $from ($*): $want";;
+        *) fail "local ranks from $*: want $want from $from: $out";;
+    esac
+}
+expects 5 OMPI_COMM_WORLD_LOCAL_SIZE OMPI_COMM_WORLD_LOCAL_SIZE=5
+expects 3 MPI_LOCALNRANKS MPI_LOCALNRANKS=3
+expects 1 SLURM_STEP_TASKS_PER_NODE "SLURM_STEP_TASKS_PER_NODE=2(x3),1" SLURM_NODEID=3
+expects 2 SLURM_STEP_TASKS_PER_NODE "SLURM_STEP_TASKS_PER_NODE=2(x3),1" SLURM_NODEID=2
+expects 2 SLURM_TASKS_PER_NODE "SLURM_TASKS_PER_NODE=4,2" SLURM_NODEID=1
+expects 7 MANA_AGENT_RANKS MANA_AGENT_RANKS=7 OMPI_COMM_WORLD_LOCAL_SIZE=5
+out=$(printf '%s' "$secret" | "$AGENT" --ensure --dir "$tmp/count-none" --coord-host 127.0.0.1 --coord-port "$cport" 2>&1)
+rc=$?
+case $rc$out in
+    1*"cannot tell how many ranks"*) ok "no local rank count: refused ($out)";;
+    *) fail "no local rank count: exit $rc: $out";;
+esac
+
 # ensure NAME: what a launcher does: find or start the agent of directory $tmp/NAME, print its port.
 ensure() {
     printf '%s' "$secret" | MANA_AGENT_RANKS=3 "$AGENT" --ensure --dir "$tmp/$1" \
