@@ -7,6 +7,7 @@
  *   rank CKPT_WRITTEN/FAILED, BYE -> GROUP_CKPT_WRITTEN/FAILED, GROUP_BYE (the last member: BYE)
  *   rank KV_PUT/KV_GET   -> forwarded under a request id of the agent's, the reply routed back
  *   CKPT_REQUEST, CKPT_ABORT, KILL, ERROR from the coordinator -> every member
+ *   a rank that comes after the group was registered -> a connection of its own, passed through
  *
  * A member that disconnects without BYE during a checkpoint aborts it (GROUP_CKPT_FAILED, as a direct
  * disconnect would); the coordinator going away closes every member's connection, which is what a
@@ -147,7 +148,9 @@ int agent_send_error(int fd, uint32_t reqid, uint16_t code, const char *msg)
 
 /* ---- state ------------------------------------------------------------------------------- */
 
-enum mstate { M_CHALLENGED, M_AUTHED, M_HELLOED, M_LIVE, M_LEFT, M_CLOSED };
+/* M_PROXIED: a rank that came after the group was registered, carried on a connection of its own to
+ * the coordinator (role 1, every frame passed on as it is). */
+enum mstate { M_CHALLENGED, M_AUTHED, M_HELLOED, M_LIVE, M_LEFT, M_CLOSED, M_PROXIED };
 
 /* One rank connection. */
 struct member {
@@ -155,6 +158,8 @@ struct member {
     enum mstate   st;
     uint8_t       snonce[MNCP_NONCE_LEN];
     struct agent_rx rx;
+    int           up_fd;           /* M_PROXIED: its own coordinator connection, else -1 */
+    struct agent_rx up_rx;
     uint32_t      hello_req;
     /* its HELLO */
     char          job[MANA_COORD_STR_MAX + 1];
@@ -201,6 +206,7 @@ struct agent {
     int               ckpt_active;
     uint32_t          ckpt_gen;
     int64_t           aborted_gen;    /* -1: none */
+    int               coord_gone;     /* the group's coordinator connection ended */
     uint8_t           out[MNCP_HDR_LEN + 65536];
 };
 
@@ -224,15 +230,28 @@ static int live_count(const struct agent *a)
     return n;
 }
 
+static int proxied_count(const struct agent *a)
+{
+    int n = 0;
+    for (int i = 0; i < a->nconn; i++)
+        n += a->m[i]->st == M_PROXIED;
+    return n;
+}
+
 static void member_close(struct agent *a, int i)
 {
     struct member *m = a->m[i];
     if (m->fd >= 0 && close(m->fd) < 0)
         agent_dbg("close member %d: %s", i, strerror(errno));
-    m->fd = -1;
+    if (m->up_fd >= 0 && close(m->up_fd) < 0)
+        agent_dbg("close member %d's coordinator connection: %s", i, strerror(errno));
+    m->fd = m->up_fd = -1;
+    agent_rx_free(&m->up_rx);
     agent_rx_free(&m->rx);
     m->st = M_CLOSED;
 }
+
+static int proxy_open(struct agent *a, struct member *m, const uint8_t *b, uint32_t n, uint32_t req);
 
 /* ---- the handshake with a rank (§2), answered as the coordinator would ------------------------ */
 
@@ -258,6 +277,7 @@ static int accept_one(struct agent *a)
         return -1;
     }
     m->fd = fd;
+    m->up_fd = -1;
     m->st = M_CHALLENGED;
     m->rx.max_body = MNCP_PRE_AUTH_MAX;
     if (getrandom(m->snonce, sizeof m->snonce, 0) != (ssize_t)sizeof m->snonce) {
@@ -311,12 +331,8 @@ static int on_hello(struct agent *a, struct member *m, const uint8_t *b, uint32_
     mncp_r_str(&r, m->program, sizeof m->program);
     if (r.bad)
         return agent_send_error(m->fd, req, MANA_COORD_RE_BAD_FRAME, "malformed HELLO"), -1;
-    if (a->closed_group) {
-        char msg[256];
-        snprintf(msg, sizeof msg, "node agent: its group of %d ranks is already registered; rank %d "
-                 "came too late (raise MANA_AGENT_GATHER_MS, or check MANA_AGENT_RANKS)", a->nm, (int)m->rank);
-        return agent_send_error(m->fd, req, MANA_COORD_RE_PROTOCOL, msg), -1;
-    }
+    if (a->closed_group)
+        return proxy_open(a, m, b, n, req);
     for (int i = 0; i < a->nconn; i++) {
         struct member *o = a->m[i];
         if (o == m || o->st != M_HELLOED)
@@ -338,11 +354,14 @@ static int on_hello(struct agent *a, struct member *m, const uint8_t *b, uint32_
 
 /* ---- registration upstream --------------------------------------------------------------- */
 
-/* Wait for one whole frame on the upstream socket (the handshake only). */
-static int up_wait_frame(struct agent *a, int64_t deadline, const char **why)
+static int up_handshake(struct agent *a, int *fdp, struct agent_rx *rx, int64_t dl, char *err, size_t errlen,
+                        uint16_t *code);
+
+/* Wait for one whole frame on an upstream socket (the handshakes only). */
+static int up_wait_frame(int fd, struct agent_rx *rx, int64_t deadline, const char **why)
 {
     for (;;) {
-        int r = agent_rx_next(&a->urx, a->ufd, why);
+        int r = agent_rx_next(rx, fd, why);
         if (r != 0)
             return r;
         int64_t left = deadline - coord_now_ms();
@@ -350,7 +369,7 @@ static int up_wait_frame(struct agent *a, int64_t deadline, const char **why)
             *why = "timed out waiting for the coordinator";
             return -1;
         }
-        struct pollfd p = {a->ufd, POLLIN, 0};
+        struct pollfd p = {fd, POLLIN, 0};
         if (poll(&p, 1, (int)left) < 0 && errno != EINTR) {
             *why = strerror(errno);
             return -1;
@@ -367,48 +386,60 @@ static void up_error_text(const uint8_t *b, uint32_t n, uint16_t *code, char *ms
     }
 }
 
+/* Connect to the coordinator and authenticate (§2): *fdp and rx ready for the HELLO.  0, or -1 with
+ * the reason in err (and *code the coordinator's ERROR code where it refused). */
+static int up_handshake(struct agent *a, int *fdp, struct agent_rx *rx, int64_t dl, char *err, size_t errlen,
+                        uint16_t *code)
+{
+    const char *why = "";
+    *code = MANA_COORD_RE_PROTOCOL;
+    if (coord_tcp_connect(a->cfg->coord_host, a->cfg->coord_port, dl, fdp, err, errlen) != MANA_COORD_OK)
+        return -1;
+    int fd = *fdp;
+    rx->max_body = MNCP_PRE_AUTH_MAX;
+    if (up_wait_frame(fd, rx, dl, &why) < 0 || rx->hdr.type != MNCP_CHALLENGE) {
+        snprintf(err, errlen, "coordinator handshake: %s", rx->have ? "no CHALLENGE" : why);
+        return -1;
+    }
+    uint8_t snonce[MNCP_NONCE_LEN], cnonce[MNCP_NONCE_LEN], mac[MNCP_SHA256_LEN], body[64];
+    if (mncp_dec_challenge(rx->buf + MNCP_HDR_LEN, rx->hdr.len, snonce) < 0 ||
+        getrandom(cnonce, sizeof cnonce, 0) != (ssize_t)sizeof cnonce) {
+        snprintf(err, errlen, "coordinator handshake: bad CHALLENGE");
+        return -1;
+    }
+    agent_rx_consume(rx);
+    mncp_auth_proof(a->cfg->secret, 0, snonce, cnonce, mac);
+    long len = mncp_enc_auth(body, sizeof body, cnonce, mac);
+    if (len < 0 || agent_send(fd, MNCP_AUTH, upreq(a), body, (size_t)len) < 0 ||
+        up_wait_frame(fd, rx, dl, &why) < 0) {
+        snprintf(err, errlen, "coordinator handshake: %s", why);
+        return -1;
+    }
+    if (rx->hdr.type == MNCP_ERROR) {
+        up_error_text(rx->buf + MNCP_HDR_LEN, rx->hdr.len, code, err, errlen);
+        return -1;
+    }
+    uint8_t theirs[MNCP_SHA256_LEN];
+    mncp_auth_proof(a->cfg->secret, 1, snonce, cnonce, mac);
+    if (rx->hdr.type != MNCP_AUTH_OK ||
+        mncp_dec_auth_ok(rx->buf + MNCP_HDR_LEN, rx->hdr.len, theirs) < 0 ||
+        memcmp(theirs, mac, sizeof mac) != 0) {
+        snprintf(err, errlen, "the coordinator did not prove it knows the job secret");
+        return -1;
+    }
+    agent_rx_consume(rx);
+    rx->max_body = MNCP_BODY_MAX;
+    return 0;
+}
+
 /* Connect, authenticate and register the gathered members as one group.  0, or -1 with the reason in
  * err, and with *code the coordinator's ERROR code where it refused. */
 static int register_group(struct agent *a, char *err, size_t errlen, uint16_t *code)
 {
     const char *why = "";
     int64_t dl = coord_deadline(15000);
-    *code = MANA_COORD_RE_PROTOCOL;
-    if (coord_tcp_connect(a->cfg->coord_host, a->cfg->coord_port, dl, &a->ufd, err, errlen) != MANA_COORD_OK)
+    if (up_handshake(a, &a->ufd, &a->urx, dl, err, errlen, code) < 0)
         return -1;
-    a->urx.max_body = MNCP_PRE_AUTH_MAX;
-    if (up_wait_frame(a, dl, &why) < 0 || a->urx.hdr.type != MNCP_CHALLENGE) {
-        snprintf(err, errlen, "coordinator handshake: %s", a->urx.have ? "no CHALLENGE" : why);
-        return -1;
-    }
-    uint8_t snonce[MNCP_NONCE_LEN], cnonce[MNCP_NONCE_LEN], mac[MNCP_SHA256_LEN], body[64];
-    if (mncp_dec_challenge(a->urx.buf + MNCP_HDR_LEN, a->urx.hdr.len, snonce) < 0 ||
-        getrandom(cnonce, sizeof cnonce, 0) != (ssize_t)sizeof cnonce) {
-        snprintf(err, errlen, "coordinator handshake: bad CHALLENGE");
-        return -1;
-    }
-    agent_rx_consume(&a->urx);
-    mncp_auth_proof(a->cfg->secret, 0, snonce, cnonce, mac);
-    long len = mncp_enc_auth(body, sizeof body, cnonce, mac);
-    if (len < 0 || agent_send(a->ufd, MNCP_AUTH, upreq(a), body, (size_t)len) < 0 ||
-        up_wait_frame(a, dl, &why) < 0) {
-        snprintf(err, errlen, "coordinator handshake: %s", why);
-        return -1;
-    }
-    if (a->urx.hdr.type == MNCP_ERROR) {
-        up_error_text(a->urx.buf + MNCP_HDR_LEN, a->urx.hdr.len, code, err, errlen);
-        return -1;
-    }
-    uint8_t theirs[MNCP_SHA256_LEN];
-    mncp_auth_proof(a->cfg->secret, 1, snonce, cnonce, mac);
-    if (a->urx.hdr.type != MNCP_AUTH_OK ||
-        mncp_dec_auth_ok(a->urx.buf + MNCP_HDR_LEN, a->urx.hdr.len, theirs) < 0 ||
-        memcmp(theirs, mac, sizeof mac) != 0) {
-        snprintf(err, errlen, "the coordinator did not prove it knows the job secret");
-        return -1;
-    }
-    agent_rx_consume(&a->urx);
-    a->urx.max_body = MNCP_BODY_MAX;
 
     /* The group HELLO: every gathered member's record (§4.8). */
     size_t cap = MNCP_BODY_MAX;
@@ -442,7 +473,7 @@ static int register_group(struct agent *a, char *err, size_t errlen, uint16_t *c
     }
     int bad = w.bad || agent_send(a->ufd, MNCP_HELLO, upreq(a), hb, w.len) < 0;
     free(hb);
-    if (bad || up_wait_frame(a, dl, &why) < 0) {
+    if (bad || up_wait_frame(a->ufd, &a->urx, dl, &why) < 0) {
         snprintf(err, errlen, "group HELLO: %s", bad ? "cannot send it" : why);
         return -1;
     }
@@ -456,6 +487,26 @@ static int register_group(struct agent *a, char *err, size_t errlen, uint16_t *c
         return -1;
     }
     agent_rx_consume(&a->urx);
+    return 0;
+}
+
+/* A rank that comes after the group was registered (later than the gathering's bound, more ranks than
+ * expected, a program that re-registers): carried on a connection of its own, its HELLO and every later
+ * frame passed on unchanged both ways, so the coordinator sees it as a direct rank.  0, or -1 (the rank
+ * got an ERROR; the caller closes it). */
+static int proxy_open(struct agent *a, struct member *m, const uint8_t *b, uint32_t n, uint32_t req)
+{
+    char err[512];
+    uint16_t code;
+    if (up_handshake(a, &m->up_fd, &m->up_rx, coord_deadline(5000), err, sizeof err, &code) < 0 ||
+        agent_send(m->up_fd, MNCP_HELLO, req, b, n) < 0) {
+        agent_err("rank %d: %s", (int)m->rank, err);
+        agent_send_error(m->fd, req, code, err);
+        return -1;
+    }
+    m->st = M_PROXIED;
+    agent_err("rank %d came after the node's group of %d ranks was registered: carried on its own "
+              "connection (MANA_AGENT_RANKS, MANA_AGENT_GATHER_MS)", (int)m->rank, a->nm);
     return 0;
 }
 
@@ -721,6 +772,11 @@ static void on_member_frame(struct agent *a, int i)
             member_close(a, i);
         return;
     }
+    if (m->st == M_PROXIED) {
+        if (agent_send(m->up_fd, t, req, b, n) < 0)
+            member_close(a, i);
+        return;
+    }
     if (m->st != M_LIVE)
         return;                    /* HELLOED (waiting for WELCOME) or LEFT: nothing expected */
     switch (t) {
@@ -843,12 +899,32 @@ static void member_readable(struct agent *a, int i)
     }
 }
 
-/* poll() over the listener, the members and (once registered) the coordinator.  Returns -1 when the
- * upstream connection ended, else 0 after timeout_ms or one round of events. */
+/* What the coordinator sends a proxied rank goes to it unchanged; its end ends the rank's connection. */
+static void proxy_readable(struct agent *a, int i)
+{
+    struct member *m = a->m[i];
+    while (m->up_fd >= 0) {
+        const char *why = "";
+        int r = agent_rx_next(&m->up_rx, m->up_fd, &why);
+        if (r == 0)
+            return;
+        if (r < 0 || agent_send(m->fd, m->up_rx.hdr.type, m->up_rx.hdr.reqid, m->up_rx.buf + MNCP_HDR_LEN,
+                                m->up_rx.hdr.len) < 0) {
+            agent_dbg("proxied rank %d: %s", (int)m->rank, r < 0 ? why : "cannot send to the rank");
+            member_close(a, i);
+            return;
+        }
+        agent_rx_consume(&m->up_rx);
+    }
+}
+
+/* poll() over the listener, the members, proxied ranks' coordinator connections and (once registered)
+ * the group's.  Returns -1 when the group's coordinator connection ended (the coordinator is gone),
+ * else 0 after timeout_ms or one round of events. */
 static int poll_round(struct agent *a, int timeout_ms)
 {
-    struct pollfd pfd[AGENT_MAX_MEMBERS + 2];
-    int idx[AGENT_MAX_MEMBERS + 2];
+    static struct pollfd pfd[2 * AGENT_MAX_MEMBERS + 2];
+    static int idx[2 * AGENT_MAX_MEMBERS + 2];
     int np = 0;
     pfd[np] = (struct pollfd){a->lfd, POLLIN, 0};
     idx[np++] = -1;
@@ -856,11 +932,16 @@ static int poll_round(struct agent *a, int timeout_ms)
         pfd[np] = (struct pollfd){a->ufd, POLLIN, 0};
         idx[np++] = -2;
     }
-    for (int i = 0; i < a->nconn; i++)
+    for (int i = 0; i < a->nconn; i++) {
         if (a->m[i]->fd >= 0) {
             pfd[np] = (struct pollfd){a->m[i]->fd, POLLIN, 0};
             idx[np++] = i;
         }
+        if (a->m[i]->up_fd >= 0) {
+            pfd[np] = (struct pollfd){a->m[i]->up_fd, POLLIN, 0};
+            idx[np++] = -3 - i;
+        }
+    }
     int r = poll(pfd, (nfds_t)np, timeout_ms);
     if (r < 0) {
         if (errno != EINTR)
@@ -880,17 +961,20 @@ static int poll_round(struct agent *a, int timeout_ms)
                     break;
                 if (u < 0) {
                     agent_dbg("coordinator connection: %s", why);
+                    a->coord_gone = 1;
                     return -1;
                 }
                 on_upstream_frame(a);
                 agent_rx_consume(&a->urx);
                 if (a->ufd < 0)
-                    return -1;
+                    break;             /* the group left (its last member's BYE or disconnect) */
             }
+        } else if (idx[k] <= -3) {
+            proxy_readable(a, -3 - idx[k]);
         } else if (a->m[idx[k]]->fd >= 0)
             member_readable(a, idx[k]);
     }
-    return a->ufd < 0 && a->closed_group ? -1 : 0;
+    return 0;
 }
 
 /* Gather HELLOs until the expected number is in or the bound runs out. */
@@ -940,7 +1024,7 @@ int agent_run(struct agent_cfg *cfg, int listen_fd)
     if (!ok)
         return 1;
     agent_dbg("registered %d ranks as client %u", a->nm, a->welcome.client_id);
-    while (live_count(a) > 0 || a->ufd >= 0) {
+    while (live_count(a) > 0 || a->ufd >= 0 || proxied_count(a) > 0) {
         if (poll_round(a, 1000) < 0)
             break;
     }

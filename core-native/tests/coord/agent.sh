@@ -111,8 +111,8 @@ group() {
     wait_for 10 no_endpoint "$name" && ok "$name: the agent left with its group" ||
         fail "$name: the agent's endpoint is still there after its ranks left"
 }
-group barriers -k 300
-group sum --op sum -k 200
+group barriers -k 100
+group sum --op sum -k 50
 group max --op max -k 50
 group min --op min -k 50
 group or --op or -k 50
@@ -194,6 +194,39 @@ if serve rs --restarting 5; then
     else
         fail "restart through the agent: $out"; cat "$tmp/rs."[0-3] "$tmp/rs/agent.log"
     fi
+fi
+
+# A rank later than the group (the agent expects 2, a third comes after they were registered): carried
+# on a connection of its own; the job's collectives and checkpoints include it.
+late=$(printf '%s' "$secret" | MANA_AGENT_RANKS=2 "$AGENT" --ensure --dir "$tmp/late" --coord-host 127.0.0.1 --coord-port "$cport")
+for r in 0 1; do
+    timeout 60 "$PROBE" -h 127.0.0.1 -p "$late" -s "$secret" -j late -r $r -n 4 --serve-for 50 --ckptdir "$tmp" > "$tmp/late.$r" 2>&1 &
+    pids="$pids $!"
+done
+two_listed() { [ "$("$PROBE" -j late --list 2>/dev/null | grep -c '^rank')" = 2 ]; }
+if wait_for 20 two_listed; then
+    timeout 60 "$PROBE" -h 127.0.0.1 -p "$late" -s "$secret" -j late -r 2 -n 4 --serve-for 50 --ckptdir "$tmp" > "$tmp/late.2" 2>&1 &
+    l2=$!
+    timeout 60 "$PROBE" -j late -r 3 -n 4 --serve-for 50 --ckptdir "$tmp" > "$tmp/late.3" 2>&1 &
+    pids="$pids $l2 $!"
+    if wait_for 20 "$PROBE" -j late --await-running 4 --timeout 1000 > /dev/null 2>&1; then
+        "$PROBE" -j late --list > "$tmp/late.list"
+        g=$(awk '$2<2 {print $NF}' "$tmp/late.list" | sort -u)
+        c2=$(awk '$2==2 {print $NF}' "$tmp/late.list")
+        c3=$(awk '$2==3 {print $NF}' "$tmp/late.list")
+        [ "$(echo "$g" | wc -l)" = 1 ] && [ -n "$c2" ] && [ "$c2" != "$g" ] && [ "$c2" != "$c3" ] &&
+            grep -q "rank 2 came after" "$tmp/late/agent.log" &&
+            ok "a late rank through the agent is carried on its own connection (group $g, rank 2: $c2)" ||
+            fail "late rank: $(tr '\n' ';' < "$tmp/late.list") $(cat "$tmp/late/agent.log")"
+        out=$(timeout 30 "$PROBE" -j late --checkpoint --exit 2>&1)
+        case $out in *"ranks=4"*) ok "checkpoint with the late rank: $out";; *) fail "checkpoint with the late rank: $out";; esac
+        wait_for 10 no_endpoint late && ok "the agent left when its group and its late rank had" ||
+            fail "the agent outlived its ranks (late)"
+    else
+        fail "late: 4 ranks not running: $(cat "$tmp/late."[0-3] "$tmp/late/agent.log")"
+    fi
+else
+    fail "late: the group of 2 did not register"
 fi
 
 # The coordinator goes away: each member's connection drops (as a direct rank's), the agent exits.
