@@ -311,8 +311,11 @@ use_node_agent() {
         die "$MANA_ROOT/bin/mana_node_agent not found: build the runtime first (make build), or unset MANA_NODE_AGENT"
     _key=$(printf '%s' "${MANA_JOB:-default}" | tr -c 'A-Za-z0-9._-' '_')
     agent_dir=${MANA_AGENT_DIR:-${TMPDIR:-/tmp}/mana-agent-$(id -u)/$_key-$coord_port-$PPID}
+    # no MPI launcher (launcher_env): this process is the node's only rank of its job
+    _ranks=
+    [ -n "${launcher:-}" ] || _ranks="--ranks 1"
     agent_port=$(printf '%s' "$coord_secret" | "$MANA_ROOT/bin/mana_node_agent" --ensure --dir "$agent_dir" \
-                     --coord-host "$coord_host" --coord-port "$coord_port") ||
+                     --coord-host "$coord_host" --coord-port "$coord_port" $_ranks) ||
         die "no node agent for this rank (MANA_NODE_AGENT=1): see the message above"
     export MANA_COORD_HOST=127.0.0.1 MANA_COORD_PORT="$agent_port"
 }

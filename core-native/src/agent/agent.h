@@ -53,6 +53,9 @@ int agent_send(int fd, uint16_t type, uint32_t reqid, const void *body, size_t l
 /* ERROR(code, message). */
 int agent_send_error(int fd, uint32_t reqid, uint16_t code, const char *msg);
 
+/* close() with its failure said (behind MANA_DEBUG: nothing is left to do about it). */
+void agent_close(int fd, const char *what);
+
 /* Logging: agent_dbg only under MANA_DEBUG; agent_err always (stderr). */
 void agent_dbg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void agent_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -177,7 +177,7 @@ static int listen_local(uint16_t *port)
     if (bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(fd, 4096) < 0 ||
         getsockname(fd, (struct sockaddr *)&sa, &sl) < 0) {
         agent_err("listen on 127.0.0.1: %s", strerror(errno));
-        close(fd);
+        agent_close(fd, "the listening socket");
         return -1;
     }
     *port = ntohs(sa.sin_port);
@@ -199,7 +199,8 @@ static int write_endpoint(const char *dir, uint16_t port, pid_t pid)
     bad |= fclose(f) != 0;
     if (bad || rename(tmp, final) < 0) {
         agent_err("cannot write %s: %s", final, strerror(errno));
-        unlink(tmp);
+        if (unlink(tmp) < 0)
+            agent_dbg("unlink %s: %s", tmp, strerror(errno));
         return -1;
     }
     return 0;
@@ -216,7 +217,8 @@ static unsigned read_endpoint(const char *dir)
     unsigned port = 0;
     if (fscanf(f, "Port: %u", &port) != 1 || port > 65535)
         port = 0;
-    fclose(f);
+    if (fclose(f) != 0)
+        agent_dbg("close %s: %s", path, strerror(errno));
     return port;
 }
 
@@ -247,7 +249,7 @@ static void close_inherited(int keep1, int keep2)
     }
     closedir(d);
     for (int i = 0; i < n; i++)
-        close(fds[i]);          /* EBADF for one closed meanwhile is harmless */
+        agent_close(fds[i], "an inherited descriptor");
 }
 
 /* The elected process: listen, publish the endpoint, and run the agent (forked off with --ensure, in
@@ -273,8 +275,8 @@ static int become_agent(struct agent_cfg *cfg, int ensure)
         return 1;
     }
     if (pid > 0) {               /* the launcher's side: publish the endpoint, print the port */
-        close(lfd);
-        close(cfg->lock_fd);
+        agent_close(lfd, "the listening socket (the agent has it)");
+        agent_close(cfg->lock_fd, "the lock (the agent holds it)");
         if (write_endpoint(cfg->dir, port, pid) < 0)
             return 1;
         printf("%u\n", (unsigned)port);
@@ -287,8 +289,8 @@ static int become_agent(struct agent_cfg *cfg, int ensure)
     int lg = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
     if (nul < 0 || lg < 0 || dup2(nul, 0) < 0 || dup2(nul, 1) < 0 || dup2(lg, 2) < 0)
         _exit(1);
-    close(nul);
-    close(lg);
+    agent_close(nul, "/dev/null");
+    agent_close(lg, "the log");
     close_inherited(lfd, cfg->lock_fd);
     if (setsid() < 0)
         agent_err("setsid: %s", strerror(errno));

@@ -54,6 +54,12 @@ void agent_err(const char *fmt, ...)
     va_end(ap);
 }
 
+void agent_close(int fd, const char *what)
+{
+    if (fd >= 0 && close(fd) < 0)
+        agent_dbg("close %s (fd %d): %s", what, fd, strerror(errno));
+}
+
 /* ---- frames ------------------------------------------------------------------------------ */
 
 int agent_rx_next(struct agent_rx *rx, int fd, const char **why)
@@ -241,10 +247,8 @@ static int proxied_count(const struct agent *a)
 static void member_close(struct agent *a, int i)
 {
     struct member *m = a->m[i];
-    if (m->fd >= 0 && close(m->fd) < 0)
-        agent_dbg("close member %d: %s", i, strerror(errno));
-    if (m->up_fd >= 0 && close(m->up_fd) < 0)
-        agent_dbg("close member %d's coordinator connection: %s", i, strerror(errno));
+    agent_close(m->fd, "a rank's connection");
+    agent_close(m->up_fd, "a rank's own coordinator connection");
     m->fd = m->up_fd = -1;
     agent_rx_free(&m->up_rx);
     agent_rx_free(&m->rx);
@@ -265,7 +269,7 @@ static int accept_one(struct agent *a)
     }
     if (a->nconn >= AGENT_MAX_MEMBERS) {
         agent_send_error(fd, 0, MANA_COORD_RE_PROTOCOL, "node agent: too many connections");
-        close(fd);
+        agent_close(fd, "a refused connection");
         return -1;
     }
     int one = 1;
@@ -273,7 +277,7 @@ static int accept_one(struct agent *a)
         agent_dbg("TCP_NODELAY: %s", strerror(errno));
     struct member *m = calloc(1, sizeof *m);
     if (!m) {
-        close(fd);
+        agent_close(fd, "a refused connection");
         return -1;
     }
     m->fd = fd;
@@ -282,7 +286,7 @@ static int accept_one(struct agent *a)
     m->rx.max_body = MNCP_PRE_AUTH_MAX;
     if (getrandom(m->snonce, sizeof m->snonce, 0) != (ssize_t)sizeof m->snonce) {
         agent_err("getrandom: %s", strerror(errno));
-        close(fd);
+        agent_close(fd, "a refused connection");
         free(m);
         return -1;
     }
@@ -719,7 +723,7 @@ static void member_leaves(struct agent *a, int i, const uint8_t *bye, uint32_t b
         if (bye)
             agent_send(a->ufd, MNCP_BYE, 0, bye, byelen);
         /* a disconnect: closing the group connection is the members' disconnect (§4.8) */
-        close(a->ufd);
+        agent_close(a->ufd, "the group's coordinator connection");
         a->ufd = -1;
     } else {
         uint8_t b[8] = {0};          /* reason 0, status 0 for a disconnect */
@@ -1033,7 +1037,7 @@ int agent_run(struct agent_cfg *cfg, int listen_fd)
         if (a->m[i]->fd >= 0)
             member_close(a, i);
     if (a->ufd >= 0)
-        close(a->ufd);
+        agent_close(a->ufd, "the group's coordinator connection");
     agent_dbg("group left; exiting");
     return 0;
 }

@@ -1,5 +1,5 @@
 #!/bin/bash
-# agent.sh MANA_ROOT - the node agent (bin/mana_node_agent) against the real coordinator, with probe ranks
+# agent.sh MANA_ROOT PROGRAMS - the node agent (bin/mana_node_agent) against the real coordinator, with probe ranks
 # (bin/mana_coord_probe) as the node's fake ranks:
 #   - three callers of --ensure at once elect one agent and all get its port;
 #   - 3 ranks through the agent + 1 direct: LIST shows the 3 with one client id, not the direct one's;
@@ -9,9 +9,12 @@
 #     aborts it (the coordinator's reason names it) and the others go on; exit-after-commit ends the
 #     group and the agent;
 #   - restarting ranks (HELLO restarting=1, phases 32-34) through the agent, then a checkpoint;
+#   - a late rank (the agent's group already registered) carried on its own connection;
+#   - a program without an MPI launcher (PROGRAMS/counter) launched, checkpointed and restarted through
+#     agents by mana_launch/mana_restart with MANA_NODE_AGENT=1;
 #   - the coordinator going away: the members' connections drop, the agent exits.
 set -u
-ROOT=$1
+ROOT=$1 PROGS=${2:-}
 PROBE=$ROOT/bin/mana_coord_probe AGENT=$ROOT/bin/mana_node_agent
 for b in "$ROOT/bin/mana_coordinator" "$PROBE" "$AGENT"; do
     [ -x "$b" ] || { echo "FAIL: $b not built (make build)"; exit 1; }
@@ -227,6 +230,34 @@ if wait_for 20 two_listed; then
     fi
 else
     fail "late: the group of 2 did not register"
+fi
+
+# A program without an MPI launcher, launched and restarted with MANA_NODE_AGENT=1: the launchers start
+# an agent for its one rank; checkpoint-and-exit through it, the restart through a new one goes on.
+if [ -x "$PROGS/counter" ]; then
+    (export MANA_NODE_AGENT=1 TMPDIR=$tmp/solo-t TEST_HOLD_FILE=$tmp/solo.go
+     mkdir -m 0700 "$TMPDIR" && cd "$tmp" &&
+     exec timeout 60 "$ROOT/bin/mana_launch" --job solo --ckptdir "$tmp/solo" "$PROGS/counter" 20 10) > "$tmp/solo.out" 2> "$tmp/solo.err" &
+    sl=$!
+    pids="$pids $sl"
+    if wait_for 20 "$PROBE" -j solo --await-running 1 --timeout 1000 > /dev/null 2>&1; then
+        c=$("$PROBE" -j solo --list)
+        ls "$tmp"/solo-t/mana-agent-*/solo-*/endpoint > /dev/null 2>&1 && ok "a rank without MPI launcher, through its agent: $c" ||
+            fail "solo: no agent endpoint under $tmp/solo-t: $(ls -R "$tmp/solo-t")"
+        out=$(timeout 30 "$PROBE" -j solo --checkpoint --exit 2>&1) || fail "solo: checkpoint: $out"
+        wait $sl
+        : > "$tmp/solo.go"
+        (export MANA_NODE_AGENT=1 TMPDIR=$tmp/solo-t
+         exec timeout 60 "$ROOT/bin/mana_restart" --job solo --restartdir "$tmp/solo") > "$tmp/solo.r.out" 2> "$tmp/solo.r.err"
+        grep -q "counter done: last=20 sum=210" "$tmp/solo.r.out" && [ ! -s "$tmp/solo.r.err" ] &&
+            [ "$(ls -d "$tmp"/solo-t/mana-agent-*/solo-*/ | wc -l)" = 2 ] &&
+            ok "... checkpointed, exited and restarted through agents: $(tail -1 "$tmp/solo.r.out")" ||
+            fail "solo restart: $(cat "$tmp/solo.r.out" "$tmp/solo.r.err" "$tmp"/solo-t/*/*/agent.log)"
+    else
+        fail "solo: the rank did not register: $(cat "$tmp/solo.out" "$tmp/solo.err")"
+    fi
+else
+    fail "$PROGS/counter not built"
 fi
 
 # The coordinator goes away: each member's connection drops (as a direct rank's), the agent exits.
