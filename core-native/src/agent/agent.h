@@ -34,16 +34,24 @@ struct agent_cfg {
     int      lock_fd;               /* the election lock, held for the agent's life */
 };
 
-/* A frame being reassembled from a non-blocking socket. */
+/* Frames reassembled from a non-blocking socket.  Once the peer has authenticated, a read takes what
+ * the socket has (several frames at once); before, no byte past the frame in progress (as the
+ * coordinator reads a stranger, protocol §2). */
 struct agent_rx {
     uint8_t        *buf;
-    size_t          cap, have;
+    size_t          cap, have;      /* bytes in buf */
+    size_t          start;          /* where the frame handed out begins */
+    int             drained;        /* the last read took less than asked: the socket has no more */
     struct mncp_hdr hdr;            /* valid when agent_rx_next() returned 1 */
     uint32_t        max_body;       /* 256 until the peer authenticated (§2) */
 };
 
-/* Read what the socket has; 1 = a whole frame is at buf (header) / buf + 16 (body), 0 = need more,
- * -1 = EOF or error (why says which).  agent_rx_consume() drops the frame handed out. */
+/* The body of the frame agent_rx_next() handed out. */
+#define AGENT_RX_BODY(rx) ((rx)->buf + (rx)->start + MNCP_HDR_LEN)
+
+/* The next whole frame: 1 = its header in hdr, its body at AGENT_RX_BODY(rx); 0 = need more (the
+ * socket has nothing now), -1 = EOF or error (why says which).  agent_rx_consume() drops the frame
+ * handed out. */
 int  agent_rx_next(struct agent_rx *rx, int fd, const char **why);
 void agent_rx_consume(struct agent_rx *rx);
 void agent_rx_free(struct agent_rx *rx);

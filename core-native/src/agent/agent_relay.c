@@ -65,31 +65,43 @@ void agent_close(int fd, const char *what)
 int agent_rx_next(struct agent_rx *rx, int fd, const char **why)
 {
     for (;;) {
-        size_t want = MNCP_HDR_LEN;
-        if (rx->have >= MNCP_HDR_LEN) {
-            if (mncp_parse_hdr(rx->buf, &rx->hdr, why) < 0)
+        size_t avail = rx->have - rx->start, want = MNCP_HDR_LEN;
+        if (avail >= MNCP_HDR_LEN) {
+            if (mncp_parse_hdr(rx->buf + rx->start, &rx->hdr, why) < 0)
                 return -1;
             if (rx->hdr.len > rx->max_body) {
                 *why = "frame too large";
                 return -1;
             }
             want = MNCP_HDR_LEN + rx->hdr.len;
-            if (rx->have >= want)
+            if (avail >= want)
                 return 1;
         }
-        if (rx->cap < want) {
-            size_t ncap = want < 4096 ? 4096 : want;
-            uint8_t *nb = realloc(rx->buf, ncap);
+        if (rx->drained) {           /* nothing more until poll() says so */
+            rx->drained = 0;
+            return 0;
+        }
+        /* room for the frame in progress, the partial frame moved to the front */
+        if (rx->start) {
+            memmove(rx->buf, rx->buf + rx->start, avail);
+            rx->have = avail;
+            rx->start = 0;
+        }
+        size_t room = rx->max_body > MNCP_PRE_AUTH_MAX && want < 65536 ? 65536 : want;
+        if (rx->cap < room) {
+            uint8_t *nb = realloc(rx->buf, room);
             if (!nb) {
                 *why = "out of memory";
                 return -1;
             }
             rx->buf = nb;
-            rx->cap = ncap;
+            rx->cap = room;
         }
-        ssize_t r = recv(fd, rx->buf + rx->have, want - rx->have, 0);
+        size_t ask = (rx->max_body > MNCP_PRE_AUTH_MAX ? rx->cap : want) - rx->have;
+        ssize_t r = recv(fd, rx->buf + rx->have, ask, 0);
         if (r > 0) {
             rx->have += (size_t)r;
+            rx->drained = (size_t)r < ask;
             continue;
         }
         if (r == 0) {
@@ -107,14 +119,17 @@ int agent_rx_next(struct agent_rx *rx, int fd, const char **why)
 
 void agent_rx_consume(struct agent_rx *rx)
 {
-    rx->have = 0;          /* recv() never reads past the frame in progress */
+    rx->start += MNCP_HDR_LEN + rx->hdr.len;
+    if (rx->start >= rx->have)
+        rx->start = rx->have = 0;
 }
 
 void agent_rx_free(struct agent_rx *rx)
 {
     free(rx->buf);
     rx->buf = NULL;
-    rx->cap = rx->have = 0;
+    rx->cap = rx->have = rx->start = 0;
+    rx->drained = 0;
 }
 
 int agent_send(int fd, uint16_t type, uint32_t reqid, const void *body, size_t len)
@@ -406,7 +421,7 @@ static int up_handshake(struct agent *a, int *fdp, struct agent_rx *rx, int64_t 
         return -1;
     }
     uint8_t snonce[MNCP_NONCE_LEN], cnonce[MNCP_NONCE_LEN], mac[MNCP_SHA256_LEN], body[64];
-    if (mncp_dec_challenge(rx->buf + MNCP_HDR_LEN, rx->hdr.len, snonce) < 0 ||
+    if (mncp_dec_challenge(AGENT_RX_BODY(rx), rx->hdr.len, snonce) < 0 ||
         getrandom(cnonce, sizeof cnonce, 0) != (ssize_t)sizeof cnonce) {
         snprintf(err, errlen, "coordinator handshake: bad CHALLENGE");
         return -1;
@@ -420,13 +435,13 @@ static int up_handshake(struct agent *a, int *fdp, struct agent_rx *rx, int64_t 
         return -1;
     }
     if (rx->hdr.type == MNCP_ERROR) {
-        up_error_text(rx->buf + MNCP_HDR_LEN, rx->hdr.len, code, err, errlen);
+        up_error_text(AGENT_RX_BODY(rx), rx->hdr.len, code, err, errlen);
         return -1;
     }
     uint8_t theirs[MNCP_SHA256_LEN];
     mncp_auth_proof(a->cfg->secret, 1, snonce, cnonce, mac);
     if (rx->hdr.type != MNCP_AUTH_OK ||
-        mncp_dec_auth_ok(rx->buf + MNCP_HDR_LEN, rx->hdr.len, theirs) < 0 ||
+        mncp_dec_auth_ok(AGENT_RX_BODY(rx), rx->hdr.len, theirs) < 0 ||
         memcmp(theirs, mac, sizeof mac) != 0) {
         snprintf(err, errlen, "the coordinator did not prove it knows the job secret");
         return -1;
@@ -482,11 +497,11 @@ static int register_group(struct agent *a, char *err, size_t errlen, uint16_t *c
         return -1;
     }
     if (a->urx.hdr.type == MNCP_ERROR) {
-        up_error_text(a->urx.buf + MNCP_HDR_LEN, a->urx.hdr.len, code, err, errlen);
+        up_error_text(AGENT_RX_BODY(&a->urx), a->urx.hdr.len, code, err, errlen);
         return -1;
     }
     if (a->urx.hdr.type != MNCP_WELCOME ||
-        mncp_dec_welcome(a->urx.buf + MNCP_HDR_LEN, a->urx.hdr.len, &a->welcome) < 0) {
+        mncp_dec_welcome(AGENT_RX_BODY(&a->urx), a->urx.hdr.len, &a->welcome) < 0) {
         snprintf(err, errlen, "group HELLO: no WELCOME (message 0x%02x)", a->urx.hdr.type);
         return -1;
     }
@@ -757,7 +772,7 @@ static void forward_kv(struct agent *a, int i, uint16_t type, const uint8_t *b, 
 static void on_member_frame(struct agent *a, int i)
 {
     struct member *m = a->m[i];
-    const uint8_t *b = m->rx.buf + MNCP_HDR_LEN;
+    const uint8_t *b = AGENT_RX_BODY(&m->rx);
     uint32_t n = m->rx.hdr.len, req = m->rx.hdr.reqid;
     uint16_t t = m->rx.hdr.type;
     if (m->st == M_CHALLENGED) {
@@ -813,7 +828,7 @@ static void fanout_all(struct agent *a, uint16_t type, const uint8_t *b, uint32_
 
 static void on_upstream_frame(struct agent *a)
 {
-    const uint8_t *b = a->urx.buf + MNCP_HDR_LEN;
+    const uint8_t *b = AGENT_RX_BODY(&a->urx);
     uint32_t n = a->urx.hdr.len, req = a->urx.hdr.reqid;
     uint16_t t = a->urx.hdr.type;
     struct pending *p = NULL;
@@ -903,6 +918,26 @@ static void member_readable(struct agent *a, int i)
     }
 }
 
+/* Handle every frame the group's coordinator connection has (read or already buffered).  -1 when it
+ * ended: the coordinator is gone. */
+static int upstream_readable(struct agent *a)
+{
+    while (a->ufd >= 0) {            /* -1 once the group left (its last member's BYE or disconnect) */
+        const char *why = "";
+        int u = agent_rx_next(&a->urx, a->ufd, &why);
+        if (u == 0)
+            return 0;
+        if (u < 0) {
+            agent_dbg("coordinator connection: %s", why);
+            a->coord_gone = 1;
+            return -1;
+        }
+        on_upstream_frame(a);
+        agent_rx_consume(&a->urx);
+    }
+    return 0;
+}
+
 /* What the coordinator sends a proxied rank goes to it unchanged; its end ends the rank's connection. */
 static void proxy_readable(struct agent *a, int i)
 {
@@ -912,7 +947,7 @@ static void proxy_readable(struct agent *a, int i)
         int r = agent_rx_next(&m->up_rx, m->up_fd, &why);
         if (r == 0)
             return;
-        if (r < 0 || agent_send(m->fd, m->up_rx.hdr.type, m->up_rx.hdr.reqid, m->up_rx.buf + MNCP_HDR_LEN,
+        if (r < 0 || agent_send(m->fd, m->up_rx.hdr.type, m->up_rx.hdr.reqid, AGENT_RX_BODY(&m->up_rx),
                                 m->up_rx.hdr.len) < 0) {
             agent_dbg("proxied rank %d: %s", (int)m->rank, r < 0 ? why : "cannot send to the rank");
             member_close(a, i);
@@ -958,21 +993,8 @@ static int poll_round(struct agent *a, int timeout_ms)
         if (idx[k] == -1)
             accept_one(a);
         else if (idx[k] == -2) {
-            for (;;) {
-                const char *why = "";
-                int u = agent_rx_next(&a->urx, a->ufd, &why);
-                if (u == 0)
-                    break;
-                if (u < 0) {
-                    agent_dbg("coordinator connection: %s", why);
-                    a->coord_gone = 1;
-                    return -1;
-                }
-                on_upstream_frame(a);
-                agent_rx_consume(&a->urx);
-                if (a->ufd < 0)
-                    break;             /* the group left (its last member's BYE or disconnect) */
-            }
+            if (upstream_readable(a) < 0)
+                return -1;
         } else if (idx[k] <= -3) {
             proxy_readable(a, -3 - idx[k]);
         } else if (a->m[idx[k]]->fd >= 0)
@@ -1028,7 +1050,9 @@ int agent_run(struct agent_cfg *cfg, int listen_fd)
     if (!ok)
         return 1;
     agent_dbg("registered %d ranks as client %u", a->nm, a->welcome.client_id);
-    while (live_count(a) > 0 || a->ufd >= 0 || proxied_count(a) > 0) {
+    /* what came behind the WELCOME in the same read (poll() would not say it is there) */
+    upstream_readable(a);            /* the coordinator gone already: coord_gone, the loop is skipped */
+    while (!a->coord_gone && (live_count(a) > 0 || a->ufd >= 0 || proxied_count(a) > 0)) {
         if (poll_round(a, 1000) < 0)
             break;
     }
