@@ -271,6 +271,7 @@ static void member_close(struct agent *a, int i)
 }
 
 static int proxy_open(struct agent *a, struct member *m, const uint8_t *b, uint32_t n, uint32_t req);
+static void member_leaves(struct agent *a, int i, const uint8_t *bye, uint32_t byelen);
 
 /* ---- the handshake with a rank (§2), answered as the coordinator would ------------------------ */
 
@@ -543,12 +544,14 @@ static void answer_hellos(struct agent *a, int ok, uint16_t code, const char *ms
         struct member *m = a->m[i];
         if (m->st != M_HELLOED)
             continue;
-        if (ok && agent_send(m->fd, MNCP_WELCOME, m->hello_req, b, w.len) == 0) {
+        if (ok) {
+            /* registered upstream either way: one that cannot be told leaves as by a disconnect */
             m->st = M_LIVE;
+            if (agent_send(m->fd, MNCP_WELCOME, m->hello_req, b, w.len) < 0)
+                member_leaves(a, i, NULL, 0);
             continue;
         }
-        if (!ok)
-            agent_send_error(m->fd, m->hello_req, code, msg);
+        agent_send_error(m->fd, m->hello_req, code, msg);
         member_close(a, i);
     }
 }
@@ -644,7 +647,7 @@ static void on_collective(struct agent *a, int i, const uint8_t *b, uint32_t n, 
     uint32_t count = mncp_r_u32(&r);
     if (r.bad || count > MANA_COORD_MAX_VALUES || r.len - r.off < (size_t)count * 8) {
         agent_send_error(m->fd, req, MANA_COORD_RE_BAD_FRAME, "malformed COLLECTIVE");
-        member_close(a, i);
+        member_leaves(a, i, NULL, 0);      /* the coordinator hears of it as of a disconnect */
         return;
     }
     if (op > MANA_COORD_MIN) {
