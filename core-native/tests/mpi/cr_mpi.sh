@@ -210,9 +210,14 @@ launch_once() {
 # its end
 restart_to_the_end() {
     start_coordinator
-    echo "$extra" > "$tmp/stop"
+    [ -n "$agent" ] || echo "$extra" > "$tmp/stop"
     start_job restart1 mana_restart --restartdir "$tmp/ck"
     final=restart1
+    if [ -n "$agent" ]; then
+        await_running "$np" 60 || fail "restart: not every rank came back"
+        one_group restart
+        echo "$extra" > "$tmp/stop"
+    fi
     finish_job 100 || fail "the restarted job failed"
 }
 # --agent: the coordinator lists the np ranks on one connection (a rank group: one client id for all)
