@@ -36,7 +36,7 @@ static const char usage[] =
     "--drop-in-ckpt (with --serve): at a checkpoint, leaves without BYE after phase 1 (a rank that\n"
     "  dies mid-checkpoint).\n"
     "--list prints the job's ranks as the coordinator lists them, one line each:\n"
-    "  rank R pid P state S generation G client C\n"
+    "  rank R host H pid P state S generation G client C\n"
     "--await-running waits until the job lists N ranks, all RUNNING (exit 0), or the time-out\n"
     "  passes (exit 1, with the ranks as last listed): a test's wait, one process, no JVM.\n"
     "Exit status: 0 ok, 1 wrong result or protocol failure, 2 usage, 3 cannot connect.\n";
@@ -346,8 +346,9 @@ int main(int argc, char **argv)
                 return 1;
             }
             for (uint32_t i = 0; i < count && i < 256; i++)
-                printf("rank %d pid %d state %u generation %u client %u\n", ranks[i].rank, ranks[i].pid,
-                       (unsigned)ranks[i].state, (unsigned)ranks[i].generation, (unsigned)ranks[i].client_id);
+                printf("rank %d host %s pid %d state %u generation %u client %u\n", ranks[i].rank,
+                       ranks[i].host[0] ? ranks[i].host : "-", ranks[i].pid, (unsigned)ranks[i].state,
+                       (unsigned)ranks[i].generation, (unsigned)ranks[i].client_id);
             return 0;
         }
         if (await_n > 0) {

@@ -182,7 +182,7 @@ if DROP=--drop-in-ckpt serve drop; then
     esac
     wait_for 10 grep -q "aborted" "$tmp/drop.0" && kill -0 $sp0 && kill -0 $sp2 && kill -0 $sp3 &&
         ok "the other ranks saw the abort and go on" || { fail "abort not seen"; cat "$tmp/drop."[0-3]; }
-    if "$PROBE" -j drop --list | awk '$2==1 {f=1; s=$6} END {exit !(f && s==7)}' ; then
+    if "$PROBE" -j drop --list | awk '$2==1 {f=1; s=$8} END {exit !(f && s==7)}' ; then
         ok "the dropped rank is EXITED"
     else
         fail "dropped rank: $("$PROBE" -j drop --list | tr '\n' ';')"
