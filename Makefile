@@ -3,7 +3,7 @@
 #   make test-fast   unit tests only (Java libraries without the @Tag("slow") ones, ctest -L unit): under a minute
 #   make build  build everything, run nothing (lays out bin/ and lib/ as in MANA's manual)
 #   make demo   build if needed, then checkpoint / kill / restart the bundled example
-#   make bench-process | bench-coordinator | bench-attack | bench-inspector | bench-lint | bench-gdb | bench-mpi | bench-cluster   benchmarks (table, then one JSON line)
+#   make bench-process | bench-coordinator | bench-agent | bench-attack | bench-inspector | bench-lint | bench-gdb | bench-mpi | bench-cluster   benchmarks (table, then one JSON line)
 #   make screenshots   copy the screenshots the UI tests took (under target/) into docs/screenshots/
 
 SHELL := /bin/bash
@@ -24,7 +24,7 @@ DEB_PACKAGES := build-essential cmake gdb openmpi-bin libopenmpi-dev mpich libmp
                 neovim python3 bc sqlite3 python3-mpi4py python3-pycparser gfortran libzstd-dev \
                 slurm-wlm munge iproute2
 
-.PHONY: all deps build test test-fast demo clean bench-process bench-coordinator bench-attack bench-inspector bench-lint bench-gdb bench-mpi bench-cluster check-jdk screenshots test-apps
+.PHONY: all deps build test test-fast demo clean bench-process bench-coordinator bench-agent bench-attack bench-inspector bench-lint bench-gdb bench-mpi bench-cluster check-jdk screenshots test-apps
 
 all: build
 
@@ -95,6 +95,13 @@ bench-process:
 bench-coordinator:
 	@[ -x $(ROOT)/bin/mana_coordinator ] || $(MAKE) build
 	$(BENCH_RUN) $(ROOT)/control-plane/bench/bench_coordinator.sh
+
+# Node agents: barrier of real rank processes with and without agents, then the simulated 4,096 ranks
+# through 64 agents beside groups and per-rank connections (docs/benchmarks.md, "Through node agents").
+bench-agent:
+	@[ -x $(ROOT)/bin/mana_node_agent ] && [ -x $(ROOT)/bin/mana_simrank ] || $(MAKE) build
+	$(BENCH_RUN) $(ROOT)/core-native/bench/bench_agent.sh
+	$(BENCH_RUN) $(ROOT)/core-native/bench/bench_agent.sh --simulated
 
 bench-attack:
 	@[ -x $(ROOT)/bin/mana_coordinator ] || $(MAKE) build

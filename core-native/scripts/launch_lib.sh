@@ -233,6 +233,7 @@ common_option() {
         --ckpt-signal=*) opt_signal=${1#*=};;
         --job) need_arg "$@"; opt_job=$2; took=2;;
         --job=*) opt_job=${1#*=};;
+        --node-agent) MANA_NODE_AGENT=1;;
         # MANA options with nothing to do here: accepted so MANA job scripts run unchanged.
         --tmpdir|--coord-logfile) need_arg "$@"; took=2;;
         --tmpdir=*|--coord-logfile=*) ;;
@@ -281,8 +282,11 @@ find_runtime_and_coordinator() {
 export_runtime_env() {
     export MANA_ROOT
     export MANA_COORD_HOST="$coord_host" MANA_COORD_PORT="$coord_port" MANA_COORD_RC="$coord_rc"
-    pass_secret
     export MANA_JOB="${opt_job:-${MANA_JOB:-${SLURM_JOB_ID:-}}}"
+    if [ "${MANA_NODE_AGENT:-0}" != 0 ] && [ -z "${MANA_NO_COORD:-}" ]; then
+        use_node_agent
+    fi
+    pass_secret
     export MANA_CKPT_DIR="$ckptdir"
     export MANA_CKPT_INTERVAL="${opt_interval:-${MANA_CKPT_INTERVAL:-0}}"
     export MANA_CKPT_SIGNAL="$sig"
@@ -290,6 +294,30 @@ export_runtime_env() {
     [ -z "$opt_timing" ] || MANA_TIMING=1
     [ -z "$opt_quiet" ] || MANA_QUIET=1
     export MANA_TIMING="${MANA_TIMING:-}" MANA_QUIET="${MANA_QUIET:-}"
+}
+
+# MANA_NODE_AGENT=1 (--node-agent): this rank registers through its node's agent (bin/mana_node_agent,
+# docs/architecture.md "The node agent"), which carries all the job's ranks on this node over one
+# connection to the coordinator.  The first rank of the node starts the agent (an flock on the agent
+# directory's lock decides), the others wait for its endpoint (bounded: MANA_AGENT_WAIT_MS); every
+# rank then talks to 127.0.0.1:PORT exactly as to the coordinator (same handshake, same secret).  The
+# agent directory is per user and per job: MANA_AGENT_DIR, else $TMPDIR/mana-agent-UID/JOB-PORT-PPID,
+# where PPID (the process that started this launcher: mpirun's, Hydra's proxy or slurmstepd) is the
+# same for all ranks of one job step on a node.  MANA_COORD_RC stays: a rank whose agent is gone follows
+# the status file to the coordinator as it would today.  Control clients (-i's mana_coord_probe) keep
+# talking to the coordinator itself (coord_host, coord_port).
+use_node_agent() {
+    [ -x "$MANA_ROOT/bin/mana_node_agent" ] ||
+        die "$MANA_ROOT/bin/mana_node_agent not found: build the runtime first (make build), or unset MANA_NODE_AGENT"
+    _key=$(printf '%s' "${MANA_JOB:-default}" | tr -c 'A-Za-z0-9._-' '_')
+    agent_dir=${MANA_AGENT_DIR:-${TMPDIR:-/tmp}/mana-agent-$(id -u)/$_key-$coord_port-$PPID}
+    # no MPI launcher (launcher_env): this process is the node's only rank of its job
+    _ranks=
+    [ -n "${launcher:-}" ] || _ranks="--ranks 1"
+    agent_port=$(printf '%s' "$coord_secret" | "$MANA_ROOT/bin/mana_node_agent" --ensure --dir "$agent_dir" \
+                     --coord-host "$coord_host" --coord-port "$coord_port" $_ranks) ||
+        die "no node agent for this rank (MANA_NODE_AGENT=1): see the message above"
+    export MANA_COORD_HOST=127.0.0.1 MANA_COORD_PORT="$agent_port"
 }
 
 # --verbose: the environment given to the runtime.

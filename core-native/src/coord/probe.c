@@ -24,6 +24,7 @@ static const char usage[] =
     "       mana_coord_probe [-h HOST] [-p PORT] [-s SECRET] [-j JOB] --set-interval SEC\n"
     "       mana_coord_probe [-h HOST] [-p PORT] [-s SECRET] [-j JOB] --checkpoint [--exit] [--forked]\n"
     "       mana_coord_probe [-h HOST] [-p PORT] [-s SECRET] [-j JOB] --await-running N [--timeout MS]\n"
+    "       mana_coord_probe [-h HOST] [-p PORT] [-s SECRET] [-j JOB] --list\n"
     "Registers as rank RANK of NRANKS (default 0 of 1) and runs COUNT collectives\n"
     "(default 100 barriers, generation G = 0, phase P = 64: outside the checkpoint\n"
     "phases 1-34), checking every result; prints latency figures.\n"
@@ -32,6 +33,10 @@ static const char usage[] =
     "--checkpoint asks for a checkpoint (--exit: the ranks exit after it; --forked: written by a\n"
     "  writer process while the program runs), waits for it and prints the coordinator's figures:\n"
     "  checkpoint ok generation=G elapsed_s=T bytes=B ranks=N dir=D   (exit 0; else 1)\n"
+    "--drop-in-ckpt (with --serve): at a checkpoint, leaves without BYE after phase 1 (a rank that\n"
+    "  dies mid-checkpoint).\n"
+    "--list prints the job's ranks as the coordinator lists them, one line each:\n"
+    "  rank R host H pid P state S generation G client C\n"
     "--await-running waits until the job lists N ranks, all RUNNING (exit 0), or the time-out\n"
     "  passes (exit 1, with the ranks as last listed): a test's wait, one process, no JVM.\n"
     "Exit status: 0 ok, 1 wrong result or protocol failure, 2 usage, 3 cannot connect.\n";
@@ -64,7 +69,7 @@ static int cmp_double(const void *a, const void *b)
 
 struct opts {
     int rank, nranks, count, serve_for, fail_ckpt, quiet, timeout_ms, serve;
-    int restarting;
+    int restarting, drop_in_ckpt;
     uint32_t gen;
     uint16_t phase;
     enum mana_coord_op op;
@@ -176,6 +181,11 @@ static int serve_ckpt(mana_coord_t *c, const struct opts *o, const struct mana_c
     char err[512], path[4200];
     uint32_t g = ev->generation;
     int rc = mana_coord_barrier(c, g, MANA_PHASE_SUSPENDED, o->timeout_ms, err, sizeof err);
+    if (rc == MANA_COORD_OK && o->drop_in_ckpt) {
+        printf("probe rank %d: dropping out of checkpoint %u\n", o->rank, (unsigned)g);
+        fflush(stdout);
+        _exit(0);                  /* the socket closes without BYE, as when a rank dies */
+    }
     if (rc == MANA_COORD_OK)
         rc = mana_coord_barrier(c, g, MANA_PHASE_DRAINED, o->timeout_ms, err, sizeof err);
     if (rc == MANA_COORD_OK && o->fail_ckpt) {
@@ -254,7 +264,8 @@ int main(int argc, char **argv)
         {"restarting", required_argument, 0, 'R'}, {"ckptdir", required_argument, 0, 'd'},
         {"timeout", required_argument, 0, 't'}, {"help", no_argument, 0, 'H'},
         {"set-interval", required_argument, 0, 'I'}, {"checkpoint", no_argument, 0, 'C'},
-        {"exit", no_argument, 0, 'E'},          {"forked", no_argument, 0, 'K'}, {"await-running", required_argument, 0, 'A'},
+        {"exit", no_argument, 0, 'E'},          {"list", no_argument, 0, 'L'},
+        {"drop-in-ckpt", no_argument, 0, 'D'},          {"forked", no_argument, 0, 'K'}, {"await-running", required_argument, 0, 'A'},
         {0, 0, 0, 0}};
     struct opts o = {.rank = 0, .nranks = 1, .count = 100, .timeout_ms = 60000,
                      .phase = 64, .op = MANA_COORD_BARRIER, .ckptdir = "."};
@@ -264,6 +275,7 @@ int main(int argc, char **argv)
     long set_interval = -1;
     int checkpoint = 0, ckpt_exit = 0, ckpt_forked = 0;
     long await_n = -1;
+    int list = 0;
 
     /* Line-buffered even into a file: tests read our progress while we run. */
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -294,6 +306,8 @@ int main(int argc, char **argv)
             else { fputs(usage, stderr); return 2; }
             break;
         case 'C': checkpoint = 1; break;
+        case 'L': list = 1; break;
+        case 'D': o.drop_in_ckpt = 1; break;
         case 'E': ckpt_exit = 1; break;
         case 'K': ckpt_forked = 1; break;
         case 'A': await_n = num(optarg, 1, 256); break;
@@ -313,7 +327,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "mana_coord_probe: %s\n", err);
         return 3;
     }
-    if (set_interval >= 0 || checkpoint || await_n > 0) {
+    if (set_interval >= 0 || checkpoint || await_n > 0 || list) {
         struct mana_coord_hello hc = {.role = MANA_COORD_ROLE_CONTROL,
                                       .job = job ? job : getenv("MANA_JOB")};
         int rc;
@@ -321,6 +335,21 @@ int main(int argc, char **argv)
         if (!c) {
             fprintf(stderr, "mana_coord_probe: %s\n", err);
             return 3;
+        }
+        if (list) {
+            static struct mana_coord_rank_info ranks[256];
+            uint32_t count = 0;
+            rc = mana_coord_list(c, ranks, 256, &count, 15000, err, sizeof err);
+            mana_coord_close(c);
+            if (rc != MANA_COORD_OK) {
+                fprintf(stderr, "mana_coord_probe: list: %s\n", err);
+                return 1;
+            }
+            for (uint32_t i = 0; i < count && i < 256; i++)
+                printf("rank %d host %s pid %d state %u generation %u client %u\n", ranks[i].rank,
+                       ranks[i].host[0] ? ranks[i].host : "-", ranks[i].pid, (unsigned)ranks[i].state,
+                       (unsigned)ranks[i].generation, (unsigned)ranks[i].client_id);
+            return 0;
         }
         if (await_n > 0) {
             rc = await_running(c, (uint32_t)await_n, o.timeout_ms);

@@ -15,13 +15,16 @@
 #      equals a native srun of the same number of iterations
 # --once: one restart instead of steps 3 and 4, on the other two nodes and placed 1+3 at once (shorter);
 # with --same-shape placed 2+2 there instead (shmwin.c: each node's ranks share a window).
+# --agent: every run with MANA_NODE_AGENT=1 (one node agent per node and run, elected among the node's
+# ranks under srun: SLURM_STEP_TASKS_PER_NODE, SLURM_NODEID); wherever the ranks are placed, the
+# coordinator must list each node's ranks on one connection of that node's own.
 # Every wait is bounded and waits for an event (a line, a file, a job state); exit 0 = PASS.
 set -u
-once= same_shape=
+once= same_shape= agent=
 while [ $# -gt 0 ]; do
-    case $1 in --once) once=1; shift;; --same-shape) same_shape=1; shift;; *) break;; esac
+    case $1 in --once) once=1; shift;; --same-shape) same_shape=1; shift;; --agent) agent=1; shift;; *) break;; esac
 done
-[ $# = 3 ] || { echo "usage: cr_slurm.sh [--once [--same-shape]] openmpi|mpich ROOT PROGRAM" >&2; exit 2; }
+[ $# = 3 ] || { echo "usage: cr_slurm.sh [--once [--same-shape]] [--agent] openmpi|mpich ROOT PROGRAM" >&2; exit 2; }
 mpi=$1 ROOT=$2 prog=$3
 case $mpi in
     openmpi) pmi=pmix; export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;;
@@ -34,7 +37,8 @@ case "$ROOT/ $prog" in /tmp/*|*" /tmp/"*) echo "cr_slurm: $ROOT and $prog must n
 SH=$CLUSTER_DIR/shared/$mpi      # the shared file system: checkpoints, job output, the stop file
 mkdir -p "$SH" || exit 1
 name=$(basename "$prog")
-unset MANA_RC MANA_COORD_HOST MANA_COORD_PORT MANA_COORD_SECRET MANA_MPI
+unset MANA_RC MANA_COORD_HOST MANA_COORD_PORT MANA_COORD_SECRET MANA_MPI MANA_NODE_AGENT MANA_AGENT_DIR
+[ -z "$agent" ] || export MANA_NODE_AGENT=1      # sbatch passes the environment on to srun's ranks
 step=0
 
 say() { printf 'cr_slurm[%s %s %3ds]: %s\n' "$name" "$mpi" "$SECONDS" "$*"; }
@@ -94,6 +98,18 @@ placed() {   # placed WHAT EXPECTED: wait until the ranks run there, else fail w
         fail "$1: ranks not RUNNING on '$2' (job $job: '$(job_state "$job")')"
     }
     say "$1: ranks RUNNING on $2 (job $job, coordinator $(sed -n 's/^Host: *//p' "$rc_file"))"
+    [ -z "$agent" ] || one_connection_per_node "$1"
+}
+# --agent: the ranks of each node share one connection (their node agent's), each node has its own
+one_connection_per_node() {
+    local l pairs nodes clients
+    l=$(timeout 20 env MANA_RC="$rc_file" "$ROOT/bin/mana_coord_probe" --list 2>&1) || fail "$1: cannot list the ranks: $l"
+    pairs=$(echo "$l" | awk '$1 == "rank" { print $4, $NF }' | sort -u)     # host, client id
+    nodes=$(echo "$pairs" | awk '{ print $1 }' | sort -u | wc -l)
+    clients=$(echo "$pairs" | awk '{ print $2 }' | sort -u | wc -l)
+    [ "$(echo "$pairs" | wc -l)" = "$nodes" ] && [ "$clients" = "$nodes" ] ||
+        fail "$1: not one connection per node: $(echo "$l" | tr '\n' ';')"
+    say "$1: $nodes nodes, one node agent connection each: $(echo "$pairs" | tr '\n' ' ')"
 }
 checkpoint_and_cancel() {
     local g=$1

@@ -44,10 +44,14 @@
 # at most, when another process took the pid first).
 # P=32767 is 0x7fff, the upper half of every pointer into 0x7fff........: a scan for the tid field of
 # glibc's thread descriptor once took such a pointer for it in that rank.
+# --agent: every run registers through the node agent (MANA_NODE_AGENT=1, bin/mana_node_agent): once all
+# ranks run after the launch and after the last restart, the coordinator must list them all on ONE
+# connection (one client id), and at the end each run's agent must have gone with its ranks (its endpoint
+# removed) without a complaint in its log; the last restart is told to stop only after that check.
 # Every wait is bounded; a hang fails the test.  Exit 0 = PASS.
 set -u
 ROOT=${MANA_ROOT:-$(cd "$(dirname -- "$(readlink -f -- "$0")")/../../.." && pwd -P)}
-mode=kill cycles=3 seed=${MANA_TEST_SEED:-$$} extra=50 native='' script= restart_env=() rank_pid= launcher_mpi= new_rc= hold=
+mode=kill cycles=3 seed=${MANA_TEST_SEED:-$$} extra=50 native='' script= restart_env=() rank_pid= launcher_mpi= new_rc= hold= agent=
 while [ $# -gt 0 ]; do
     case $1 in
         --mode) mode=$2; shift 2;;
@@ -61,6 +65,7 @@ while [ $# -gt 0 ]; do
         --rank-pid) rank_pid=$2; shift 2;;
         --new-rc) new_rc=1; shift;;
         --hold) hold=1; shift;;
+        --agent) agent=1; shift;;
         *) break;;
     esac
 done
@@ -123,7 +128,12 @@ cleanup() {
 }
 trap cleanup EXIT
 export HOME=$tmp MANA_RC=$tmp/mana.rc
-unset MANA_COORD_HOST MANA_COORD_PORT MANA_COORD_SECRET
+unset MANA_COORD_HOST MANA_COORD_PORT MANA_COORD_SECRET MANA_NODE_AGENT MANA_AGENT_DIR
+if [ -n "$agent" ]; then
+    # the agents' directories (one per run: the launcher's parent is each run's mpirun) under $tmp
+    export MANA_NODE_AGENT=1 TMPDIR=$tmp/t
+    mkdir -m 0700 "$TMPDIR" || exit 1
+fi
 
 . "$(dirname -- "$(readlink -f -- "$0")")/../lib/wait.sh"     # wait_for, await_running, start_coord_on
 . "$(dirname -- "$(readlink -f -- "$0")")/../lib/cannot.sh"     # cannot KEY WHY: skip only where asked
@@ -200,10 +210,25 @@ launch_once() {
 # its end
 restart_to_the_end() {
     start_coordinator
-    echo "$extra" > "$tmp/stop"
+    [ -n "$agent" ] || echo "$extra" > "$tmp/stop"
     start_job restart1 mana_restart --restartdir "$tmp/ck"
     final=restart1
+    if [ -n "$agent" ]; then
+        await_running "$np" 60 || fail "restart: not every rank came back"
+        one_group restart
+        echo "$extra" > "$tmp/stop"
+    fi
     finish_job 100 || fail "the restarted job failed"
+}
+# --agent: the coordinator lists the np ranks on one connection (a rank group: one client id for all)
+one_group() {
+    local ids
+    ids=$("$ROOT/bin/mana_coord_probe" --list 2>&1) || fail "cannot list the ranks: $ids"
+    [ "$(echo "$ids" | grep -c '^rank ')" = "$np" ] || fail "the coordinator lists $(echo "$ids" | grep -c '^rank ') ranks, want $np: $ids"
+    local n
+    n=$(echo "$ids" | awk '{print $NF}' | sort -u | wc -l)
+    [ "$n" = 1 ] || fail "$1: the ranks are on $n connections, want one group: $(echo "$ids" | tr '\n' ';')"
+    say "$1: $np ranks on one connection through the node agent (client $(echo "$ids" | awk 'NR==1 {print $NF}'))"
 }
 rank_pids() { "$ROOT/bin/mana_status" --list --json 2>/dev/null | grep -o '"pid":[0-9]*' | cut -d: -f2; }
 start_coordinator
@@ -230,6 +255,7 @@ else
     done
     wrap=                  # restarts run as they are
 fi
+[ -n "$agent" ] && one_group launch
 if [ -n "$hold" ]; then
     all_held() { [ "$(grep -c '^holding' "$tmp/launch.out")" -ge $((np - 1)) ]; }
     wait_for 60 all_held || fail "$(grep -c '^holding' "$tmp/launch.out") 'holding' lines from the launched program, want $((np - 1))"
@@ -294,10 +320,14 @@ case $mode in
             ls "$tmp"/ck/ckpt_rank_*/*.tmp >/dev/null 2>&1 && fail "a *.tmp image was left behind"
             if [ -n "$new_rc" ]; then rm -f "$MANA_RC"; MANA_RC=$tmp/mana$((c + 1)).rc; fi
             start_coordinator
-            [ "$c" = "$n" ] && echo "$extra" > "$tmp/stop"
+            [ "$c" = "$n" ] && [ -z "$agent" ] && echo "$extra" > "$tmp/stop"
             start_job restart$c mana_restart --restartdir "$tmp/ck"
             final=restart$c
-            if [ "$c" != "$n" ]; then
+            if [ "$c" = "$n" ] && [ -n "$agent" ]; then
+                await_running "$np" 60 || fail "restart $c: not every rank came back"
+                one_group "restart $c"
+                echo "$extra" > "$tmp/stop"
+            elif [ "$c" != "$n" ]; then
                 await_running "$np" 60 || fail "restart $c: not every rank came back"
                 random_pause
             fi
@@ -319,6 +349,16 @@ case $mode in
         restart_to_the_end;;
     *) fail "bad mode $mode";;
 esac
+if [ -n "$agent" ]; then
+    # each run's agent left with its ranks (no endpoint left behind) and wrote no complaint
+    no_endpoint() { [ ! -e "$1/endpoint" ]; }
+    for d in "$tmp"/t/mana-agent-*/*/; do
+        wait_for 10 no_endpoint "$d" || fail "an agent's endpoint is still there: $d"
+        [ -s "$d/agent.log" ] && fail "the agent in $d complained: $(cat "$d/agent.log")"
+    done
+    nagents=$(ls -d "$tmp"/t/mana-agent-*/*/ 2>/dev/null | wc -l)
+    [ "$nagents" -ge 2 ] || fail "$nagents agent directories, want one per run (launch and restarts)"
+fi
 if [ -n "$new_rc" ]; then
     for f in "$tmp"/restart*.err; do
         grep -E 'restarted without a coordinator|cannot reach coordinator|cannot read status file' "$f" &&

@@ -404,4 +404,20 @@ class RankGroupTest {
             assertEquals(4, cl.status().nranks());
         }
     }
+
+    /** {@code ports}: the ranks' connections spread over several ports in equal blocks (each node's
+     * ranks to its own node agent); two coordinators with one secret stand in for two agents here. */
+    @Test
+    void portsSpreadTheConnectionsInBlocks() throws Exception {
+        String secret = Coordinator.newSecret();
+        Coordinator a = track(Coordinator.builder().port(0).bindHost("127.0.0.1").secret(secret).build().start());
+        Coordinator b = track(Coordinator.builder().port(0).bindHost("127.0.0.1").secret(secret).build().start());
+        track(SimulatedRanks.builder(a.loopbackAddress()).job("spread").ranks(0, 4).nranks(4)
+                .ports(new int[] {a.port(), b.port()}).build().start());
+        List<Integer> onA = new ArrayList<>(), onB = new ArrayList<>();
+        for (RankInfo r : a.list("spread").get(10, TimeUnit.SECONDS)) onA.add(r.rank());
+        for (RankInfo r : b.list("spread").get(10, TimeUnit.SECONDS)) onB.add(r.rank());
+        assertEquals(List.of(0, 1), onA.stream().sorted().toList());
+        assertEquals(List.of(2, 3), onB.stream().sorted().toList());
+    }
 }

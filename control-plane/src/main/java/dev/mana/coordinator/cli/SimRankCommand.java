@@ -43,6 +43,10 @@ public final class SimRankCommand implements Callable<Integer> {
             description = "Carry the ranks in rank-group connections of up to K ranks each (HELLO role 3), as a "
                     + "node agent would; 0 (the default) = one connection per rank.")
     int groupSize;
+    @Option(names = "--ports", paramLabel = "P,P,...", split = ",",
+            description = "Spread the connections over these ports of HOST, in equal consecutive blocks (each "
+                    + "node's ranks to its own node agent); the coordinator's secret still authenticates them.")
+    int[] ports;
     @Option(names = "--restart-from", paramLabel = "G", description = "Register as restarting from generation G.")
     int restartFrom = -1;
     @Option(names = "--bench", paramLabel = "K", description = "Run K barriers and K sum reductions, then exit.")
@@ -72,7 +76,7 @@ public final class SimRankCommand implements Callable<Integer> {
                 self = "localhost";
             }
             SimulatedRanks.Builder b = SimulatedRanks.builder(addr).job(job).ranks(first, count).imageBytes(imageBytes)
-                    .host(self).groupSize(groupSize)
+                    .host(self).groupSize(groupSize).ports(ports)
                     .connectTimeout(Duration.ofSeconds(60));
             if (nranks > 0) b.nranks(nranks);
             if (ckptDir != null) b.ckptDir(ckptDir);

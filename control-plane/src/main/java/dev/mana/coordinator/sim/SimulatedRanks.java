@@ -67,8 +67,20 @@ public final class SimulatedRanks implements AutoCloseable {
         private final Map<Integer, Integer> stalls = new HashMap<>();
         private Duration connectTimeout = Duration.ofSeconds(30);
         private int groupSize;
+        private int[] ports;
 
         private Builder(CoordinatorAddress address) { this.address = address; }
+
+        /**
+         * Spread the connections over these ports of the address's host, in consecutive blocks of equal
+         * size (connection c of n goes to {@code ports[c * ports.length / n]}), with the address's
+         * secret: ranks of several nodes, each node's ranks connecting to its own node agent. Null or
+         * empty (the default): every connection to the address's port.
+         */
+        public Builder ports(int[] ports) {
+            this.ports = ports == null || ports.length == 0 ? null : ports.clone();
+            return this;
+        }
 
         public Builder job(String job) { this.job = job == null ? "" : job; return this; }
 
@@ -164,13 +176,16 @@ public final class SimulatedRanks implements AutoCloseable {
         // CHALLENGE at once, as a real rank would (the coordinator closes strangers that wait)
         thread.start();
         for (int i = 0; i < cfg.count; i += per) {
+            int conn = i / per;
+            int port = cfg.ports == null ? cfg.address.port()
+                    : cfg.ports[(int) ((long) conn * cfg.ports.length / expected)];
             int[] members = new int[Math.min(per, cfg.count - i)];
             for (int k = 0; k < members.length; k++) members[k] = cfg.first + i + k;
             SocketChannel ch = null;
             try {
                 ch = SocketChannel.open();
                 ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-                ch.socket().connect(new InetSocketAddress(cfg.address.host(), cfg.address.port()),
+                ch.socket().connect(new InetSocketAddress(cfg.address.host(), port),
                         (int) Math.min(cfg.connectTimeout.toMillis(), 10_000));
                 ch.configureBlocking(false);
                 Rank rank = new Rank(members, cfg.groupSize > 0, ch);
