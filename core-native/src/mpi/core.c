@@ -715,6 +715,10 @@ void mana_mpi_init_lazy(void)
     lower.iface = reg ? reg(&hooks) : NULL;
     /* A program restarted from an image taken before its first MPI call runs on at once: let the restart
      * sequence finish first (mana_mpi_iface.h, restarting). */
+    if (lower.iface && lower.iface->restarting && __atomic_load_n(lower.iface->restarting, __ATOMIC_SEQ_CST)) {
+        struct lh_info *l = *lower.iface->lh_info;
+        if (l && l->magic == MANA_LH_MAGIC && l->settings.debug) say("mana: the first MPI call waits for the restart to end");
+    }
     if (lower.iface && lower.iface->restarting)
         while (__atomic_load_n(lower.iface->restarting, __ATOMIC_SEQ_CST)) {
             struct timespec ts = { 0, 5000000 };

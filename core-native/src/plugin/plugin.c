@@ -857,6 +857,22 @@ coord_failed:
 }
 
 /* The checkpoint thread continues here after a restart (mana_ctx_save returned 1). */
+/* Tests only: MANA_TEST_RESTART_HOLD=PATH in the program's environment (set at launch: the restarted
+ * process has the program's environment back) holds the restart sequence here, before the coordinator,
+ * while PATH exists (60 s at most), so that a test can see what the program does meanwhile
+ * (tests/mpi/preinit.sh: a program with no MPI call yet must not get into MPI before the sequence ends). */
+static void restart_hold(void)
+{
+    const char *hold = mana_env_get("MANA_TEST_RESTART_HOLD");
+    if (!hold || !*hold) return;
+    int64_t end = mana_now_ns() + 60000000000LL;
+    struct stat st;
+    while (stat(hold, &st) == 0 && mana_now_ns() < end) {
+        struct timespec ts = { 0, 10000000 };
+        nanosleep(&ts, NULL);
+    }
+}
+
 static void after_restart(void)
 {
     struct lh_info *lh = mana_lh_info;
@@ -910,6 +926,7 @@ static void after_restart(void)
     trigger_fd = trigger_fd_own = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (coord) { mana_coord_discard(coord); coord = NULL; }
     mana_dbg("restarted from generation %u", g);
+    restart_hold();
     int64_t t0 = mana_now_ns();
     if (!mana_pl.cfg.no_coord) {
         if (coord_connect(1, g) == 0) {

@@ -24,12 +24,16 @@ checkpoint_kill() {
 }
 # restart_to_end EXTRA [ARGS...]: a new coordinator; $tmp/ck restarted (mana_restart under run()), told to
 # stop EXTRA iterations on ($tmp/stop); it must end well, with the "done:" line of a native run of $prog
-# for the same count (ARGS after --iters K).  The line is left in $got.
+# for the same count (ARGS after --iters K).  The line is left in $got.  A script that defines
+# while_restarting has it called while the restart runs (in the background then).
 restart_to_end() {
-    local extra=$1 rc k want; shift
+    local extra=$1 rc k want job; shift
     coord
     echo "$extra" > "$tmp/stop"
-    run "$ROOT/bin/mana_restart" --restartdir "$tmp/ck" > "$tmp/r.out" 2> "$tmp/r.err"
+    run "$ROOT/bin/mana_restart" --restartdir "$tmp/ck" > "$tmp/r.out" 2> "$tmp/r.err" &
+    job=$!
+    if declare -F while_restarting > /dev/null; then while_restarting; fi
+    wait $job
     rc=$?
     got=$(grep "done:" "$tmp/r.out")
     check "restart finished ($rc)" '[ $rc -eq 0 ] && [ -n "$got" ]'
