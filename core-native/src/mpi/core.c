@@ -471,6 +471,13 @@ static void poke_progress(void)
     __asm__ volatile("mov %%fs:0x10, %0" : "=r"(up));
     int zero = 0;
     if (!__atomic_compare_exchange_n(lower.owner, &zero, cur_tid(up), 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) return;
+    /* A program thread may have finalized MPI since the checkpoint began (its MPI_Finalize had passed the
+     * gate already): MPICH aborts an MPI_Iprobe after MPI_Finalize.  mana_finalized is set inside that
+     * call's excursion, which the owner word above orders with this one. */
+    if (__atomic_load_n(&mana_finalized, __ATOMIC_SEQ_CST)) {
+        lower_release(up);
+        return;
+    }
     lower_switch(up);
     int flag = 0;
     MPI_Status st;
@@ -557,7 +564,16 @@ static struct drain_coll coll_drain = { .ops = &coll_drain_ops, .epoch_wait_s = 
 
 static int quiesce(uint32_t g, char *err, size_t errlen)
 {
-    if (!mana_initialized || mana_finalized) return 0;
+    /* Called only when every rank's program has called into MPI (plugin.c, mpi_start_vote): one whose
+     * first call is still setting up (mana_mpi_init_lazy) finishes it first, program threads running. */
+    for (int64_t t0 = coll_drain.ops->now_ns(NULL); !__atomic_load_n(&mana_initialized, __ATOMIC_SEQ_CST);) {
+        if (coll_drain.ops->now_ns(NULL) - t0 > 30000000000LL) {
+            snprintf(err, errlen, "this rank's first MPI call did not finish setting up within 30 s");
+            return -1;
+        }
+        mana_sys0(SYS_sched_yield);
+    }
+    if (mana_finalized) return 0;
     return drain_quiesce(&coll_drain, g, err, errlen);
 }
 static void resume(void)
@@ -832,8 +848,8 @@ int PMPI_Finalize(void)
     MANA_CHECK_INIT();
     mana_attr_finalize();
     int rc;
-    COLL_LOWER(world_obj, rc = real.Finalize());
-    mana_finalized = 1;
+    /* finalized inside the excursion: a checkpoint's progress poke takes the lower half after it (poke_progress) */
+    COLL_LOWER(world_obj, rc = real.Finalize(); __atomic_store_n(&mana_finalized, 1, __ATOMIC_SEQ_CST));
     return rc;
 }
 ALIAS(Finalize)

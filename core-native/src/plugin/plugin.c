@@ -75,7 +75,7 @@ static void restart_done(void)
 
 MANA_EXPORT struct mana_plugin_iface *mana_mpi_register(const struct mana_mpi_hooks *hooks)
 {
-    mpi = hooks;
+    __atomic_store_n(&mpi, hooks, __ATOMIC_SEQ_CST);   /* before its first call looks at restart_pending */
     mana_pl.mpi = hooks;
     return &iface;
 }
@@ -722,6 +722,35 @@ static void log_checkpoint(uint32_t g, const struct ck_times *t, const char *fin
                  (unsigned long)res->inherited_bytes);
 }
 
+/* Has every rank started MPI, or none?  The MPI drain's rounds are collectives of the whole job, and a
+ * rank only runs them once its program has called into MPI (the MPI library registered its hooks): a
+ * checkpoint that came while some ranks were in MPI_Init and the others not yet had half the job in the
+ * drain's first round and the other half at phase 1 for good (MPICH's topo/graphmap1, 4 ranks, a
+ * checkpoint in the first second).  From here until the program runs again no rank starts MPI (its first
+ * call waits on restart_pending, as after a restart); then one reduction
+ * (the last of the collective drain's phases, 16,447) says whether all ranks have started or none has, and where they differ every rank refuses this
+ * checkpoint alike.  0: go on. */
+static int mpi_start_vote(uint32_t g)
+{
+    __atomic_store_n(&restart_pending, 1, __ATOMIC_SEQ_CST);
+    int64_t started = __atomic_load_n(&mpi, __ATOMIC_SEQ_CST) != NULL;
+    if (!coord) return 0;
+    int64_t v[2] = { started, -started };      /* max: whether any rank has; -max(-x): whether all have */
+    char err[512] = "";
+    int rc = mana_coord_collective(coord, g, MANA_PHASE_COLL_DRAIN_LAST, MANA_COORD_MAX, v, v, 2, -1, err, sizeof err);
+    if (rc == MANA_COORD_OK && v[0] == -v[1]) return 0;
+    if (rc == MANA_COORD_OK) {
+        mana_fmt(err, sizeof err, "MPI was starting: some ranks had called MPI_Init and others not yet (this "
+                 "one %s); checkpoint refused, take it again", started ? "had" : "had not");
+        mana_err("checkpoint %u refused: %s", g, err);
+        mana_coord_ckpt_failed(coord, g, err, NULL, 0);
+    } else {
+        mana_dbg("checkpoint %u: %s", g, err[0] ? err : mana_coord_rc_name(rc));
+    }
+    restart_done();
+    return 1;
+}
+
 static void do_checkpoint(uint32_t g, int flags, const char *reqdir)
 {
     char err[512] = "";
@@ -735,6 +764,7 @@ static void do_checkpoint(uint32_t g, int flags, const char *reqdir)
     mana_image_name(final, sizeof final, dir, mana_pl.cfg.rank, program_name(), g, 0);
 
     if (refuse_early(g) != 0) return;
+    if (mpi_start_vote(g) != 0) return;
     if (mpi && mpi->quiesce(g, err, sizeof err) != 0) {
         mana_err("checkpoint %u failed: %s", g, err);
         mpi->resume();

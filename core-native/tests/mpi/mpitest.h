@@ -68,10 +68,24 @@ struct mt_run {
     char **argv;
 };
 
-/* MT_PREINIT_HOLD_FILE: wait before the first MPI call while that file exists (10 ms naps). */
+/* The launcher's rank of this process, before MPI_Init (Open MPI's mpirun, Hydra, Slurm), or -1. */
+static inline int mt_launcher_rank(void)
+{
+    const char *names[] = { "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const char *v = getenv(names[i]);
+        if (v && *v) return atoi(v);
+    }
+    return -1;
+}
+
+/* MT_PREINIT_HOLD_FILE: wait before the first MPI call while that file exists (10 ms naps); with
+ * MT_PREINIT_HOLD_RANK=R only the rank the launcher calls R waits. */
 static inline void mt_preinit_hold(void)
 {
     const char *f = getenv("MT_PREINIT_HOLD_FILE");
+    const char *only = getenv("MT_PREINIT_HOLD_RANK");
+    if (only && *only && atoi(only) != mt_launcher_rank()) return;
     if (!f || access(f, F_OK) != 0) return;
     mt_out("holding before MPI_Init\n");
     while (access(f, F_OK) == 0) {
@@ -99,6 +113,7 @@ static inline void mt_init_level(struct mt_run *r, int *argc, char ***argv, int 
     }
     MPI_Comm_rank(MPI_COMM_WORLD, &r->rank);
     MPI_Comm_size(MPI_COMM_WORLD, &r->size);
+    if (getenv("MT_SAY_INIT")) mt_out("rank %d in MPI\n", r->rank);   /* tests that need to know it has */
     r->stop_file = NULL;
     r->iters = 0;
     r->stop_at = -1;
