@@ -4,6 +4,23 @@
 # waits for a launched job; checkpoint_kill GEN asks one; restart_to_end and finish close the C/R
 # scripts (tests/lib/wait.sh holds the waits).
 fails=0
+# mpi_script_setup MPI NP NAME: what the scripts of one MPI job share: run() = that MPI's launcher for NP
+# ranks (120 s), Open MPI's settings for root and for ranks that exit without MPI_Finalize, $tmp (a fresh
+# /tmp/mana_NAME.*, removed at exit unless MANA_TEST_KEEP) as HOME with the coordinator's status file, and
+# no coordinator or MPI named by the caller's environment.  Exits 2 for an unknown MPI.
+mpi_script_setup() {
+    case $1 in
+        openmpi) export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+                 export OMPI_MCA_odls_base_sigkill_timeout=0
+                 eval "run() { timeout 120 mpirun.openmpi --oversubscribe -n $2 \"\$@\"; }";;
+        mpich)   eval "run() { timeout 120 mpirun.mpich -n $2 \"\$@\"; }";;
+        *)       echo "usage: $0 openmpi|mpich PROG" >&2; exit 2;;
+    esac
+    tmp=$(mktemp -d "/tmp/mana_$3.XXXXXX") || exit 1
+    export HOME=$tmp MANA_RC=$tmp/mana.rc
+    unset MANA_COORD_HOST MANA_COORD_PORT MANA_COORD_SECRET MANA_MPI MT_PREINIT_HOLD_FILE
+    trap 'pkill -f "status-file $tmp/" 2>/dev/null; [ -n "${MANA_TEST_KEEP:-}" ] || rm -rf "$tmp"' EXIT
+}
 check() { if eval "$2"; then echo "ok: $1"; else echo "FAIL: $1"; fails=$((fails + 1)); fi; }
 . "$(dirname -- "${BASH_SOURCE[0]}")/../lib/wait.sh"     # wait_for, await_running, start_coord_on
 coord() {

@@ -9,18 +9,8 @@
 set -u
 ROOT=${MANA_ROOT:-$(cd "$(dirname -- "$(readlink -f -- "$0")")/../../.." && pwd -P)}
 mpi=$1 prog=$2 np=2
-case $mpi in
-    openmpi) export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-             export OMPI_MCA_odls_base_sigkill_timeout=0
-             run() { timeout 120 mpirun.openmpi --oversubscribe -n $np "$@"; };;
-    mpich)   run() { timeout 120 mpirun.mpich -n $np "$@"; };;
-    *)       echo "usage: $0 openmpi|mpich PROG"; exit 2;;
-esac
-tmp=$(mktemp -d /tmp/mana_startvote.XXXXXX)
-export HOME=$tmp MANA_RC=$tmp/mana.rc
-unset MANA_COORD_HOST MANA_COORD_PORT MANA_COORD_SECRET MANA_MPI MT_PREINIT_HOLD_FILE
-trap 'pkill -f "status-file $tmp/" 2>/dev/null; [ -n "${MANA_TEST_KEEP:-}" ] || rm -rf "$tmp"' EXIT
 . "$(dirname -- "$(readlink -f -- "$0")")/checks.sh"
+mpi_script_setup "$mpi" $np startvote
 
 coord
 : > "$tmp/hold"
