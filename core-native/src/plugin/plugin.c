@@ -768,6 +768,7 @@ static void do_checkpoint(uint32_t g, int flags, const char *reqdir)
     if (mpi && mpi->quiesce(g, err, sizeof err) != 0) {
         mana_err("checkpoint %u failed: %s", g, err);
         mpi->resume();
+        restart_done();
         if (coord) mana_coord_ckpt_failed(coord, g, err, NULL, 0);
         return;
     }
@@ -777,6 +778,7 @@ static void do_checkpoint(uint32_t g, int flags, const char *reqdir)
     if (suspend_threads(err, sizeof err) != 0) {
         mana_err("checkpoint %u failed: %s", g, err);
         if (mpi) mpi->resume();
+        restart_done();
         if (coord) mana_coord_ckpt_failed(coord, g, err, NULL, 0);
         return;
     }
