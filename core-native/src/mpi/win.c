@@ -73,11 +73,15 @@ struct pscw {
 };
 struct wattach { void *base; MPI_Aint size; };
 
-/* A shared-memory window's segment: one mapping of one file per node, each member's part in it. */
-struct shm_part { MPI_Aint off, size; int disp_unit; };
+/* A shared-memory window's segment: one mapping of one file per node, each member's part in it; or
+ * (lower) the alias of the real library's segment ("windows on the real library's memory" below).
+ * nul: the real MPI_Win_shared_query answered NULL for that part (Open MPI does for an empty part of
+ * a noncontiguous layout), and so do we. */
+struct shm_part { MPI_Aint off, size; int disp_unit, nul; };
 struct shm_seg {
     char    *map;                 /* this process's mapping (NULL: not a shared-memory window); the same
                                    * address after a restart, since the program holds pointers into it */
+    int      lower;               /* map is an alias of the real library's memory (lseg_*) */
     size_t   len;                 /* mapped bytes (whole pages) */
     int      n, me;               /* the communicator's size and this rank in it */
     struct shm_part *parts;       /* by rank in the communicator */
@@ -102,7 +106,7 @@ struct mana_win {
     struct wattach *att;          /* a dynamic window's attached memory */
     /* general active-target synchronization (post/start/complete/wait): the program's epochs */
     struct pscw pscw;
-    struct shm_seg shm;           /* MPI_Win_allocate_shared */
+    struct shm_seg shm;           /* MPI_Win_allocate_shared; MPI_Win_allocate's alias (map, len, lower) */
 };
 
 static struct mana_win *mw_of(struct vobj *w) { return w->arr; }
@@ -216,16 +220,23 @@ static void shm_name_make(char *path)
 }
 
 /* The parts from the gathered triples (size, disp_unit, noncontig) of every member; rank 0's noncontig
- * decides the layout. */
+ * decides the layout.  An empty part's address is what the MPI library's own MPI_Win_shared_query
+ * gives: MPICH gives NULL, Open MPI NULL in a noncontiguous layout and else where the part would be. */
 static void shm_layout(struct shm_seg *s, const int64_t *all)
 {
     int noncontig = all[2] != 0;
+#ifdef OPEN_MPI
+    int empty_null = noncontig;
+#else
+    int empty_null = 1;
+#endif
     uint64_t off = 0;
     for (int i = 0; i < s->n; i++) {
         if (noncontig) off = (off + SHM_PAGE - 1) & ~(SHM_PAGE - 1);
         s->parts[i].off = (MPI_Aint)off;
         s->parts[i].size = (MPI_Aint)all[3 * i];
         s->parts[i].disp_unit = (int)all[3 * i + 1];
+        s->parts[i].nul = empty_null && all[3 * i] == 0;
         off += (uint64_t)all[3 * i];
     }
     s->len = (size_t)((off ? off : 1) + SHM_PAGE - 1) & ~(SHM_PAGE - 1);
@@ -322,6 +333,7 @@ struct shm_plan {
     int64_t mine[3], *all;
     struct shm_name nm;
     int why, sys_err;
+    int lower;                    /* try the real library's memory first (lseg_make_lower) */
 };
 
 /* Inside win_make's excursion: the segment, then the real window over this rank's part. */
@@ -330,7 +342,7 @@ static int shm_make_lower(struct mana_win *mw, struct shm_plan *sp, MPI_Info ri,
     sp->why = shm_open_lower(&sp->seg, rc, &sp->nm, sp->all, sp->mine, 0, &sp->sys_err);
     if (sp->why != SHM_OK) return sp->why == SHM_ENODE ? MPI_ERR_RMA_SHARED : MPI_ERR_OTHER;
     const struct shm_part *p = &sp->seg.parts[sp->seg.me];
-    mw->base = sp->seg.map + p->off;
+    mw->base = p->nul ? NULL : sp->seg.map + p->off;
     mw->size = p->size;
     mw->disp_unit = p->disp_unit;
     mw->shm = sp->seg;
@@ -340,6 +352,230 @@ static int shm_make_lower(struct mana_win *mw, struct shm_plan *sp, MPI_Info ri,
         mw->shm.map = NULL;
     }
     return rc_;
+}
+
+/* ---- windows on the real library's memory (Open MPI) ----
+ * Open MPI's MPI_Win_allocate and MPI_Win_allocate_shared put the windows of a node's ranks in one
+ * shared segment (osc/rdma, osc/sm: a deleted file of /dev/shm, mapped MAP_SHARED in the lower half).
+ * A put or get between ranks of the node is then a copy into that segment, and its accumulates and
+ * atomics take paths that windows of MPI_Win_create do not: on those, Open MPI 4.1's osc/rdma returns
+ * wrong results for MPI_Get_accumulate on types with holes (MPI_SHORT_INT) and for concurrent
+ * fetch-and-ops (MPICH's rma/atomic_get_short_int and atomic_rmw_gacc fail natively once their
+ * MPI_Win_allocate is made an MPI_Win_create), and its 1 MiB puts ran at a quarter of the segment's
+ * speed.  So such a window is the real MPI_Win_allocate(_shared)'s, and the program sees its memory
+ * through an alias: a second mapping of the same pages at an address of the upper half (mremap with an
+ * old size of 0 duplicates a shared mapping).  The image writer stores the alias with its bytes, as any
+ * shared mapping of a deleted file, and the restart restores it as this process's shared memory.  At the
+ * replay the real call makes a new segment; when its layout is the old one, each rank copies its own
+ * part from the restored alias into it and the alias is made again over the same address
+ * (MREMAP_FIXED), so every pointer the program holds into its window, or into a neighbour's part of a
+ * shared window, stays valid.  When some member's memory cannot be aliased (not a shared mapping) or
+ * the replay's layout differs, the members agree to make the window as the sections above do, on
+ * upper-half memory (at a replay: on the restored copy).  MANA_WIN_LOWER=0 makes every window so.
+ * Everything here runs inside one excursion (raw system calls). */
+
+static int lseg_wanted(void)
+{
+#ifdef OPEN_MPI
+    const char *e = getenv("MANA_WIN_LOWER");
+    return !(e && strcmp(e, "0") == 0);
+#else
+    return 0;
+#endif
+}
+
+/* The real addresses [*lo, *hi) the alias must show: this rank's part (allocate: RBASE, SIZE bytes, a
+ * byte at least), or every member's non-empty part (shared: each part's size, unit and address are
+ * written into PARTS, the address as off for now).  *lo > *hi: nothing to show. */
+static int lseg_range(int shared, MPI_Win rw, char *rbase, MPI_Aint size, struct shm_part *parts, int n,
+                      uintptr_t *lo, uintptr_t *hi)
+{
+    *lo = UINTPTR_MAX;
+    *hi = 0;
+    if (!shared) {
+        if (rbase) { *lo = (uintptr_t)rbase; *hi = *lo + (uintptr_t)(size ? size : 1); }
+        return MPI_SUCCESS;
+    }
+    for (int i = 0; i < n; i++) {
+        MPI_Aint sz = 0;
+        int du = 0;
+        char *p = NULL;
+        int r = real.Win_shared_query(rw, i, &sz, &du, &p);
+        if (r != MPI_SUCCESS) return r;
+        parts[i].size = sz;
+        parts[i].disp_unit = du;
+        parts[i].nul = p == NULL;
+        parts[i].off = (MPI_Aint)(uintptr_t)p;
+        if (p && sz > 0) {
+            if ((uintptr_t)p < *lo) *lo = (uintptr_t)p;
+            if ((uintptr_t)p + (uintptr_t)sz > *hi) *hi = (uintptr_t)p + (uintptr_t)sz;
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+/* The pages holding [lo, hi) seen at a second address: any (*at NULL) or exactly *at (the replay).
+ * *len: the alias's length.  0, or the system call's negative errno (EINVAL: not a shared mapping). */
+static long lseg_alias(uintptr_t lo, uintptr_t hi, char **at, size_t *len)
+{
+    uintptr_t a = lo & ~(SHM_PAGE - 1), e = (hi + SHM_PAGE - 1) & ~(SHM_PAGE - 1);
+    long m = mana_sys6(SYS_mremap, (long)a, 0, (long)(e - a), MREMAP_MAYMOVE | (*at ? MREMAP_FIXED : 0),
+                       (long)*at, 0);
+    if (m < 0 && m > -4096) return m;
+    *at = (char *)m;
+    *len = e - a;
+    return 0;
+}
+
+/* Proof that ALIAS shows the memory at REAL: a byte written through one reads back through the other
+ * (a range that spans two mappings would alias the second one's file wrongly); the byte is put back. */
+static int lseg_same(volatile char *real_p, volatile char *alias_p)
+{
+    char v = *real_p;
+    *alias_p = (char)(v ^ 0x5a);
+    int same = *real_p == (char)(v ^ 0x5a);
+    *alias_p = v;
+    return same && *real_p == v;
+}
+
+/* This rank's part checked at both ends (nothing to check in an empty part). */
+static int lseg_check(char *real_p, char *alias_p, MPI_Aint size)
+{
+    return size <= 0 || (lseg_same(real_p, alias_p) && lseg_same(real_p + size - 1, alias_p + size - 1));
+}
+
+/* The real allocation of a window of FLAVOR (allocate or shared) and, on success, this rank's part
+ * and the [lo, hi) to alias; parts of a shared window in S. */
+static int lseg_real(int flavor, MPI_Aint size, int du, MPI_Info ri, MPI_Comm rc, struct shm_seg *s, MPI_Win *rw,
+                     char **rbase, uintptr_t *lo, uintptr_t *hi)
+{
+    int shared = flavor == MPI_WIN_FLAVOR_SHARED;
+    int r = shared ? real.Win_allocate_shared(size, du, ri, rc, rbase, rw) : real.Win_allocate(size, du, ri, rc, rbase, rw);
+    if (r == MPI_SUCCESS) r = lseg_range(shared, *rw, *rbase, size, s->parts, s->n, lo, hi);
+    if (r != MPI_SUCCESS && *rw != R(MPI_WIN_NULL)) real.Win_free(rw);
+    return r;
+}
+
+/* Every member's verdict: the window is on the real memory only if it is on every member's. */
+static int lseg_agree(int ok, MPI_Comm rc)
+{
+    int all = 0;
+    return real.Allreduce(&ok, &all, 1, R(MPI_INT), R(MPI_MIN), rc) == MPI_SUCCESS && all;
+}
+
+/* Inside win_make's excursion: the window on the real library's memory with its alias (1), or, when a
+ * member could not alias it, none (0: the caller makes it on upper-half memory); -1 with the real
+ * error in *err when the real call failed (the program gets that error, as without the runtime). */
+static int lseg_make_lower(struct mana_win *mw, struct shm_plan *sp, MPI_Aint size, int du, MPI_Info ri,
+                           MPI_Comm rc, MPI_Win *rw, int *err)
+{
+    struct shm_seg *s = &sp->seg;
+    char *rbase = NULL, *at = NULL;
+    uintptr_t lo, hi;
+    size_t len = 0;
+    *err = lseg_real(mw->flavor, size, du, ri, rc, s, rw, &rbase, &lo, &hi);
+    if (*err != MPI_SUCCESS) return -1;
+    int ok = 1;
+    if (lo < hi) ok = lseg_alias(lo, hi, &at, &len) == 0;
+    uintptr_t b = lo & ~(SHM_PAGE - 1);
+    if (ok && mw->flavor == MPI_WIN_FLAVOR_SHARED)
+        for (int i = 0; i < s->n; i++) s->parts[i].off = s->parts[i].nul ? 0 : s->parts[i].off - (MPI_Aint)b;
+    char *mine = !at ? NULL
+               : mw->flavor == MPI_WIN_FLAVOR_SHARED ? (s->parts[s->me].nul ? NULL : at + s->parts[s->me].off)
+                                                     : at + ((uintptr_t)rbase - b);
+    char *rmine = mw->flavor == MPI_WIN_FLAVOR_SHARED ? (char *)b + s->parts[s->me].off : rbase;
+    if (ok && at) ok = lseg_check(rmine, mine, size);
+    if (!lseg_agree(ok, rc)) {
+        if (at) mana_sys2(SYS_munmap, (long)at, (long)len);
+        real.Win_free(rw);
+        return 0;
+    }
+    s->map = at;
+    s->len = len;
+    s->lower = 1;
+    mw->base = mine;
+    mw->size = size;
+    mw->disp_unit = du;
+    mw->own_mem = 0;
+    mw->shm = *s;
+    return 1;
+}
+
+/* At the replay, inside the excursion: the real window made again and, when its layout is the old one,
+ * this rank's part of the restored alias copied into it and the alias made again over the same address
+ * (1).  0: some member could not (no real window is left; the restored copy stays where it is, this
+ * process's own memory); -1 with the real error in *err.  NEWP: room for the parts of a shared window. */
+static int lseg_replay_lower(struct mana_win *mw, MPI_Info ri, MPI_Comm pc, struct shm_part *newp, MPI_Win *rw,
+                             int *err)
+{
+    struct shm_seg *s = &mw->shm, ns = *s;
+    ns.parts = newp;
+    char *rbase = NULL, *at = s->map;
+    uintptr_t lo, hi;
+    size_t len = 0;
+    *err = lseg_real(mw->flavor, mw->size, mw->disp_unit, ri, pc, &ns, rw, &rbase, &lo, &hi);
+    if (*err != MPI_SUCCESS) return -1;
+    int shared = mw->flavor == MPI_WIN_FLAVOR_SHARED;
+    uintptr_t b = lo & ~(SHM_PAGE - 1);
+    size_t want = lo < hi ? ((hi + SHM_PAGE - 1) & ~(SHM_PAGE - 1)) - b : 0;
+    /* the same layout: the alias's length, and each part at its old place in it */
+    int ok = want == (s->map ? s->len : 0);
+    if (ok && shared)
+        for (int i = 0; i < s->n && ok; i++)
+            ok = newp[i].nul == s->parts[i].nul && newp[i].size == s->parts[i].size &&
+                 (newp[i].nul || newp[i].off - (MPI_Aint)b == s->parts[i].off);
+    char *rmine = shared ? (s->parts[s->me].nul ? NULL : (char *)b + s->parts[s->me].off) : rbase;
+    if (ok && !shared) ok = (rbase == NULL) == (mw->base == NULL) && (!rbase || (uintptr_t)rbase - b == (uintptr_t)((char *)mw->base - s->map));
+    /* (a shared part: all the query says it has, which Open MPI rounds up to a page when noncontiguous) */
+    MPI_Aint part = shared ? s->parts[s->me].size : mw->size;
+    if (ok && rmine)
+        for (MPI_Aint i = 0; i < part; i++) rmine[i] = ((char *)mw->base)[i];
+    /* The alias made at any address and checked first, then moved over the restored copy: a failed
+     * MREMAP_FIXED may already have unmapped its target, and the copy is all this rank has. */
+    char *fresh = NULL;
+    int lost = 0;
+    if (ok && want) {
+        ok = lseg_alias(lo, hi, &fresh, &len) == 0;
+        if (ok && rmine) ok = lseg_check(rmine, fresh + ((uintptr_t)rmine - b), mw->size);
+        if (ok) {
+            long m = mana_sys6(SYS_mremap, (long)fresh, (long)len, (long)len, MREMAP_MAYMOVE | MREMAP_FIXED, (long)at, 0);
+            ok = m == (long)at;
+            lost = !ok;
+            if (!ok) mana_sys2(SYS_munmap, (long)fresh, (long)len);
+        } else if (fresh) {
+            mana_sys2(SYS_munmap, (long)fresh, (long)len);
+        }
+    }
+    if (!lseg_agree(ok, pc)) {
+        real.Win_free(rw);
+        if (lost) { *err = MPI_ERR_NO_MEM; return -1; }
+        return 0;
+    }
+    return 1;
+}
+
+/* Inside win_make's excursion, for MPI_Win_allocate(_shared): the real library's memory first (when
+ * wanted), else the upper half's: BASE (allocate) or a segment file (shared).  sp->lower says which. */
+static int win_make_planned(struct mana_win *mw, struct shm_plan *sp, void *base, MPI_Aint size, int du,
+                            MPI_Info ri, MPI_Comm rc, MPI_Win *rw)
+{
+    if (sp->lower) {
+        int err = MPI_SUCCESS, r = lseg_make_lower(mw, sp, size, du, ri, rc, rw, &err);
+        if (r != 0) return r > 0 ? MPI_SUCCESS : err;
+        sp->lower = 0;
+        sp->seg.map = NULL;
+        sp->seg.len = 0;
+    }
+    if (mw->flavor == MPI_WIN_FLAVOR_SHARED) return shm_make_lower(mw, sp, ri, rc, rw);
+    return real.Win_create(base, size, du, ri, rc, rw);
+}
+
+/* MANA_DEBUG: where a new window's memory is (the tests check that the path they mean is taken). */
+static void win_say_memory(const struct mana_win *mw)
+{
+    if (mana_debug_on())
+        mana_say("mana: %s window on %s memory", mw->flavor == MPI_WIN_FLAVOR_SHARED ? "shared-memory" : "allocated",
+                 mw->shm.lower ? "the MPI library's (aliased)" : "the upper half's");
 }
 
 static int win_make(int flavor, void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
@@ -372,7 +608,7 @@ static int win_make(int flavor, void *base, MPI_Aint size, MPI_Aint disp_unit, M
     MPI_Win rw = MPI_WIN_NULL;
     int rc;
     COLL_LOWER(c, ri = mana_info_real_lower(info);
-               rc = sp ? shm_make_lower(mw, sp, ri, R(comm), &rw)
+               rc = sp ? win_make_planned(mw, sp, base, size, (int)disp_unit, ri, R(comm), &rw)
                   : flavor == MPI_WIN_FLAVOR_DYNAMIC ? real.Win_create_dynamic(ri, R(comm), &rw)
                                                      : real.Win_create(base, size, (int)disp_unit, ri, R(comm), &rw);
                if (rc == MPI_SUCCESS) {
@@ -416,11 +652,19 @@ static int win_allocate(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Co
 {
     MANA_CHECK_INIT();
     if (size < 0) return MPI_ERR_SIZE;
+    /* the upper half's memory, in case the real library's cannot be used (lseg_*): untouched pages */
     void *p = NULL;
     if (posix_memalign(&p, 64, size ? (size_t)size : 1) != 0) return MPI_ERR_NO_MEM;
-    int rc = win_make(MPI_WIN_FLAVOR_ALLOCATE, p, size, disp_unit, info, comm, 1, NULL, win);
+    struct shm_plan sp;
+    memset(&sp, 0, sizeof sp);
+    sp.lower = lseg_wanted();
+    int rc = win_make(MPI_WIN_FLAVOR_ALLOCATE, p, size, disp_unit, info, comm, 1, sp.lower ? &sp : NULL, win);
     if (rc != MPI_SUCCESS) { free(p); return rc; }
-    memcpy(baseptr, &p, sizeof p);          /* baseptr is a void ** passed as void * */
+    struct mana_win *mw = mw_of(mana_win_obj(*win));
+    if (!mw->own_mem) free(p);
+    win_say_memory(mw);
+    void *b = mw->base;
+    memcpy(baseptr, &b, sizeof b);          /* baseptr is a void ** passed as void * */
     return MPI_SUCCESS;
 }
 
@@ -465,6 +709,7 @@ static int win_allocate_shared(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
     sp.all = calloc(3 * (size_t)sp.seg.n, sizeof *sp.all);
     if (!sp.seg.parts || !sp.all) { free(sp.seg.parts); free(sp.all); return MPI_ERR_NO_MEM; }
     shm_name_make(sp.nm.path);
+    sp.lower = lseg_wanted();
     struct shm_part *parts = sp.seg.parts;
     int rc = win_make(MPI_WIN_FLAVOR_SHARED, NULL, size, disp_unit, info, comm, 0, &sp, win);
     free(sp.all);
@@ -475,7 +720,9 @@ static int win_allocate_shared(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
             mana_say("mana: MPI_Win_allocate_shared failed: %s (%s)", shm_why(sp.why), strerror(sp.sys_err));
         return rc;
     }
-    void *p = mw_of(mana_win_obj(*win))->base;
+    struct mana_win *mw = mw_of(mana_win_obj(*win));
+    win_say_memory(mw);
+    void *p = mw->base;
     memcpy(baseptr, &p, sizeof p);          /* baseptr is a void ** passed as void * */
     return MPI_SUCCESS;
 }
@@ -491,7 +738,7 @@ static int shared_query(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_un
     MANA_CHECK_INIT();
     WIN_OR_ERR(win, w);
     const struct shm_seg *s = &mw_of(w)->shm;
-    if (!s->map) return mana_win_err(w, win, MPI_ERR_RMA_FLAVOR);
+    if (mw_of(w)->flavor != MPI_WIN_FLAVOR_SHARED || !s->parts) return mana_win_err(w, win, MPI_ERR_RMA_FLAVOR);
     if (rank == MPI_PROC_NULL) {
         rank = 0;
         for (int i = 0; i < s->n; i++)
@@ -501,7 +748,7 @@ static int shared_query(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_un
     }
     *size = s->parts[rank].size;
     *disp_unit = s->parts[rank].disp_unit;
-    void *p = s->map + s->parts[rank].off;
+    void *p = s->parts[rank].nul || !s->map ? NULL : s->map + s->parts[rank].off;
     memcpy(baseptr, &p, sizeof p);
     return MPI_SUCCESS;
 }
@@ -1167,18 +1414,53 @@ static int shm_replay(struct vobj *w, struct mana_win *mw, MPI_Comm pc)
     return -1;
 }
 
+/* The replay of a window on the real library's memory (lseg_replay_lower): 1 made there, 0 not (the
+ * window is made on the restored copy, upper-half memory from now on), -1 failed (*rc). */
+static int lseg_replay(struct vobj *w, struct mana_win *mw, MPI_Info ri, MPI_Comm pc, MPI_Win *rw, int *rc)
+{
+    struct shm_part *newp = mw->shm.n ? calloc((size_t)mw->shm.n, sizeof *newp) : NULL;
+    if (mw->shm.n && !newp) { *rc = MPI_ERR_NO_MEM; return -1; }
+    struct timespec t0, t1;
+    int timed = mana_debug_on() && clock_gettime(CLOCK_MONOTONIC, &t0) == 0, r;
+    LOWER(r = lseg_replay_lower(mw, ri, pc, newp, rw, rc));
+    free(newp);
+    if (r < 0) {
+        mana_say("MANA: restart: cannot make window %u%s%s%s again (MPI error %d)", w->idx, mw->name[0] ? " (\"" : "",
+                 mw->name, mw->name[0] ? "\")" : "", *rc);
+        return -1;
+    }
+    if (r == 0) {
+        mw->shm.lower = 0;
+        if (mana_debug_on()) mana_say("mana: restart: window %u: the MPI library's memory has another layout now: the "
+                                      "window is made on the restored copy", w->idx);
+    } else if (timed && clock_gettime(CLOCK_MONOTONIC, &t1) == 0) {
+        mana_say("mana: restart: window %u on the MPI library's memory again (%zu bytes aliased) in %.3f ms", w->idx,
+                 mw->shm.len, (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+    }
+    return r;
+}
+
 /* Replay of R_WIN_CREATE: the same window on the same memory (pc: the replayed communicator, real). */
 int mana_win_replay(struct vobj *w, MPI_Comm pc)
 {
     if (!(w->flags & VF_WOPEN)) return MPI_SUCCESS;     /* freed, or not yet made at the checkpoint */
     struct mana_win *mw = mw_of(w);
-    if (mw->shm.map && shm_replay(w, mw, pc) != 0) return MPI_ERR_OTHER;
     MPI_Info ri = mana_info_real(mw->hints);
     MPI_Win rw = MPI_WIN_NULL;
-    int rc;
-    LOWER(rc = mw->flavor == MPI_WIN_FLAVOR_DYNAMIC ? real.Win_create_dynamic(ri, pc, &rw)
-                                                    : real.Win_create(mw->base, mw->size, mw->disp_unit, ri, pc, &rw);
-          if (rc == MPI_SUCCESS) real_setup(rw, mw));
+    int rc = MPI_SUCCESS, on_lower = 0;
+    if (mw->shm.lower) {
+        on_lower = lseg_replay(w, mw, ri, pc, &rw, &rc);
+        if (on_lower < 0) { mana_info_real_free(ri); return rc; }
+    }
+    if (!on_lower && mw->flavor == MPI_WIN_FLAVOR_SHARED && mw->shm.map && shm_replay(w, mw, pc) != 0) {
+        mana_info_real_free(ri);
+        return MPI_ERR_OTHER;
+    }
+    if (on_lower) LOWER(real_setup(rw, mw));
+    else
+        LOWER(rc = mw->flavor == MPI_WIN_FLAVOR_DYNAMIC ? real.Win_create_dynamic(ri, pc, &rw)
+                                                        : real.Win_create(mw->base, mw->size, mw->disp_unit, ri, pc, &rw);
+              if (rc == MPI_SUCCESS) real_setup(rw, mw));
     mana_info_real_free(ri);
     if (rc != MPI_SUCCESS) {
         mana_say("MANA: restart: cannot make window %u again (MPI error %d)", w->idx, rc);
