@@ -15,8 +15,12 @@
 #   3. restarts that must be refused, each with a clear line, leaving the images as they were: 2 ranks
 #      for a checkpoint of 4; a node (node3) that does not see the checkpoint directory (a tmpfs over
 #      it in node3's mount namespace, as a node where the shared file system is not mounted)
-#   4. a new coordinator on node1; the launcher restarts the 4 ranks on node1 and node3 (2 + 2) from
-#      generation 1; stop; the result equals a native run of the same number of iterations there
+#   4. the job's coordinator gone (killed, its status file left behind): the launcher restarts the 4
+#      ranks on node1 and node3 (2 + 2) from generation 1; every rank says it was restarted without a
+#      coordinator and runs on, retrying (MANA_COORD_RETRY_MAX=1), the images untouched; a new
+#      coordinator of the same status file on node1 takes every rank back, and a checkpoint through it
+#      commits generation 2 (over the lost one's *.tmp); stop; the result equals a native run of the
+#      same number of iterations there
 # Every wait is bounded and waits for an event (a line, a file, a process's end); exit 0 = PASS.
 set -u
 [ $# = 3 ] || { echo "usage: cr_nodes.sh openmpi|mpich ROOT PROGRAM" >&2; exit 2; }
@@ -79,6 +83,8 @@ coordinator 1
 # for checkpoint 2, whose writers die with their node or rank
 export MANA_TEST_WRITER_HOLD=$SH/hold
 touch "$SH/hold"
+# a rank without a coordinator tries again after 0.25 s, 0.5 s, then every second (step 4)
+export MANA_COORD_RETRY_MAX=1
 launch node1:2,node2:2 "$ROOT/bin/mana_launch" --ckptdir "$SH/ck" "$prog" --stop-file "$SH/stop" \
     > "$SH/launch.out" 2> "$SH/launch.err" &
 launcher_pid=$!
@@ -139,13 +145,27 @@ others=$(find "$SH/ck" -type f ! -name '*_gen1.mana' ! -name '*_gen2.mana.tmp')
 [ -z "$others" ] || fail "files beside generation 1 after the refused restarts: $others"
 say "refused with a clear line, images unchanged: 2 ranks for 4; node3 without the checkpoint directory"
 
-# 4. restart on the remaining nodes
-coordinator 3
+# 4. restart on the remaining nodes, the job's coordinator gone (as when its node was lost too)
+pkill -KILL -f -- "--log-file $SH/coord-2.log" || fail "no coordinator 2 to kill"
+coord_gone() { ! pgrep -f -- "--log-file $SH/coord-2.log" > /dev/null; }
+wait_for 30 coord_gone || fail "coordinator 2 did not end on SIGKILL"
+has "$rc_file" '^Secret:' || fail "coordinator 2's status file went with it"
 launch node1:2,node3:2 "$ROOT/bin/mana_restart" --restartdir "$SH/ck" > "$SH/restart.out" 2> "$SH/restart.err" &
 launcher_pid=$!
-placed "restart on node1,node3" "node1 node1 node3 node3"
-grep -E 'restarted without a coordinator|cannot reach coordinator|cannot read status file' "$SH/restart.err" &&
-    fail "a rank did not register with the restart's coordinator at the first try"
+unprotected() { [ "$(grep -c 'restarted without a coordinator' "$SH/restart.err" 2>/dev/null)" = 4 ] || ! alive; }
+wait_for 90 unprotected && alive || fail "the ranks restarted without their coordinator did not all say so"
+[ "$(cat "$SH"/ck/ckpt_rank_*/*.mana | md5sum)" = "$sum_before" ] || fail "the restart without a coordinator changed the images"
+say "restarted on node1,node3 with the coordinator gone: every rank says so and runs on; images unchanged"
+coordinator 3
+placed "taken back by a new coordinator" "node1 node1 node3 node3"
+# protected again: a checkpoint through it commits generation 2 over the lost one's leftovers (the
+# restored ranks' environment still names the writer's hold file of the launch: it must exist, or
+# each writer waits out its 60 s)
+touch "$SH/hold"
+status 120 --checkpoint > "$SH/ckpt3.status" 2>&1 || { cat "$SH/ckpt3.status"; fail "the checkpoint after the take-back failed"; }
+has "$SH/ckpt3.status" "checkpoint 2 written" || fail "no 'checkpoint 2 written' after the take-back"
+[ "$(ls "$SH"/ck/ckpt_rank_*/*_gen2.mana 2>/dev/null | wc -l)" = 4 ] && ! ls "$SH"/ck/ckpt_rank_*/*.tmp > /dev/null 2>&1 ||
+    fail "generation 2 is not 4 committed images with no *.tmp left"
 echo 30 > "$SH/stop"
 wait "$launcher_pid" || fail "the restarted job failed"
 launcher_pid=
