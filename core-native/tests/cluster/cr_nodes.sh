@@ -21,9 +21,16 @@
 #      coordinator of the same status file on node1 takes every rank back, and a checkpoint through it
 #      commits generation 2 (over the lost one's *.tmp); stop; the result equals a native run of the
 #      same number of iterations there
+# --agent: every run with MANA_NODE_AGENT=1: each node's ranks reach the coordinator through one node
+# agent (elected among them: OMPI_COMM_WORLD_LOCAL_SIZE, MPI_LOCALNRANKS), one connection per node at
+# launch; node2's agent dies with it in step 2 (the coordinator sees the group go mid-checkpoint).  At
+# step 4's restart the agents find no coordinator and leave, and each rank follows the status file to
+# the next coordinator by itself, as the design says (architecture.md §8.1).
 # Every wait is bounded and waits for an event (a line, a file, a process's end); exit 0 = PASS.
 set -u
-[ $# = 3 ] || { echo "usage: cr_nodes.sh openmpi|mpich ROOT PROGRAM" >&2; exit 2; }
+node_agent=
+[ "${1:-}" = --agent ] && { node_agent=1; shift; }
+[ $# = 3 ] || { echo "usage: cr_nodes.sh [--agent] openmpi|mpich ROOT PROGRAM" >&2; exit 2; }
 mpi=$1 ROOT=$2 prog=$3
 [ -n "${CLUSTER_DIR:-}" ] || { echo "cr_nodes: run me inside cluster.sh" >&2; exit 2; }
 case "$ROOT/ $prog" in /tmp/*|*" /tmp/"*) echo "cr_nodes: $ROOT and $prog must not be under /tmp (node-local on the cluster)" >&2; exit 2;; esac
@@ -40,7 +47,8 @@ case $mpi in openmpi|mpich) ;; *) echo "cr_nodes: bad MPI $mpi" >&2; exit 2;; es
 SH=$CLUSTER_DIR/shared/nodes-$mpi
 mkdir -p "$SH" || exit 1
 name=$(basename "$prog")
-unset MANA_RC MANA_COORD_HOST MANA_COORD_PORT MANA_COORD_SECRET MANA_MPI
+unset MANA_RC MANA_COORD_HOST MANA_COORD_PORT MANA_COORD_SECRET MANA_MPI MANA_NODE_AGENT MANA_AGENT_DIR
+[ -z "$node_agent" ] || export MANA_NODE_AGENT=1
 rc_file=$HOME/.mana.rc
 launcher_pid=
 
@@ -76,6 +84,17 @@ placed() {   # placed WHAT EXPECTED: every rank registered and RUNNING where exp
         ranks_on "$2" || { status 20 --list; fail "$1: ranks not RUNNING on '$2'"; }
     say "$1: ranks RUNNING on $2 (coordinator $(sed -n 's/^Host: *//p' "$rc_file"))"
 }
+# --agent: the ranks of each node share one connection (their node agent's), each node has its own
+one_connection_per_node() {
+    local l pairs nodes clients
+    l=$(timeout 20 env MANA_RC="$rc_file" "$ROOT/bin/mana_coord_probe" --list 2>&1) || fail "$1: cannot list the ranks: $l"
+    pairs=$(echo "$l" | awk '$1 == "rank" { print $4, $NF }' | sort -u)     # host, client id
+    nodes=$(echo "$pairs" | awk '{ print $1 }' | sort -u | wc -l)
+    clients=$(echo "$pairs" | awk '{ print $2 }' | sort -u | wc -l)
+    [ "$(echo "$pairs" | wc -l)" = "$nodes" ] && [ "$clients" = "$nodes" ] ||
+        fail "$1: not one connection per node: $(echo "$l" | tr '\n' ';')"
+    say "$1: $nodes nodes, one node agent connection each: $(echo "$pairs" | tr '\n' ' ')"
+}
 
 # 1. launch on node1 and node2 from the head
 coordinator 1
@@ -91,6 +110,7 @@ launcher_pid=$!
 ready() { has "$SH/launch.out" '^ready' || ! alive; }
 wait_for 90 ready && alive || fail "no 'ready' from the launched job"
 placed launch "node1 node1 node2 node2"
+[ -z "$node_agent" ] || one_connection_per_node launch
 
 # 2. checkpoint 1, then node2 dies
 status 120 --checkpoint > "$SH/ckpt1.status" 2>&1 || { cat "$SH/ckpt1.status"; fail "checkpoint 1 failed"; }
@@ -118,6 +138,13 @@ done
 others=$(find "$SH/ck" -type f ! -name '*_gen1.mana' ! -name '*_gen2.mana.tmp')
 [ -z "$others" ] || fail "files beside generation 1 and generation 2's unfinished *.tmp: $others"
 say "checkpoint 2 was not committed; generation 1 intact on every rank"
+# (through agents: node2's agent connection closing, or, when the kill reached a rank first, the agent
+# reporting that rank's disconnect: either aborts the checkpoint everywhere)
+if [ -n "$node_agent" ]; then
+    lost='checkpoint 2 aborted: .*\(rank group of 2 ranks .* disconnected\|disconnected from the node agent\)'
+    has "$coord_log" "$lost" || fail "the coordinator did not hear of node2's loss through its agent during checkpoint 2"
+    say "through node2's agent: $(grep -o 'checkpoint 2 aborted: .*' "$coord_log" | head -n 1)"
+fi
 unset MANA_TEST_WRITER_HOLD
 
 # 3. restarts that are refused and change nothing
