@@ -18,7 +18,6 @@ import org.eclipse.debug.core.ILaunchManager;
 import org.eclipse.debug.core.model.IProcess;
 import org.eclipse.debug.ui.DebugUITools;
 import org.eclipse.debug.ui.IDebugUIConstants;
-import org.eclipse.debug.ui.ILaunchConfigurationDialog;
 import org.eclipse.swt.widgets.Shell;
 import org.eclipse.ui.IWorkbenchPage;
 import org.eclipse.ui.IWorkbenchWindow;
@@ -227,37 +226,10 @@ class ManaWorkbenchFlowTest {
         ILaunchConfiguration config = wc.doSave();
 
         // 1. the launch dialog on this configuration (Main and Checkpoints tabs)
-        if (sc.screenshots()) Ui.sync(() -> {
-            Shell window = PlatformUI.getWorkbench().getActiveWorkbenchWindow().getShell();
-            Runnable[] capture = new Runnable[1];
-            int[] tries = {0};
-            capture[0] = () -> {
-                Shell dialog = null;
-                for (Shell s : Ui.display().getShells()) {
-                    if (s != window && s.isVisible() && s.getData() instanceof ILaunchConfigurationDialog) {
-                        dialog = s;
-                    }
-                }
-                if (dialog == null) {
-                    if (++tries[0] < 100) {
-                        Ui.display().timerExec(200, capture[0]);
-                    }
-                    return;
-                }
-                dialog.setBounds(60, 40, 1100, 760);
-                dialog.layout(true, true); // at the new size (the filter field's clear button sat mid-field)
-                ILaunchConfigurationDialog d = (ILaunchConfigurationDialog) dialog.getData();
-                Ui.screenshot(dialog, "launch-dialog");
-                d.setActiveTab(1);
-                Ui.screenshot(dialog, "launch-dialog-mpi");
-                d.setActiveTab(3); // Main, MPI, Slurm, Checkpoints
-                Ui.screenshot(dialog, "launch-dialog-checkpoints");
-                dialog.close();
-            };
-            Ui.display().timerExec(1000, capture[0]);
-            DebugUITools.openLaunchConfigurationDialogOnGroup(window,
-                new org.eclipse.jface.viewers.StructuredSelection(config), IDebugUIConstants.ID_RUN_LAUNCH_GROUP);
-        });
+        if (sc.screenshots()) {
+            // Main, MPI, Slurm, Checkpoints
+            Ui.screenshotLaunchDialog(config, "launch-dialog", "launch-dialog-mpi", null, "launch-dialog-checkpoints");
+        }
 
         // 2. run it; the MANA Job view follows it
         List<IManaJob> before = ManaJobs.getJobs();

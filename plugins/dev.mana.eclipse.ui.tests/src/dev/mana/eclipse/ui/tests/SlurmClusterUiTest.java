@@ -18,8 +18,6 @@ import org.eclipse.debug.core.ILaunchConfiguration;
 import org.eclipse.debug.core.ILaunchConfigurationWorkingCopy;
 import org.eclipse.debug.core.ILaunchManager;
 import org.eclipse.debug.ui.DebugUITools;
-import org.eclipse.debug.ui.IDebugUIConstants;
-import org.eclipse.debug.ui.ILaunchConfigurationDialog;
 import org.eclipse.swt.widgets.Shell;
 import org.eclipse.ui.PlatformUI;
 import org.junit.jupiter.api.Test;
@@ -96,7 +94,7 @@ class SlurmClusterUiTest {
         wc.setAttribute(ILaunchManager.ATTR_ENVIRONMENT_VARIABLES, Map.of("SLURM_CONF", cluster.slurmConf.getPath(),
             "HOME", cluster.home().getPath()));
         ILaunchConfiguration config = wc.doSave();
-        screenshotSlurmTab(config);
+        Ui.screenshotLaunchDialog(config, null, null, "launch-dialog-slurm"); // Main, MPI, Slurm
 
         // 1. launch: sbatch on node1,node2; the view shows every rank RUNNING on its node
         List<IManaJob> before = ManaJobs.getJobs();
@@ -172,37 +170,6 @@ class SlurmClusterUiTest {
         Matcher n = Pattern.compile("(ring done: iters=\\d+ .*)").matcher(native_);
         assertTrue(n.find(), native_);
         assertEquals(n.group(1).trim(), m.group(1).trim(), "the restarted job's result is the native one");
-    }
-
-    /** The launch dialog on the configuration, its Slurm tab: target/screenshots/launch-dialog-slurm.png. */
-    private static void screenshotSlurmTab(ILaunchConfiguration config) {
-        Ui.sync(() -> {
-            Shell window = PlatformUI.getWorkbench().getActiveWorkbenchWindow().getShell();
-            Runnable[] capture = new Runnable[1];
-            int[] tries = {0};
-            capture[0] = () -> {
-                Shell dialog = null;
-                for (Shell sh : Ui.display().getShells()) {
-                    if (sh != window && sh.isVisible() && sh.getData() instanceof ILaunchConfigurationDialog) {
-                        dialog = sh;
-                    }
-                }
-                if (dialog == null) {
-                    if (++tries[0] < 100) {
-                        Ui.display().timerExec(200, capture[0]);
-                    }
-                    return;
-                }
-                dialog.setBounds(60, 40, 1100, 760);
-                dialog.layout(true, true);
-                ((ILaunchConfigurationDialog) dialog.getData()).setActiveTab(2); // Main, MPI, Slurm
-                Ui.screenshot(dialog, "launch-dialog-slurm");
-                dialog.close();
-            };
-            Ui.display().timerExec(1000, capture[0]);
-            DebugUITools.openLaunchConfigurationDialogOnGroup(window,
-                new org.eclipse.jface.viewers.StructuredSelection(config), IDebugUIConstants.ID_RUN_LAUNCH_GROUP);
-        });
     }
 
     /** Waits until the view shows {@code job}'s ranks RUNNING on these nodes (by rank). */

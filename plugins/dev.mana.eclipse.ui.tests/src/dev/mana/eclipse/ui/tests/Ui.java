@@ -114,6 +114,48 @@ final class Ui {
         }
     }
 
+    /**
+     * Opens the Run dialog on {@code config} and saves a screenshot of tab {@code i} as {@code names[i]}
+     * (a null name: that tab is skipped), then closes it. The dialog is modal: it is found and captured from
+     * a timer on the UI thread once it shows (20 s at most), while this call sits in its event loop.
+     */
+    static void screenshotLaunchDialog(org.eclipse.debug.core.ILaunchConfiguration config, String... names) {
+        sync(() -> {
+            Shell window = PlatformUI.getWorkbench().getActiveWorkbenchWindow().getShell();
+            Runnable[] capture = new Runnable[1];
+            int[] tries = {0};
+            capture[0] = () -> {
+                Shell dialog = null;
+                for (Shell sh : display().getShells()) {
+                    if (sh != window && sh.isVisible()
+                        && sh.getData() instanceof org.eclipse.debug.ui.ILaunchConfigurationDialog) {
+                        dialog = sh;
+                    }
+                }
+                if (dialog == null) {
+                    if (++tries[0] < 100) {
+                        display().timerExec(200, capture[0]);
+                    }
+                    return;
+                }
+                dialog.setBounds(60, 40, 1100, 760);
+                dialog.layout(true, true); // at the new size (the filter field's clear button sat mid-field)
+                var d = (org.eclipse.debug.ui.ILaunchConfigurationDialog) dialog.getData();
+                for (int i = 0; i < names.length; i++) {
+                    if (names[i] != null) {
+                        d.setActiveTab(i);
+                        screenshot(dialog, names[i]);
+                    }
+                }
+                dialog.close();
+            };
+            display().timerExec(1000, capture[0]);
+            org.eclipse.debug.ui.DebugUITools.openLaunchConfigurationDialogOnGroup(window,
+                new org.eclipse.jface.viewers.StructuredSelection(config),
+                org.eclipse.debug.ui.IDebugUIConstants.ID_RUN_LAUNCH_GROUP);
+        });
+    }
+
     /** Saves a PNG of a shell (as shown on the screen) into the screenshots folder; call on the UI thread. */
     static File screenshot(Shell shell, String name) {
         String dir = System.getProperty("mana.screenshots");
