@@ -547,8 +547,9 @@ static int forkable(const struct mana_map *maps, int nm, const struct lh_info *l
         if (m->start >= slo && m->end <= shi) continue;
         /* the file holds it; not a deleted file, whose bytes are stored (a shared-memory window's
          * segment: its /dev/shm file is unlinked once every rank has it mapped).  SysV segments show as
-         * deleted "/SYSV<key>" files: MPICH attaches one with shmat, which the lower half's tracking of
-         * mmap does not see; what it holds is MPICH's, made anew at restart, so it is left as before. */
+         * deleted "/SYSV<key>" files: MPICH attaches its own with shmat inside MPI_Init (in the lower
+         * half's ranges, read after it); one attached later, which the tracking of mmap does not see,
+         * is MPICH's too, made anew at restart, so it does not keep a checkpoint from forking. */
         int deleted_file = is_deleted(m->name) && strncmp(m->name, "/SYSV", 5) != 0;
         if (m->name[0] == '/' && m->inode && !deleted_file && m->end - m->start > SHARED_COPY_MAX) continue;
         snprintf(why, len, "the shared mapping %#lx-%#lx %s is written by the program and stored in the image",
