@@ -68,6 +68,9 @@ public final class ManaDebugLaunchDelegate extends LaunchConfigurationDelegate {
             throw ManaDebugModel.error("Restart pause level " + level + ": breakpoints need level 2, 3 or 4", null);
         }
         ManaJobSettings s = ManaJobSettings.from(cfg);
+        if (s.slurm() != null) {
+            throw ManaDebugModel.error(slurmRefusal(cfg.getName()), null);
+        }
         Set<Integer> ranks = parseRanks(cfg.getAttribute(ATTR_DEBUG_RANKS, "0"), s.ranks());
 
         ILaunchConfigurationWorkingCopy wc = cfg.getWorkingCopy();
@@ -99,6 +102,18 @@ public final class ManaDebugLaunchDelegate extends LaunchConfigurationDelegate {
         attach.setUser(true);
         attach.schedule();
         sm.done();
+    }
+
+    /**
+     * Why a configuration that targets a Slurm cluster is not debugged, and what to do instead. Refused
+     * before anything is submitted: gdb attaches to processes of this machine, found through /proc, and
+     * the ranks would wait at their launch pause on the cluster's nodes for a release that never comes.
+     */
+    public static String slurmRefusal(String config) {
+        return "Debug is not available for " + config + ": it runs on a Slurm cluster, and the debugger attaches "
+            + "gdb to the ranks' processes on this machine. Run it (Run As), checkpoint it, and debug a restart of "
+            + "the checkpoint on this machine (a configuration with the Slurm tab's target off), or attach gdb "
+            + "on the node (bin/mana_gdb).";
     }
 
     /** The ranks to debug from "0", "0,3" or "1 2"; an empty spec means rank 0 ({@link DebugRanks}). */
