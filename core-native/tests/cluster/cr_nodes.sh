@@ -60,6 +60,7 @@ fail() {
     exit 1
 }
 . "$(dirname -- "$(readlink -f -- "$0")")/../lib/wait.sh"     # wait_for
+. "$(dirname -- "$(readlink -f -- "$0")")/agents.sh"              # one_connection_per_node
 has() { grep -q -- "$2" "$1" 2>/dev/null; }
 status() { local t=$1; shift; timeout "$t" env MANA_RC="$rc_file" "$ROOT/bin/mana_status" "$@"; }
 alive() { kill -0 "$launcher_pid" 2>/dev/null; }
@@ -83,17 +84,6 @@ placed() {   # placed WHAT EXPECTED: every rank registered and RUNNING where exp
     timeout 70 env MANA_RC="$rc_file" "$ROOT/bin/mana_coord_probe" --await-running 4 --timeout 60000 > /dev/null &&
         ranks_on "$2" || { status 20 --list; fail "$1: ranks not RUNNING on '$2'"; }
     say "$1: ranks RUNNING on $2 (coordinator $(sed -n 's/^Host: *//p' "$rc_file"))"
-}
-# --agent: the ranks of each node share one connection (their node agent's), each node has its own
-one_connection_per_node() {
-    local l pairs nodes clients
-    l=$(timeout 20 env MANA_RC="$rc_file" "$ROOT/bin/mana_coord_probe" --list 2>&1) || fail "$1: cannot list the ranks: $l"
-    pairs=$(echo "$l" | awk '$1 == "rank" { print $4, $NF }' | sort -u)     # host, client id
-    nodes=$(echo "$pairs" | awk '{ print $1 }' | sort -u | wc -l)
-    clients=$(echo "$pairs" | awk '{ print $2 }' | sort -u | wc -l)
-    [ "$(echo "$pairs" | wc -l)" = "$nodes" ] && [ "$clients" = "$nodes" ] ||
-        fail "$1: not one connection per node: $(echo "$l" | tr '\n' ';')"
-    say "$1: $nodes nodes, one node agent connection each: $(echo "$pairs" | tr '\n' ' ')"
 }
 
 # 1. launch on node1 and node2 from the head

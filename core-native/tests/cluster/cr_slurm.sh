@@ -49,6 +49,7 @@ fail() {
     exit 1
 }
 . "$(dirname -- "$(readlink -f -- "$0")")/../lib/wait.sh"     # wait_for
+. "$(dirname -- "$(readlink -f -- "$0")")/agents.sh"              # one_connection_per_node
 has() { grep -q -- "$2" "$1" 2>/dev/null; }
 
 # The batch script, as a user writes it (docs/cluster.md): the coordinator on the job's first node,
@@ -99,17 +100,6 @@ placed() {   # placed WHAT EXPECTED: wait until the ranks run there, else fail w
     }
     say "$1: ranks RUNNING on $2 (job $job, coordinator $(sed -n 's/^Host: *//p' "$rc_file"))"
     [ -z "$agent" ] || one_connection_per_node "$1"
-}
-# --agent: the ranks of each node share one connection (their node agent's), each node has its own
-one_connection_per_node() {
-    local l pairs nodes clients
-    l=$(timeout 20 env MANA_RC="$rc_file" "$ROOT/bin/mana_coord_probe" --list 2>&1) || fail "$1: cannot list the ranks: $l"
-    pairs=$(echo "$l" | awk '$1 == "rank" { print $4, $NF }' | sort -u)     # host, client id
-    nodes=$(echo "$pairs" | awk '{ print $1 }' | sort -u | wc -l)
-    clients=$(echo "$pairs" | awk '{ print $2 }' | sort -u | wc -l)
-    [ "$(echo "$pairs" | wc -l)" = "$nodes" ] && [ "$clients" = "$nodes" ] ||
-        fail "$1: not one connection per node: $(echo "$l" | tr '\n' ';')"
-    say "$1: $nodes nodes, one node agent connection each: $(echo "$pairs" | tr '\n' ' ')"
 }
 checkpoint_and_cancel() {
     local g=$1
