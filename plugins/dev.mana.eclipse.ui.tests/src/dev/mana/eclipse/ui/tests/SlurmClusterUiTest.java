@@ -39,7 +39,9 @@ import dev.mana.eclipse.internal.ui.views.RankRow;
  * ({@code cluster.sh --nodes 4 --slurm}, kept up for the test): the configuration's Slurm tab says sbatch on
  * node1,node2 with 2 tasks each, the Slurm commands run on the cluster's head through its {@code on head}
  * (the command prefix); the launch submits the plug-in's batch script; the MANA Job view shows the four
- * ranks RUNNING with their nodes (the coordinator's LIST); Checkpoint Now (the command); Terminate (scancel);
+ * ranks RUNNING with their nodes (the coordinator's LIST); a periodic checkpoint (the Checkpoints tab's
+ * interval, 2 s: the batch script's coordinator runs with -i 2) on every rank; Checkpoint Now (the command)
+ * after it; Terminate (scancel);
  * Restart from Checkpoint... with "Restart on a new allocation" on node3,node4; the restarted ranks RUNNING
  * there; the stop file; the restarted job COMPLETED with the result of a native srun of the same iterations.
  * MPICH ({@code srun --mpi=pmi2}: the faster start of docs/cluster.md) and the ring program of tests/mpi.
@@ -84,6 +86,7 @@ class SlurmClusterUiTest {
         wc.setAttribute(ManaCore.ATTR_WORKING_DIRECTORY, work.getPath());
         wc.setAttribute(ManaCore.ATTR_MPI_IMPLEMENTATION, MpiImplementation.MPICH.name());
         wc.setAttribute(ManaCore.ATTR_CHECKPOINT_DIRECTORY, ckpt.getPath());
+        wc.setAttribute(ManaCore.ATTR_CHECKPOINT_INTERVAL, 2); // periodic: the job's own coordinator, -i 2
         wc.setAttribute(ManaCore.ATTR_SLURM, true);
         wc.setAttribute(ManaCore.ATTR_SLURM_SUBMIT, SlurmSubmit.SBATCH.name());
         wc.setAttribute(ManaCore.ATTR_SLURM_NODES, 2);
@@ -105,16 +108,21 @@ class SlurmClusterUiTest {
         awaitRanksOn(view, job, List.of("node1", "node1", "node2", "node2"));
         File script = new File(work, "mana-" + config.getName().replaceAll("[^A-Za-z0-9_.-]", "_") + "-launch.sbatch");
         assertTrue(script.isFile(), "the batch script is kept in the run's folder: " + script);
-        assertTrue(Files.readString(script.toPath()).contains("#SBATCH --nodelist=node1,node2"));
+        String batch = Files.readString(script.toPath());
+        assertTrue(batch.contains("#SBATCH --nodelist=node1,node2"), batch);
+        assertTrue(batch.contains("mana_coordinator -p 0 -i 2 "), "the Checkpoints tab's interval: " + batch);
         String out0 = ManaWorkbenchFlowTest.console(job.getLaunch());
         assertTrue(out0.contains("[mana] Slurm job "), out0);
         System.out.printf("SlurmClusterUiTest: launched, 4 ranks RUNNING at %.1f s%n", (System.nanoTime() - t0) / 1e9);
 
-        // 2. Checkpoint Now (the command, as from the toolbar)
+        // 2. periodic checkpoints: the job's coordinator writes generation 1 on its own, on every rank
+        Ui.waitFor(() -> "a periodic checkpoint (generation 1 on all 4 ranks) in " + ckpt + ": "
+            + ManaWorkbenchFlowTest.console(job.getLaunch()), 60_000, () -> imagesOf(ckpt, 1) == 4);
+        // then Checkpoint Now (the command, as from the toolbar): a later generation
         ManaWorkbenchFlowTest.execute("dev.mana.eclipse.ui.checkpoint");
         Job.getJobManager().join(CheckpointJob.FAMILY, null);
         assertNotNull(job.getLastCheckpoint(), "the checkpoint committed: " + ManaWorkbenchFlowTest.console(job.getLaunch()));
-        assertEquals(1, job.getLastCheckpoint().generation());
+        assertTrue(job.getLastCheckpoint().generation() >= 2, "after the periodic one: " + job.getLastCheckpoint());
 
         // 3. Terminate: scancel, as the time limit would; the launch ends when Slurm says the job has
         Ui.sync(() -> {
@@ -170,6 +178,21 @@ class SlurmClusterUiTest {
         Matcher n = Pattern.compile("(ring done: iters=\\d+ .*)").matcher(native_);
         assertTrue(n.find(), native_);
         assertEquals(n.group(1).trim(), m.group(1).trim(), "the restarted job's result is the native one");
+    }
+
+    /**
+     * Committed images of generation {@code gen} in the checkpoint directory ({@code ckpt_rank_N/*_genG.mana}),
+     * or of a later one (a rank keeps only its newest).
+     */
+    private static int imagesOf(File ckpt, int gen) {
+        int n = 0;
+        File[] ranks = ckpt.listFiles((d, name) -> name.startsWith("ckpt_rank_"));
+        for (File r : ranks == null ? new File[0] : ranks) {
+            File[] images = r.listFiles((d, name) -> name.matches(".*_gen(\\d+)\\.mana")
+                && Integer.parseInt(name.replaceAll(".*_gen(\\d+)\\.mana", "$1")) >= gen);
+            n += images != null && images.length > 0 ? 1 : 0;
+        }
+        return n;
     }
 
     /** Waits until the view shows {@code job}'s ranks RUNNING on these nodes (by rank). */
