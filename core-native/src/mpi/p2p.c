@@ -275,10 +275,17 @@ int req_test(struct vobj *r, int *flag, MPI_Status *st)
 static void spin_in_lower(struct vobj **rs, int n, int need_all)
 {
     for (unsigned spin = 0;; spin++) {
-        int got = 0;
+        int got = 0, file_waits = 0;
         for (int i = 0; i < n; i++) {
             if (!rs[i] || (rs[i]->flags & VF_DONE)) continue;
+            /* MPI-IO requests one at a time, in the array's order, as the real MPI_Waitall does: ROMIO's
+             * nonblocking collective I/O (generalized requests driven by their poll function) hangs when
+             * a later one is polled before an earlier one is done, natively too (MPICH 4.0.2: a loop of
+             * MPI_Testall or MPI_Testany over four MPI_File_iwrite_at_all requests never ends, where
+             * MPI_Waitall or in-order MPI_Test ends at once; MPICH's io/i_aggregation1, i_hindexed). */
+            if (rs[i]->rkind == RQ_FILE && file_waits) continue;
             if (test_in_lower(rs[i])) got++;
+            else if (rs[i]->rkind == RQ_FILE) file_waits = 1;
         }
         if (got && !need_all) break;
         if (need_all) {
