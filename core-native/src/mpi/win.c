@@ -334,6 +334,7 @@ struct shm_plan {
     struct shm_name nm;
     int why, sys_err;
     int lower;                    /* try the real library's memory first (lseg_make_lower) */
+    int test_fail;                /* tests: this rank's alias fails (lseg_test_fail) */
 };
 
 /* Inside win_make's excursion: the segment, then the real window over this rank's part. */
@@ -382,6 +383,17 @@ static int lseg_wanted(void)
 #else
     return 0;
 #endif
+}
+
+/* Tests only: MANA_TEST_WIN_ALIAS_FAIL=WHEN:RANK (WHEN make or replay) makes world rank RANK report that
+ * its alias failed when a window is made, or made again at a restart, so that every member takes the way
+ * without it (tests/mpi/rma_pair.sh).  Read in the upper half, before the excursion. */
+static int lseg_test_fail(int replay)
+{
+    const char *e = getenv("MANA_TEST_WIN_ALIAS_FAIL");
+    const char *when = replay ? "replay:" : "make:";
+    if (!e || strncmp(e, when, strlen(when)) != 0) return 0;
+    return atoi(e + strlen(when)) == (int)world_obj->a[6];
 }
 
 /* The real addresses [*lo, *hi) the alias must show: this rank's part (allocate: RBASE, SIZE bytes, a
@@ -485,6 +497,7 @@ static int lseg_make_lower(struct mana_win *mw, struct shm_plan *sp, MPI_Aint si
                                                      : at + ((uintptr_t)rbase - b);
     char *rmine = mw->flavor == MPI_WIN_FLAVOR_SHARED ? (char *)b + s->parts[s->me].off : rbase;
     if (ok && at) ok = lseg_check(rmine, mine, size);
+    if (sp->test_fail) ok = 0;
     if (!lseg_agree(ok, rc)) {
         if (at) mana_sys2(SYS_munmap, (long)at, (long)len);
         real.Win_free(rw);
@@ -505,8 +518,8 @@ static int lseg_make_lower(struct mana_win *mw, struct shm_plan *sp, MPI_Aint si
  * this rank's part of the restored alias copied into it and the alias made again over the same address
  * (1).  0: some member could not (no real window is left; the restored copy stays where it is, this
  * process's own memory); -1 with the real error in *err.  NEWP: room for the parts of a shared window. */
-static int lseg_replay_lower(struct mana_win *mw, MPI_Info ri, MPI_Comm pc, struct shm_part *newp, MPI_Win *rw,
-                             int *err)
+static int lseg_replay_lower(struct mana_win *mw, MPI_Info ri, MPI_Comm pc, struct shm_part *newp, int test_fail,
+                             MPI_Win *rw, int *err)
 {
     struct shm_seg *s = &mw->shm, ns = *s;
     ns.parts = newp;
@@ -519,7 +532,7 @@ static int lseg_replay_lower(struct mana_win *mw, MPI_Info ri, MPI_Comm pc, stru
     uintptr_t b = lo & ~(SHM_PAGE - 1);
     size_t want = lo < hi ? ((hi + SHM_PAGE - 1) & ~(SHM_PAGE - 1)) - b : 0;
     /* the same layout: the alias's length, and each part at its old place in it */
-    int ok = want == (s->map ? s->len : 0);
+    int ok = want == (s->map ? s->len : 0) && !test_fail;
     if (ok && shared)
         for (int i = 0; i < s->n && ok; i++)
             ok = newp[i].nul == s->parts[i].nul && newp[i].size == s->parts[i].size &&
@@ -658,6 +671,7 @@ static int win_allocate(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Co
     struct shm_plan sp;
     memset(&sp, 0, sizeof sp);
     sp.lower = lseg_wanted();
+    sp.test_fail = sp.lower && lseg_test_fail(0);
     int rc = win_make(MPI_WIN_FLAVOR_ALLOCATE, p, size, disp_unit, info, comm, 1, sp.lower ? &sp : NULL, win);
     if (rc != MPI_SUCCESS) { free(p); return rc; }
     struct mana_win *mw = mw_of(mana_win_obj(*win));
@@ -710,6 +724,7 @@ static int win_allocate_shared(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
     if (!sp.seg.parts || !sp.all) { free(sp.seg.parts); free(sp.all); return MPI_ERR_NO_MEM; }
     shm_name_make(sp.nm.path);
     sp.lower = lseg_wanted();
+    sp.test_fail = sp.lower && lseg_test_fail(0);
     struct shm_part *parts = sp.seg.parts;
     int rc = win_make(MPI_WIN_FLAVOR_SHARED, NULL, size, disp_unit, info, comm, 0, &sp, win);
     free(sp.all);
@@ -1422,7 +1437,8 @@ static int lseg_replay(struct vobj *w, struct mana_win *mw, MPI_Info ri, MPI_Com
     if (mw->shm.n && !newp) { *rc = MPI_ERR_NO_MEM; return -1; }
     struct timespec t0, t1;
     int timed = mana_debug_on() && clock_gettime(CLOCK_MONOTONIC, &t0) == 0, r;
-    LOWER(r = lseg_replay_lower(mw, ri, pc, newp, rw, rc));
+    int test_fail = lseg_test_fail(1);
+    LOWER(r = lseg_replay_lower(mw, ri, pc, newp, test_fail, rw, rc));
     free(newp);
     if (r < 0) {
         mana_say("MANA: restart: cannot make window %u%s%s%s again (MPI error %d)", w->idx, mw->name[0] ? " (\"" : "",
