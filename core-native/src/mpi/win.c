@@ -368,8 +368,8 @@ static int shm_make_lower(struct mana_win *mw, struct shm_plan *sp, MPI_Info ri,
  * old size of 0 duplicates a shared mapping).  The image writer stores the alias with its bytes, as any
  * shared mapping of a deleted file, and the restart restores it as this process's shared memory.  At the
  * replay the real call makes a new segment; when its layout is the old one, each rank copies its own
- * part from the restored alias into it and the alias is made again over the same address
- * (MREMAP_FIXED), so every pointer the program holds into its window, or into a neighbour's part of a
+ * part from the restored alias into it, and a new alias of it, checked, is moved over the same
+ * address (MREMAP_FIXED), so every pointer the program holds into its window, or into a neighbour's part of a
  * shared window, stays valid.  When some member's memory cannot be aliased (not a shared mapping) or
  * the replay's layout differs, the members agree to make the window as the sections above do, on
  * upper-half memory (at a replay: on the restored copy).  MANA_WIN_LOWER=0 makes every window so.
@@ -387,7 +387,7 @@ static int lseg_wanted(void)
 
 /* Tests only: MANA_TEST_WIN_ALIAS_FAIL=WHEN:RANK (WHEN make or replay) makes world rank RANK report that
  * its alias failed when a window is made, or made again at a restart, so that every member takes the way
- * without it (tests/mpi/rma_pair.sh).  Read in the upper half, before the excursion. */
+ * without it (tests/mpi/win_fallback.sh).  Read in the upper half, before the excursion. */
 static int lseg_test_fail(int replay)
 {
     const char *e = getenv("MANA_TEST_WIN_ALIAS_FAIL");
