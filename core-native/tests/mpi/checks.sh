@@ -1,8 +1,9 @@
 # checks.sh - sourced by the MPI test scripts that report a list of checks (errors_mpi.sh, exit_mpi.sh):
 # check NAME CONDITION counts failures in $fails; coord starts a coordinator on $tmp/mana.rc (the
 # caller exports MANA_RC=$tmp/mana.rc) and waits for its status file, an event, for at most 30 s; ready
-# waits for a launched job; checkpoint_kill GEN asks one; restart_to_end and finish close the C/R
-# scripts (tests/lib/wait.sh holds the waits).
+# waits for a launched job (launch_job launches $prog and waits so); lines_match counts a log's lines;
+# checkpoint_kill GEN asks one; restart_to_end and finish close the C/R scripts (tests/lib/wait.sh holds
+# the waits).
 fails=0
 # mpi_script_setup MPI NP NAME: what the scripts of one MPI job share: run() = that MPI's launcher for NP
 # ranks (120 s), Open MPI's settings for root and for ranks that exit without MPI_Finalize, $tmp (a fresh
@@ -32,6 +33,15 @@ ready() {
     wait_for 60 grep -q '^ready' "$tmp/l.out" || { echo "FAIL: no 'ready' line"; tail "$tmp/l.out"; exit 1; }
     await_running "$1" 60 || { echo "FAIL: not every rank registered"; exit 1; }
 }
+# launch_job NP: $prog under mana_launch (run(), in the background: $job), told to stop by $tmp/stop, its
+# images in $tmp/ck, its output in $tmp/l.out and l.err; returns once ready NP
+launch_job() {
+    run "$ROOT/bin/mana_launch" --ckptdir "$tmp/ck" "$prog" --stop-file "$tmp/stop" > "$tmp/l.out" 2> "$tmp/l.err" &
+    job=$!
+    ready "$1"
+}
+# lines_match N PATTERN FILE: FILE has exactly N lines matching PATTERN (grep's basic expressions)
+lines_match() { [ "$(grep -c -- "$2" "$3")" = "$1" ]; }
 # checkpoint_kill GEN: checkpoint-and-kill through mana_coord_probe (C, no JVM), which must write
 # generation GEN (its answer in $tmp/pGEN.out)
 checkpoint_kill() {

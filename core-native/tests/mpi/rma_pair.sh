@@ -13,24 +13,20 @@ mpi=$1 prog=$2 np=3
 . "$(dirname -- "$(readlink -f -- "$0")")/checks.sh"
 mpi_script_setup "$mpi" $np rmapair
 export MANA_DEBUG=1
-count() { grep -c "$1" "$2"; }
 
 coord
-run "$ROOT/bin/mana_launch" --ckptdir "$tmp/ck" "$prog" --stop-file "$tmp/stop" > "$tmp/l.out" 2> "$tmp/l.err" &
-job=$!
-ready $np
+launch_job $np
 if [ "$mpi" = openmpi ]; then
-    check "launch: all 9 windows on Open MPI's memory, aliased" \
-        '[ "$(count "window on the MPI library.s (aliased) memory" "$tmp/l.err")" = 9 ]'
+    check "launch: all 9 windows on Open MPI's memory, aliased" 'lines_match 9 "window on the MPI library.s (aliased) memory" "$tmp/l.err"'
 else
-    check "launch: all 9 windows on the upper half's memory" '[ "$(count "window on the upper half.s memory" "$tmp/l.err")" = 9 ]'
+    check "launch: all 9 windows on the upper half's memory" 'lines_match 9 "window on the upper half.s memory" "$tmp/l.err"'
 fi
 checkpoint_kill 1
 wait $job
 restart_to_end 40
 if [ "$mpi" = openmpi ]; then
     check "restart: all 9 windows on Open MPI's new memory, aliased at the old addresses" \
-        '[ "$(count "on the MPI library.s memory again" "$tmp/r.err")" = 9 ]'
+        'lines_match 9 "on the MPI library.s memory again" "$tmp/r.err"'
     check "restart: no window fell back to the upper half" '! grep -q "has another layout now" "$tmp/r.err"'
 fi
 finish "$tmp"/*.out "$tmp"/*.err

@@ -15,19 +15,16 @@ mpi=$1 prog=$2 when=$3 nwin=$4 np=2
 . "$(dirname -- "$(readlink -f -- "$0")")/checks.sh"
 mpi_script_setup "$mpi" $np winfallback
 export MANA_DEBUG=1 MANA_TEST_WIN_ALIAS_FAIL=$when:1
-count() { grep -c "$1" "$2"; }
 want=$((nwin * np))
 
 coord
-run "$ROOT/bin/mana_launch" --ckptdir "$tmp/ck" "$prog" --stop-file "$tmp/stop" > "$tmp/l.out" 2> "$tmp/l.err" &
-job=$!
-ready $np
+launch_job $np
 if [ "$when" = make ]; then
     check "launch: all $want windows on the upper half's memory (rank 1's alias failed)" \
-        '[ "$(count "window on the upper half.s memory" "$tmp/l.err")" = $want ]'
+        'lines_match $want "window on the upper half.s memory" "$tmp/l.err"'
 else
     check "launch: all $want windows on Open MPI's memory, aliased" \
-        '[ "$(count "window on the MPI library.s (aliased) memory" "$tmp/l.err")" = $want ]'
+        'lines_match $want "window on the MPI library.s (aliased) memory" "$tmp/l.err"'
 fi
 checkpoint_kill 1
 wait $job
@@ -36,6 +33,6 @@ if [ "$when" = make ]; then
     check "restart: no window on the library's memory" '! grep -q "on the MPI library.s memory again" "$tmp/r.err"'
 else
     check "restart: all $want windows made again on their restored copies" \
-        '[ "$(count "the window is made on the restored copy" "$tmp/r.err")" = $want ]'
+        'lines_match $want "the window is made on the restored copy" "$tmp/r.err"'
 fi
 finish "$tmp"/*.out "$tmp"/*.err
