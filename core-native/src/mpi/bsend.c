@@ -24,6 +24,15 @@ struct bslot { size_t off, len; struct vobj *req; };
 static struct bslot slots[MAX_BSLOTS];
 static int nslots;
 
+/* The buffer's bookkeeping is shared by the program's threads (MPI_THREAD_MULTIPLE programs bsend from
+ * several at once: MPICH's threads/pt2pt/mt_bsendrecv crashed on it).  A spin lock, held across the
+ * excursions of one buffered send: the lower half is never taken while waiting for it, and no
+ * excursion waits for it, so the two cannot wait for each other.  A plain word, so that a thread the
+ * checkpoint stopped while holding it holds it again after a restart and gives it back. */
+static int bs_lock;
+static void bs_take(void) { while (__atomic_exchange_n(&bs_lock, 1, __ATOMIC_ACQUIRE)) mana_sys0(SYS_sched_yield); }
+static void bs_give(void) { __atomic_store_n(&bs_lock, 0, __ATOMIC_RELEASE); }
+
 /* Let the space of finished sends go. */
 static void reap(void)
 {
@@ -49,10 +58,8 @@ static size_t find_gap(size_t len, int *at)
     return (size_t)-1;
 }
 
-int mana_bsend(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+static int bsend_locked(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
-    if (!comm_obj(comm)) return MPI_ERR_COMM;
-    if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
     int rc;
     mana_cnt psize = 0;
     LOWER(rc = REAL_C(Pack_size)((mana_cnt)count, R(type), R(comm), &psize));
@@ -78,14 +85,28 @@ int mana_bsend(const void *buf, MPI_Count count, MPI_Datatype type, int dest, in
     return MPI_SUCCESS;
 }
 
+int mana_bsend(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+    if (!comm_obj(comm)) return MPI_ERR_COMM;
+    if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
+    bs_take();
+    int rc = bsend_locked(buf, count, type, dest, tag, comm);
+    bs_give();
+    return rc;
+}
+
 static int attach(void *buf, MPI_Count size)
 {
     MANA_CHECK_INIT();
-    if (att_buf) return MPI_ERR_BUFFER;
     if (size < 0 || (size > 0 && !buf)) return MPI_ERR_ARG;
-    att_buf = buf;
-    att_size = (size_t)size;
-    return MPI_SUCCESS;
+    bs_take();
+    int rc = att_buf ? MPI_ERR_BUFFER : MPI_SUCCESS;
+    if (rc == MPI_SUCCESS) {
+        att_buf = buf;
+        att_size = (size_t)size;
+    }
+    bs_give();
+    return rc;
 }
 
 int PMPI_Buffer_attach(void *buf, int size) { return attach(buf, size); }
@@ -95,7 +116,8 @@ ALIAS(Buffer_attach)
 static int detach(void *addr, MPI_Count *size)
 {
     MANA_CHECK_INIT();
-    if (!att_buf) { *(void **)addr = NULL; *size = 0; return MPI_SUCCESS; }
+    bs_take();
+    if (!att_buf) { bs_give(); *(void **)addr = NULL; *size = 0; return MPI_SUCCESS; }
     while (nslots) {
         struct vobj *rs[64];
         int n = nslots < 64 ? nslots : 64;
@@ -107,6 +129,7 @@ static int detach(void *addr, MPI_Count *size)
     *size = (MPI_Count)att_size;
     att_buf = NULL;
     att_size = 0;
+    bs_give();
     return MPI_SUCCESS;
 }
 
