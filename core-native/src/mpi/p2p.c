@@ -277,7 +277,11 @@ static void spin_in_lower(struct vobj **rs, int n, int need_all)
     for (unsigned spin = 0;; spin++) {
         int got = 0, file_waits = 0;
         for (int i = 0; i < n; i++) {
-            if (!rs[i] || (rs[i]->flags & VF_DONE)) continue;
+            if (!rs[i]) continue;
+            /* done already: by an earlier pass, or by another thread (a generalized request the program
+             * completes from a thread of its own: MPI_Waitany and _Waitsome never saw it, MPICH's
+             * threads/pt2pt/greq_wait) */
+            if (__atomic_load_n(&rs[i]->flags, __ATOMIC_ACQUIRE) & VF_DONE) { got++; continue; }
             /* MPI-IO requests one at a time, in the array's order, as the real MPI_Waitall does: ROMIO's
              * nonblocking collective I/O (generalized requests driven by their poll function) hangs when
              * a later one is polled before an earlier one is done, natively too (MPICH 4.0.2: a loop of

@@ -7,7 +7,11 @@
  *   threaded  a request completed by a worker thread while the main thread waits for it in MPI_Waitall
  *             together with a ring receive and send (MPI_THREAD_MULTIPLE);
  *   cancel    a request cancelled before it completes (the cancel function is told "not complete"),
- *             then completed and tested with MPI_Test until done.
+ *             then completed and tested with MPI_Test until done;
+ *   any       a request completed by a worker thread while the main thread waits for it alone in
+ *             MPI_Waitany (odd iterations) or MPI_Waitsome (even ones): the runtime's single-completion
+ *             waits never noticed a request another thread had completed and spun for ever (MPICH's
+ *             threads/pt2pt/greq_wait).
  * Counters of the callbacks' calls go into the checksum. */
 #include "mpitest.h"
 
@@ -116,6 +120,27 @@ int main(int argc, char **argv)
         while (!flag) MPI_Test(&g, &flag, &st);
         check_status(&st, it, "cancelled");
         if (s.frees != frees0 + 3) mt_fail("cancelled: free function ran %d times", s.frees - frees0 - 2);
+
+        /* any: completed by a worker while this thread waits for it alone */
+        struct job k;
+        pthread_barrier_init(&k.go, NULL, 2);
+        MPI_Grequest_start(query, release, cancel, &s, &k.req);
+        MPI_Request one = k.req;
+        if (pthread_create(&t, NULL, completer, &k)) mt_fail("pthread_create");
+        pthread_barrier_wait(&k.go);
+        int idx = -1, outcount = -1;
+        if (it % 2) {
+            MPI_Waitany(1, &one, &idx, &st);
+            outcount = idx == 0;
+        } else {
+            MPI_Waitsome(1, &one, &outcount, &idx, &st);
+        }
+        pthread_join(t, NULL);
+        pthread_barrier_destroy(&k.go);
+        if (idx != 0 || outcount != 1 || one != MPI_REQUEST_NULL)
+            mt_fail("any: index %d, count %d, request %snull", idx, outcount, one == MPI_REQUEST_NULL ? "" : "not ");
+        check_status(&st, it, "any");
+        if (s.frees != frees0 + 4) mt_fail("any: free function ran %d times", s.frees - frees0 - 3);
         h = mt_hash(h, &s, sizeof s);
     } while (!mt_done(&r, it));
     mt_finish(&r, "greqs", it, h);
