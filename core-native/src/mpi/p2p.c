@@ -989,16 +989,34 @@ ALIAS(Probe)
 
 /* ---- the drain ---- */
 
+/* The pending MPI-IO request the program started first, or NULL.  ROMIO moves its nonblocking
+ * collective I/O forward only through the oldest such request (spin_in_lower above): a test of a younger
+ * one first can wedge the job, and a table slot is reused, so table order is not start order. */
+static struct vobj *oldest_file_req(uint32_t n)
+{
+    struct vobj *oldest = NULL;
+    for (uint32_t i = 1; i <= n; i++) {
+        struct vobj *r = &vtab[i];
+        if (r->kind == K_REQ && r->rkind == RQ_FILE && (r->flags & VF_POSTED) && !(r->flags & VF_DONE) &&
+            (!oldest || r->order < oldest->order))
+            oldest = r;
+    }
+    return oldest;
+}
+
 /* One pass: test pending requests, receive every unexpected message into the buffer.  Upper-libc
  * calls (malloc) happen between lower-half excursions, never inside one: they use the upper TLS. */
 static int drain_round(void)
 {
     int got = 0;
     uint32_t n = mana_vtab_used();
+    struct vobj *file = oldest_file_req(n);
     uint64_t up = lower_enter();
     for (uint32_t i = 1; i <= n; i++) {
         struct vobj *r = &vtab[i];
-        if (r->kind == K_REQ && !(r->flags & VF_DONE)) got += test_in_lower(r);
+        /* of the MPI-IO requests only the oldest (see oldest_file_req) */
+        if (r->kind == K_REQ && !(r->flags & VF_DONE) && (r->rkind != RQ_FILE || r == file))
+            got += test_in_lower(r);
     }
     lower_leave(up);
     for (uint32_t i = 1; i <= n; i++) {
@@ -1066,16 +1084,24 @@ int mana_p2p_drain(uint32_t g, char *err, size_t errlen)
     uint32_t n = mana_vtab_used();
     for (uint32_t i = 1; i <= n; i++) {
         struct vobj *r = &vtab[i];
-        /* (RMA requests complete after the window drain's flushes: win.c) */
+        /* (RMA requests complete after the window drain's flushes: win.c; MPI-IO ones below) */
         if (r->kind != K_REQ || (r->flags & VF_DONE) || !(r->flags & VF_POSTED) || r->rkind == RQ_RECV ||
-            r->rkind == RQ_SENDRECV || r->rkind == RQ_RMA)
+            r->rkind == RQ_SENDRECV || r->rkind == RQ_RMA || r->rkind == RQ_FILE)
             continue;
         if (mana_req_finish(r) != 0) {
             snprintf(err, errlen, "point-to-point drain: a request of this rank did not complete");
             return -1;
         }
     }
-    return 0;
+    /* MPI-IO requests in the order the program started them (oldest_file_req) */
+    for (;;) {
+        struct vobj *oldest = oldest_file_req(n);
+        if (!oldest) return 0;
+        if (mana_req_finish(oldest) != 0) {
+            snprintf(err, errlen, "point-to-point drain: an MPI-IO request of this rank did not complete");
+            return -1;
+        }
+    }
 }
 
 void mana_p2p_describe(struct mana_img_mpi *d)
