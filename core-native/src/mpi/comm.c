@@ -206,6 +206,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     uint64_t key = mix(p->gid ^ mix((uint64_t)(uint32_t)tag));
     for (int i = 0; i < n; i++) key = mix(key ^ (uint64_t)(uint32_t)wr[i]);
     o->gid = (mix(key ^ mix(p->seq) ^ cg_next(key)) & 0x3fffffffffffffffULL) | 4;
+    o->call = o->gid;           /* made by its members alone */
     return MPI_SUCCESS;
 }
 ALIAS(Comm_create_group)

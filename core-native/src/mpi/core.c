@@ -165,14 +165,9 @@ void vunref(struct vobj *o)
     vrelease(o);
 }
 
-void vrelease(struct vobj *o)
+void vunlink(struct vobj *o, struct vobj *was)
 {
-    if (!o || (o->flags & VF_PREDEF)) return;
-    /* The entry goes first, then what it named (its recipe's parents, a request's datatype and parts),
-     * from a copy: a checkpoint that stops this thread inside that cascade (it frees real types in
-     * excursions) must not find a recipe that names an entry already gone (a restart then made a struct
-     * type from a released member: 'Null Datatype pointer'). */
-    struct vobj was = *o;
+    *was = *o;
     vlock();
     uint32_t i = o->idx;
     memset(o, 0, sizeof *o);
@@ -180,11 +175,27 @@ void vrelease(struct vobj *o)
     o->a[0] = free_head;
     free_head = i;
     vunlock();
-    for (uint32_t k = 0; k < was.nparents && k < 2; k++) vunref(was.parent[k]);
-    if (was.kind == K_TYPE) mana_type_drop_refs(&was);
-    if (was.kind == K_REQ) { vunref(was.type); mana_req_drop_parts(&was); }
-    if (was.kind == K_REQ && was.rkind == RQ_GREQ) mana_greq_free(&was);
-    free(was.arr);
+}
+
+void vrelease(struct vobj *o)
+{
+    if (!o || (o->flags & VF_PREDEF)) return;
+    /* The entry goes first, then what it named (its recipe's parents, a request's datatype and parts),
+     * from a copy: a checkpoint that stops this thread inside that cascade (it frees real types in
+     * excursions) must not find a recipe that names an entry already gone (a restart then made a struct
+     * type from a released member: 'Null Datatype pointer'). */
+    struct vobj was;
+    vunlink(o, &was);
+    vdrop(&was);
+}
+
+void vdrop(struct vobj *was)
+{
+    for (uint32_t k = 0; k < was->nparents && k < 2; k++) vunref(was->parent[k]);
+    if (was->kind == K_TYPE) mana_type_drop_refs(was);
+    if (was->kind == K_REQ) { vunref(was->type); mana_req_drop_parts(was); }
+    if (was->kind == K_REQ && was->rkind == RQ_GREQ) mana_greq_free(was);
+    free(was->arr);
 }
 
 uint64_t vhandle(const struct vobj *o)
@@ -312,7 +323,23 @@ void mana_idup_finish(struct vobj *req)
     nc->target = 0;
     if (nc->errh) real.Comm_set_errhandler(HMAKE(MPI_Comm, nc->real), HMAKE(MPI_Errhandler, v2r(nc->errh)));
     nc->gid = gid_of(parent->gid, (uint64_t)nc->a[2], nc->real);
+    nc->call = comm_call_id(parent, (uint64_t)nc->a[2]);
     req->a[5] = 0;
+}
+
+uint64_t comm_call_id(const struct vobj *parent, uint64_t parent_seq)
+{
+    return (mix(mix(parent->gid + 0x6a09e667f3bcc908ULL) ^ mix(parent_seq + 0xbb67ae8584caa73bULL)) & 0x3fffffffffffffffULL) | 2;
+}
+
+struct vobj *comm_zombie(struct vobj *parent, int recipe)
+{
+    struct vobj *z = vnew(K_COMM, 0);
+    z->recipe = (uint16_t)recipe;
+    z->flags |= VF_ZOMBIE;
+    z->call = comm_call_id(parent, parent->seq);
+    mana_record_parent(z, parent);
+    return z;
 }
 
 void comm_init_gid(struct vobj *nc, struct vobj *parent)
@@ -455,8 +482,11 @@ static int live_comm(const struct vobj *o)
     /* gid 0: a constructor that is still running (vnew, then comm_init_gid) */
     /* an open MPI-IO file has its own sequence of collective calls, drained the same way (io.c); so
      * has a window (win.c: MPI_Win_fence, set_info and free) */
+    /* a communicator the program freed is still counted (cfree.c): its count is final, and a member
+     * that has not freed it yet may still have collectives to make on it */
     return (o->kind == K_COMM || (o->kind == K_FILE && (o->flags & VF_FOPEN)) ||
-            (o->kind == K_WIN && (o->flags & VF_WOPEN))) && !(o->flags & VF_ZOMBIE) && o->gid;
+            (o->kind == K_WIN && (o->flags & VF_WOPEN))) && (!(o->flags & VF_ZOMBIE) || (o->flags & VF_CFREED)) &&
+           o->gid;
 }
 
 /* ---- the collective drain (quiesce) ----
@@ -502,6 +532,17 @@ static int dop_comm(void *ctx, uint32_t i, struct drain_comm *c)
     (void)ctx;
     drain_view(&vtab[i], c);
     return live_comm(&vtab[i]);
+}
+
+static int dop_call(void *ctx, uint32_t i, struct drain_comm *c)
+{
+    (void)ctx;
+    struct vobj *o = &vtab[i];
+    drain_view(o, c);
+    if (o->kind != K_COMM || !o->call) return 0;
+    c->gid = o->call;
+    c->need = mana_cfree_need(o);
+    return 1;
 }
 
 static int dop_gated(void *ctx, int slot, struct drain_comm *c)
@@ -552,7 +593,7 @@ static int dop_reduce(void *ctx, uint32_t g, uint16_t phase, int op, int64_t *va
 static int dop_debug(void *ctx) { (void)ctx; return mana_debug_on(); }
 
 static const struct drain_coll_ops coll_drain_ops = {
-    .used = dop_used, .comm = dop_comm, .ngated = GATED_MAX, .gated = dop_gated, .set_phase = dop_set_phase,
+    .used = dop_used, .comm = dop_comm, .call = dop_call, .ngated = GATED_MAX, .gated = dop_gated, .set_phase = dop_set_phase,
     .gen = dop_gen, .wake = dop_wake, .sleep = dop_sleep, .inside = dop_inside, .finalized = dop_finalized,
     .rma_used = dop_rma_used, .pscw_share = dop_pscw_share, .rma_close = dop_rma_close, .poke = dop_poke,
     .yield = dop_yield, .now_ns = dop_now_ns, .reduce = dop_reduce, .debug = dop_debug, .message = mana_say,
@@ -611,7 +652,11 @@ static int drain(uint32_t g, char *err, size_t errlen)
     mana_mpit_drain();          /* first: performance variables as the program left them (mpit.c) */
     if (mana_p2p_drain(g, err, errlen) != 0) return -1;
     if (mana_io_drain(err, errlen) != 0) return -1;
-    return mana_win_drain(err, errlen);
+    if (mana_win_drain(err, errlen) != 0) return -1;
+    /* last: no request completes after it, and no thread frees a communicator (all wait at the gate) */
+    mana_cfree_mark();
+    if (drain_calls_needed(&coll_drain, g, err, errlen) != 0) return -1;
+    return mana_cfree_drain(coll_drain.cm_epoch, err, errlen);
 }
 
 static void describe(struct mana_img_mpi *d)
@@ -638,9 +683,13 @@ static void describe(struct mana_img_mpi *d)
     }
     d->replay_entries = mana_replay_count();
     mana_p2p_describe(d);
-    if (mana_debug_on())
-        say("mana: MPI state: %u communicators, %u requests, %u buffered messages; sent %llu received %llu",
-            d->comms, d->requests, d->buffered_msgs, (unsigned long long)d->sent, (unsigned long long)d->received);
+    if (mana_debug_on()) {
+        uint32_t entries = 0;       /* zombies too: what the table holds (cfree.c keeps it from growing) */
+        for (uint32_t i = 1; i <= vtab_used; i++) entries += vtab[i].kind != 0;
+        say("mana: MPI state: %u communicators, %u requests, %u buffered messages; sent %llu received %llu; "
+            "%u objects in the table", d->comms, d->requests, d->buffered_msgs, (unsigned long long)d->sent,
+            (unsigned long long)d->received, entries);
+    }
 }
 
 static int restart_hook(uint32_t g, char *err, size_t errlen)
@@ -678,6 +727,7 @@ static int restart_hook(uint32_t g, char *err, size_t errlen)
         snprintf(err, errlen, "cannot post the pending receives again");
         return -1;
     }
+    mana_cfree_restart_free();      /* freed communicators a receive was posted on again */
     mana_mpit_restart_done();
     resume();
     return 0;
@@ -847,6 +897,7 @@ int PMPI_Finalize(void)
 {
     MANA_CHECK_INIT();
     mana_attr_finalize();
+    mana_cfree_reap();          /* the freed communicators' barriers that completed (cfree.c) */
     int rc;
     /* finalized inside the excursion: a checkpoint's progress poke takes the lower half after it (poke_progress) */
     COLL_LOWER(world_obj, rc = real.Finalize(); __atomic_store_n(&mana_finalized, 1, __ATOMIC_SEQ_CST));

@@ -36,8 +36,8 @@ static uint16_t drain_phase(int *n)
 
 /* For every communicator live now: *cm_val = the largest of value(c) over the members that have it
  * live now (cm_done marks the ones done).  *flag: in, this rank's; out, the largest of all ranks'. */
-static int comm_max(struct drain_coll *d, uint32_t g, int *phase, int64_t (*value)(const struct drain_comm *),
-                    int64_t *flag, char *err, size_t errlen)
+static int comm_max_by(struct drain_coll *d, uint32_t g, int *phase, int (*view)(void *, uint32_t, struct drain_comm *),
+                       int64_t (*value)(const struct drain_comm *), int64_t *flag, char *err, size_t errlen)
 {
     const struct drain_coll_ops *ops = d->ops;
     int64_t *t = d->table;
@@ -45,7 +45,7 @@ static int comm_max(struct drain_coll *d, uint32_t g, int *phase, int64_t (*valu
     uint32_t used = ops->used(d->ctx);
     struct drain_comm c;
     for (uint32_t i = 1; i <= used; i++) {
-        if (!ops->comm(d->ctx, i, &c)) continue;
+        if (!view(d->ctx, i, &c)) continue;
         *c.cm_val = value(&c);
         *c.cm_epoch = ep;
     }
@@ -53,7 +53,7 @@ static int comm_max(struct drain_coll *d, uint32_t g, int *phase, int64_t (*valu
         for (int k = 0; k < CM_SLOTS; k++) { t[k] = 0; t[CM_SLOTS + k] = INT64_MIN; t[2 * CM_SLOTS + k] = INT64_MIN; }
         t[3 * CM_SLOTS] = *flag;
         for (uint32_t i = 1; i <= used; i++) {
-            ops->comm(d->ctx, i, &c);           /* counted above: live then, whatever it is now */
+            view(d->ctx, i, &c);                /* counted above: live then, whatever it is now */
             if (*c.cm_epoch != ep) continue;
             int k = cm_slot(c.gid, round);
             if ((int64_t)c.gid > t[k]) t[k] = (int64_t)c.gid;
@@ -66,7 +66,7 @@ static int comm_max(struct drain_coll *d, uint32_t g, int *phase, int64_t (*valu
         int shared = 0;
         for (int k = 0; k < CM_SLOTS && !shared; k++) shared = t[k] != 0 && t[k] != -t[CM_SLOTS + k];
         for (uint32_t i = 1; i <= used; i++) {
-            ops->comm(d->ctx, i, &c);
+            view(d->ctx, i, &c);
             if (*c.cm_epoch != ep) continue;
             int k = cm_slot(c.gid, round);
             if (t[k] == (int64_t)c.gid && -t[CM_SLOTS + k] == (int64_t)c.gid) {
@@ -81,6 +81,12 @@ static int comm_max(struct drain_coll *d, uint32_t g, int *phase, int64_t (*valu
     snprintf(err, errlen, "collective drain: communicator ids still shared slots after %d tables; checkpoint refused",
              CM_ROUNDS);
     return -1;
+}
+
+static int comm_max(struct drain_coll *d, uint32_t g, int *phase, int64_t (*value)(const struct drain_comm *),
+                    int64_t *flag, char *err, size_t errlen)
+{
+    return comm_max_by(d, g, phase, d->ops->comm, value, flag, err, errlen);
 }
 
 static int64_t comm_seq(const struct drain_comm *c) { return (int64_t)*c->seq; }
@@ -205,13 +211,14 @@ int drain_quiesce(struct drain_coll *d, uint32_t g, char *err, size_t errlen)
     /* Every member's count for every communicator: the targets.  A communicator whose constructor
      * returned after every rank had counted is in no count (target 0): nobody has used it yet, and a
      * target round below raises its target if somebody does. */
-    int phase = 0;
+    int *phase = &d->phase;
+    *phase = 0;
     int64_t none = 0;
     struct drain_comm c;
     uint32_t used = ops->used(ctx);
     for (uint32_t i = 1; i <= used; i++)
         if (ops->comm(ctx, i, &c)) *c.target = 0;
-    if (comm_max(d, g, &phase, comm_seq, &none, err, errlen) != 0) return -1;
+    if (comm_max(d, g, phase, comm_seq, &none, err, errlen) != 0) return -1;
     uint64_t behind = 0;
     for (uint32_t i = 1; i <= used; i++) {
         if (!ops->comm(ctx, i, &c) || *c.cm_done != d->cm_epoch) continue;
@@ -249,7 +256,7 @@ again:
         if (ops->rma_used(ctx)) ops->poke(ctx);
         /* The counts again (a communicator made since has one now), and whether anyone is behind. */
         int64_t anyone_behind = behind_now && !ops->finalized(ctx);
-        if (comm_max(d, g, &phase, comm_want, &anyone_behind, err, errlen) != 0) return -1;
+        if (comm_max(d, g, phase, comm_want, &anyone_behind, err, errlen) != 0) return -1;
         /* The counts are applied before anyone decides to stop: a rank can learn here that it is behind
          * although nobody said so (a communicator it made after the first count, whose target is still
          * 0, on which a partner has already started a collective: stopping now left that partner inside
@@ -265,7 +272,7 @@ again:
         ops->wake(ctx);
         if (!anyone_behind) {
             /* nobody was behind: stop only if nobody is behind now either (one more sum) */
-            if (ops->reduce(ctx, g, drain_phase(&phase), MANA_RED_SUM, &learned, 1, err, errlen) != 0)
+            if (ops->reduce(ctx, g, drain_phase(phase), MANA_RED_SUM, &learned, 1, err, errlen) != 0)
                 return -1;
             if (!learned) break;
         }
@@ -323,4 +330,14 @@ int drain_p2p_rounds(const struct drain_p2p_ops *ops, void *ctx, uint32_t g, cha
         }
     }
     return 0;
+}
+
+/* ---- communicators nobody needs ---- */
+
+static int64_t call_need(const struct drain_comm *c) { return c->need; }
+
+int drain_calls_needed(struct drain_coll *d, uint32_t g, char *err, size_t errlen)
+{
+    int64_t none = 0;
+    return comm_max_by(d, g, &d->phase, d->ops->call, call_need, &none, err, errlen);
 }

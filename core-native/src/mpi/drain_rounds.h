@@ -35,6 +35,7 @@ struct drain_comm {
     uint64_t *cm_epoch;       /* comm_max: the call that counted it, still unresolved */
     uint64_t *cm_done;        /* comm_max: the call that found its maximum (in cm_val) */
     int64_t *cm_val;          /* comm_max: its value, then the largest over its members */
+    int64_t need;             /* drain_calls_needed: 1 while this rank needs the communicator (cfree.c) */
 };
 
 /* The one-sided gate's states (rma_close). */
@@ -48,6 +49,9 @@ struct drain_coll_ops {
      * counters are 0 and never set) and returns 1 when it is a live communicator */
     uint32_t (*used)(void *ctx);
     int (*comm)(void *ctx, uint32_t i, struct drain_comm *c);
+    /* the same entries seen by the collective call that made them (drain_calls_needed): returns 1 for a
+     * communicator made by such a call, live or freed or MPI_COMM_NULL here, with c->gid the call's id */
+    int (*call)(void *ctx, uint32_t i, struct drain_comm *c);
     /* the gate list: slot 0..ngated-1 holds a live communicator a program thread waits at (returns 1) */
     int ngated;
     int (*gated)(void *ctx, int slot, struct drain_comm *c);
@@ -88,12 +92,20 @@ struct drain_coll {
     void *ctx;
     long epoch_wait_s;        /* MANA_EPOCH_WAIT: how long post/start epochs may stay unmatched (60) */
     uint64_t cm_epoch;        /* comm_max calls so far */
+    int phase;                /* the free phases one checkpoint has used (drain_quiesce starts it at 0) */
     int64_t table[3 * DRAIN_CM_SLOTS + 1];    /* comm_max's reduction vector (32 KiB: not on a stack) */
 };
 
 /* The collective drain of one checkpoint (the gate is open when it is called; it leaves it at phase 2,
  * for the caller's resume to open).  0 drained, -1 with err. */
 int drain_quiesce(struct drain_coll *d, uint32_t g, char *err, size_t errlen);
+
+/* After the drains, with every program thread kept out of MPI: for every communicator made by a
+ * collective call, the largest `need` over all the ranks that took part in that call.  A call's
+ * communicators are then in *c.cm_done == d->cm_epoch with *c.cm_val that largest need: 0 means no
+ * rank needs any of them (all freed, or MPI_COMM_NULL), so every rank may forget the call at once and
+ * a restart makes it on none.  0, or -1 with err. */
+int drain_calls_needed(struct drain_coll *d, uint32_t g, char *err, size_t errlen);
 
 /* What the point-to-point drain's rounds need (p2p.c: the real ones). */
 struct drain_p2p_ops {

@@ -40,6 +40,7 @@ int PMPI_Intercomm_create(MPI_Comm local, int local_leader, MPI_Comm peer, int r
     if (!o) return MPI_SUCCESS;
     mana_record_parent(o, pc);
     o->gid = mana_gid_combine(mine < theirs ? mine : theirs, mine < theirs ? theirs : mine);
+    o->call = o->gid;           /* made by its members alone (the two local groups) */
     o->a[0] = local_leader;
     o->a[1] = remote_leader;
     o->a[2] = tag;

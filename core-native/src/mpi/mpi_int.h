@@ -109,6 +109,8 @@ enum vkind { K_FREE = 0, K_COMM, K_GROUP, K_TYPE, K_OP, K_REQ, K_ERRH, K_INFO, K
 #define VF_FFACE    0x4000u   /* Open MPI: the communicator's Fortran face is written (fortran.c) */
 #define VF_WOPEN    0x8000u   /* window alive (set and cleared in the excursion that creates or frees it) */
 #define VF_PART     0x10000u  /* partitioned request (part.c): a persistent one on the hidden communicator */
+#define VF_CFREED   0x20000u  /* communicator the program freed (cfree.c): a zombie whose real one is freed,
+                               * still counted by the drains until every rank of its call is done with it */
 
 /* How an object was made, for the replay at restart. */
 enum recipe {
@@ -183,6 +185,12 @@ struct vobj {
      * communicator's status and this tail; fortran.c checks the offsets at compile time). */
     unsigned char ompi_face[0x20];
 #endif
+    /* communicators (cfree.c): the id of the collective call that made it, the same on every rank that
+     * took part, whatever communicator (or none) each got; and the real MPI_Ibarrier MPI_Comm_free
+     * posted, which completes once every member has freed it (0: none) */
+    uint64_t call;
+    uint64_t free_req;
+    uint32_t free_next;       /* cfree.c's list of freed communicators waiting for their barrier (index) */
 };
 
 /* The table is one reservation (never moved: Open MPI handles are addresses in it) made usable in
@@ -199,6 +207,8 @@ void vunref(struct vobj *o);                 /* one less; a freed datatype goes 
 void mana_type_drop_refs(struct vobj *o);    /* objects.c: the refs a struct type's list holds */
 void mana_req_drop_parts(struct vobj *o);    /* p2p.c: an MPI_Isendrecv's two parts */
 void vrelease(struct vobj *o);
+void vunlink(struct vobj *o, struct vobj *was);   /* vrelease's two steps: the entry leaves the table */
+void vdrop(struct vobj *was);                     /* (copied to *was), then what it named goes */
 /* made by a large-count (_c) constructor (RECIPE_LARGE above) */
 static inline int recipe_large(const struct vobj *o) { return o->a[7] == RECIPE_LARGE; }
 struct vobj *vobj_of(uint64_t h);            /* NULL for a NULL or unknown handle */
@@ -342,6 +352,14 @@ static inline void lower_pass(void) { if (__builtin_expect(mana_lower_waiters, 0
 /* ---- communicators, requests, drains (core.c, p2p.c) ---- */
 struct vobj *comm_obj(MPI_Comm c);                 /* never NULL for a valid communicator */
 void comm_init_gid(struct vobj *nc, struct vobj *parent);
+uint64_t comm_call_id(const struct vobj *parent, uint64_t parent_seq);   /* core.c: see vobj.call */
+struct vobj *comm_zombie(struct vobj *parent, int recipe);   /* the entry of a call that gave MPI_COMM_NULL */
+/* cfree.c: freed communicators */
+void mana_cfree_reap(void);                  /* forget those every member has freed (MPI_Comm_dup and kin) */
+void mana_cfree_mark(void);                  /* at a checkpoint: mark those a request or message names */
+int64_t mana_cfree_need(const struct vobj *c);     /* 1 while this rank needs the communicator */
+int  mana_cfree_drain(uint64_t epoch, char *err, size_t errlen);  /* release those no rank needs */
+void mana_cfree_restart_free(void);          /* after a restart: free the real ones the replay made */
 uint64_t mana_gid_combine(uint64_t a, uint64_t b);  /* an id from two (the same on every rank) */
 void mana_idup_finish(struct vobj *req);            /* an MPI_Comm_idup's request completed (in an excursion) */
 MPI_Info mana_info_real(MPI_Info ours);             /* info.c: a real info with our hints (free below) */
@@ -398,6 +416,7 @@ int  req_is_send(int rkind);
 int  req_lookup(MPI_Request h, struct vobj **r);
 /* A message the drain received before the program asked for it (p2p.c). */
 struct bufmsg;
+int buffered_on(const struct vobj *comm);     /* a buffered message waits on it (cfree.c) */
 struct bufmsg *buffered_detach(struct vobj *comm, int src, int tag, MPI_Status *st);
 int  buffered_unpack(struct bufmsg *m, void *buf, MPI_Count count, MPI_Datatype type, MPI_Status *st);
 int  mana_bsend(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);  /* bsend.c */

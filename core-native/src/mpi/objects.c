@@ -28,6 +28,7 @@ int new_comm(MPI_Comm realc, struct vobj *parent, int recipe, MPI_Comm *out, str
     o->recipe = (uint16_t)recipe;
     mana_record_parent(o, parent);
     comm_init_gid(o, parent);
+    o->call = comm_call_id(parent, parent->seq);
     /* A new communicator inherits its parent's error handler: say which, so the replay sets it
      * explicitly (the parent may have another one by then). */
     o->errh = parent->errh ? parent->errh : HBITS(MPI_ERRORS_ARE_FATAL);
@@ -64,12 +65,9 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     if (o) { o->a[0] = color; o->a[1] = key; }
     else {
         /* MPI_UNDEFINED: nothing here, but the replay must still make the same call. */
-        struct vobj *z = vnew(K_COMM, 0);
-        z->recipe = R_COMM_SPLIT;
-        z->flags |= VF_ZOMBIE;
+        struct vobj *z = comm_zombie(p, R_COMM_SPLIT);
         z->a[0] = color;
         z->a[1] = key;
-        mana_record_parent(z, p);
     }
     return MPI_SUCCESS;
 }
@@ -92,7 +90,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int type, int key, MPI_Info info, MPI_Co
     p->flags |= VF_PARENT;
     struct vobj *o;
     new_comm(rc_, p, R_COMM_SPLIT_TYPE, newcomm, &o);
-    if (!o) { o = vnew(K_COMM, 0); o->recipe = R_COMM_SPLIT_TYPE; o->flags |= VF_ZOMBIE; mana_record_parent(o, p); }
+    if (!o) o = comm_zombie(p, R_COMM_SPLIT_TYPE);
     o->a[0] = type;
     o->a[1] = key;
     o->a[2] = (int64_t)HBITS(kept);
@@ -125,7 +123,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     p->flags |= VF_PARENT;
     struct vobj *o;
     new_comm(rc_, p, R_COMM_CREATE, newcomm, &o);
-    if (!o) { o = vnew(K_COMM, 0); o->recipe = R_COMM_CREATE; o->flags |= VF_ZOMBIE; mana_record_parent(o, p); }
+    if (!o) o = comm_zombie(p, R_COMM_CREATE);
     if (g && g->arr) { o->arr = dup_arr(g->arr, g->arr_len); o->arr_len = g->arr_len; }
     else {
         int n;
@@ -136,27 +134,6 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     return MPI_SUCCESS;
 }
 ALIAS(Comm_create)
-
-int PMPI_Comm_free(MPI_Comm *comm)
-{
-    MANA_CHECK_INIT();
-    struct vobj *c = comm_obj(*comm);
-    if (!c || (c->flags & VF_PREDEF)) return MPI_ERR_COMM;
-    int rc = mana_attr_clear(K_COMM, HBITS(*comm));
-    if (rc != MPI_SUCCESS) return rc;
-    MPI_Comm r;
-    /* Collective, and made to synchronize: no member forgets the communicator (and with it the count
-     * of collectives it made on it, which the drain's targets come from) while another member still
-     * has collectives on it to run.  real = 0 in the same excursion: a checkpoint that stops this
-     * thread right after it must not probe the freed communicator (the drain skips real == 0). */
-    COLL_LOWER(c, r = R(*comm); rc = real.Barrier(r); if (rc == MPI_SUCCESS) rc = real.Comm_free(&r); if (rc == MPI_SUCCESS) c->real = 0);
-    if (rc != MPI_SUCCESS) return rc;
-    if (c->flags & VF_PARENT) { c->flags |= VF_ZOMBIE; c->real = 0; }
-    else vrelease(c);
-    *comm = MPI_COMM_NULL;
-    return MPI_SUCCESS;
-}
-ALIAS(Comm_free)
 
 int PMPI_Comm_compare(MPI_Comm a, MPI_Comm b, int *result)
 {
@@ -651,7 +628,7 @@ int PMPI_Cart_create(MPI_Comm old, int ndims, const int dims[], const int period
     p->flags |= VF_PARENT;
     struct vobj *o;
     new_comm(rc_, p, R_CART_CREATE, out, &o);
-    if (!o) { o = vnew(K_COMM, 0); o->recipe = R_CART_CREATE; o->flags |= VF_ZOMBIE; mana_record_parent(o, p); }
+    if (!o) o = comm_zombie(p, R_CART_CREATE);
     o->a[0] = ndims;
     o->a[1] = reorder;
     int *arr = malloc(2 * (size_t)ndims * sizeof(int) + 1);

@@ -125,6 +125,15 @@ struct bufmsg *buffered_new(struct vobj *comm, int src, int tag, size_t bytes, v
 
 void buffered_free(struct bufmsg *m) { bufmsg_free(m); }
 
+/* Does a buffered message wait on this communicator?  (cfree.c; the caller holds the lower half, or
+ * runs in the checkpoint with every program thread kept out of it.) */
+int buffered_on(const struct vobj *comm)
+{
+    for (const struct bufmsg *m = bq_head; m; m = m->next)
+        if (m->comm == comm) return 1;
+    return 0;
+}
+
 /* Queue a message the drain received, after those already there (arrival order). */
 static void buffered_append(struct bufmsg *m)
 {

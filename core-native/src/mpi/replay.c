@@ -160,6 +160,8 @@ int mana_replay(char *err, size_t errlen)
         if (o->recipe != R_NONE) list[n++] = o;
     }
     qsort(list, n, sizeof *list, by_order);
+    for (uint32_t i = 0; i < n; i++)
+        if (list[i]->kind == K_COMM) list[i]->free_req = 0;   /* the old process's barriers (cfree.c) */
     MPI_Group wg;
     LOWER(real.Comm_group(R(MPI_COMM_WORLD), &wg));
     mana_errh_replay();                 /* before any communicator gets a user error handler again */
@@ -182,6 +184,8 @@ int mana_replay(char *err, size_t errlen)
         struct vobj *o = list[i];
         if (!(o->flags & VF_ZOMBIE) || !o->real || o->kind != K_COMM) continue;
         if (o->flags & VF_FILE_PARENT) continue;    /* mana_io_restart still needs it, then frees it */
+        /* a receive may wait on it: freed after mana_p2p_restart (mana_cfree_restart_free) */
+        if (o->flags & VF_CFREED) continue;
         MPI_Comm c = HMAKE(MPI_Comm, o->real);
         LOWER(real.Comm_free(&c));
         o->real = 0;

@@ -68,7 +68,7 @@ static struct vobj *made_comm(MPI_Comm realc, struct vobj *p, int recipe, MPI_Co
     p->flags |= VF_PARENT;
     struct vobj *o;
     new_comm(realc, p, recipe, out, &o);
-    if (!o) { o = vnew(K_COMM, 0); o->recipe = (uint16_t)recipe; o->flags |= VF_ZOMBIE; mana_record_parent(o, p); }
+    if (!o) o = comm_zombie(p, recipe);
     return o;
 }
 
