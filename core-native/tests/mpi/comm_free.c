@@ -6,18 +6,19 @@
  *      handshake on MPI_COMM_WORLD, then frees it (cmfree);
  *   2. rank 1 posts a receive on a dup, frees it and enters a world barrier; rank 0 leaves the barrier,
  *      then MPI_Ssends on its copy and frees it (cmfree2);
- *   3. 24 dups, each used by an MPI_Allreduce and freed (the runtime forgets these between
- *      checkpoints: comm_free.sh checks that the object table stays small);
+ *   3. 16 dups, each used by an MPI_Allreduce and freed (the runtime forgets these between
+ *      checkpoints, once every member freed them);
  *   4. a split where rank 0 gets MPI_COMM_NULL (MPI_UNDEFINED): the others broadcast on it and free it;
  *   5. a split whose root frees it first, right after its MPI_Bcast, while the others may still be in
  *      theirs;
  *   6. a persistent send/receive pair made at start on a dup that was freed at once, started again.
  * A checkpoint can land anywhere among these: with a receive pending on a freed communicator, with
  * members of one split call freed and not, with a member behind on a freed communicator's collectives.
- * Rank 0 prints "reached K" at every hundredth iteration. */
+ * With --dups-only (comm_free.sh) an iteration is pattern 3 alone.  Rank 0 prints "reached K" at every
+ * fiftieth iteration. */
 #include "mpitest.h"
 
-#define NDUP 24
+#define NDUP 16
 #define N 64
 
 int main(int argc, char **argv)
@@ -25,6 +26,7 @@ int main(int argc, char **argv)
     struct mt_run r;
     mt_init(&r, &argc, &argv);
     if (r.size < 3) mt_fail("comm_free needs at least 3 ranks");
+    const int dups_only = r.argc > 0 && strcmp(r.argv[0], "--dups-only") == 0;
     const int src = 0, dst = r.size - 1;
     MPI_Comm pc;
     MPI_Comm_dup(MPI_COMM_WORLD, &pc);
@@ -39,49 +41,51 @@ int main(int argc, char **argv)
     int buf[N];
     do {
         it++;
-        /* 1 */
-        MPI_Comm d;
-        MPI_Comm_dup(MPI_COMM_WORLD, &d);
-        MPI_Request rq = MPI_REQUEST_NULL;
-        if (r.rank == dst) {
-            for (int i = 0; i < N; i++) buf[i] = -1;
-            MPI_Irecv(buf, N, MPI_INT, src, 1, d, &rq);
-            MPI_Comm_free(&d);
+        if (!dups_only) {
+            /* 1 */
+            MPI_Comm d;
+            MPI_Comm_dup(MPI_COMM_WORLD, &d);
+            MPI_Request rq = MPI_REQUEST_NULL;
+            if (r.rank == dst) {
+                for (int i = 0; i < N; i++) buf[i] = -1;
+                MPI_Irecv(buf, N, MPI_INT, src, 1, d, &rq);
+                MPI_Comm_free(&d);
+            }
+            if (r.rank == src || r.rank == dst)
+                MPI_Sendrecv(NULL, 0, MPI_INT, r.rank == src ? dst : src, 2, NULL, 0, MPI_INT, r.rank == src ? dst : src, 2,
+                             MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            if (r.rank == src) {
+                for (int i = 0; i < N; i++) buf[i] = (int)(it * 1000 + i);
+                MPI_Send(buf, N, MPI_INT, dst, 1, d);
+            }
+            if (r.rank != dst) MPI_Comm_free(&d);
+            if (r.rank == dst) {
+                MPI_Wait(&rq, MPI_STATUS_IGNORE);
+                for (int i = 0; i < N; i++)
+                    if (buf[i] != (int)(it * 1000 + i)) mt_fail("iteration %ld: 1: buf[%d] = %d", it, i, buf[i]);
+                h = mt_hash(h, buf, sizeof buf);
+            }
+            /* 2 */
+            MPI_Comm d2;
+            MPI_Comm_dup(MPI_COMM_WORLD, &d2);
+            int v = -1;
+            if (r.rank == 0) {
+                MPI_Barrier(MPI_COMM_WORLD);
+                v = (int)it;
+                MPI_Ssend(&v, 1, MPI_INT, 1, 0, d2);
+                MPI_Comm_free(&d2);
+            } else if (r.rank == 1) {
+                MPI_Irecv(&v, 1, MPI_INT, 0, 0, d2, &rq);
+                MPI_Comm_free(&d2);
+                MPI_Barrier(MPI_COMM_WORLD);
+                MPI_Wait(&rq, MPI_STATUS_IGNORE);
+                if (v != (int)it) mt_fail("iteration %ld: 2: got %d", it, v);
+            } else {
+                MPI_Comm_free(&d2);
+                MPI_Barrier(MPI_COMM_WORLD);
+            }
+            /* 3 */
         }
-        if (r.rank == src || r.rank == dst)
-            MPI_Sendrecv(NULL, 0, MPI_INT, r.rank == src ? dst : src, 2, NULL, 0, MPI_INT, r.rank == src ? dst : src, 2,
-                         MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        if (r.rank == src) {
-            for (int i = 0; i < N; i++) buf[i] = (int)(it * 1000 + i);
-            MPI_Send(buf, N, MPI_INT, dst, 1, d);
-        }
-        if (r.rank != dst) MPI_Comm_free(&d);
-        if (r.rank == dst) {
-            MPI_Wait(&rq, MPI_STATUS_IGNORE);
-            for (int i = 0; i < N; i++)
-                if (buf[i] != (int)(it * 1000 + i)) mt_fail("iteration %ld: 1: buf[%d] = %d", it, i, buf[i]);
-            h = mt_hash(h, buf, sizeof buf);
-        }
-        /* 2 */
-        MPI_Comm d2;
-        MPI_Comm_dup(MPI_COMM_WORLD, &d2);
-        int v = -1;
-        if (r.rank == 0) {
-            MPI_Barrier(MPI_COMM_WORLD);
-            v = (int)it;
-            MPI_Ssend(&v, 1, MPI_INT, 1, 0, d2);
-            MPI_Comm_free(&d2);
-        } else if (r.rank == 1) {
-            MPI_Irecv(&v, 1, MPI_INT, 0, 0, d2, &rq);
-            MPI_Comm_free(&d2);
-            MPI_Barrier(MPI_COMM_WORLD);
-            MPI_Wait(&rq, MPI_STATUS_IGNORE);
-            if (v != (int)it) mt_fail("iteration %ld: 2: got %d", it, v);
-        } else {
-            MPI_Comm_free(&d2);
-            MPI_Barrier(MPI_COMM_WORLD);
-        }
-        /* 3 */
         for (int k = 0; k < NDUP; k++) {
             MPI_Comm dk;
             MPI_Comm_dup(MPI_COMM_WORLD, &dk);
@@ -90,34 +94,36 @@ int main(int argc, char **argv)
             if (out != (it + k) * r.size + (long)r.size * (r.size - 1) / 2) mt_fail("iteration %ld: 3: sum %ld", it, out);
             MPI_Comm_free(&dk);
         }
-        /* 4 */
-        MPI_Comm sp;
-        MPI_Comm_split(MPI_COMM_WORLD, r.rank == 0 ? MPI_UNDEFINED : 0, r.rank, &sp);
-        if ((sp == MPI_COMM_NULL) != (r.rank == 0)) mt_fail("iteration %ld: 4: split", it);
-        if (sp != MPI_COMM_NULL) {
-            long b = r.rank == 1 ? it * 7 : 0;
-            MPI_Bcast(&b, 1, MPI_LONG, 0, sp);
-            if (b != it * 7) mt_fail("iteration %ld: 4: bcast %ld", it, b);
-            h = mt_hash(h, &b, sizeof b);
-            MPI_Comm_free(&sp);
-        }
-        /* 5 */
-        MPI_Comm s5;
-        MPI_Comm_split(MPI_COMM_WORLD, 0, r.size - r.rank, &s5);   /* reversed: world's last rank is 0 */
-        long b5 = r.rank == dst ? it * 11 : 0;
-        MPI_Bcast(&b5, 1, MPI_LONG, 0, s5);
-        MPI_Comm_free(&s5);
-        if (b5 != it * 11) mt_fail("iteration %ld: 5: bcast %ld", it, b5);
-        /* 6 */
-        if (preq != MPI_REQUEST_NULL) {
-            if (r.rank == src) pval = (int)(it * 3 + 1);
-            MPI_Start(&preq);
-            MPI_Wait(&preq, MPI_STATUS_IGNORE);
-            if (r.rank == dst && pval != (int)(it * 3 + 1)) mt_fail("iteration %ld: 6: got %d", it, pval);
+        if (!dups_only) {
+            /* 4 */
+            MPI_Comm sp;
+            MPI_Comm_split(MPI_COMM_WORLD, r.rank == 0 ? MPI_UNDEFINED : 0, r.rank, &sp);
+            if ((sp == MPI_COMM_NULL) != (r.rank == 0)) mt_fail("iteration %ld: 4: split", it);
+            if (sp != MPI_COMM_NULL) {
+                long b = r.rank == 1 ? it * 7 : 0;
+                MPI_Bcast(&b, 1, MPI_LONG, 0, sp);
+                if (b != it * 7) mt_fail("iteration %ld: 4: bcast %ld", it, b);
+                h = mt_hash(h, &b, sizeof b);
+                MPI_Comm_free(&sp);
+            }
+            /* 5 */
+            MPI_Comm s5;
+            MPI_Comm_split(MPI_COMM_WORLD, 0, r.size - r.rank, &s5);   /* reversed: world's last rank is 0 */
+            long b5 = r.rank == dst ? it * 11 : 0;
+            MPI_Bcast(&b5, 1, MPI_LONG, 0, s5);
+            MPI_Comm_free(&s5);
+            if (b5 != it * 11) mt_fail("iteration %ld: 5: bcast %ld", it, b5);
+            /* 6 */
+            if (preq != MPI_REQUEST_NULL) {
+                if (r.rank == src) pval = (int)(it * 3 + 1);
+                MPI_Start(&preq);
+                MPI_Wait(&preq, MPI_STATUS_IGNORE);
+                if (r.rank == dst && pval != (int)(it * 3 + 1)) mt_fail("iteration %ld: 6: got %d", it, pval);
+            }
         }
         h = mt_hash(h, &it, sizeof it);
         /* the marks comm_free.sh waits for before each checkpoint */
-        if (r.rank == 0 && it % 100 == 0) mt_out("reached %ld\n", it);
+        if (r.rank == 0 && it % 50 == 0) mt_out("reached %ld\n", it);
     } while (!mt_done(&r, it));
     if (preq != MPI_REQUEST_NULL) MPI_Request_free(&preq);
     mt_finish(&r, "comm_free", it, h);
