@@ -15,7 +15,7 @@
  * A checkpoint can land anywhere among these: with a receive pending on a freed communicator, with
  * members of one split call freed and not, with a member behind on a freed communicator's collectives.
  * With --dups-only (comm_free.sh) an iteration is pattern 3 alone.  Rank 0 prints "reached K" at every
- * fiftieth iteration. */
+ * 25th iteration. */
 #include "mpitest.h"
 
 #define NDUP 16
@@ -123,7 +123,7 @@ int main(int argc, char **argv)
         }
         h = mt_hash(h, &it, sizeof it);
         /* the marks comm_free.sh waits for before each checkpoint */
-        if (r.rank == 0 && it % 50 == 0) mt_out("reached %ld\n", it);
+        if (r.rank == 0 && it % 25 == 0) mt_out("reached %ld\n", it);
     } while (!mt_done(&r, it));
     if (preq != MPI_REQUEST_NULL) MPI_Request_free(&preq);
     mt_finish(&r, "comm_free", it, h);

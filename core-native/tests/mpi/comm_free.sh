@@ -4,7 +4,7 @@
 # communicator's entry stays until every rank of the call that made it is done with it (cfree.c); for a
 # dup, a barrier posted by the free tells every member, and the entry goes without a checkpoint.  With
 # MANA_DEBUG=1 every rank says at each checkpoint how many freed communicators that checkpoint had to
-# forget, and how many objects its table holds.  After 50 iterations (800 dups per rank) and after 100,
+# forget, and how many objects its table holds.  After 25 iterations (400 dups per rank) and after 50,
 # each checkpoint must have found fewer than 100 to forget (those whose barrier was still out) and a
 # table of fewer than 60 objects; the second kills the job, and the restart must end with the native
 # result.  (The six patterns of freeing, with checkpoints among them: mpi_*_comm_free_3_cycles.)
@@ -30,12 +30,12 @@ coord
 run "$ROOT/bin/mana_launch" --ckptdir "$tmp/ck" "$prog" --stop-file "$tmp/stop" --dups-only > "$tmp/l.out" 2> "$tmp/l.err" &
 job=$!
 ready $np
-wait_for 120 grep -q '^reached 50' "$tmp/l.out" || { echo "FAIL: no 'reached 50'"; tail "$tmp/l.out"; exit 1; }
+wait_for 120 grep -q '^reached 25' "$tmp/l.out" || { echo "FAIL: no 'reached 25'"; tail "$tmp/l.out"; exit 1; }
 timeout 100 "$ROOT/bin/mana_coord_probe" --checkpoint --timeout 90000 > "$tmp/p1.out" 2>&1
 check "checkpoint 1 written" 'grep -q "^checkpoint ok generation=1" "$tmp/p1.out"'
 check "checkpoint 1: every rank had fewer than 100 freed dups left to forget" 'forgot_few 1'
 check "checkpoint 1: every rank's table under 60 objects" 'table_small 1'
-wait_for 120 grep -q '^reached 100' "$tmp/l.out" || { echo "FAIL: no 'reached 100'"; tail "$tmp/l.out"; exit 1; }
+wait_for 120 grep -q '^reached 50' "$tmp/l.out" || { echo "FAIL: no 'reached 50'"; tail "$tmp/l.out"; exit 1; }
 checkpoint_kill 2
 wait $job
 check "checkpoint 2: every rank had fewer than 100 freed dups left to forget" 'forgot_few 2'
