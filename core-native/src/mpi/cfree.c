@@ -102,7 +102,8 @@ int PMPI_Comm_free(MPI_Comm *comm)
 {
     MANA_CHECK_INIT();
     struct vobj *c = comm_obj(*comm);
-    if (!c || (c->flags & VF_PREDEF)) return MPI_ERR_COMM;
+    /* (a zombie: a handle the program freed already, kept in a copy) */
+    if (!c || c->kind != K_COMM || (c->flags & (VF_PREDEF | VF_ZOMBIE))) return MPI_ERR_COMM;
     int rc = mana_attr_clear(K_COMM, HBITS(*comm));
     if (rc != MPI_SUCCESS) return rc;
     /* One excursion: a checkpoint finds it live, or freed (and on the list, its barrier posted). */
