@@ -24,6 +24,7 @@ int mana_initialized, mana_finalized;
 static int app_thread_level = MPI_THREAD_SINGLE;
 int mana_thread_multiple;
 volatile int mana_lower_waiters;
+int mana_lower_depth;
 /* The thread that initialized MPI (MPI_Is_thread_main), by its thread descriptor: that is restored at the
  * same address, while a restart gives every thread a new kernel tid. */
 static pthread_t main_thread;

@@ -251,6 +251,7 @@ struct mana_lower {
 extern struct mana_lower lower;
 extern volatile int mana_gate;                 /* 1: MPI closed (checkpoint/restart in progress) */
 extern volatile int mana_lower_waiters;        /* threads waiting in lower_acquire for the lower half */
+extern int mana_lower_depth;                   /* the owner's excursions nested in its own (lower_acquire) */
 extern int mana_thread_multiple;               /* the program asked for (and got) MPI_THREAD_MULTIPLE */
 extern volatile uint64_t mana_up_fs;           /* upper TLS of the thread in the lower half */
 extern int mana_initialized, mana_finalized;
@@ -267,6 +268,14 @@ static inline __attribute__((always_inline)) uint64_t lower_acquire(void)
     uint64_t up;
     __asm__ volatile("mov %%fs:0x10, %0" : "=r"(up));
     int tid = cur_tid(up), waiting = 0;
+    /* This thread holds it already: an MPI call from a function the real MPI called back (a user op
+     * that asks MPI_Type_get_extent of its datatype: MPICH's coll/nonblocking2 hung here).  It nests:
+     * the outer excursion keeps the lower half (and the gate is not waited at: the checkpoint waits
+     * for the outer one). */
+    if (__builtin_expect(__atomic_load_n(lower.owner, __ATOMIC_RELAXED) == tid, 0)) {
+        mana_lower_depth++;
+        return up;
+    }
     for (;;) {
         if (__builtin_expect(mana_gate, 0) && tid != *lower.ckpt_tid) mana_gate_wait();
         int zero = 0;
@@ -289,6 +298,7 @@ static inline __attribute__((always_inline)) uint64_t lower_acquire(void)
 /* Give it back (FS already the upper one); a deferred checkpoint signal is raised again now. */
 static inline __attribute__((always_inline)) void lower_release(uint64_t up)
 {
+    if (__builtin_expect(mana_lower_depth, 0)) { mana_lower_depth--; return; }   /* a nested one */
     __atomic_store_n(lower.owner, 0, __ATOMIC_RELEASE);
     if (__builtin_expect(*lower.deferred, 0)) {
         *lower.deferred = 0;
