@@ -45,18 +45,22 @@
 static uint32_t waiting_head;
 static volatile int waiting_n;
 
-/* Does a request or a message of this rank name the communicator?  A completed request only if it is
- * persistent (it may start again). */
+/* The communicator entry o still holds on to: a request's or a matched message's (a completed request
+ * only if it is persistent: it may start again); NULL for any other. */
+static struct vobj *held_comm(const struct vobj *o)
+{
+    if (!o->comm || o->kind == K_COMM) return NULL;
+    if (o->kind == K_REQ && (o->flags & VF_DONE) && !(o->flags & VF_PERSIST)) return NULL;
+    return o->comm;
+}
+
+/* Does a request or a message of this rank name the communicator? */
 static int named(const struct vobj *c)
 {
     if (buffered_on(c)) return 1;
     uint32_t n = mana_vtab_used();
-    for (uint32_t i = 1; i <= n; i++) {
-        const struct vobj *o = &vtab[i];
-        if (o->comm != c || o->kind == K_COMM) continue;
-        if (o->kind == K_REQ && (o->flags & VF_DONE) && !(o->flags & VF_PERSIST)) continue;
-        return 1;
-    }
+    for (uint32_t i = 1; i <= n; i++)
+        if (held_comm(&vtab[i]) == c) return 1;
     return 0;
 }
 
@@ -76,6 +80,19 @@ static void post_if_unnamed(struct vobj *c)
     if (c->free_req || named(c)) return;
     MPI_Request br;
     if (real.Ibarrier(HMAKE(MPI_Comm, c->real), &br) == MPI_SUCCESS) c->free_req = HBITS(br);
+}
+
+/* Has every member freed it: its barrier posted (now, if it may be) and complete?  (Inside an
+ * excursion; the caller takes a done entry off the list at once, so no second barrier is posted.) */
+static int barrier_done(struct vobj *c)
+{
+    post_if_unnamed(c);
+    if (!c->free_req) return 0;
+    MPI_Request br = HMAKE(MPI_Request, c->free_req);
+    int flag = 0;
+    if (real.Test(&br, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS || !flag) return 0;
+    c->free_req = 0;
+    return 1;
 }
 
 /* The program frees the communicator (inside an excursion): a solo one waits on the list; another
@@ -133,14 +150,7 @@ void mana_cfree_reap(void)
     uint64_t up = lower_enter();
     for (uint32_t *link = &waiting_head; *link && ngone < 8;) {
         struct vobj *c = &vtab[*link - 1];
-        post_if_unnamed(c);
-        int flag = 0;
-        if (c->free_req) {
-            MPI_Request br = HMAKE(MPI_Request, c->free_req);
-            if (real.Test(&br, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) flag = 0;
-        }
-        if (!flag) { link = &c->free_next; continue; }
-        c->free_req = 0;
+        if (!barrier_done(c)) { link = &c->free_next; continue; }
         MPI_Comm r = HMAKE(MPI_Comm, c->real);
         real.Comm_free(&r);
         c->real = 0;
@@ -159,10 +169,8 @@ void mana_cfree_mark(void)
     for (uint32_t i = 1; i <= n; i++)
         if (vtab[i].kind == K_COMM) vtab[i].flags &= ~VF_CNAMED;
     for (uint32_t i = 1; i <= n; i++) {
-        const struct vobj *o = &vtab[i];
-        if (!o->comm || o->kind == K_COMM) continue;
-        if (o->kind == K_REQ && (o->flags & VF_DONE) && !(o->flags & VF_PERSIST)) continue;
-        o->comm->flags |= VF_CNAMED;
+        struct vobj *c = held_comm(&vtab[i]);
+        if (c) c->flags |= VF_CNAMED;
     }
     for (uint32_t i = 1; i <= n; i++)
         if (vtab[i].kind == K_COMM && (vtab[i].flags & VF_ZOMBIE) && buffered_on(&vtab[i])) vtab[i].flags |= VF_CNAMED;
@@ -187,14 +195,11 @@ int mana_cfree_drain(uint64_t epoch, char *err, size_t errlen)
     long spins = 0;
     for (int pending = 1; pending;) {
         pending = 0;
-        for (uint32_t l = waiting_head; l; l = vtab[l - 1].free_next) {
-            struct vobj *c = &vtab[l - 1];
-            if (!forgotten(c, epoch)) continue;
-            post_if_unnamed(c);
-            int flag = 0;
-            MPI_Request br = HMAKE(MPI_Request, c->free_req);
-            if (c->free_req && real.Test(&br, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && flag) c->free_req = 0;
-            else pending = 1;
+        for (uint32_t *link = &waiting_head; *link;) {
+            struct vobj *c = &vtab[*link - 1];
+            if (!forgotten(c, epoch)) link = &c->free_next;
+            else if (barrier_done(c)) unlist(link, c);      /* its real one goes below */
+            else { pending = 1; link = &c->free_next; }
         }
         if (pending && ++spins > 20000000L) {
             lower_leave(up);
@@ -202,11 +207,6 @@ int mana_cfree_drain(uint64_t epoch, char *err, size_t errlen)
                      "disagree on what they freed");
             return -1;
         }
-    }
-    for (uint32_t *link = &waiting_head; *link;) {
-        struct vobj *c = &vtab[*link - 1];
-        if (forgotten(c, epoch)) unlist(link, c);
-        else link = &c->free_next;
     }
     lower_leave(up);
     uint32_t n = mana_vtab_used(), released = 0, left = 0;

@@ -160,8 +160,6 @@ int mana_replay(char *err, size_t errlen)
         if (o->recipe != R_NONE) list[n++] = o;
     }
     qsort(list, n, sizeof *list, by_order);
-    for (uint32_t i = 0; i < n; i++)
-        if (list[i]->kind == K_COMM) list[i]->free_req = 0;   /* the old process's barriers (cfree.c) */
     MPI_Group wg;
     LOWER(real.Comm_group(R(MPI_COMM_WORLD), &wg));
     mana_errh_replay();                 /* before any communicator gets a user error handler again */
