@@ -16,6 +16,11 @@ import xml.etree.ElementTree as ET
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 MAX_LINES = 12          # lines of each failure's message and trace
+# A failed ctest case's output ends with its harness's epilogue (coordinator log, launcher noise); the
+# lines that say why it failed usually come earlier.  These are shown first, then the tail.
+KEY = re.compile(r'FAIL|[Ee]rror|ERROR|differ|mismatch|wrong|abort|Abort|signal|Segmentation|timed out|'
+                 r'[Hh]ung|refused|[Cc]annot|[Ff]ailed|exited with|core dumped|Assertion')
+MAX_KEY = 10            # key lines of a failed ctest case shown before its tail
 
 
 def brief(trace):
@@ -61,8 +66,13 @@ def ctest_failures():
         # LastTest.log holds each test's output between its header and "Test time"; keep its end
         m = re.search(r'Test: ' + re.escape(name) + r'\n.*?\n----------------------------------------------------------\n(.*?)<end of output>',
                       log, re.S)
-        tail = m.group(1).strip().splitlines()[-MAX_LINES:] if m else []
-        yield f"ctest {name}", tail
+        lines = m.group(1).strip().splitlines() if m else []
+        tail = lines[-MAX_LINES:]
+        head = lines[:-MAX_LINES]
+        key = [l for l in head if KEY.search(l)]
+        if len(key) > MAX_KEY:
+            key = key[:MAX_KEY // 2] + ["[...]"] + key[-MAX_KEY // 2:]
+        yield f"ctest {name}", key + (["[... tail:]"] if key else []) + tail
 
 
 def ctest_times():

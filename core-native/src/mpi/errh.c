@@ -163,19 +163,20 @@ int mana_errh_win_ok(uint64_t eh) { return eh_ok(eh, EH_WIN); }
 
 /* MPI_ERRORS_ARE_FATAL (or MPI_ERRORS_ABORT) on a file or window: what the real library would have
  * said, then the end. */
-__attribute__((noreturn)) static void fatal(const char *what, int code)
+__attribute__((noreturn)) static void fatal(const char *what, const char *call, int code)
 {
     char msg[MPI_MAX_ERROR_STRING];
     int len = 0;
     LOWER(if (real.Error_string(code, msg, &len) != MPI_SUCCESS) len = 0);
     msg[len < MPI_MAX_ERROR_STRING ? len : MPI_MAX_ERROR_STRING - 1] = 0;
-    mana_say("MANA: %s failed and its error handler is MPI_ERRORS_ARE_FATAL: %s (error %d)", what,
-             len ? msg : "unknown error", code);
+    if (call && call[0] == 'P' && strncmp(call, "PMPI_", 5) == 0) call++;   /* the wrapper's name is PMPI_X */
+    mana_say("MANA: %s%s%s failed and its error handler is MPI_ERRORS_ARE_FATAL: %s (error %d)", what,
+             call ? ", " : "", call ? call : "", len ? msg : "unknown error", code);
     LOWER(real.Abort(R(MPI_COMM_WORLD), code));
     _exit(code ? code : 1);
 }
 
-int mana_errh_file(uint64_t eh, MPI_File fh, int code)
+int mana_errh_file(uint64_t eh, MPI_File fh, int code, const char *call)
 {
     struct vobj *e = user_eh(eh);
     if (e) {
@@ -185,10 +186,10 @@ int mana_errh_file(uint64_t eh, MPI_File fh, int code)
         return code;
     }
     if (eh == HBITS(MPI_ERRORS_RETURN)) return code;
-    fatal("an MPI-IO call on a file", code);
+    fatal("an MPI-IO call on a file", call, code);
 }
 
-int mana_errh_win(uint64_t eh, MPI_Win win, int code)
+int mana_errh_win(uint64_t eh, MPI_Win win, int code, const char *call)
 {
     struct vobj *e = user_eh(eh);
     if (e) {
@@ -198,7 +199,7 @@ int mana_errh_win(uint64_t eh, MPI_Win win, int code)
         return code;
     }
     if (eh == HBITS(MPI_ERRORS_RETURN)) return code;
-    fatal("a one-sided call on a window", code);
+    fatal("a one-sided call on a window", call, code);
 }
 
 int PMPI_Errhandler_free(MPI_Errhandler *eh)

@@ -84,10 +84,10 @@ struct vobj *mana_file_obj(MPI_File fh)
     return f->kind == K_FILE && (f->flags & VF_FOPEN) ? f : NULL;
 }
 
-int mana_file_err(struct vobj *f, MPI_File fh, int rc)
+int mana_file_err_in(struct vobj *f, MPI_File fh, int rc, const char *call)
 {
     if (rc == MPI_SUCCESS) return rc;
-    return mana_errh_file(f ? mf_of(f)->errh : null_errh(), fh, rc);
+    return mana_errh_file(f ? mf_of(f)->errh : null_errh(), fh, rc, call);
 }
 
 /* The file behind a handle, or the error handler's answer to a bad one. */

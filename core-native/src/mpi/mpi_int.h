@@ -501,8 +501,9 @@ int  mana_comm_dup_attrs(MPI_Comm old, MPI_Comm *newcomm);    /* after a dup: at
 /* The real file of a program's MPI_File (the entry's first 8 bytes; MPI_FILE_NULL stays NULL). */
 #define FR(fh) ((MPI_File)(uintptr_t)((fh) ? *(const uint64_t *)(uintptr_t)(fh) : 0))
 struct vobj *mana_file_obj(MPI_File fh);           /* the entry of an open file, or NULL */
-int  mana_file_err(struct vobj *f, MPI_File fh, int rc);   /* rc through the file's error handler */
-int  mana_errh_file(uint64_t eh, MPI_File fh, int code);   /* errh.c: run a file error handler */
+int  mana_file_err_in(struct vobj *f, MPI_File fh, int rc, const char *call); /* rc through the file's error handler */
+#define mana_file_err(f, fh, rc) mana_file_err_in(f, fh, rc, __func__)
+int  mana_errh_file(uint64_t eh, MPI_File fh, int code, const char *call); /* errh.c: run a file error handler */
 int  mana_errh_file_ok(uint64_t eh);               /* errh.c: eh may be set on a file */
 int  mana_info_from_real(MPI_Info ri, MPI_Info *out);      /* info.c: ours, with a real info's hints */
 int  mana_io_drain(char *err, size_t errlen);      /* the checkpoint: file pointers */
@@ -518,8 +519,10 @@ void mana_mpit_restart_done(void);   /* ... the restart's own counts taken off, 
 
 /* ---- one-sided communication (win.c) ---- */
 struct vobj *mana_win_obj(MPI_Win win);            /* the entry of a live window, or NULL */
-int  mana_win_err(struct vobj *w, MPI_Win win, int rc);    /* rc through the window's error handler */
-int  mana_errh_win(uint64_t eh, MPI_Win win, int code);    /* errh.c: run a window error handler */
+int  mana_win_err_in(struct vobj *w, MPI_Win win, int rc, const char *call); /* rc through the window's error handler */
+/* (CALL, the wrapper's __func__, names the failed call in MPI_ERRORS_ARE_FATAL's last words) */
+#define mana_win_err(w, win, rc) mana_win_err_in(w, win, rc, __func__)
+int  mana_errh_win(uint64_t eh, MPI_Win win, int code, const char *call);    /* errh.c: run a window error handler */
 int  mana_errh_win_ok(uint64_t eh);                /* errh.c: eh may be set on a window */
 int  mana_win_attr_predef(MPI_Win win, int kv, void *val, int *flag);  /* MPI_WIN_BASE...: our record */
 int  mana_win_attr_clear(uint64_t h);              /* attr.c: a freed window's attributes */
