@@ -4,8 +4,9 @@
  * packing, Status_set_elements) are generated pass-throughs (api/policy.tsv).
  *
  * MPI_Type_get_contents gives the program new handles for the derived types a type was made of (it
- * must free them): each becomes a table entry made as a dup of the virtual type our recipe names
- * (so it is rebuilt at restart like any dup), holding the real handle the real library returned.
+ * must free them): each becomes a table entry (recipe R_TYPE_CONTENTS) standing for the virtual type
+ * our recipe names, holding the real handle the real library returned; a restart makes it again by
+ * that type's own recipe, so it decodes as that type does.
  * Names set with MPI_Type_set_name are kept as an internal attribute (attr.c) so they survive a
  * restart; the real type gets the name too.
  */
@@ -147,6 +148,7 @@ static uint64_t recipe_part(const struct vobj *o, MPI_Count i)
         return tv && i < o->a[0] ? tv[i] : 0;
     }
     case R_TYPE_CONTIGUOUS: case R_TYPE_VECTOR: case R_TYPE_HVECTOR: case R_TYPE_INDEXED: case R_TYPE_INDEXED_BLOCK:
+    case R_TYPE_CONTENTS: return recipe_part(vobj_of((uint64_t)o->a[1]), i);   /* the same type's */
     case R_TYPE_HINDEXED: case R_TYPE_SUBARRAY: case R_TYPE_RESIZED: case R_TYPE_DUP: case R_TYPE_DARRAY:
     case R_TYPE_HINDEXED_BLOCK:
         return i == 0 ? (uint64_t)o->a[1] : 0;
@@ -165,10 +167,13 @@ static void contents_types(const struct vobj *o, MPI_Datatype types[], MPI_Count
         if (!part) part = v;
         if (!part) { types[i] = HMAKE(MPI_Datatype, r); continue; }  /* MPICH's pair types are direct handles */
         if (!vobj_of(part)) { types[i] = HMAKE(MPI_Datatype, part); continue; }
-        /* A new handle for the program (it frees it): a dup of that part, already made by the real
-         * library (the real handle it returned holds a reference). */
+        /* A new handle for the program (it frees it) to that part, already made by the real library
+         * (the real handle it returned holds a reference).  It is the part itself, not a dup: its
+         * envelope says the part's constructor, so the replay makes it again by the part's recipe
+         * (R_TYPE_CONTENTS).  (As a dup, one held through a checkpoint decoded as MPI_COMBINER_DUP
+         * after the restart: typesc's "derived member wrong", attrs.c now checks it.) */
         struct vobj *p = vobj_of(part), *d = vnew(K_TYPE, r);
-        d->recipe = R_TYPE_DUP;
+        d->recipe = R_TYPE_CONTENTS;
         d->a[1] = (int64_t)part;
         d->flags |= p->flags & VF_COMMITTED;
         mana_record_parent(d, p);

@@ -130,6 +130,8 @@ enum recipe {
     R_FILE_OPEN,
     /* win.c: MPI_Win_create, _allocate (made with Win_create on our memory) and _create_dynamic */
     R_WIN_CREATE,
+    /* dtype.c: a handle MPI_Type_get_contents gave, the same type as a[1] (not a dup of it) */
+    R_TYPE_CONTENTS,
 };
 /* a[7] of a datatype or an op made by a large-count (_c) constructor of MPI 4 (dtype_c.c, objects.c):
  * the replay calls that one again, with the MPI_Count values a[] and arr hold whole (dtype_c.c says

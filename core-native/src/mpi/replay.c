@@ -119,6 +119,17 @@ static int replay_one(struct vobj *o, MPI_Group wg)
     }
     case R_TYPE_SUBARRAY: LOWER(rc = real.Type_create_subarray(n, ia, ia + n, ia + 2 * n, (int)o->a[2], old, &t)); break;
     case R_TYPE_DUP: LOWER(rc = real.Type_dup(old, &t)); break;
+    case R_TYPE_CONTENTS: {
+        /* the type a[1] stands for, made again by that type's recipe on a copy of its entry (the
+         * entry itself keeps its own real handle), committed as this handle was */
+        struct vobj *p = vobj_of((uint64_t)o->a[1]);
+        if (!p || p->kind != K_TYPE || p->recipe == R_NONE) { LOWER(rc = real.Type_dup(old, &t)); break; }
+        struct vobj copy = *p;
+        copy.flags = (copy.flags & ~VF_COMMITTED) | (o->flags & VF_COMMITTED);
+        rc = replay_one(&copy, wg);
+        o->real = copy.real;
+        return rc;
+    }
     case R_OP_CREATE: return replay_op(o);
     case R_GRAPH_CREATE: case R_DIST_GRAPH: case R_DIST_GRAPH_ADJ: rc = mana_topo_replay(o, pc, &nc); break;
     case R_COMM_CREATE_GROUP: {

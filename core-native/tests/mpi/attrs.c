@@ -4,7 +4,8 @@
  * communicator and a datatype made before the checkpoint keep their attributes through it.  The
  * callbacks' invocation counts and the values seen are part of the checksum.  Also: the MPI-1
  * keyval/attr calls, predefined MPI_COMM_DUP_FN / NULL_COPY_FN, MPI_TAG_UB, datatype names,
- * MPI_Type_get_envelope/get_contents, hindexed_block and darray types over the wire. */
+ * MPI_Type_get_envelope/get_contents (and a handle get_contents gave, held through every checkpoint),
+ * hindexed_block and darray types over the wire. */
 #include "mpitest.h"
 
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"   /* the MPI-1 attribute calls, on purpose */
@@ -102,6 +103,14 @@ int main(int argc, char **argv)
     MPI_Type_set_attr(pair_keep, tkv, (void *)(intptr_t)3);
     MPI_Type_set_name(pair_keep, "pair_keep");
     MPI_Type_commit(&pair_keep);
+    /* A handle MPI_Type_get_contents gave, held across every checkpoint: it is `pair` itself (MPI 4.1
+     * sec. 5.1.13), so it decodes as the struct, never as a dup of it, before and after a restart. */
+    MPI_Datatype held;
+    {
+        int ints[1];
+        MPI_Aint adr[1];
+        MPI_Type_get_contents(pair_keep, 0, 0, 1, ints, adr, &held);
+    }
 
     /* hindexed_block and darray, used every iteration. */
     MPI_Datatype hb, da;
@@ -178,6 +187,13 @@ int main(int argc, char **argv)
         MPI_Type_get_envelope(parts[0], &ni, &na, &nd, &comb);
         if (psz != 12 || comb != MPI_COMBINER_STRUCT) mt_fail("part of the dup: size %d combiner %d", psz, comb);
         MPI_Type_free(&parts[0]);
+        MPI_Type_get_envelope(held, &ni, &na, &nd, &comb);
+        if (comb != MPI_COMBINER_STRUCT || ni != 3 || na != 2 || nd != 2)
+            mt_fail("iteration %ld: the part MPI_Type_get_contents gave before the loop: combiner %d", it, comb);
+        MPI_Type_get_contents(held, 3, 2, 2, ints, adr, parts);
+        MPI_Type_size(held, &psz);
+        if (parts[0] != MPI_INT || parts[1] != MPI_DOUBLE || adr[1] != 8 || psz != 12)
+            mt_fail("iteration %ld: contents of the part MPI_Type_get_contents gave before the loop", it);
 
         /* hindexed_block and darray over the wire */
         int hs[12], hr[12];
@@ -207,6 +223,7 @@ int main(int argc, char **argv)
     MPI_Comm_free_keyval(&kv_dup);
     MPI_Comm_free_keyval(&kv_nocopy);
     MPI_Keyval_free(&kv_old);
+    MPI_Type_free(&held);
     MPI_Type_free(&pair_keep);               /* tdelete for its value */
     MPI_Type_free_keyval(&tkv);
     MPI_Type_free(&pair);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # comm_free.sh MPI PROG - the runtime forgets freed dups between checkpoints (PROG: comm_free.c
-# --dups-only, 3 ranks: 16 MPI_Comm_dup + MPI_Allreduce + MPI_Comm_free an iteration).  A freed
+# --dups-only, 2 ranks: 16 MPI_Comm_dup + MPI_Allreduce + MPI_Comm_free an iteration).  A freed
 # communicator's entry stays until every rank of the call that made it is done with it (cfree.c); for a
 # dup, a barrier posted by the free tells every member, and the entry goes without a checkpoint.  With
 # MANA_DEBUG=1 every rank says at each checkpoint how many freed communicators that checkpoint had to
@@ -10,7 +10,7 @@
 # result.  (The six patterns of freeing, with checkpoints among them: mpi_*_comm_free_3_cycles.)
 set -u
 ROOT=${MANA_ROOT:-$(cd "$(dirname -- "$(readlink -f -- "$0")")/../../.." && pwd -P)}
-mpi=$1 prog=$2 np=3
+mpi=$1 prog=$2 np=2
 . "$(dirname -- "$(readlink -f -- "$0")")/checks.sh"
 mpi_script_setup "$mpi" $np commfree
 export MANA_DEBUG=1
