@@ -148,8 +148,12 @@ void mana_cfree_reap(void)
     /* Tested and forgotten with the lower half held: a checkpoint comes before or after, and finds
      * the entry waiting for its barrier, or gone. */
     uint64_t up = lower_enter();
-    for (uint32_t *link = &waiting_head; *link && ngone < 8;) {
+    for (uint32_t *link = &waiting_head; *link;) {
         struct vobj *c = &vtab[*link - 1];
+        /* every entry is visited, so each gets its barrier posted as soon as it may be (once a pass had
+         * stopped at 8 forgotten: 39 persistent collectives freed before MPI_Finalize left barriers
+         * unposted on one rank while the others' waited, and MPICH's MPI_Finalize hung on them) */
+        if (ngone == 8) { post_if_unnamed(c); link = &c->free_next; continue; }
         if (!barrier_done(c)) { link = &c->free_next; continue; }
         MPI_Comm r = HMAKE(MPI_Comm, c->real);
         real.Comm_free(&r);
@@ -159,6 +163,48 @@ void mana_cfree_reap(void)
     }
     lower_leave(up);
     for (int i = 0; i < ngone; i++) vdrop(&gone[i]);
+}
+
+/* MPI_Finalize: no barrier of ours may be left to the real one (MPICH's hung in its progress on one
+ * whose other members had left theirs: 20 persistent collectives freed before MPI_Finalize, 3 ranks,
+ * about one run in four).  MPI_Finalize is collective over every process, so every member of a solo
+ * communicator's call is here too, with it freed (on the list) or still live (MPI does not ask a
+ * program to free its communicators): each member posts the barrier on both kinds, whatever is still
+ * on them (nothing may be used after MPI_Finalize), and waits until all of its barriers complete.  The
+ * real communicators are left to the real MPI_Finalize. */
+#define FIN_DONE 1u      /* free_req of an entry whose barrier completed here (no real handle is 1) */
+void mana_cfree_finalize(void)
+{
+    uint64_t up = lower_enter();
+    uint32_t n = mana_vtab_used();
+    for (uint32_t i = 1; i <= n; i++) {       /* the live ones join the list */
+        struct vobj *c = &vtab[i];
+        if (c->kind != K_COMM || (c->flags & (VF_ZOMBIE | VF_PREDEF)) || !c->real || !solo(c)) continue;
+        c->free_req = 0;                      /* (the listed ones are zombies: none is listed twice) */
+        c->free_next = waiting_head;
+        waiting_head = c->idx + 1;
+        waiting_n++;
+    }
+    int pending = 1;
+    for (unsigned spin = 0; pending; spin++) {
+        pending = 0;
+        for (uint32_t link = waiting_head; link; link = vtab[link - 1].free_next) {
+            struct vobj *c = &vtab[link - 1];
+            if (c->free_req == FIN_DONE) continue;
+            if (!c->free_req) {
+                MPI_Request br;
+                if (real.Ibarrier(HMAKE(MPI_Comm, c->real), &br) != MPI_SUCCESS) { c->free_req = FIN_DONE; continue; }
+                c->free_req = HBITS(br);
+            }
+            MPI_Request br = HMAKE(MPI_Request, c->free_req);
+            int flag = 0;
+            if (real.Test(&br, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS || flag) c->free_req = FIN_DONE;
+            else pending = 1;
+        }
+        /* (the entries stay listed: nothing runs after this but the real MPI_Finalize) */
+        if (pending && (spin & 63u) == 63u) mana_sys0(SYS_sched_yield);
+    }
+    lower_leave(up);
 }
 
 /* ---- at a checkpoint ---- */

@@ -898,7 +898,7 @@ int PMPI_Finalize(void)
 {
     MANA_CHECK_INIT();
     mana_attr_finalize();
-    mana_cfree_reap();          /* the freed communicators' barriers that completed (cfree.c) */
+    mana_cfree_finalize();      /* the freed communicators' barriers, all complete (cfree.c) */
     int rc;
     /* finalized inside the excursion: a checkpoint's progress poke takes the lower half after it (poke_progress) */
     COLL_LOWER(world_obj, rc = real.Finalize(); __atomic_store_n(&mana_finalized, 1, __ATOMIC_SEQ_CST));

@@ -368,6 +368,7 @@ uint64_t comm_call_id(const struct vobj *parent, uint64_t parent_seq);   /* core
 struct vobj *comm_zombie(struct vobj *parent, int recipe);   /* the entry of a call that gave MPI_COMM_NULL */
 /* cfree.c: freed communicators */
 void mana_cfree_reap(void);                  /* forget those every member has freed (MPI_Comm_dup and kin) */
+void mana_cfree_finalize(void);              /* MPI_Finalize: complete every barrier of ours first */
 void mana_cfree_mark(void);                  /* at a checkpoint: mark those a request or message names */
 int64_t mana_cfree_need(const struct vobj *c);     /* 1 while this rank needs the communicator */
 int  mana_cfree_drain(uint64_t epoch, char *err, size_t errlen);  /* release those no rank needs */
@@ -463,6 +464,7 @@ int  mana_part_start(struct vobj *r);              /* part.c: MPI_Start of a par
 void mana_part_status(struct vobj *r);             /* part.c: the program's source and tag in its status */
 void mana_part_refresh(int at_restart);            /* part.c: the hidden communicator, at start and restart */
 int  mana_pcoll_start(struct vobj *r);             /* pcoll.c: MPI_Start of a persistent collective */
+void mana_pcoll_free(struct vobj *r);              /* pcoll.c: its MPI_Request_free (its communicator) */
 int  mana_greq_cancel(struct vobj *r);             /* greq.c: the program's cancel function */
 int  mana_greq_free(struct vobj *r);               /* greq.c: the program's free function (vrelease) */
 struct bufmsg *buffered_new(struct vobj *comm, int src, int tag, size_t bytes, void **data);

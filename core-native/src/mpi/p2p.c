@@ -888,6 +888,7 @@ int PMPI_Request_free(MPI_Request *h)
     struct vobj *r = vobj_of(HBITS(*h));
     if (!r || r->kind != K_REQ) return MPI_ERR_REQUEST;
     *h = MPI_REQUEST_NULL;
+    if (r->rkind == RQ_PCOLL) mana_pcoll_free(r);
     if (((r->flags & VF_POSTED) || r->rkind == RQ_GREQ) && !(r->flags & VF_DONE)) {
         /* The operation still completes; keep the request so the drain still counts it, and let it
          * go once it has (req_reap). */

@@ -8,8 +8,15 @@
  * arrays, which MPI forbids it to change while the request lives), and every MPI_Start posts the
  * nonblocking twin (MPI_Ibcast ...), counted by the communicator's sequence gate like any collective.
  * So a checkpoint drains an active one as it drains an MPI_Ibcast, and an inactive one needs nothing at
- * a restart: its arguments are virtual handles, valid after the replay.  The standard lets the
- * initialization be a local call here: it only keeps arguments.
+ * a restart: its arguments are virtual handles, valid after the replay.
+ *
+ * A persistent collective is matched by its initialization, which is collective (MPI 4.0 sec. 6.13:
+ * every member initializes in the same order), not by its starts: ranks may start two of them in
+ * different orders (MPICH's coll/p_order).  Nonblocking collectives match in posting order on a
+ * communicator, so each request posts on a communicator of its own: the initialization dups the
+ * program's (MPI_Comm_dup through our wrapper: a communicator like any other, counted by the drains,
+ * made again by the replay) and MPI_Request_free frees that dup (cfree.c keeps its real one while the
+ * request still runs).  The cost is a communicator (a context id) per live persistent collective.
  */
 #include "mpi_int.h"
 
@@ -65,7 +72,12 @@ static int pc_new_ints(struct pcoll *a, MPI_Request *req, const int *ints, size_
     }
     struct pcoll *p = malloc(sizeof *p + ((size_t)ns + (size_t)nr) * sizeof(MPI_Datatype) + n * sizeof(int));
     if (!p) return MPI_ERR_NO_MEM;
+    MPI_Comm own;                    /* the request's own communicator (see the top of the file) */
+    rc = PMPI_Comm_dup(a->comm, &own);
+    if (rc != MPI_SUCCESS) { free(p); return rc; }
+    c = comm_obj(own);
     *p = *a;
+    p->comm = own;
     p->ns = ns;
     p->nr = nr;
     if (n) {
@@ -164,6 +176,17 @@ static int pc_post_in_lower(struct pcoll *p, MPI_Request *rr)
                      (p->s, CA(p->scs), AA(p->sds), st, p->r, p->rc, rt, p->root, c, rr));
     }
     return MPI_ERR_REQUEST;
+}
+
+/* MPI_Request_free of a persistent collective: its own communicator goes too (p2p.c calls this before
+ * it lets the request go). */
+void mana_pcoll_free(struct vobj *r)
+{
+    struct pcoll *p = r->arr;
+    if (!p || p->comm == MPI_COMM_NULL) return;
+    MPI_Comm own = p->comm;
+    p->comm = MPI_COMM_NULL;         /* (an active request still posted keeps its real one: cfree.c) */
+    PMPI_Comm_free(&own);
 }
 
 int mana_pcoll_start(struct vobj *r)
@@ -428,4 +451,5 @@ ALIAS(Neighbor_alltoallw_init_c)
 #else
 /* Open MPI 4.1 has them only as MPIX_ extensions, outside the MPI_ names this library wraps. */
 int mana_pcoll_start(struct vobj *r) { (void)r; return MPI_ERR_REQUEST; }
+void mana_pcoll_free(struct vobj *r) { (void)r; }
 #endif

@@ -9,7 +9,10 @@
  * Bcast_init_c, Allreduce_init_c, Allgatherv_init_c; and the large-count twin of every other one (the int
  * form started on odd iterations, the _c form on even ones).  Each
  * iteration starts all of them (MPI_Startall), does
- * local work, waits, checks every result and restarts a few alone with MPI_Start. */
+ * local work, waits, checks every result and restarts a few alone with MPI_Start.  Then two more, a
+ * Bcast_init and an Allreduce_init made for this, are started in opposite orders on even and odd ranks
+ * and waited for together (a persistent collective is matched by its initialization, not by its start:
+ * MPICH's coll/p_order; natively, the reference, their nonblocking twins in one order). */
 #include "mpitest.h"
 
 #if MPI_VERSION >= 4
@@ -224,6 +227,11 @@ int main(int argc, char **argv)
         if (pc_req(i, 1, &b, w, ring, info, ones, displs, ones_c, displs_c, ints, wdispls, &q[i]) != MPI_SUCCESS)
             mt_fail("persistent collective %d: init failed", i);
     if (persistent) MPI_Type_free(&pair);                      /* the request keeps it */
+    long po_val = 0, po_in = 0, po_out = 0;                     /* started out of order (above) */
+    MPI_Request po[2];
+    if (persistent && (MPI_Bcast_init(&po_val, 1, MPI_LONG, 0, w, info, &po[0]) != MPI_SUCCESS ||
+                       MPI_Allreduce_init(&po_in, &po_out, 1, MPI_LONG, MPI_SUM, w, info, &po[1]) != MPI_SUCCESS))
+        mt_fail("the out-of-order pair: init failed");
     if (n != NREQ) mt_fail("made %d requests", n);
 
     uint64_t h = MT_HASH0;
@@ -252,8 +260,27 @@ int main(int argc, char **argv)
         while (!flag) MPI_Test(&q[2], &flag, MPI_STATUS_IGNORE);
         if (b.ar_out != 5L * size * (size - 1) / 2 + size * it) mt_fail("Allreduce_init restarted: %ld", b.ar_out);
         h = mt_hash(h, &b.ar_out, sizeof b.ar_out);
+        /* two started in opposite orders on even and odd ranks */
+        po_val = rank == 0 ? it * 3 : -1;
+        po_in = rank + it;
+        if (!persistent) {
+            MPI_Ibcast(&po_val, 1, MPI_LONG, 0, w, &po[0]);
+            MPI_Iallreduce(&po_in, &po_out, 1, MPI_LONG, MPI_SUM, w, &po[1]);
+        } else if (rank % 2 == 0) {
+            MPI_Start(&po[0]);
+            MPI_Start(&po[1]);
+        } else {
+            MPI_Start(&po[1]);
+            MPI_Start(&po[0]);
+        }
+        if (MPI_Waitall(2, po, MPI_STATUSES_IGNORE) != MPI_SUCCESS) mt_fail("iteration %ld: the out-of-order pair's wait", it);
+        if (po_val != it * 3 || po_out != (long)size * (size - 1) / 2 + size * it)
+            mt_fail("iteration %ld: the out-of-order pair: bcast %ld, allreduce %ld", it, po_val, po_out);
+        h = mt_hash(h, &po_val, sizeof po_val);
+        h = mt_hash(h, &po_out, sizeof po_out);
     } while (!mt_done(&r, it));
     for (int i = 0; persistent && i < NREQ; i++) MPI_Request_free(&q[i]);
+    for (int i = 0; persistent && i < 2; i++) MPI_Request_free(&po[i]);
     if (!persistent) MPI_Type_free(&pair);
     MPI_Comm_free(&ring);
     mt_finish(&r, "pcolls", it, h);
