@@ -147,8 +147,8 @@ static uint64_t recipe_part(const struct vobj *o, MPI_Count i)
         const uint64_t *tv = mana_struct_types(o);
         return tv && i < o->a[0] ? tv[i] : 0;
     }
-    case R_TYPE_CONTIGUOUS: case R_TYPE_VECTOR: case R_TYPE_HVECTOR: case R_TYPE_INDEXED: case R_TYPE_INDEXED_BLOCK:
     case R_TYPE_CONTENTS: return recipe_part(vobj_of((uint64_t)o->a[1]), i);   /* the same type's */
+    case R_TYPE_CONTIGUOUS: case R_TYPE_VECTOR: case R_TYPE_HVECTOR: case R_TYPE_INDEXED: case R_TYPE_INDEXED_BLOCK:
     case R_TYPE_HINDEXED: case R_TYPE_SUBARRAY: case R_TYPE_RESIZED: case R_TYPE_DUP: case R_TYPE_DARRAY:
     case R_TYPE_HINDEXED_BLOCK:
         return i == 0 ? (uint64_t)o->a[1] : 0;

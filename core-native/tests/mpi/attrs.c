@@ -187,6 +187,20 @@ int main(int argc, char **argv)
         MPI_Type_get_envelope(parts[0], &ni, &na, &nd, &comb);
         if (psz != 12 || comb != MPI_COMBINER_STRUCT) mt_fail("part of the dup: size %d combiner %d", psz, comb);
         MPI_Type_free(&parts[0]);
+        {   /* a vector over the struct: its part is a new handle on Open MPI (a dup the library makes),
+             * the struct's own on MPICH; both must decode as the struct */
+            MPI_Datatype vv, inner;
+            int vi[3];
+            MPI_Type_vector(2, 1, 2, pair, &vv);
+            MPI_Type_get_contents(vv, 3, 0, 1, vi, adr, &inner);
+            int isz = 0;
+            MPI_Type_size(inner, &isz);
+            MPI_Type_get_envelope(inner, &ni, &na, &nd, &comb);
+            if (vi[0] != 2 || vi[2] != 2 || isz != 12 || comb != MPI_COMBINER_STRUCT || nd != 2)
+                mt_fail("iteration %ld: the part of a vector over the struct: size %d combiner %d", it, isz, comb);
+            MPI_Type_free(&inner);
+            MPI_Type_free(&vv);
+        }
         MPI_Type_get_envelope(held, &ni, &na, &nd, &comb);
         if (comb != MPI_COMBINER_STRUCT || ni != 3 || na != 2 || nd != 2)
             mt_fail("iteration %ld: the part MPI_Type_get_contents gave before the loop: combiner %d", it, comb);
