@@ -74,12 +74,17 @@ static int solo(const struct vobj *c)
            !(c->flags & VF_PARENT);
 }
 
-/* Post the barrier once nothing of this rank is on it (inside an excursion). */
-static void post_if_unnamed(struct vobj *c)
+/* Post the communicator's barrier (inside an excursion). */
+static void post_barrier(struct vobj *c)
 {
-    if (c->free_req || named(c)) return;
     MPI_Request br;
     if (real.Ibarrier(HMAKE(MPI_Comm, c->real), &br) == MPI_SUCCESS) c->free_req = HBITS(br);
+}
+
+/* Post it once nothing of this rank is on it. */
+static void post_if_unnamed(struct vobj *c)
+{
+    if (!c->free_req && !named(c)) post_barrier(c);
 }
 
 /* Has every member freed it: its barrier posted (now, if it may be) and complete?  (Inside an
@@ -172,7 +177,6 @@ void mana_cfree_reap(void)
  * program to free its communicators): each member posts the barrier on both kinds, whatever is still
  * on them (nothing may be used after MPI_Finalize), and waits until all of its barriers complete.  The
  * real communicators are left to the real MPI_Finalize. */
-#define FIN_DONE 1u      /* free_req of an entry whose barrier completed here (no real handle is 1) */
 void mana_cfree_finalize(void)
 {
     uint64_t up = lower_enter();
@@ -185,24 +189,18 @@ void mana_cfree_finalize(void)
         waiting_head = c->idx + 1;
         waiting_n++;
     }
-    int pending = 1;
-    for (unsigned spin = 0; pending; spin++) {
-        pending = 0;
-        for (uint32_t link = waiting_head; link; link = vtab[link - 1].free_next) {
-            struct vobj *c = &vtab[link - 1];
-            if (c->free_req == FIN_DONE) continue;
-            if (!c->free_req) {
-                MPI_Request br;
-                if (real.Ibarrier(HMAKE(MPI_Comm, c->real), &br) != MPI_SUCCESS) { c->free_req = FIN_DONE; continue; }
-                c->free_req = HBITS(br);
-            }
+    /* each entry leaves the list once its barrier completed (or could not be posted); the real
+     * communicators are the real MPI_Finalize's */
+    for (unsigned spin = 0; waiting_head; spin++) {
+        for (uint32_t *link = &waiting_head; *link;) {
+            struct vobj *c = &vtab[*link - 1];
+            if (!c->free_req) post_barrier(c);
             MPI_Request br = HMAKE(MPI_Request, c->free_req);
             int flag = 0;
-            if (real.Test(&br, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS || flag) c->free_req = FIN_DONE;
-            else pending = 1;
+            if (!c->free_req || real.Test(&br, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS || flag) unlist(link, c);
+            else link = &c->free_next;
         }
-        /* (the entries stay listed: nothing runs after this but the real MPI_Finalize) */
-        if (pending && (spin & 63u) == 63u) mana_sys0(SYS_sched_yield);
+        if ((spin & 63u) == 63u) mana_sys0(SYS_sched_yield);
     }
     lower_leave(up);
 }

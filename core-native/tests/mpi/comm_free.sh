@@ -7,7 +7,8 @@
 # forget, and how many objects its table holds.  After 25 iterations (400 dups per rank) and after 50,
 # each checkpoint must have found fewer than 100 to forget (those whose barrier was still out) and a
 # table of fewer than 60 objects; the second kills the job, and the restart must end with the native
-# result.  (The six patterns of freeing, with checkpoints among them: mpi_*_comm_free_3_cycles.)
+# result.  (The six patterns of freeing, with checkpoints among them: mpi_openmpi_comm_free_3_cycles,
+# mpi_mpich_comm_free_2_kill.)
 set -u
 ROOT=${MANA_ROOT:-$(cd "$(dirname -- "$(readlink -f -- "$0")")/../../.." && pwd -P)}
 mpi=$1 prog=$2 np=2
