@@ -182,7 +182,8 @@ static uint64_t cg_next(uint64_t key)
 }
 
 /* Collective over the group only, so not counted as a collective of the parent (its other members
- * never call it); see the coverage manifest for what that means for a checkpoint. */
+ * never call it): it has a gate of its own (core.c, group_coll_enter), and a checkpoint that finds a
+ * thread waiting inside lets held threads through until its partners come (drain_rounds.c). */
 int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
     MANA_CHECK_INIT();
@@ -190,7 +191,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     if (!p) return MPI_ERR_COMM;
     MPI_Comm rc_;
     int rc;
-    LOWER(rc = real.Comm_create_group(R(comm), R(group), tag, &rc_));
+    GROUP_COLL_LOWER(NULL, rc = real.Comm_create_group(R(comm), R(group), tag, &rc_));
     if (rc != MPI_SUCCESS) return rc;
     int n;
     int *wr;

@@ -427,6 +427,30 @@ uint64_t coll_enter(struct vobj *c)
     }
 }
 
+/* The gate in front of MPI_Comm_create_group.  That call is collective over its group alone: no
+ * communicator of the table counts it on all its members (the parent's other members never make it,
+ * and a member that has not made it yet does not know it), so it waits at a gate of this rank's own,
+ * outside the table and every reduction: held like any other in a drain (phase 1 sets its target to
+ * its count), passed only with a call one_more grants (drain_rounds.c; local_behind says one is
+ * still to be made).  A thread inside it, or inside MPI_Intercomm_create (whose two groups count it on
+ * two different local communicators), is counted in group_inside too: settle rounds that find one
+ * waiting let every held thread make one more call (drain_quiesce), until its partners come. */
+static struct vobj group_gate = { .kind = K_COMM, .gid = 1 };
+static volatile int group_inside;
+
+uint64_t group_coll_enter(struct vobj *c)
+{
+    uint64_t up = coll_enter(c ? c : &group_gate);
+    __atomic_add_fetch(&group_inside, 1, __ATOMIC_SEQ_CST);
+    return up;
+}
+
+void group_coll_leave(uint64_t up)
+{
+    __atomic_sub_fetch(&group_inside, 1, __ATOMIC_SEQ_CST);
+    coll_leave(up);
+}
+
 /* ---- the one-sided gate ----
  * A one-sided call (win.c, and the generated w* wrappers) may wait inside the real MPI for a target
  * rank's progress engine (Open MPI's emulated atomics, MPICH without asynchronous progress): a flush,
@@ -561,14 +585,19 @@ static void dop_set_phase(void *ctx, int phase)
     (void)ctx;
     __atomic_store_n(&coll_phase, phase, __ATOMIC_SEQ_CST);
     coll_wake();
-    if (phase == 1)
+    if (phase == 1) {
         while (__atomic_load_n(&entering, __ATOMIC_SEQ_CST)) mana_sys0(SYS_sched_yield);
+        /* no thread passes the create_group gate until one_more grants it a call */
+        group_gate.target = group_gate.seq;
+    }
 }
 
 static int dop_gen(void *ctx) { (void)ctx; return __atomic_load_n(&coll_gen, __ATOMIC_SEQ_CST); }
 static void dop_wake(void *ctx) { (void)ctx; coll_wake(); }
 static void dop_sleep(void *ctx, int gen) { (void)ctx; coll_sleep(gen); }
 static int64_t dop_inside(void *ctx) { (void)ctx; return __atomic_load_n(&coll_inside, __ATOMIC_SEQ_CST); }
+static int64_t dop_inside_group(void *ctx) { (void)ctx; return __atomic_load_n(&group_inside, __ATOMIC_SEQ_CST); }
+static int dop_local_behind(void *ctx) { (void)ctx; return group_gate.seq < group_gate.target; }
 static int dop_finalized(void *ctx) { (void)ctx; return mana_finalized; }
 static int dop_rma_used(void *ctx) { (void)ctx; return mana_rma_used; }
 static int64_t dop_pscw_share(void *ctx) { (void)ctx; return (int64_t)mana_win_pscw_share(); }
@@ -595,7 +624,8 @@ static int dop_debug(void *ctx) { (void)ctx; return mana_debug_on(); }
 
 static const struct drain_coll_ops coll_drain_ops = {
     .used = dop_used, .comm = dop_comm, .call = dop_call, .ngated = GATED_MAX, .gated = dop_gated, .set_phase = dop_set_phase,
-    .gen = dop_gen, .wake = dop_wake, .sleep = dop_sleep, .inside = dop_inside, .finalized = dop_finalized,
+    .gen = dop_gen, .wake = dop_wake, .sleep = dop_sleep, .inside = dop_inside, .inside_group = dop_inside_group,
+    .local_behind = dop_local_behind, .finalized = dop_finalized,
     .rma_used = dop_rma_used, .pscw_share = dop_pscw_share, .rma_close = dop_rma_close, .poke = dop_poke,
     .yield = dop_yield, .now_ns = dop_now_ns, .reduce = dop_reduce, .debug = dop_debug, .message = mana_say,
 };

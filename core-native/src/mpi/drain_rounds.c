@@ -102,8 +102,12 @@ static int64_t comm_want(const struct drain_comm *c) { return (int64_t)(*c->seq 
 #define SETTLE_ROUNDS DRAIN_SETTLE_ROUNDS
 /* Returns 0 settled, -1 failed, 1 still busy after SETTLE_BATCH rounds: the caller runs target rounds
  * again, since a communicator a rank made after the last target round may hold a thread at the gate
- * that a partner's collective waits for.  `*rp` counts rounds across calls (phases stay distinct). */
+ * that a partner's collective waits for, and lets every held thread make one more call (see
+ * drain_quiesce).  A batch in which a thread has been inside a collective over a group for
+ * SETTLE_GROUP rounds ends there: such a call waits for members that no count says are behind.
+ * `*rp` counts rounds across calls (phases stay distinct). */
 #define SETTLE_BATCH DRAIN_SETTLE_BATCH
+#define SETTLE_GROUP DRAIN_SETTLE_GROUP
 
 /* Let the program and the progress engine run for `ns` (the clock's own time), turning the engine. */
 static void run_on(struct drain_coll *d, int64_t ns)
@@ -146,7 +150,7 @@ static int settle_batch(struct drain_coll *d, uint32_t g, int *rp, int64_t *unma
      * call's window passes, and ends that epoch, while the calls that open epochs still wait.  Only a
      * round made with the gate strict can settle: a thread that passed leniently is counted inside by
      * then (rma_close returns once no thread is between the gate's check and its count). */
-    int strict = 1, said = 0;
+    int strict = 1, said = 0, group_rounds = 0;
     for (int n = 0; n < SETTLE_BATCH; n++, (*rp)++) {
         int round = *rp;
         if (round >= SETTLE_ROUNDS) break;
@@ -154,9 +158,10 @@ static int settle_batch(struct drain_coll *d, uint32_t g, int *rp, int64_t *unma
         /* the epochs' counts change only inside one-sided calls: once none is inside (busy 0) and none
          * may start (the gate strict), this rank's share stays what it is read as here */
         int64_t now_s = ops->now_ns(d->ctx) / 1000000000LL;
-        int64_t v[3] = { ops->inside(d->ctx), 0, now_s - t0 >= d->epoch_wait_s };
+        int64_t v[4] = { ops->inside(d->ctx), 0, now_s - t0 >= d->epoch_wait_s,
+                         ops->inside_group ? ops->inside_group(d->ctx) : 0 };
         if (ops->rma_used(d->ctx)) v[1] = ops->pscw_share(d->ctx);
-        if (ops->reduce(d->ctx, g, (uint16_t)(SETTLE_PHASE0 + round), MANA_RED_SUM, v, 3, err, errlen) != 0)
+        if (ops->reduce(d->ctx, g, (uint16_t)(SETTLE_PHASE0 + round), MANA_RED_SUM, v, 4, err, errlen) != 0)
             return -1;
         int64_t busy = v[0];
         *unmatched = v[1];
@@ -172,6 +177,16 @@ static int settle_batch(struct drain_coll *d, uint32_t g, int *rp, int64_t *unma
             ops->message("mana: collective drain: %lld thread(s) inside a collective or one-sided call; the one-sided "
                          "gate lets passive-target epochs finish", (long long)busy);
         strict = busy == 0;
+        /* a collective over a group waits for members held at gates they have reached (every rank sees
+         * the same sums, so all return here in the same round) */
+        group_rounds = busy && v[3] ? group_rounds + 1 : 0;
+        if (group_rounds >= SETTLE_GROUP) {
+            if (ops->debug(d->ctx))
+                ops->message("mana: collective drain: %lld thread(s) inside a collective over a group for %d rounds",
+                             (long long)v[3], group_rounds);
+            (*rp)++;
+            return 1;
+        }
         run_on(d, 1000000L);
     }
     if (*rp < SETTLE_ROUNDS) return 1;
@@ -186,12 +201,13 @@ static int behind_here(struct drain_coll *d)
     uint32_t used = d->ops->used(d->ctx);
     for (uint32_t i = 1; i <= used; i++)
         if (d->ops->comm(d->ctx, i, &c) && *c.seq < *c.target) return 1;
-    return 0;
+    return d->ops->local_behind && d->ops->local_behind(d->ctx);
 }
 
 /* A thread waits at the gate of a communicator already at its target while its rank is behind
- * elsewhere: it may make one more call there (that target goes up by one; the other members learn it
- * in the next round).  Returns how many communicators got one more. */
+ * elsewhere (or while a collective waits for held ranks, drain_quiesce): it may make one more call
+ * there (that target goes up by one; the other members learn it in the next round).  Returns how many
+ * gates got one more. */
 static int one_more(struct drain_coll *d)
 {
     struct drain_comm c;
@@ -231,8 +247,24 @@ int drain_quiesce(struct drain_coll *d, uint32_t g, char *err, size_t errlen)
      * its target to reach another's (a collective that only some ranks make between two of a shared
      * communicator) may make one more call there (its target goes up by one here, and on the other
      * members with the next round); rounds go on until no rank is behind anywhere. */
-    int settle_round = 0;
+    int settle_round = 0, stuck = 0;
 again:
+    /* The settle rounds found a thread inside a collective for a whole batch, or inside one over a group
+     * (MPI_Comm_create_group, MPI_Intercomm_create): it may wait for a rank that is held at a gate its
+     * counts say it has reached (MPICH's comm_group_rand: rank 0 inside a create_group with rank 2,
+     * which waits at the gate of a barrier on a communicator it shares with rank 1 only; no count
+     * links them).  So every thread held at a gate makes one more call there, on every rank (all saw
+     * the same sums): the targets go up by one, the other members learn it in the rounds below, and
+     * the settle rounds come again.  Each such step moves the program by one collective; one that
+     * never frees the waiting thread ends with the settle rounds' own limit. */
+    if (stuck) {
+        int more = one_more(d);
+        behind += (uint64_t)more;
+        if (more) ops->wake(ctx);
+        if (ops->debug(ctx) && more)
+            ops->message("mana: collective drain: a collective is waiting for held ranks: %d gate(s) here let one more call through", more);
+        stuck = 0;
+    }
     for (;;) {
         int64_t r0 = ops->now_ns(ctx);
         int behind_now;
@@ -289,7 +321,7 @@ again:
                  d->epoch_wait_s);
         return -1;
     }
-    if (sr == 1) goto again;    /* still busy: targets again (every rank sees the same sums, so all come) */
+    if (sr == 1) { stuck = 1; goto again; }     /* still busy: targets again (every rank sees the same sums, so all come) */
     /* Settled, but a post/start epoch is open on one side of a pair only (an origin started towards a
      * target whose program has not posted yet, or the other way round): the drain could not close it.
      * The program threads run on a little and the rounds start again (every rank sees the same sum):

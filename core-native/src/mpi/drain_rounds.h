@@ -20,9 +20,11 @@
 /* comm_max's table: 3 values a slot and one flag, 4,096 values (the coordinator's limit) */
 #define DRAIN_CM_SLOTS 1365
 #define DRAIN_CM_ROUNDS 32
-/* settle rounds: 40,000 in all, in batches of 256 (see drain_rounds.c) */
+/* settle rounds: 40,000 in all, in batches of 256 (see drain_rounds.c); a batch ends after 16 rounds
+ * that found a thread inside a collective over a group (inside_group) */
 #define DRAIN_SETTLE_ROUNDS 40000
 #define DRAIN_SETTLE_BATCH 256
+#define DRAIN_SETTLE_GROUP 16
 /* the point-to-point drain's rounds (phases 18..31) */
 #define DRAIN_P2P_ROUNDS 14
 
@@ -65,6 +67,13 @@ struct drain_coll_ops {
     void (*sleep)(void *ctx, int gen);
     /* threads of this rank inside a collective call (or a one-sided call that may wait) */
     int64_t (*inside)(void *ctx);
+    /* of those, threads inside a collective over a group that no one communicator counts on all its
+     * members (MPI_Comm_create_group, MPI_Intercomm_create): a partner may be held at a gate that its
+     * own counts say it has reached (NULL: none ever) */
+    int64_t (*inside_group)(void *ctx);
+    /* 1 while a gate of this rank's own, outside the table and every reduction (the one in front of
+     * MPI_Comm_create_group), has a call granted by one_more that no thread has made yet (NULL: none) */
+    int (*local_behind)(void *ctx);
     /* 1 once the program called MPI_Finalize */
     int (*finalized)(void *ctx);
     /* one-sided: a window exists; this rank's post/start share; the one-sided gate: DRAIN_RMA_OPEN,

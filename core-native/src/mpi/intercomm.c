@@ -9,7 +9,8 @@
  * puts a value derived from its local communicator into an MPI_MAX allreduce over the new
  * inter-communicator, which hands each group the other's, and both make the id from the pair.
  * Creation itself is counted as a collective on the local communicator only (the groups meet inside
- * the real call), as MPI_Comm_create_group is: the coverage manifest says what that means.
+ * the real call, and each group counts it on its own local communicator): a checkpoint that finds one
+ * group inside while the other is held at its gate lets held threads through (GROUP_COLL_LOWER).
  *
  * Replay: the creation is made again from (local communicator, local leader, peer communicator, remote
  * leader, tag) in creation order, on every member of both groups, as the program made it; a merge from
@@ -28,7 +29,7 @@ int PMPI_Intercomm_create(MPI_Comm local, int local_leader, MPI_Comm peer, int r
     MPI_Comm ic = MPI_COMM_NULL;
     uint64_t mine = 0, theirs = 0;
     int rc;
-    COLL_LOWER(lc, mine = mana_gid_combine(lc->gid, lc->seq);
+    GROUP_COLL_LOWER(lc, mine = mana_gid_combine(lc->gid, lc->seq);
                rc = real.Intercomm_create(R(local), local_leader, pc ? R(peer) : R(MPI_COMM_NULL), remote_leader,
                                           tag, &ic);
                if (rc == MPI_SUCCESS)

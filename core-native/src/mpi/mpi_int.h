@@ -388,6 +388,13 @@ int mana_info_dup(MPI_Info src, MPI_Info *out);
 uint64_t coll_enter(struct vobj *comm);
 void coll_leave(uint64_t up);                      /* lower_leave for coll_enter */
 #define COLL_LOWER(c, stmt) do { uint64_t upc_ = coll_enter(c); stmt; coll_leave(upc_); } while (0)
+/* A collective over a group that no one communicator counts on all its members: MPI_Comm_create_group
+ * (c NULL: a gate of this rank's own, core.c) and MPI_Intercomm_create (c the local communicator; the
+ * other group counts it on its own).  Counted as inside a collective, and as inside such a call: a
+ * checkpoint that finds one waiting lets held threads make one more call (drain_rounds.c). */
+uint64_t group_coll_enter(struct vobj *comm);
+void group_coll_leave(uint64_t up);
+#define GROUP_COLL_LOWER(c, stmt) do { uint64_t upg_ = group_coll_enter(c); stmt; group_coll_leave(upg_); } while (0)
 /* One-sided calls that may wait for a target's progress: the one-sided gate, then the lower half
  * (core.c: counted like a thread inside a collective, so a checkpoint waits for them with every rank's
  * progress engine turning, and starts no new one once it settles). */

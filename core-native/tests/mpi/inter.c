@@ -34,7 +34,6 @@ int main(int argc, char **argv)
     int lrank;
     MPI_Comm_rank(local, &lrank);
     /* leaders: world ranks 0 and 1; the peer communicator matters at the leaders only */
-    /* mana-lint: ignore MPI_Intercomm_create (made before any checkpoint) */
     MPI_Intercomm_create(local, 0, lrank == 0 ? MPI_COMM_WORLD : MPI_COMM_NULL, side ? 0 : 1, 77, &inter);
     MPI_Intercomm_merge(inter, side, &merged);
     MPI_Comm_dup(inter, &dup);
@@ -60,7 +59,6 @@ int main(int argc, char **argv)
     /* a second inter-communicator, merged and freed at once: the merge names it, so a restart makes it
      * again (and frees it again) before the merge */
     MPI_Comm t, tm;
-    /* mana-lint: ignore MPI_Intercomm_create (made before any checkpoint) */
     MPI_Intercomm_create(local, 0, lrank == 0 ? MPI_COMM_WORLD : MPI_COMM_NULL, side ? 0 : 1, 78, &t);
     MPI_Intercomm_merge(t, !side, &tm);
     MPI_Comm_free(&t);

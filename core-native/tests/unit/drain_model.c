@@ -56,13 +56,14 @@
 
 /* ---- the program ---- */
 
-enum { S_END = 0, S_COLL, S_MAKE, S_START, S_POST, S_LOCK, S_PUT, S_UNLOCK, S_LOOP };
+enum { S_END = 0, S_COLL, S_MAKE, S_START, S_POST, S_LOCK, S_PUT, S_UNLOCK, S_LOOP, S_GCOLL, S_ICOLL };
 
 struct step {
     int kind;
-    int comm;           /* S_COLL: the communicator; S_MAKE: the parent */
-    int made;           /* S_MAKE: the communicator this rank gets (-1: none, MPI_UNDEFINED) */
-    int peer;           /* S_START, S_LOCK, S_PUT, S_UNLOCK: the target; S_POST: the origin */
+    int comm;           /* S_COLL, S_ICOLL: the communicator; S_MAKE: the parent; S_GCOLL: the group */
+    int made;           /* S_MAKE, S_GCOLL, S_ICOLL: the communicator this rank gets (-1: none, MPI_UNDEFINED) */
+    int peer;           /* S_START, S_LOCK, S_PUT, S_UNLOCK: the target; S_POST: the origin; S_ICOLL: the
+                         * other group's local communicator */
 };
 
 #define COLL(c) { S_COLL, (c), -1, 0 }
@@ -76,6 +77,12 @@ struct step {
 #define PUT(t) { S_PUT, 0, -1, (t) }
 #define UNLOCK(t) { S_UNLOCK, 0, -1, (t) }
 #define LOOP { S_LOOP, 0, -1, 0 }
+/* MPI_Comm_create_group over group g (a cdef marked `group`: no communicator counts it), making n; it
+ * passes the rank's own gate (core.c's group_gate) and returns once every member of g made the call */
+#define GCOLL(g, n) { S_GCOLL, (g), (n), 0 }
+/* MPI_Intercomm_create: counted on the local communicator c, returns once every member of c and of the
+ * other group's local communicator o made the call (each group counts it on its own) */
+#define ICOLL(c, o, n) { S_ICOLL, (c), (n), (o) }
 
 struct cdef {
     const char *name;
@@ -83,6 +90,7 @@ struct cdef {
     int at_start;       /* exists before the program runs (else a MAKE makes it) */
     int lazy;
     uint64_t gid;
+    int group;          /* a group of MPI_Comm_create_group: no communicator, no table entry */
 };
 
 struct tdef {
@@ -133,6 +141,8 @@ struct rank {
     struct thr th[MAXT];
     int phase, rma_closed, rma_used, gen;
     int held[MAXR], nheld;      /* passive-target locks this rank holds, by target */
+    struct rec gg;              /* the gate in front of MPI_Comm_create_group (seq, target only) */
+    uint64_t gcount[MAXC];      /* MPI_Comm_create_group calls made, by group */
     int64_t share, clock;
     uint64_t pokes;
     uint64_t sent, received;
@@ -228,6 +238,14 @@ static void try_step(struct rank *r, struct thr *t)
         t->state = T_READY;
         return;
     }
+    if (s->kind == S_GCOLL) {
+        struct rec *gg = &r->gg;
+        if (r->phase == 1 || (r->phase == 2 && gg->seq >= gg->target)) { t->state = T_GATED; return; }
+        gg->seq++;
+        t->call = ++r->gcount[s->comm];
+        t->state = T_INSIDE;
+        return;
+    }
     struct rec *c = rec_of(r, s->comm);
     if (!c) return;                     /* its communicator is still being made by another thread */
     if (r->phase == 1 || (r->phase == 2 && c->seq >= c->target)) { t->state = T_GATED; return; }
@@ -256,6 +274,19 @@ static int can_return(struct rank *r, struct thr *t)
         return 1;
     }
     int c = t->s[t->pc].comm;
+    if (t->s[t->pc].kind == S_GCOLL) {
+        for (int m = 0; m < M.n; m++)
+            if (member(c, m) && M.r[m].gcount[c] < t->call) return 0;
+        return 1;
+    }
+    if (t->s[t->pc].kind == S_ICOLL) {
+        int o = t->s[t->pc].peer;
+        for (int m = 0; m < M.n; m++) {
+            if (!member(o, m)) continue;
+            struct rec *x = rec_of(&M.r[m], o);
+            if (!x || x->seq < t->call) return 0;
+        }
+    }
     int first = -1;
     for (int m = 0; m < M.n; m++) {
         if (!member(c, m)) continue;
@@ -282,12 +313,12 @@ static void return_from(struct rank *r, struct thr *t)
         return;
     }
     int c = s->comm;
-    if (cdef(c)->lazy && member(c, r->id)) {
+    if (s->kind != S_GCOLL && cdef(c)->lazy && member(c, r->id)) {
         int first = -1;
         for (int m = 0; m < M.n && first < 0; m++) if (member(c, m)) first = m;
         if (r->id == first) { M.lazy_call[c] = t->call; M.lazy_pokes[c] = r->pokes; }
     }
-    if (s->kind == S_MAKE && s->made >= 0) make_comm(r, s->made);
+    if ((s->kind == S_MAKE || s->kind == S_GCOLL || s->kind == S_ICOLL) && s->made >= 0) make_comm(r, s->made);
     t->pc++;
     t->state = T_READY;
 }
@@ -328,6 +359,8 @@ static void check_settle_start(void)
                 fail("the target rounds ended with rank %d behind on %s (count %llu, target %llu)", i,
                      cdef(r->tab[e].def)->name, (unsigned long long)r->tab[e].seq,
                      (unsigned long long)r->tab[e].target);
+        if (r->gg.seq < r->gg.target)
+            fail("the target rounds ended with rank %d granted an MPI_Comm_create_group call it has not made", i);
     }
 }
 
@@ -441,11 +474,16 @@ static int op_gated(void *ctx, int slot, struct drain_comm *c)
     struct rank *r = ctx;
     struct thr *t = &r->th[slot];
     if (!t->s || t->state != T_GATED) return 0;
-    view(rec_of(r, t->s[t->pc].comm), c);
+    view(t->s[t->pc].kind == S_GCOLL ? &r->gg : rec_of(r, t->s[t->pc].comm), c);
     return 1;
 }
 
-static void op_set_phase(void *ctx, int phase) { ((struct rank *)ctx)->phase = phase; }
+static void op_set_phase(void *ctx, int phase)
+{
+    struct rank *r = ctx;
+    r->phase = phase;
+    if (phase == 1) r->gg.target = r->gg.seq;
+}
 static int op_gen(void *ctx) { return ((struct rank *)ctx)->gen; }
 static void op_wake(void *ctx) { ((struct rank *)ctx)->gen++; }
 
@@ -464,6 +502,17 @@ static int64_t op_inside(void *ctx)
     return n;
 }
 
+static int64_t op_inside_group(void *ctx)
+{
+    struct rank *r = ctx;
+    int64_t n = 0;
+    for (int k = 0; k < MAXT; k++)
+        n += r->th[k].s && r->th[k].state == T_INSIDE &&
+             (r->th[k].s[r->th[k].pc].kind == S_GCOLL || r->th[k].s[r->th[k].pc].kind == S_ICOLL);
+    return n;
+}
+
+static int op_local_behind(void *ctx) { struct rank *r = ctx; return r->gg.seq < r->gg.target; }
 static int op_finalized(void *ctx) { (void)ctx; return 0; }
 static int op_rma_used(void *ctx) { return ((struct rank *)ctx)->rma_used; }
 static int64_t op_pscw_share(void *ctx) { return ((struct rank *)ctx)->share; }
@@ -497,7 +546,8 @@ static void op_message(const char *fmt, ...)
 
 static const struct drain_coll_ops coll_ops = {
     .used = op_used, .comm = op_comm, .ngated = MAXT, .gated = op_gated, .set_phase = op_set_phase,
-    .gen = op_gen, .wake = op_wake, .sleep = op_sleep, .inside = op_inside, .finalized = op_finalized,
+    .gen = op_gen, .wake = op_wake, .sleep = op_sleep, .inside = op_inside, .inside_group = op_inside_group,
+    .local_behind = op_local_behind, .finalized = op_finalized,
     .rma_used = op_rma_used, .pscw_share = op_pscw_share, .rma_close = op_rma_close, .poke = op_poke,
     .yield = op_yield, .now_ns = op_now_ns, .reduce = model_reduce, .debug = op_debug, .message = op_message,
 };
@@ -594,6 +644,13 @@ static void check_drained(void)
     }
     for (int c = 0; c < M.cs->nc; c++) {
         int first = __builtin_ctz(cdef(c)->members);
+        if (cdef(c)->group) {
+            for (int i = first + 1; i < M.n; i++)
+                if (member(c, i) && M.r[i].gcount[c] != M.r[first].gcount[c])
+                    fail("group %s: %llu MPI_Comm_create_group call(s) on rank %d, %llu on rank %d", cdef(c)->name,
+                         (unsigned long long)M.r[i].gcount[c], i, (unsigned long long)M.r[first].gcount[c], first);
+            continue;
+        }
         struct rec *x0 = rec_of(&M.r[first], c);
         for (int i = first + 1; i < M.n; i++) {
             if (!member(c, i)) continue;
@@ -968,9 +1025,75 @@ static void find_colliding_ids(void)
         }
 }
 
+/* MPICH's comm_group_rand: rank 0 is inside MPI_Comm_create_group with rank 2 (group G02), while
+ * ranks 1 and 2 wait at the gate of a barrier on C12, which their own create_group (G12) made before
+ * the count: target 0.  No count links rank 0's call to rank 2 (the call is counted on no
+ * communicator rank 2 knows), so nobody is behind, and the settle rounds find rank 0 inside for good
+ * (the drain used to run out of its 40,000 settle rounds).  The rounds that find a thread inside a
+ * collective over a group let every held thread make one more call: ranks 1 and 2 pass C12's barrier,
+ * rank 2 then waits at its create_group gate, the next such step lets it in, G02's call returns on
+ * both and the drain ends with ranks 0 and 2 held at C02's first barrier. */
+static int check_create_group(char *why, size_t len)
+{
+    if (seq_of(1, 2) != 1 || seq_of(2, 2) != 1) {
+        snprintf(why, len, "C12's count %lld/%lld, want 1 on both (the one more call)", (long long)seq_of(1, 2),
+                 (long long)seq_of(2, 2));
+        return -1;
+    }
+    if (seq_of(0, 3) != 0 || seq_of(2, 3) != 0) { snprintf(why, len, "C02 not made on ranks 0 and 2, or used"); return -1; }
+    if (M.r[0].th[0].state != T_GATED || M.r[2].th[0].state != T_GATED) {
+        snprintf(why, len, "ranks 0 and 2 are not held at C02's barrier"); return -1;
+    }
+    if (M.settle_batches < 3) { snprintf(why, len, "%d settle batch(es): the create_group never waited", M.settle_batches); return -1; }
+    return 0;
+}
+
+static const struct casedef case_create_group = {
+    .name = "create_group_partner_held", .nranks = 3, .nc = 5,
+    .c = { { "G12", 6, 0, 0, 0, 1 }, { "G02", 5, 0, 0, 0, 1 }, { "C12", 6, 0, 0, GID(11) }, { "C02", 5, 0, 0, GID(12) },
+           { "world", 7, 1, 0, 1 } },
+    .t = {
+        { { { GCOLL(1, 3), COLL(3) }, 1, 1 } },
+        { { { GCOLL(0, 2), COLL(2) }, 1, 0 } },
+        { { { GCOLL(0, 2), COLL(2), GCOLL(1, 3), COLL(3) }, 1, 0 } },
+    },
+    .check = check_create_group,
+};
+
+/* MPICH's probe_intercomm on Open MPI: world split into L0 = {0,1} and L1 = {2,3}, then
+ * MPI_Intercomm_create between them.  Ranks 0 and 1 are inside it (counted on L0) when the checkpoint
+ * comes; ranks 2 and 3 have their L1 (made before the count: target 0) and wait at its gate.  Each
+ * group counts the call on its own local communicator, so nobody is behind; the settle rounds find a
+ * thread inside a collective over a group and let the held threads through: ranks 2 and 3 enter, the
+ * call returns on all four, and the drain ends with every rank held at I's first collective. */
+static int check_intercomm(char *why, size_t len)
+{
+    for (int r = 0; r < 4; r++)
+        if (seq_of(r, r < 2 ? 1 : 2) != 1 || seq_of(r, 3) != 0) {
+            snprintf(why, len, "rank %d: local %lld inter %lld, want 1 and 0 (made)", r, (long long)seq_of(r, r < 2 ? 1 : 2),
+                     (long long)seq_of(r, 3));
+            return -1;
+        }
+    return 0;
+}
+
+#define ICREATE_SCRIPT(l, o) { MAKE(0, l), ICOLL(l, o, 3), COLL(3) }
+static const struct casedef case_intercomm = {
+    .name = "intercomm_create_other_group_held", .nranks = 4, .nc = 4,
+    .c = { { "world", 15, 1, 0, 1 }, { "L0", 3, 0, 0, GID(13) }, { "L1", 12, 0, 0, GID(14) }, { "I", 15, 0, 0, GID(15) } },
+    .t = {
+        { { ICREATE_SCRIPT(1, 2), 2, 1 } },
+        { { ICREATE_SCRIPT(1, 2), 2, 1 } },
+        { { ICREATE_SCRIPT(2, 1), 1, 0 } },
+        { { ICREATE_SCRIPT(2, 1), 1, 0 } },
+    },
+    .check = check_intercomm,
+};
+
 static const struct casedef *cases[] = {
     &case_created_after_count, &case_deferred, &case_partner_at_gate, &case_split, &case_four, &case_some,
     &case_pscw_expired, &case_pscw_posted, &case_lock_contention, &case_lock_held, &shared_slots, &case_p2p, &case_p2p_last, &case_p2p_refused,
+    &case_create_group, &case_intercomm,
 };
 
 int main(int argc, char **argv)
