@@ -437,6 +437,8 @@ int  req_lookup(MPI_Request h, struct vobj **r);
 /* A message the drain received before the program asked for it (p2p.c). */
 struct bufmsg;
 int buffered_on(const struct vobj *comm);     /* a buffered message waits on it (cfree.c) */
+uint32_t buffered_gen(void);                   /* messages ever buffered: compare inside the excursion */
+void mana_test_buffer_hold(const char *call);  /* test hook MANA_TEST_BUFFER_HOLD (p2p.c) */
 struct bufmsg *buffered_detach(struct vobj *comm, int src, int tag, MPI_Status *st);
 int  buffered_unpack(struct bufmsg *m, void *buf, MPI_Count count, MPI_Datatype type, MPI_Status *st);
 int  mana_bsend(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);  /* bsend.c */

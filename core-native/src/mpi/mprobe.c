@@ -80,8 +80,11 @@ int PMPI_Mprobe(int src, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *s
     struct vobj *c = comm_obj(comm);
     if (!c) return MPI_ERR_COMM;
     for (;;) {
-        /* After a checkpoint left the loop below, the drain may have buffered the message. */
+        /* After a checkpoint left the loop below, or stopped this thread before it, the drain may have
+         * buffered the message (buffered_gen, p2p.c). */
+        uint32_t gen = buffered_gen();
         if (from_buffer(c, src, tag, comm, msg, st)) return MPI_SUCCESS;
+        mana_test_buffer_hold("MPI_Mprobe");
         struct vobj *o = vnew(K_MSG, 0);
         o->comm = c;
         o->a[1] = (int64_t)HBITS(comm);
@@ -89,6 +92,7 @@ int PMPI_Mprobe(int src, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *s
         int flag = 0, rc = MPI_SUCCESS;
         lower_pass();
         uint64_t up = lower_enter();
+        if (buffered_gen() != gen) { lower_leave(up); vrelease(o); continue; }
         for (unsigned spin = 0;; spin++) {
             rc = improbe_in_lower(o, src, tag, R(comm), &flag, &s);
             if (flag || rc != MPI_SUCCESS || lower_interrupted()) break;

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
+#include <time.h>
 
 uint64_t p2p_sent, p2p_received;
 
@@ -51,6 +52,35 @@ static void bufmsg_free(struct bufmsg *m)
 }
 static uint32_t bq_count;
 static uint64_t bq_bytes;
+/* Messages ever buffered.  A caller that found no matching message before its excursion reads it
+ * before looking and compares once inside (the lower half held: no drain runs then): a checkpoint
+ * may have stopped it between the two and buffered the very message it waits for, which the real MPI
+ * will never show it again (threads_3_cycles: an MPI_Probe spun for good after a restart). */
+static uint32_t bq_gen;
+
+uint32_t buffered_gen(void) { return __atomic_load_n(&bq_gen, __ATOMIC_ACQUIRE); }
+
+/* Test hook (MANA_TEST_BUFFER_HOLD=1, probe_hold.sh): a probe or receive that found nothing buffered
+ * says so and waits, outside MPI, until a checkpoint's point-to-point drain has run since: the
+ * window above, held open. */
+static uint32_t p2p_drains;
+
+void mana_test_buffer_hold(const char *call)
+{
+    static int hold = -1;
+    if (hold < 0) {
+        const char *e = getenv("MANA_TEST_BUFFER_HOLD");
+        hold = e && strcmp(e, "1") == 0;
+    }
+    if (!hold) return;
+    uint32_t d = __atomic_load_n(&p2p_drains, __ATOMIC_ACQUIRE);
+    mana_say("mana: test: %s found no buffered message; held until a checkpoint", call);
+    while (__atomic_load_n(&p2p_drains, __ATOMIC_ACQUIRE) == d) {
+        struct timespec ts = { 0, 2000000 };
+        nanosleep(&ts, NULL);
+    }
+    mana_say("mana: test: %s goes on", call);
+}
 
 static void status_fill(MPI_Status *st, int src, int tag, size_t bytes)
 {
@@ -140,6 +170,7 @@ static void buffered_append(struct bufmsg *m)
     if (bq_tail) bq_tail->next = m; else bq_head = m;
     bq_tail = m;
     bq_count++;
+    __atomic_add_fetch(&bq_gen, 1, __ATOMIC_RELEASE);
     bq_bytes += m->len;
 }
 
@@ -213,16 +244,21 @@ static int post_in_lower(struct vobj *r)
 
 int req_post(struct vobj *r)
 {
-    if (r->rkind == RQ_RECV && r->comm &&
-        buffered_take(r->comm, r->peer, r->tag, r->buf, r->count, HMAKE(MPI_Datatype, r->a[0]), &r->status, 0)) {
-        r->flags |= VF_DONE | VF_POSTED;
-        if (r->flags & VF_PART) mana_part_status(r);
-        return MPI_SUCCESS;
+    int recv = r->rkind == RQ_RECV && r->comm;
+    for (;;) {
+        uint32_t gen = buffered_gen();
+        if (recv && buffered_take(r->comm, r->peer, r->tag, r->buf, r->count, HMAKE(MPI_Datatype, r->a[0]), &r->status, 0)) {
+            r->flags |= VF_DONE | VF_POSTED;
+            if (r->flags & VF_PART) mana_part_status(r);
+            return MPI_SUCCESS;
+        }
+        if (recv) mana_test_buffer_hold("a receive");
+        uint64_t up = lower_enter();
+        if (recv && buffered_gen() != gen) { lower_leave(up); continue; }   /* a drain buffered messages since */
+        int rc = post_in_lower(r);
+        lower_leave(up);
+        return rc;
     }
-    uint64_t up = lower_enter();
-    int rc = post_in_lower(r);
-    lower_leave(up);
-    return rc;
 }
 
 /* The request finished: count it, keep its status (inside an excursion). */
@@ -982,10 +1018,13 @@ int PMPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *st)
     MANA_CHECK_INIT();
     for (;;) {
         struct vobj *c = comm_obj(comm);
+        uint32_t gen = buffered_gen();
         if (c && buffered_take(c, src, tag, NULL, 0, MPI_BYTE, st, 1)) return MPI_SUCCESS;
+        mana_test_buffer_hold("MPI_Probe");
         int flag = 0, rc = MPI_SUCCESS;
         lower_pass();
         uint64_t up = lower_enter();
+        if (buffered_gen() != gen) { lower_leave(up); continue; }     /* a drain buffered messages since */
         for (unsigned spin = 0;; spin++) {
             rc = real.Iprobe(src, tag, R(comm), &flag, st);
             if (flag || rc != MPI_SUCCESS || lower_interrupted()) break;
@@ -1090,6 +1129,7 @@ int mana_p2p_drain(uint32_t g, char *err, size_t errlen)
 {
     /* rounds until nothing is in flight in the job (sent - received summed over the ranks is 0) */
     if (drain_p2p_rounds(&p2p_drain_ops, NULL, g, err, errlen) != 0) return -1;
+    __atomic_add_fetch(&p2p_drains, 1, __ATOMIC_RELEASE);     /* (the test hook above) */
     /* Every message is received: what the program still waits for completes (sends, collectives). */
     uint32_t n = mana_vtab_used();
     for (uint32_t i = 1; i <= n; i++) {
