@@ -247,7 +247,7 @@ int drain_quiesce(struct drain_coll *d, uint32_t g, char *err, size_t errlen)
      * its target to reach another's (a collective that only some ranks make between two of a shared
      * communicator) may make one more call there (its target goes up by one here, and on the other
      * members with the next round); rounds go on until no rank is behind anywhere. */
-    int settle_round = 0, stuck = 0;
+    int settle_round = 0, stuck = 0, behind_rounds = 0;
 again:
     /* The settle rounds found a thread inside a collective for a whole batch, or inside one over a group
      * (MPI_Comm_create_group, MPI_Intercomm_create): it may wait for a rank that is held at a gate its
@@ -284,11 +284,24 @@ again:
             if (now - r0 > 20000000LL) break;
             ops->sleep(ctx, gen);
         }
+        /* A rank behind for two rounds may be running on through a wait for data that only this rank's
+         * progress engine moves, while this rank's threads are held at gates: MPICH (no asynchronous
+         * progress) completes a nonblocking collective or a rendezvous send only as its members' engines
+         * turn (MPICH's coll/nonblocking3: rank 0 in MPI_Waitall on collectives the others had started
+         * and were held after, for good).  So this rank turns its engine while the others run on: the
+         * window a behind rank has before the next round.  (Not in the first round: a rank is nearly
+         * always one call behind, made at once.) */
+        if (!behind_now && behind_rounds >= 2) {
+            if (ops->debug(ctx) && behind_rounds == 2)
+                ops->message("mana: collective drain: ranks behind for 2 rounds; this rank turns its progress engine while they run on");
+            run_on(d, 20000000LL);
+        }
         /* a thread of another rank may wait in a one-sided call for this rank's progress (see rma_enter) */
-        if (ops->rma_used(ctx)) ops->poke(ctx);
+        else if (ops->rma_used(ctx)) ops->poke(ctx);
         /* The counts again (a communicator made since has one now), and whether anyone is behind. */
         int64_t anyone_behind = behind_now && !ops->finalized(ctx);
         if (comm_max(d, g, phase, comm_want, &anyone_behind, err, errlen) != 0) return -1;
+        behind_rounds = anyone_behind ? behind_rounds + 1 : 0;
         /* The counts are applied before anyone decides to stop: a rank can learn here that it is behind
          * although nobody said so (a communicator it made after the first count, whose target is still
          * 0, on which a partner has already started a collective: stopping now left that partner inside

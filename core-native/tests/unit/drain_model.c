@@ -56,7 +56,7 @@
 
 /* ---- the program ---- */
 
-enum { S_END = 0, S_COLL, S_MAKE, S_START, S_POST, S_LOCK, S_PUT, S_UNLOCK, S_LOOP, S_GCOLL, S_ICOLL };
+enum { S_END = 0, S_COLL, S_MAKE, S_START, S_POST, S_LOCK, S_PUT, S_UNLOCK, S_LOOP, S_GCOLL, S_ICOLL, S_NBC };
 
 struct step {
     int kind;
@@ -83,6 +83,9 @@ struct step {
 /* MPI_Intercomm_create: counted on the local communicator c, returns once every member of c and of the
  * other group's local communicator o made the call (each group counts it on its own) */
 #define ICOLL(c, o, n) { S_ICOLL, (c), (n), (o) }
+/* the start of a nonblocking collective on c: counted at the gate like a blocking one, returns at once
+ * (what it moves, the model leaves out) */
+#define NBC(c) { S_NBC, (c), -1, 0 }
 
 struct cdef {
     const char *name;
@@ -251,6 +254,7 @@ static void try_step(struct rank *r, struct thr *t)
     if (r->phase == 1 || (r->phase == 2 && c->seq >= c->target)) { t->state = T_GATED; return; }
     c->seq++;
     t->call = c->seq;
+    if (s->kind == S_NBC) { t->pc++; t->state = T_READY; return; }
     t->state = T_INSIDE;
 }
 
@@ -1090,10 +1094,37 @@ static const struct casedef case_intercomm = {
     .check = check_intercomm,
 };
 
+/* MPICH's coll/nonblocking3: rank 1 waits (its thread inside a call on the lazy L, standing for an
+ * MPI_Waitall on a nonblocking collective) for data only rank 0's progress engine moves, while rank 0,
+ * which had returned from L at once and started two nonblocking collectives on X, waits at X's gate.
+ * Rank 1 is behind on X by two; its wait ends only when rank 0's engine turns, which the target rounds
+ * never did (only the settle rounds turned it, and they never came: rank 1 stayed behind until the
+ * 600 s limit).  Ranks not behind now turn their engines while others stay behind round after round. */
+static int check_lazy_wait(char *why, size_t len)
+{
+    if (seq_of(0, 1) != 2 || seq_of(1, 1) != 2 || seq_of(1, 0) != 1) {
+        snprintf(why, len, "X %lld/%lld, L %lld, want 2, 2 and 1", (long long)seq_of(0, 1), (long long)seq_of(1, 1),
+                 (long long)seq_of(1, 0));
+        return -1;
+    }
+    if (M.r[0].pokes == 0) { snprintf(why, len, "rank 0 never turned its progress engine"); return -1; }
+    return 0;
+}
+
+static const struct casedef case_lazy_wait = {
+    .name = "behind_waiting_for_held_progress", .nranks = 2, .nc = 2,
+    .c = { { "L", 3, 1, 1, GID(16) }, { "X", 3, 1, 0, GID(17) } },
+    .t = {
+        { { { COLL(0), NBC(1), NBC(1), COLL(1) }, 3, 0 } },
+        { { { COLL(0), NBC(1), NBC(1), COLL(1) }, 1, 1 } },
+    },
+    .check = check_lazy_wait,
+};
+
 static const struct casedef *cases[] = {
     &case_created_after_count, &case_deferred, &case_partner_at_gate, &case_split, &case_four, &case_some,
     &case_pscw_expired, &case_pscw_posted, &case_lock_contention, &case_lock_held, &shared_slots, &case_p2p, &case_p2p_last, &case_p2p_refused,
-    &case_create_group, &case_intercomm,
+    &case_create_group, &case_intercomm, &case_lazy_wait,
 };
 
 int main(int argc, char **argv)
