@@ -71,8 +71,10 @@ public final class RankDebugTarget extends DebugElement implements IDebugTarget,
     private volatile boolean suspended = true;
     private volatile boolean terminated;
     private volatile GdbEvent.Stopped lastStop;
-    /** The rank still waits in its restart pause: the next resume clears mana_restart_pause_wait first. */
+    /** The rank still waits in its restart pause: the next resume lets the restore finish first. */
     private volatile boolean pausePending;
+    /** The rank runs the rest of its restore ({@link #finishRestore}): its run and stop are not the user's. */
+    private volatile boolean restoring;
     final List<String> varObjects = new ArrayList<>();
     /** The rank's gdb console: a process of the launch, so the Console view gives it a console of its own. */
     private GdbConsoleProcess console;
@@ -228,6 +230,9 @@ public final class RankDebugTarget extends DebugElement implements IDebugTarget,
                 terminated();
                 return;
             }
+            if (restoring) {
+                return; // the end of the restore: the rank stays suspended and is resumed from there
+            }
             lastStop = s;
             suspended = true;
             // Run to Line's temporary breakpoint: the end of a step, not a user's breakpoint (a user's breakpoint
@@ -254,6 +259,9 @@ public final class RankDebugTarget extends DebugElement implements IDebugTarget,
             }
             othersChanged();
         } else if (e instanceof GdbEvent.Running) {
+            if (restoring) {
+                return;
+            }
             suspended = false;
             fireResumeEvent(DebugEvent.UNSPECIFIED);
             othersChanged();
@@ -421,13 +429,34 @@ public final class RankDebugTarget extends DebugElement implements IDebugTarget,
         resume();
     }
 
-    /** What every resume does first: the pause released, this stop's variable objects and values retired. */
+    /**
+     * What every resume does first: this stop's variable objects and values retired, and a pending restart pause
+     * released with the restore run to its end ({@link #finishRestore}).
+     */
     private void prepareToRun() throws DebugException {
         deleteVarObjects();
         history.nextStop();
         if (pausePending) {
-            run("-gdb-set var mana_restart_pause_wait = 0");
+            finishRestore();
             pausePending = false;
+        }
+    }
+
+    /**
+     * Releases the restart pause and runs the rank, still reported suspended, to where its restore ends and every
+     * thread is back ({@link RankDebugger#releaseToUserCode}); the resume that follows runs the program itself.
+     * Released with a plain continue, the rank was reported running while the restore went on for milliseconds,
+     * longer on a loaded machine: a Suspend then stopped it in the pause loop with one thread
+     * (DebuggerDepthTest: "main and the ticker thread"), or was not answered at all.
+     */
+    private void finishRestore() throws DebugException {
+        restoring = true;
+        try {
+            dbg.releaseToUserCode(Duration.ofSeconds(60));
+        } catch (MiException e) {
+            throw ManaDebugModel.debugError(e);
+        } finally {
+            restoring = false;
         }
     }
 

@@ -307,6 +307,34 @@ public final class RankDebugger implements AutoCloseable {
         gdb.execute(new MiExecContinue());
     }
 
+    /**
+     * Releases the restart pause and lets the restore finish under gdb: the rank runs to {@code lh_restart_pause}
+     * at level 4 (a temporary breakpoint; "just before user code resumes": every thread is back) and is left
+     * stopped there, the pause no longer pending; the caller resumes it. After a pause at levels 1 to 3 the
+     * restore still has work left, one thread with every signal blocked, then the threads cloned: an interrupt sent
+     * in that time (gdb's SIGINT) stopped the rank inside the restore (one thread, still in the pause loop the
+     * debugger had just released), or once here never stopped it (no stop within 40 s; while the restore blocks
+     * every signal), though the debugger already showed the rank running. From level 4 on nothing is left but the
+     * resume itself. Returns the stop, or null when the rank
+     * waited at level 4 already, or in no restart pause (released only: the breakpoint would never be met).
+     */
+    public GdbEvent.Stopped releaseToUserCode(Duration timeout) throws MiException {
+        int level = pauseLevel();
+        if (level < 1 || level >= 4 || !isPaused()) {
+            releasePause();
+            return null;
+        }
+        gdb.execute(pauseBreakpoint(4));
+        releasePause();
+        CompletableFuture<GdbEvent.Stopped> stop = nextStop();
+        resume();
+        GdbEvent.Stopped s = awaitStop(stop, timeout);
+        if (s.isExit() || s.frame() == null || !RuntimeSymbols.LH_RESTART_PAUSE.equals(s.frame().getString("func"))) {
+            throw new MiException(null, "rank pid " + pid + " did not finish its restore (stopped: " + s.reason() + ")");
+        }
+        return s;
+    }
+
     /** Releases the pause and resumes every thread; breakpoints inserted before are in force. */
     public void releaseAndContinue() throws MiException {
         releasePause();
