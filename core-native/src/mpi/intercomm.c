@@ -82,9 +82,8 @@ int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
     MANA_CHECK_INIT();
     MPI_Group g;
     int rc;
-    LOWER(rc = real.Comm_remote_group(R(comm), &g));
-    if (rc != MPI_SUCCESS) return rc;
-    return new_group(g, group);
+    GROUP_LOWER(rc, rc = real.Comm_remote_group(R(comm), &g), g, group);
+    return rc;
 }
 ALIAS(Comm_remote_group)
 

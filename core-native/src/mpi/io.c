@@ -340,9 +340,8 @@ int PMPI_File_get_group(MPI_File fh, MPI_Group *group)
     FILE_OR_ERR(fh, f);
     MPI_Group g;
     int rc;
-    LOWER(rc = real.File_get_group(FR(fh), &g));
-    if (rc != MPI_SUCCESS) return mana_file_err(f, fh, rc);
-    return new_group(g, group);
+    GROUP_LOWER(rc, rc = real.File_get_group(FR(fh), &g), g, group);
+    return rc != MPI_SUCCESS ? mana_file_err(f, fh, rc) : rc;
 }
 ALIAS(File_get_group)
 

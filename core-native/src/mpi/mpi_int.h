@@ -342,6 +342,19 @@ static inline __attribute__((always_inline)) void lower_leave(uint64_t up)
 
 /* One real call in the lower half: LOWER(rc = real.Send(...)); */
 #define LOWER(stmt) do { uint64_t up_ = lower_enter(); stmt; lower_leave(up_); } while (0)
+/* A group made by the real MPI (stmt: one real call that sets rc and the real group g) and its table
+ * entry (new_group: its world ranks, two more excursions), with no checkpoint in between: the thread
+ * holds the lower half on its own TLS across them, so a checkpoint signal waits for the end (plugin.c).
+ * A checkpoint in between, then a restart, left g a handle of the old lower half: the next excursion
+ * asked the new one about it (MPICH: "Invalid rank ... less than -136549768" in MPI_Group_translate_ranks;
+ * groups.c, which makes a group every iteration).  Only for local calls: a thread that holds the lower
+ * half must never wait for another rank. */
+#define GROUP_LOWER(rc, stmt, g, out) do { \
+        uint64_t hold_ = lower_acquire(); \
+        LOWER(stmt); \
+        if ((rc) == MPI_SUCCESS) (rc) = new_group((g), (out)); \
+        lower_release(hold_); \
+    } while (0)
 
 /* Waiting loops poll the real MPI as the real MPI's own blocking calls do (they never yield: yielding
  * after every test put a round trip at 20 us on a busy machine, against 1.4 us); only a loop that has

@@ -174,9 +174,8 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
     MANA_CHECK_INIT();
     MPI_Group g;
     int rc;
-    LOWER(rc = real.Comm_group(R(comm), &g));
-    if (rc != MPI_SUCCESS) return rc;
-    return new_group(g, group);
+    GROUP_LOWER(rc, rc = real.Comm_group(R(comm), &g), g, group);
+    return rc;
 }
 ALIAS(Comm_group)
 
@@ -185,9 +184,8 @@ int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *out)
     MANA_CHECK_INIT();
     MPI_Group g;
     int rc;
-    LOWER(rc = real.Group_incl(R(group), n, ranks, &g));
-    if (rc != MPI_SUCCESS) return rc;
-    return new_group(g, out);
+    GROUP_LOWER(rc, rc = real.Group_incl(R(group), n, ranks, &g), g, out);
+    return rc;
 }
 ALIAS(Group_incl)
 

@@ -176,23 +176,22 @@ ALIAS(Dist_graph_neighbors)
 
 /* ---- group set operations (the result as world ranks, like every group) ---- */
 
-static int group_result(int rc, MPI_Group g, MPI_Group *out) { return rc != MPI_SUCCESS ? rc : new_group(g, out); }
 
 int PMPI_Group_union(MPI_Group a, MPI_Group b, MPI_Group *out)
-{ MANA_CHECK_INIT(); MPI_Group g; int rc; LOWER(rc = real.Group_union(R(a), R(b), &g)); return group_result(rc, g, out); }
+{ MANA_CHECK_INIT(); MPI_Group g; int rc; GROUP_LOWER(rc, rc = real.Group_union(R(a), R(b), &g), g, out); return rc; }
 ALIAS(Group_union)
 int PMPI_Group_intersection(MPI_Group a, MPI_Group b, MPI_Group *out)
-{ MANA_CHECK_INIT(); MPI_Group g; int rc; LOWER(rc = real.Group_intersection(R(a), R(b), &g)); return group_result(rc, g, out); }
+{ MANA_CHECK_INIT(); MPI_Group g; int rc; GROUP_LOWER(rc, rc = real.Group_intersection(R(a), R(b), &g), g, out); return rc; }
 ALIAS(Group_intersection)
 int PMPI_Group_difference(MPI_Group a, MPI_Group b, MPI_Group *out)
-{ MANA_CHECK_INIT(); MPI_Group g; int rc; LOWER(rc = real.Group_difference(R(a), R(b), &g)); return group_result(rc, g, out); }
+{ MANA_CHECK_INIT(); MPI_Group g; int rc; GROUP_LOWER(rc, rc = real.Group_difference(R(a), R(b), &g), g, out); return rc; }
 ALIAS(Group_difference)
 int PMPI_Group_excl(MPI_Group a, int n, const int ranks[], MPI_Group *out)
-{ MANA_CHECK_INIT(); MPI_Group g; int rc; LOWER(rc = real.Group_excl(R(a), n, ranks, &g)); return group_result(rc, g, out); }
+{ MANA_CHECK_INIT(); MPI_Group g; int rc; GROUP_LOWER(rc, rc = real.Group_excl(R(a), n, ranks, &g), g, out); return rc; }
 ALIAS(Group_excl)
 int PMPI_Group_range_incl(MPI_Group a, int n, int ranges[][3], MPI_Group *out)
-{ MANA_CHECK_INIT(); MPI_Group g; int rc; LOWER(rc = real.Group_range_incl(R(a), n, ranges, &g)); return group_result(rc, g, out); }
+{ MANA_CHECK_INIT(); MPI_Group g; int rc; GROUP_LOWER(rc, rc = real.Group_range_incl(R(a), n, ranges, &g), g, out); return rc; }
 ALIAS(Group_range_incl)
 int PMPI_Group_range_excl(MPI_Group a, int n, int ranges[][3], MPI_Group *out)
-{ MANA_CHECK_INIT(); MPI_Group g; int rc; LOWER(rc = real.Group_range_excl(R(a), n, ranges, &g)); return group_result(rc, g, out); }
+{ MANA_CHECK_INIT(); MPI_Group g; int rc; GROUP_LOWER(rc, rc = real.Group_range_excl(R(a), n, ranges, &g), g, out); return rc; }
 ALIAS(Group_range_excl)

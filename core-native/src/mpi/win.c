@@ -1057,9 +1057,8 @@ int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
     WIN_OR_ERR(win, w);
     MPI_Group g;
     int rc;
-    LOWER(rc = real.Win_get_group(R(win), &g));
-    if (rc != MPI_SUCCESS) return mana_win_err(w, win, rc);
-    return new_group(g, group);
+    GROUP_LOWER(rc, rc = real.Win_get_group(R(win), &g), g, group);
+    return rc != MPI_SUCCESS ? mana_win_err(w, win, rc) : rc;
 }
 ALIAS(Win_get_group)
 
