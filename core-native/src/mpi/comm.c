@@ -191,16 +191,17 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     if (!p) return MPI_ERR_COMM;
     MPI_Comm rc_;
     int rc;
-    GROUP_COLL_LOWER(NULL, rc = real.Comm_create_group(R(comm), R(group), tag, &rc_));
+    uint64_t hold;
+    GROUP_COLL_MAKE(NULL, hold, rc, rc = real.Comm_create_group(R(comm), R(group), tag, &rc_));
     if (rc != MPI_SUCCESS) return rc;
     int n;
     int *wr;
     if (g && g->arr) { n = (int)(g->arr_len / sizeof(int)); wr = malloc(g->arr_len + 1); if (wr) memcpy(wr, g->arr, g->arr_len); }
     else wr = world_ranks(R(group), &n);
-    if (!wr) return MPI_ERR_NO_MEM;
+    if (!wr) { made_release(hold); return MPI_ERR_NO_MEM; }
     struct vobj *o;
     new_comm(rc_, p, R_COMM_CREATE_GROUP, newcomm, &o);
-    if (!o) { free(wr); return MPI_SUCCESS; }          /* not a member: nothing was made */
+    if (!o) { made_release(hold); free(wr); return MPI_SUCCESS; }   /* not a member: nothing was made */
     o->a[0] = tag;
     o->arr = wr;
     o->arr_len = (size_t)n * sizeof(int);
@@ -208,6 +209,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     for (int i = 0; i < n; i++) key = mix(key ^ (uint64_t)(uint32_t)wr[i]);
     o->gid = (mix(key ^ mix(p->seq) ^ cg_next(key)) & 0x3fffffffffffffffULL) | 4;
     o->call = o->gid;           /* made by its members alone */
+    made_release(hold);
     return MPI_SUCCESS;
 }
 ALIAS(Comm_create_group)

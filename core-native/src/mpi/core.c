@@ -451,6 +451,42 @@ void group_coll_leave(uint64_t up)
     coll_leave(up);
 }
 
+/* COLL_MAKE's end (mpi_int.h): out of the collective, back on the program's TLS, and still holding the
+ * lower half when the call made something (returns the hold for made_release; 0 when it was given up). */
+uint64_t coll_leave_held(uint64_t up, int rc)
+{
+    __atomic_sub_fetch(&coll_inside, 1, __ATOMIC_SEQ_CST);
+    if (rc != MPI_SUCCESS || mana_errh_pending) { lower_leave(up); return 0; }
+    mana_set_fs(up);
+    mana_test_made_hold();
+    return up;
+}
+
+uint64_t group_coll_leave_held(uint64_t up, int rc)
+{
+    __atomic_sub_fetch(&group_inside, 1, __ATOMIC_SEQ_CST);
+    return coll_leave_held(up, rc);
+}
+
+/* Test hook (MANA_TEST_MADE_HOLD=1, made_hold.sh): a collective constructor that has made its real
+ * communicator waits here, before the table entry, until a checkpoint begins (the gate closes, or its
+ * signal waits for this thread).  Without the hold above, the checkpoint then falls in between. */
+void mana_test_made_hold(void)
+{
+    static int hold = -1;
+    if (hold < 0) {
+        const char *e = getenv("MANA_TEST_MADE_HOLD");
+        hold = e && strcmp(e, "1") == 0;
+    }
+    if (!hold) return;
+    mana_say("mana: test: a collective made a communicator; held until a checkpoint begins");
+    while (!__atomic_load_n(&mana_gate, __ATOMIC_ACQUIRE) && !__atomic_load_n(lower.deferred, __ATOMIC_ACQUIRE)) {
+        struct timespec ts = { 0, 2000000 };
+        nanosleep(&ts, NULL);
+    }
+    mana_say("mana: test: the constructor goes on");
+}
+
 /* ---- the one-sided gate ----
  * A one-sided call (win.c, and the generated w* wrappers) may wait inside the real MPI for a target
  * rank's progress engine (Open MPI's emulated atomics, MPICH without asynchronous progress): a flush,

@@ -29,7 +29,8 @@ int PMPI_Intercomm_create(MPI_Comm local, int local_leader, MPI_Comm peer, int r
     MPI_Comm ic = MPI_COMM_NULL;
     uint64_t mine = 0, theirs = 0;
     int rc;
-    GROUP_COLL_LOWER(lc, mine = mana_gid_combine(lc->gid, lc->seq);
+    uint64_t hold;
+    GROUP_COLL_MAKE(lc, hold, rc, mine = mana_gid_combine(lc->gid, lc->seq);
                rc = real.Intercomm_create(R(local), local_leader, pc ? R(peer) : R(MPI_COMM_NULL), remote_leader,
                                           tag, &ic);
                if (rc == MPI_SUCCESS)
@@ -38,7 +39,7 @@ int PMPI_Intercomm_create(MPI_Comm local, int local_leader, MPI_Comm peer, int r
     lc->flags |= VF_PARENT;
     struct vobj *o;
     new_comm(ic, lc, R_INTERCOMM_CREATE, newcomm, &o);
-    if (!o) return MPI_SUCCESS;
+    if (!o) { made_release(hold); return MPI_SUCCESS; }
     mana_record_parent(o, pc);
     o->gid = mana_gid_combine(mine < theirs ? mine : theirs, mine < theirs ? theirs : mine);
     o->call = o->gid;           /* made by its members alone (the two local groups) */
@@ -46,6 +47,7 @@ int PMPI_Intercomm_create(MPI_Comm local, int local_leader, MPI_Comm peer, int r
     o->a[1] = remote_leader;
     o->a[2] = tag;
     o->a[3] = pc != NULL;
+    made_release(hold);
     return MPI_SUCCESS;
 }
 ALIAS(Intercomm_create)
@@ -57,12 +59,14 @@ int PMPI_Intercomm_merge(MPI_Comm inter, int high, MPI_Comm *newcomm)
     if (!p) return MPI_ERR_COMM;
     MPI_Comm nc;
     int rc;
-    COLL_LOWER(p, rc = real.Intercomm_merge(R(inter), high, &nc));
+    uint64_t hold;
+    COLL_MAKE(p, hold, rc, rc = real.Intercomm_merge(R(inter), high, &nc));
     if (rc != MPI_SUCCESS) return rc;
     p->flags |= VF_PARENT;
     struct vobj *o;
     new_comm(nc, p, R_INTERCOMM_MERGE, newcomm, &o);
     if (o) o->a[0] = high;
+    made_release(hold);
     return MPI_SUCCESS;
 }
 ALIAS(Intercomm_merge)

@@ -408,6 +408,21 @@ void coll_leave(uint64_t up);                      /* lower_leave for coll_enter
 uint64_t group_coll_enter(struct vobj *comm);
 void group_coll_leave(uint64_t up);
 #define GROUP_COLL_LOWER(c, stmt) do { uint64_t upg_ = group_coll_enter(c); stmt; group_coll_leave(upg_); } while (0)
+/* A collective that makes a communicator (MPI_Comm_dup, _split, _create, Cart_create, the graph
+ * constructors, the inter-communicator calls) and that communicator's table entry (new_comm: more
+ * excursions), with no checkpoint in between.  COLL_MAKE runs stmt as COLL_LOWER does; when rc says the
+ * call succeeded, the thread keeps the lower half (hold: non-zero) and the entry's own excursions nest
+ * in it, until made_release(hold).  A checkpoint signal waits for that (plugin.c).  A checkpoint
+ * between the two, then a restart, left the program a communicator the replay never made, on a handle
+ * of the old lower half.  Files and windows are marked live inside their excursion instead (io.c,
+ * win.c).  Only local work may run under the hold: a user callback (attribute copy) runs after it. */
+uint64_t coll_leave_held(uint64_t up, int rc);
+uint64_t group_coll_leave_held(uint64_t up, int rc);
+#define COLL_MAKE(c, hold, rc, stmt) do { uint64_t upm_ = coll_enter(c); stmt; (hold) = coll_leave_held(upm_, (rc)); } while (0)
+#define GROUP_COLL_MAKE(c, hold, rc, stmt) \
+    do { uint64_t upm_ = group_coll_enter(c); stmt; (hold) = group_coll_leave_held(upm_, (rc)); } while (0)
+static inline void made_release(uint64_t hold) { if (hold) lower_release(hold); }
+void mana_test_made_hold(void);                    /* test hook MANA_TEST_MADE_HOLD (core.c) */
 /* One-sided calls that may wait for a target's progress: the one-sided gate, then the lower half
  * (core.c: counted like a thread inside a collective, so a checkpoint waits for them with every rank's
  * progress engine turning, and starts no new one once it settles). */

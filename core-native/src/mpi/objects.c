@@ -43,11 +43,13 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     struct vobj *p = comm_obj(comm);
         MPI_Comm rc_;
     int rc;
-    COLL_LOWER(p, rc = real.Comm_dup(R(comm), &rc_));
+    uint64_t hold;
+    COLL_MAKE(p, hold, rc, rc = real.Comm_dup(R(comm), &rc_));
     if (rc != MPI_SUCCESS) return rc;
     p->flags |= VF_PARENT;
     new_comm(rc_, p, R_COMM_DUP, newcomm, NULL);
-    return mana_comm_dup_attrs(comm, newcomm);
+    made_release(hold);
+    return mana_comm_dup_attrs(comm, newcomm);      /* the program's copy callbacks: after the hold */
 }
 ALIAS(Comm_dup)
 
@@ -57,7 +59,8 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     struct vobj *p = comm_obj(comm);
         MPI_Comm rc_;
     int rc;
-    COLL_LOWER(p, rc = real.Comm_split(R(comm), color, key, &rc_));
+    uint64_t hold;
+    COLL_MAKE(p, hold, rc, rc = real.Comm_split(R(comm), color, key, &rc_));
     if (rc != MPI_SUCCESS) return rc;
     p->flags |= VF_PARENT;
     struct vobj *o;
@@ -69,6 +72,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
         z->a[0] = color;
         z->a[1] = key;
     }
+    made_release(hold);
     return MPI_SUCCESS;
 }
 ALIAS(Comm_split)
@@ -83,8 +87,9 @@ int PMPI_Comm_split_type(MPI_Comm comm, int type, int key, MPI_Info info, MPI_Co
      * MPICH's MPIX_COMM_TYPE_NEIGHBORHOOD's "nbhd_common_dirname"): the real MPI gets them, and the
      * recipe keeps a copy of ours for the replay. */
     MPI_Info ri, kept = MPI_INFO_NULL;
-    COLL_LOWER(p, ri = mana_info_real_lower(info); rc = real.Comm_split_type(R(comm), type, key, ri, &rc_);
-               mana_info_real_free_lower(ri));
+    uint64_t hold;
+    COLL_MAKE(p, hold, rc, ri = mana_info_real_lower(info); rc = real.Comm_split_type(R(comm), type, key, ri, &rc_);
+              mana_info_real_free_lower(ri));
     if (rc != MPI_SUCCESS) return rc;
     if (info != MPI_INFO_NULL && mana_info_dup(info, &kept) != MPI_SUCCESS) kept = MPI_INFO_NULL;
     p->flags |= VF_PARENT;
@@ -94,6 +99,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int type, int key, MPI_Info info, MPI_Co
     o->a[0] = type;
     o->a[1] = key;
     o->a[2] = (int64_t)HBITS(kept);
+    made_release(hold);
     return MPI_SUCCESS;
 }
 ALIAS(Comm_split_type)
@@ -118,7 +124,8 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     struct vobj *p = comm_obj(comm), *g = vobj_of(HBITS(group));
         MPI_Comm rc_;
     int rc;
-    COLL_LOWER(p, rc = real.Comm_create(R(comm), R(group), &rc_));
+    uint64_t hold;
+    COLL_MAKE(p, hold, rc, rc = real.Comm_create(R(comm), R(group), &rc_));
     if (rc != MPI_SUCCESS) return rc;
     p->flags |= VF_PARENT;
     struct vobj *o;
@@ -131,6 +138,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
         o->arr = wr;
         o->arr_len = (size_t)n * sizeof(int);
     }
+    made_release(hold);
     return MPI_SUCCESS;
 }
 ALIAS(Comm_create)
@@ -621,7 +629,8 @@ int PMPI_Cart_create(MPI_Comm old, int ndims, const int dims[], const int period
     struct vobj *p = comm_obj(old);
         MPI_Comm rc_;
     int rc;
-    COLL_LOWER(p, rc = real.Cart_create(R(old), ndims, dims, periods, reorder, &rc_));
+    uint64_t hold;
+    COLL_MAKE(p, hold, rc, rc = real.Cart_create(R(old), ndims, dims, periods, reorder, &rc_));
     if (rc != MPI_SUCCESS) return rc;
     p->flags |= VF_PARENT;
     struct vobj *o;
@@ -634,6 +643,7 @@ int PMPI_Cart_create(MPI_Comm old, int ndims, const int dims[], const int period
     memcpy(arr + ndims, periods, (size_t)ndims * sizeof(int));
     o->arr = arr;
     o->arr_len = 2 * (size_t)ndims * sizeof(int);
+    made_release(hold);
     return MPI_SUCCESS;
 }
 ALIAS(Cart_create)
@@ -644,7 +654,8 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain[], MPI_Comm *out)
     struct vobj *p = comm_obj(comm);
         MPI_Comm rc_;
     int rc, nd = 0;
-    COLL_LOWER(p, rc = real.Cart_sub(R(comm), remain, &rc_); real.Cartdim_get(R(comm), &nd));
+    uint64_t hold;
+    COLL_MAKE(p, hold, rc, rc = real.Cart_sub(R(comm), remain, &rc_); real.Cartdim_get(R(comm), &nd));
     if (rc != MPI_SUCCESS) return rc;
     p->flags |= VF_PARENT;
     struct vobj *o;
@@ -654,6 +665,7 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain[], MPI_Comm *out)
         o->arr = dup_arr(remain, (size_t)nd * sizeof(int));
         o->arr_len = (size_t)nd * sizeof(int);
     }
+    made_release(hold);
     return MPI_SUCCESS;
 }
 ALIAS(Cart_sub)

@@ -81,7 +81,8 @@ int PMPI_Graph_create(MPI_Comm old, int nnodes, const int index[], const int edg
     if (!p) return MPI_ERR_COMM;
     MPI_Comm rc_;
     int rc;
-    COLL_LOWER(p, rc = real.Graph_create(R(old), nnodes, index, edges, reorder, &rc_));
+    uint64_t hold;
+    COLL_MAKE(p, hold, rc, rc = real.Graph_create(R(old), nnodes, index, edges, reorder, &rc_));
     if (rc != MPI_SUCCESS) return rc;
     int nedges = nnodes > 0 ? index[nnodes - 1] : 0;
     struct vobj *o = made_comm(rc_, p, R_GRAPH_CREATE, out);
@@ -89,6 +90,7 @@ int PMPI_Graph_create(MPI_Comm old, int nnodes, const int index[], const int edg
     o->a[1] = reorder;
     o->a[2] = nedges;
     o->arr = pack(&o->arr_len, index, nnodes, edges, nedges, NULL, 0, NULL, 0);
+    made_release(hold);
     return MPI_SUCCESS;
 }
 ALIAS(Graph_create)
@@ -103,8 +105,9 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm old, int indeg, const int src[], co
     MPI_Comm rc_;
     int rc;
     (void)info;                     /* hints: see info.c */
-    COLL_LOWER(p, rc = real.Dist_graph_create_adjacent(R(old), indeg, src, real_w(swk, sw), outdeg, dst, real_w(dwk, dw),
-                                                       R(MPI_INFO_NULL), reorder, &rc_));
+    uint64_t hold;
+    COLL_MAKE(p, hold, rc, rc = real.Dist_graph_create_adjacent(R(old), indeg, src, real_w(swk, sw), outdeg, dst,
+                                                                real_w(dwk, dw), R(MPI_INFO_NULL), reorder, &rc_));
     if (rc != MPI_SUCCESS) return rc;
     struct vobj *o = made_comm(rc_, p, R_DIST_GRAPH_ADJ, out);
     o->a[0] = indeg;
@@ -113,6 +116,7 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm old, int indeg, const int src[], co
     o->a[3] = swk;
     o->a[4] = dwk;
     o->arr = pack(&o->arr_len, src, indeg, sw, swk == W_GIVEN ? indeg : 0, dst, outdeg, dw, dwk == W_GIVEN ? outdeg : 0);
+    made_release(hold);
     return MPI_SUCCESS;
 }
 ALIAS(Dist_graph_create_adjacent)
@@ -128,7 +132,8 @@ int PMPI_Dist_graph_create(MPI_Comm old, int n, const int src[], const int deg[]
     MPI_Comm rc_;
     int rc;
     (void)info;
-    COLL_LOWER(p, rc = real.Dist_graph_create(R(old), n, src, deg, dst, real_w(wk, w), R(MPI_INFO_NULL), reorder, &rc_));
+    uint64_t hold;
+    COLL_MAKE(p, hold, rc, rc = real.Dist_graph_create(R(old), n, src, deg, dst, real_w(wk, w), R(MPI_INFO_NULL), reorder, &rc_));
     if (rc != MPI_SUCCESS) return rc;
     struct vobj *o = made_comm(rc_, p, R_DIST_GRAPH, out);
     o->a[0] = n;
@@ -136,6 +141,7 @@ int PMPI_Dist_graph_create(MPI_Comm old, int n, const int src[], const int deg[]
     o->a[2] = total;
     o->a[3] = wk;
     o->arr = pack(&o->arr_len, src, n, deg, n, dst, total, w, wk == W_GIVEN ? total : 0);
+    made_release(hold);
     return MPI_SUCCESS;
 }
 ALIAS(Dist_graph_create)
