@@ -73,7 +73,11 @@ static int bsend_locked(const void *buf, MPI_Count count, MPI_Datatype type, int
     }
     if (off == (size_t)-1 || nslots == MAX_BSLOTS) return MPI_ERR_BUFFER;
     mana_cnt pos = 0;
-    LOWER(rc = REAL_C(Pack)(buf, (mana_cnt)count, R(type), att_buf + off, psize, &pos, R(comm)));
+    void *in = (void *)buf;             /* MPI_BOTTOM: at the type's lower bound (mana_bottom_shift) */
+    MPI_Datatype rt = R(type);
+    LOWER(int made = mana_bottom_shift(&in, (mana_cnt)count, &rt);
+          rc = made < 0 ? -made : REAL_C(Pack)(in, (mana_cnt)count, rt, att_buf + off, psize, &pos, R(comm));
+          if (made > 0) real.Type_free(&rt));
     if (rc != MPI_SUCCESS) return rc;
     struct vobj *r = req_new(RQ_BSENT, att_buf + off, pos, MPI_PACKED, dest, tag, comm);
     r->flags |= VF_INTERNAL;

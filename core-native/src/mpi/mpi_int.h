@@ -466,6 +466,7 @@ int  req_lookup(MPI_Request h, struct vobj **r);
 struct bufmsg;
 int buffered_on(const struct vobj *comm);     /* a buffered message waits on it (cfree.c) */
 uint32_t buffered_gen(void);                   /* messages ever buffered: compare inside the excursion */
+int  mana_bottom_shift(void **buf, mana_cnt n, MPI_Datatype *t);   /* Pack/Unpack at MPI_BOTTOM (p2p.c) */
 void mana_test_buffer_hold(const char *call);  /* test hook MANA_TEST_BUFFER_HOLD (p2p.c) */
 struct bufmsg *buffered_detach(struct vobj *comm, int src, int tag, MPI_Status *st);
 int  buffered_unpack(struct bufmsg *m, void *buf, MPI_Count count, MPI_Datatype type, MPI_Status *st);

@@ -118,6 +118,39 @@ struct bufmsg *buffered_detach(struct vobj *comm, int src, int tag, MPI_Status *
     return m;
 }
 
+/* MPI_Pack and MPI_Unpack at MPI_BOTTOM, inside an excursion.  MPICH refuses a null buffer ("Null
+ * pointer in parameter outbuf") even with a datatype of absolute addresses, which is what a send or
+ * receive at MPI_BOTTOM names (a Fortran program's struct of absolute addresses: a message the drain
+ * buffered for such a receive failed so after a restart, mpi_mpich_fortran_mpif_2_kill).  For such a
+ * buffer, *buf becomes the datatype's true lower bound and *t a type that starts at minus that bound:
+ * the same addresses, the same stride (the extent is unchanged).  Returns 1 when *t is a new type the
+ * caller frees (real.Type_free), 0 when nothing changed, or an MPI error code as its negative. */
+int mana_bottom_shift(void **buf, mana_cnt n, MPI_Datatype *t)
+{
+    MPI_Count lb = 0, extent = 0;
+    if (*buf != MPI_BOTTOM || n <= 0 || real.Type_get_true_extent_x(*t, &lb, &extent) != MPI_SUCCESS || lb == 0)
+        return 0;
+    int one = 1;
+    MPI_Aint disp = -(MPI_Aint)lb;
+    MPI_Datatype shifted;
+    int rc = real.Type_create_struct(1, &one, &disp, t, &shifted);
+    if (rc == MPI_SUCCESS && (rc = real.Type_commit(&shifted)) != MPI_SUCCESS) real.Type_free(&shifted);
+    if (rc != MPI_SUCCESS) return -rc;
+    *buf = (void *)(intptr_t)lb;
+    *t = shifted;
+    return 1;
+}
+
+static int unpack_in_lower(const void *in, mana_cnt insize, mana_cnt *pos, void *out, mana_cnt n, MPI_Datatype t,
+                           MPI_Comm c)
+{
+    int made = mana_bottom_shift(&out, n, &t);
+    if (made < 0) return -made;
+    int rc = REAL_C(Unpack)(in, insize, pos, out, n, t, c);
+    if (made) real.Type_free(&t);
+    return rc;
+}
+
 /* Deliver a detached message into the program's buffer, then free it. */
 int buffered_unpack(struct bufmsg *m, void *buf, MPI_Count count, MPI_Datatype type, MPI_Status *st)
 {
@@ -131,8 +164,8 @@ int buffered_unpack(struct bufmsg *m, void *buf, MPI_Count count, MPI_Datatype t
     if (tsize > 0 && (size_t)count * (size_t)tsize > m->len) n = (MPI_Count)(m->len / (size_t)tsize);
     else if (tsize > 0 && (size_t)count * (size_t)tsize < m->len) rc = MPI_ERR_TRUNCATE;
     if (m->len && n > 0 && rc == MPI_SUCCESS)
-        LOWER(rc = REAL_C(Unpack)(m->data, (mana_cnt)m->len, &pos, buf, (mana_cnt)n, R(type),
-                                  HMAKE(MPI_Comm, m->comm->real)));
+        LOWER(rc = unpack_in_lower(m->data, (mana_cnt)m->len, &pos, buf, (mana_cnt)n, R(type),
+                                   HMAKE(MPI_Comm, m->comm->real)));
     status_fill(st, m->src, m->tag, m->len);
     if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = rc;
     buffered_free(m);
@@ -566,7 +599,7 @@ static int sendrecv_replace(void *buf, MPI_Count count, MPI_Datatype type, int d
     if (rc == MPI_SUCCESS) {
         mana_cnt pos = 0, got = 0;
         LOWER(REAL_C(Get_count)(&s2, R(MPI_PACKED), &got);
-              rc = REAL_C(Unpack)(tmp, got, &pos, buf, (mana_cnt)count, R(type), R(comm)));
+              rc = unpack_in_lower(tmp, got, &pos, buf, (mana_cnt)count, R(type), R(comm)));
         if (st != MPI_STATUS_IGNORE) {
             status_give(st, &s2);
             LOWER(real.Status_set_elements_x(st, R(MPI_BYTE), got));
@@ -599,8 +632,8 @@ static int sendrecv_test(struct vobj *r)
     if (r->arr && rv->status.MPI_ERROR == MPI_SUCCESS) {
         mana_cnt pos = 0, got = 0;
         REAL_C(Get_count)(&rv->status, R(MPI_PACKED), &got);
-        int rc = REAL_C(Unpack)(r->arr, got, &pos, r->buf, (mana_cnt)r->count, R(HMAKE(MPI_Datatype, r->a[0])),
-                                R(HMAKE(MPI_Comm, r->a[1])));
+        int rc = unpack_in_lower(r->arr, got, &pos, r->buf, (mana_cnt)r->count, R(HMAKE(MPI_Datatype, r->a[0])),
+                                 R(HMAKE(MPI_Comm, r->a[1])));
         real.Status_set_elements_x(&r->status, R(MPI_BYTE), got);
         if (rc != MPI_SUCCESS) r->status.MPI_ERROR = rc;
     }
