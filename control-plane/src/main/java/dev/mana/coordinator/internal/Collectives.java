@@ -74,7 +74,9 @@ final class Collectives {
                 state.checkpoints.abort(j, "ranks disagree on op or count in phase " + phase);
                 return;
             }
-            state.checkpoints.progress(j, ck, st, pc.contributions, false);
+            // while the phase fills only: its completion (checkComplete) sends the forced event, and a second
+            // "all reached" for the same phase would follow COMMITTED with another COMMITTED
+            if (pc.done < j.nranks) state.checkpoints.progress(j, ck, st, pc.contributions, false);
         }
         checkComplete(j, pc);
     }

@@ -2,6 +2,7 @@ package dev.mana.coordinator.internal;
 
 import static org.junit.jupiter.api.Assertions.*;
 
+import dev.mana.coordinator.CheckpointProgress;
 import dev.mana.coordinator.CheckpointResult;
 import dev.mana.coordinator.RankState;
 import dev.mana.coordinator.RefusedRank;
@@ -90,6 +91,35 @@ class CoordinatorStateTest {
         for (int r = 0; r < sessions.size(); r++) {
             st.received(sessions.get(r), new Frame(10 + phase, Collective.barrier(g, phase)));
         }
+    }
+
+    /**
+     * Ranks that reach each phase 200 ms apart (more than the 100 ms progress spacing): the fill-time events
+     * count them, and each phase's "all reached" event goes out once, so COMMITTED is the last event (the
+     * Eclipse job view's ManaWorkbenchFlowTest saw COMMITTED twice on a loaded machine).
+     */
+    @Test
+    void slowRanksGetOneCompletionEventPerPhase() {
+        CoordinatorState st = state(0, false);
+        ranks(st, 2);
+        List<CheckpointProgress> events = new ArrayList<>();
+        CompletableFuture<CheckpointResult> f = new CompletableFuture<>();
+        st.checkpoint("j", false, f, events::add);
+        int[] phases = {Protocol.PHASE_SUSPENDED, Protocol.PHASE_DRAINED, Protocol.PHASE_CHECKPOINTED,
+            Protocol.PHASE_COMMITTED};
+        for (int phase : phases) {
+            for (int r = 0; r < 2; r++) {
+                now += 200_000_000L;
+                if (phase == Protocol.PHASE_CHECKPOINTED) {
+                    st.received(sessions.get(r), new Frame(0, new CkptWritten(1, 1000, 5, "/ck/x")));
+                }
+                st.received(sessions.get(r), new Frame(10 + phase, Collective.barrier(1, phase)));
+            }
+        }
+        assertTrue(f.join().ok());
+        List<String> seen = events.stream().map(p -> p.state() + " " + p.reached()).toList();
+        assertEquals(List.of("SUSPENDED 1", "SUSPENDED 2", "DRAINED 1", "DRAINED 2", "CHECKPOINTED 1",
+            "CHECKPOINTED 2", "COMMITTED 1", "COMMITTED 2"), seen);
     }
 
     @Test
