@@ -174,35 +174,61 @@ void mana_cfree_reap(void)
  * whose other members had left theirs: 20 persistent collectives freed before MPI_Finalize, 3 ranks,
  * about one run in four).  MPI_Finalize is collective over every process, so every member of a solo
  * communicator's call is here too, with it freed (on the list) or still live (MPI does not ask a
- * program to free its communicators): each member posts the barrier on both kinds, whatever is still
- * on them (nothing may be used after MPI_Finalize), and waits until all of its barriers complete.  The
- * real communicators are left to the real MPI_Finalize. */
+ * program to free its communicators).  The live ones are freed here as MPI_Comm_free frees them
+ * (nothing may be used after MPI_Finalize); then each member posts the barrier on every listed one,
+ * whatever is still on it, and waits until all of its barriers complete.  The real communicators are
+ * left to the real MPI_Finalize.
+ *
+ * The wait takes the lower half for one pass at a time: another member may be far from its own
+ * MPI_Finalize, and a checkpoint asked for meanwhile needs this rank too (it waited for ever while this
+ * rank held the lower half for the whole wait: mpi_*_fin_wait).  A checkpoint treats these entries as
+ * it treats any freed ones: forgotten by every rank once no member needs them, or made again by the
+ * restart's replay and listed again with their barriers posted (mana_cfree_restart_free), which the
+ * next pass here waits for. */
 void mana_cfree_finalize(void)
 {
     uint64_t up = lower_enter();
     uint32_t n = mana_vtab_used();
-    for (uint32_t i = 1; i <= n; i++) {       /* the live ones join the list */
+    for (uint32_t i = 1; i <= n; i++) {       /* the live ones are freed, and join the list */
         struct vobj *c = &vtab[i];
         if (c->kind != K_COMM || (c->flags & (VF_ZOMBIE | VF_PREDEF)) || !c->real || !solo(c)) continue;
+        c->flags |= VF_ZOMBIE | VF_CFREED;
         c->free_req = 0;                      /* (the listed ones are zombies: none is listed twice) */
         c->free_next = waiting_head;
         waiting_head = c->idx + 1;
         waiting_n++;
     }
-    /* each entry leaves the list once its barrier completed (or could not be posted); the real
-     * communicators are the real MPI_Finalize's */
-    for (unsigned spin = 0; waiting_head; spin++) {
-        for (uint32_t *link = &waiting_head; *link;) {
-            struct vobj *c = &vtab[*link - 1];
-            if (!c->free_req) post_barrier(c);
-            MPI_Request br = HMAKE(MPI_Request, c->free_req);
-            int flag = 0;
-            if (!c->free_req || real.Test(&br, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS || flag) unlist(link, c);
-            else link = &c->free_next;
-        }
-        if ((spin & 63u) == 63u) mana_sys0(SYS_sched_yield);
-    }
     lower_leave(up);
+    /* each entry leaves the list once its barrier completed (or could not be posted); the real
+     * communicators are the real MPI_Finalize's.  As req_wait_set (p2p.c): spin in the lower half, leave
+     * it whenever a checkpoint (or another thread) asks. */
+    for (int said = 0;;) {
+        lower_pass();
+        up = lower_enter();
+        /* (the first time one pass only: the wait is told of before it begins) */
+        for (unsigned spin = 0; waiting_head && !lower_interrupted() && (said || !spin); spin++) {
+            for (uint32_t *link = &waiting_head; *link;) {
+                struct vobj *c = &vtab[*link - 1];
+                if (!c->free_req) post_barrier(c);
+                MPI_Request br = HMAKE(MPI_Request, c->free_req);
+                int flag = 0;
+                if (!c->free_req || real.Test(&br, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS || flag) {
+                    c->free_req = 0;
+                    unlist(link, c);
+                } else {
+                    link = &c->free_next;
+                }
+            }
+            if (__builtin_expect(spin_yield(spin), 0)) mana_sys0(SYS_sched_yield);
+        }
+        int left = waiting_n;
+        lower_leave(up);                      /* a checkpoint may come in here */
+        if (!left) break;
+        if (!said++ && mana_debug_on()) {
+            mana_say("mana: MPI_Finalize waits for %d freed communicators' barriers (another member has "
+                     "not freed them or reached MPI_Finalize yet)", left);
+        }
+    }
 }
 
 /* ---- at a checkpoint ---- */
