@@ -34,6 +34,11 @@ struct lh_info mana_lh;
 
 static struct mana_range lh_range_store[LH_MAX_RANGES];
 
+/* Tests only: MANA_TEST_RESTORE_SLOW_MS=N makes a released restart pause sleep N ms before the restore goes
+ * on, so that a test can act on the rank while the restore still runs (dap-server's RestartedRankDapTest:
+ * a debugger's pause right after the release must stop the program, never the restore). */
+static int restore_slow_ms;
+
 static int env_int(const char *name, int dflt)
 {
     const char *v = getenv(name);
@@ -96,6 +101,7 @@ void lh_read_settings(void)
     s->rank = rank >= 0 ? rank : 0;
     s->nranks = size > s->rank ? size : 1;
     s->restart_pause = env_int("MANA_RESTART_PAUSE", env_int("DMTCP_RESTART_PAUSE", 0));
+    restore_slow_ms = env_int("MANA_TEST_RESTORE_SLOW_MS", 0);
 }
 
 #define LH_MAX_MAPS 65536
@@ -194,6 +200,12 @@ void lh_restart_pause(int level, const char *where)
         (void)r;    /* rax is the result: without it as an output the next round would call -ENOSYS */
     }
     mana_restart_pause_wait = 1;
+    if (restore_slow_ms > 0) {
+        struct timespec ts = { restore_slow_ms / 1000, (long)(restore_slow_ms % 1000) * 1000000L };
+        long r;
+        __asm__ volatile("syscall" : "=a"(r) : "a"(35L), "D"(&ts), "S"(0) : "rcx", "r11", "memory");
+        (void)r;
+    }
 }
 
 /* Set by a debugger (gdb: `set var mana_launch_pause_wait = 0`) to leave the launch pause. */

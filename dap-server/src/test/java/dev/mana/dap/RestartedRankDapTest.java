@@ -27,6 +27,7 @@ import org.eclipse.lsp4j.debug.ExitedEventArguments;
 import org.eclipse.lsp4j.debug.FunctionBreakpoint;
 import org.eclipse.lsp4j.debug.InitializeRequestArguments;
 import org.eclipse.lsp4j.debug.NextArguments;
+import org.eclipse.lsp4j.debug.PauseArguments;
 import org.eclipse.lsp4j.debug.Scope;
 import org.eclipse.lsp4j.debug.ScopesArguments;
 import org.eclipse.lsp4j.debug.SetBreakpointsArguments;
@@ -263,6 +264,60 @@ class RestartedRankDapTest {
         }
         assertEquals(fx.nativeResult, r.awaitOut(l -> l.startsWith("result "), STOP, "result line"));
         assertEquals(0, r.process().waitFor());
+    }
+
+    /**
+     * A pause asked for right after configurationDone released the restart pause stops the program, with every
+     * thread back: the adapter lets the restore finish under gdb before it reports the rank running. (Released
+     * with a plain continue, the rank was running while the restore still went on, one thread with signals
+     * blocked: a pause then stopped it inside the restore, as Eclipse's DebuggerDepthTest once saw.) The same
+     * through the debug console: {@code -exec continue} at the entry stop, then a pause.
+     */
+    @Test
+    void aPauseRightAfterTheReleaseStopsTheProgramWithEveryThread() throws Exception {
+        for (boolean console : new boolean[] {false, true}) {
+            try (DapTestClient c = DapTestClient.connect(ManaRuntime.root())) {
+                initialize(c);
+                Map<String, Object> a = restartLaunch();
+                a.put("stopOnEntry", console);
+                // the released restore sleeps half a second first (a test hook of the lower half): a pause
+                // that came before the restore's end would stop it there, every time
+                a.put("env", Map.of("MANA_RC", fx.rt.rc.toString(), "MANA_TEST_RESTORE_SLOW_MS", "500"));
+                int m = c.mark();
+                get(c.server.launch(a), "launch (restart with a pause)", Duration.ofSeconds(120));
+                c.await(DapTestClient.Initialized.class, m, STOP, "initialized event");
+                m = c.mark();
+                get(c.server.configurationDone(new ConfigurationDoneArguments()), "configurationDone");
+                if (console) {
+                    StoppedEventArguments entry = c.await(StoppedEventArguments.class, m, STOP, "stopped on entry");
+                    assertEquals(StoppedEventArgumentsReason.ENTRY, entry.getReason());
+                    m = c.mark();
+                    EvaluateArguments ea = new EvaluateArguments();
+                    ea.setExpression("-exec continue");
+                    ea.setContext(EvaluateArgumentsContext.REPL);
+                    get(c.server.evaluate(ea), "evaluate -exec continue");
+                }
+                get(c.server.pause(new PauseArguments()), "pause");
+                StoppedEventArguments p = c.await(StoppedEventArguments.class, m, STOP, "stopped by pause");
+                assertEquals(StoppedEventArgumentsReason.PAUSE, p.getReason(), (console ? "console: " : "") + p);
+                // the adapter's own stop where the restore ends is never the client's
+                assertEquals(1, c.events().subList(m, c.mark()).stream()
+                        .filter(e -> e instanceof StoppedEventArguments).count(), c.events().subList(m, c.mark()).toString());
+                Thread[] threads = get(c.server.threads(), "threads").getThreads();
+                assertEquals(3, threads.length, (console ? "console: " : "") + "main, the ticker and the checkpoint "
+                        + "thread, not the restore's one: " + Arrays.toString(threads));
+                for (Thread t : threads) {
+                    for (StackFrame f : stack(c, t.getId())) {
+                        assertNotEquals("[lower] lh_restart_pause", f.getName(), "thread " + t.getName() + " in the pause");
+                    }
+                }
+                m = c.mark();
+                get(c.server.continue_(cont(p.getThreadId())), "continue");
+                assertEquals(0, c.await(ExitedEventArguments.class, m, STOP, "exited event").getExitCode());
+                assertEquals(fx.nativeResult, c.awaitOutputLine("result ", STOP));
+                get(c.server.disconnect(new DisconnectArguments()), "disconnect");
+            }
+        }
     }
 
     static ContinueArguments cont(int thread) {

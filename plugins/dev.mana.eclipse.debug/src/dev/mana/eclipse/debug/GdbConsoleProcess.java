@@ -1,12 +1,12 @@
 package dev.mana.eclipse.debug;
 
+import dev.mana.gdb.mi.CliExecution;
 import dev.mana.gdb.mi.MiRecord;
 import dev.mana.gdb.split.SymbolLoader;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.regex.Pattern;
 import org.eclipse.core.runtime.PlatformObject;
 import org.eclipse.debug.core.DebugEvent;
 import org.eclipse.debug.core.DebugException;
@@ -24,13 +24,13 @@ import org.eclipse.debug.core.model.IStreamsProxy2;
  * every process of a launch its own console (an IOConsole with input), so each rank gets one, named
  * {@code gdb: rank N (pid P)}. Its output is gdb's MI console stream ({@code ~}: what the CLI prints) and
  * its error stream gdb's log ({@code &}: errors, warnings); a line typed into it is run as a CLI command
- * ({@code -interpreter-exec console}; MI commands, starting with {@code -}, as they are). {@code continue}
- * while the rank still waits in its restart pause releases the pause first, as {@code mana_gdb} does.
+ * ({@code -interpreter-exec console}; MI commands, starting with {@code -}, as they are). A command that resumes
+ * the rank runs in the background ({@link CliExecution}), so Suspend still works; while the rank waits in its
+ * restart pause it releases the pause and lets the restore end first, as the target's Resume does.
  */
 public final class GdbConsoleProcess extends PlatformObject implements IProcess {
     /** {@link IProcess#ATTR_PROCESS_TYPE} of these processes. */
     public static final String PROCESS_TYPE = ManaDebugModel.ID + ".gdb";
-    private static final Pattern CONTINUE = Pattern.compile("\\s*(c|cont|continue|fg)(\\s.*)?");
 
     private final RankDebugTarget target;
     private final Monitor out = new Monitor();
@@ -95,14 +95,27 @@ public final class GdbConsoleProcess extends PlatformObject implements IProcess 
         if (line.isBlank() || target.isTerminated()) {
             return;
         }
-        if (CONTINUE.matcher(line).matches() && target.isPausePending()) {
-            try {
-                target.releasePauseOnly();
-            } catch (DebugException e) {
-                err.append("mana: cannot release the restart pause: " + e.getMessage() + "\n");
+        String cmd = line.strip();
+        if (CliExecution.isExecution(cmd)) {
+            if (target.isPausePending()) {
+                // the pause loop would only spin, and a step from where the restore ends would step through
+                // the runtime's resume: the restore runs to its end, then the rank continues
+                try {
+                    target.releasePauseToUserCode();
+                } catch (DebugException e) {
+                    err.append("mana: cannot release the restart pause: " + e.getMessage() + "\n");
+                    return;
+                }
+                if (!CliExecution.isContinue(cmd)) {
+                    err.append("mana: the restart pause is released; the rank continues (`" + cmd
+                            + "` would step through the runtime's restore)\n");
+                    cmd = "continue";
+                }
             }
+            // in the background: in the foreground gdb answers nothing, not even Suspend, until the rank stops
+            cmd = CliExecution.inBackground(cmd);
         }
-        target.debugger().gdb().send(line.strip()).whenComplete((r, t) -> {
+        target.debugger().gdb().send(cmd).whenComplete((r, t) -> {
             if (t != null) {
                 err.append(t.getMessage() + "\n");
             } else if (r.isError()) {

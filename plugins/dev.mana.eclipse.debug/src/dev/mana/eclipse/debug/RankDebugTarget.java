@@ -213,10 +213,16 @@ public final class RankDebugTarget extends DebugElement implements IDebugTarget,
         resume();
     }
 
-    /** Clears {@code mana_restart_pause_wait} without resuming (a {@code continue} typed into the gdb console). */
-    void releasePauseOnly() throws DebugException {
-        run("-gdb-set var mana_restart_pause_wait = 0");
-        pausePending = false;
+    /**
+     * Releases the restart pause and runs the restore to its end, the rank still suspended ({@link #finishRestore}),
+     * for a {@code continue} typed into the gdb console, which then resumes it. (Cleared alone, the pause let the
+     * console's continue resume a rank still restoring: a Suspend then stopped it inside the restore.)
+     */
+    void releasePauseToUserCode() throws DebugException {
+        if (pausePending) {
+            finishRestore();
+            pausePending = false;
+        }
     }
 
     /** Whether the rank still waits in its restart pause (the next resume releases it). */

@@ -1,5 +1,6 @@
 package dev.mana.dap.session;
 
+import dev.mana.gdb.mi.CliExecution;
 import dev.mana.gdb.mi.GdbEvent;
 import dev.mana.gdb.mi.GdbMi;
 import dev.mana.gdb.mi.MiException;
@@ -13,10 +14,8 @@ import dev.mana.gdb.mi.command.MiExecNext;
 import dev.mana.gdb.mi.command.MiExecNextInstruction;
 import dev.mana.gdb.mi.command.MiExecStep;
 import dev.mana.gdb.mi.command.MiExecStepInstruction;
-import dev.mana.gdb.mi.command.MiGdbSet;
 import dev.mana.gdb.mi.command.MiThreadInfo;
 import dev.mana.gdb.split.RankDebugger;
-import dev.mana.gdb.split.RuntimeSymbols;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -277,8 +276,22 @@ public final class RankSession implements AutoCloseable {
         return whileStopped(() -> breakpoints.setFunctions(wanted));
     }
 
-    /** Ends the restart pause loop once the rank runs again. */
-    private static final MiGdbSet RELEASE_RESTART_PAUSE = MiGdbSet.variable(RuntimeSymbols.MANA_RESTART_PAUSE_WAIT, "0");
+    /**
+     * Releases the restart pause and lets the restore run to its end under gdb, the rank still stopped for
+     * the client ({@link RankDebugger#releaseToUserCode}: to {@code lh_restart_pause} at level 4, every
+     * thread back); the resume that follows runs the program itself. Released with a plain continue, the rank
+     * was reported running while the restore went on for milliseconds: a pause then stopped it inside the
+     * restore, one thread in the pause loop. The stop at level 4 is the adapter's own: the client never sees
+     * it, nor the running before it.
+     */
+    private void finishRestore() throws MiException {
+        runningByRequest = true;
+        GdbEvent.Stopped s = dbg.releaseToUserCode(Duration.ofSeconds(60));
+        restartPauseHeld = false;
+        if (s != null) {
+            silentStops++; // its event is queued behind this call: onStopped drops it
+        }
+    }
 
     /** A gdb call that needs the rank stopped. */
     @FunctionalInterface
@@ -360,8 +373,7 @@ public final class RankSession implements AutoCloseable {
         requireAlive();
         if (restartPauseHeld) {
             // stepping inside the pause loop only spins there: release the pause and let the rank go
-            gdb.execute(RELEASE_RESTART_PAUSE, TIMEOUT);
-            restartPauseHeld = false;
+            finishRestore();
             command = new MiExecContinue();
         }
         invalidate();
@@ -426,17 +438,20 @@ public final class RankSession implements AutoCloseable {
         boolean repl = EvaluateArgumentsContext.REPL.equals(context);
         if (repl && expression.startsWith("-exec ")) {
             String cmd = expression.substring(6).trim();
-            if (isExecutionCommand(cmd)) {
+            if (CliExecution.isExecution(cmd)) {
                 if (restartPauseHeld) {
-                    // as any resume: the pause loop would only spin
-                    gdb.execute(RELEASE_RESTART_PAUSE, TIMEOUT);
-                    restartPauseHeld = false;
+                    // as any resume: the pause loop would only spin, and a step from where the restore
+                    // ends would step through the runtime's resume: the rank continues
+                    finishRestore();
+                    if (!CliExecution.isContinue(cmd)) {
+                        output("console", "mana-dap: the restart pause is released; the rank continues (`"
+                                + cmd + "` would step through the runtime's restore)\n");
+                        cmd = "continue";
+                    }
                 }
                 // in the background: run from the console, gdb would answer nothing (not even a pause)
                 // until the rank stops again
-                if (!cmd.endsWith("&")) {
-                    cmd = cmd + "&";
-                }
+                cmd = CliExecution.inBackground(cmd);
             }
             return inspector.console(cmd, frameId);
         }
@@ -445,16 +460,6 @@ public final class RankSession implements AutoCloseable {
         }
         requireStopped();
         return inspector.watch(expression, frameId);
-    }
-
-    /** gdb's commands that resume the rank (and their abbreviations): they take a trailing {@code &}. */
-    private static final java.util.Set<String> EXECUTION_COMMANDS = java.util.Set.of("c", "cont", "continue", "fg",
-            "n", "next", "s", "step", "si", "stepi", "ni", "nexti", "fin", "finish", "u", "until", "adv", "advance",
-            "j", "jump");
-
-    static boolean isExecutionCommand(String cli) {
-        String word = cli.strip().split("[\\s&]", 2)[0];
-        return EXECUTION_COMMANDS.contains(word);
     }
 
     private void requireAlive() throws MiException {
@@ -508,7 +513,7 @@ public final class RankSession implements AutoCloseable {
             }
         } else if (!exited && restartPauseHeld && !gdb.isRunning()) {
             try {
-                gdb.execute(RELEASE_RESTART_PAUSE, TIMEOUT);
+                dbg.releasePause();
                 restartPauseHeld = false;
             } catch (MiException e) {
                 output("console", "mana-dap: could not release the restart pause: " + e.getMessage() + "\n");

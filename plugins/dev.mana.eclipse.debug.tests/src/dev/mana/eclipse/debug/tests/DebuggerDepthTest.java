@@ -117,7 +117,11 @@ class DebuggerDepthTest {
     }
 
     private RankDebugTarget attach() throws Exception {
-        rank = new RestartedRank(prog);
+        return attach(java.util.Map.of());
+    }
+
+    private RankDebugTarget attach(java.util.Map<String, String> env) throws Exception {
+        rank = new RestartedRank(prog, env);
         DebugPlugin.getDefault().addDebugEventListener(listener);
         ILaunch launch = new Launch(null, ILaunchManager.DEBUG_MODE, null);
         DebugPlugin.getDefault().getLaunchManager().addLaunch(launch);
@@ -317,10 +321,39 @@ class DebuggerDepthTest {
         assertTrue(rank.printed(prog.nativeResult), rank.output() + " vs " + prog.nativeResult);
     }
 
+    /**
+     * The released restore sleeps half a second first (the lower half's test hook): a Suspend that came before the
+     * restore's end would stop the rank there, one thread in the pause loop, every time. The target reports the
+     * rank running only once the restore has ended (Resume), as the gdb console's {@code continue} does
+     * ({@link #aSuspendRightAfterTheConsolesContinueStopsTheProgram}).
+     */
+    static final java.util.Map<String, String> SLOW_RESTORE = java.util.Map.of("MANA_TEST_RESTORE_SLOW_MS", "500");
+
+    @Test
+    void aSuspendRightAfterTheConsolesContinueStopsTheProgram() throws Exception {
+        prog = CheckpointedProgram.make(100_000); // 10 ms a step: runs until terminated
+        RankDebugTarget target = attach(SLOW_RESTORE);
+        target.console().getStreamsProxy().write("continue\n"); // releases the pause, then gdb's continue
+        awaitEvent(e -> e.getKind() == DebugEvent.RESUME && e.getSource() == target, "resume");
+        assertFalse(target.isPausePending());
+        target.suspend();
+        awaitEvent(e -> e.getKind() == DebugEvent.SUSPEND && (e.getSource() == target
+                || e.getSource() instanceof RankThread t && t.getDebugTarget() == target), "suspend");
+        assertTrue(target.getThreads().length >= 2, "main and the ticker thread, not the restore's one: "
+                + Arrays.toString(target.getThreads()));
+        for (var t : target.getThreads()) {
+            for (var f : t.getStackFrames()) {
+                assertFalse(f.getName().contains("lh_restart_pause"), t.getName() + " in the restart pause");
+            }
+        }
+        target.terminate();
+        awaitEvent(e -> e.getKind() == DebugEvent.TERMINATE && e.getSource() == target, "terminate");
+    }
+
     @Test
     void suspendResumeAndTerminateARunningRank() throws Exception {
         prog = CheckpointedProgram.make(100_000); // 10 ms a step: runs until terminated
-        RankDebugTarget target = attach();
+        RankDebugTarget target = attach(SLOW_RESTORE);
         target.resume(); // releases the pause
         awaitEvent(e -> e.getKind() == DebugEvent.RESUME && e.getSource() == target, "resume");
         assertFalse(target.isSuspended());

@@ -24,12 +24,18 @@ final class RestartedRank implements AutoCloseable {
     private final CheckpointedProgram prog;
 
     RestartedRank(CheckpointedProgram prog) throws Exception {
+        this(prog, java.util.Map.of());
+    }
+
+    /** As {@link #RestartedRank(CheckpointedProgram)}, with {@code env} added to mana_restart's environment. */
+    RestartedRank(CheckpointedProgram prog, java.util.Map<String, String> env) throws Exception {
         this.prog = prog;
         // a coordinator of its own (the program's quit after its checkpoint)
         prog.run(List.of(CheckpointedProgram.bin("mana_coordinator"), "-p", "0", "--no-exit-on-last",
                 "--status-file=" + prog.rc));
         ProcessBuilder b = prog.pb(List.of(CheckpointedProgram.bin("mana_restart"), "--restartdir", prog.ckpt.toString()));
         b.environment().put("MANA_RESTART_PAUSE", "2");
+        b.environment().putAll(env);
         process = b.start();
         BufferedReader err = new BufferedReader(new InputStreamReader(process.getErrorStream()));
         String l;
