@@ -122,6 +122,16 @@ ALIAS(Comm_get_name)
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req)
 {
     MANA_CHECK_INIT();
+    int rc = mana_comm_idup_post(comm, newcomm, req);
+    if (rc != MPI_SUCCESS) return rc;
+    return mana_attr_copy(K_COMM, HBITS(comm), HBITS(*newcomm));
+}
+ALIAS(Comm_idup)
+
+/* The real nonblocking dup and its entries, without the attribute copies (MPI_Comm_dup's own way under
+ * MPI_THREAD_MULTIPLE, objects.c, copies them after the wait). */
+int mana_comm_idup_post(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req)
+{
     struct vobj *p = comm_obj(comm);
     if (!p) return MPI_ERR_COMM;
     struct vobj *nc = vnew(K_COMM, 0), *v = vnew(K_REQ, 0);
@@ -142,10 +152,8 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req)
     if (rc != MPI_SUCCESS) { vrelease(v); vrelease(nc); return rc; }
     *newcomm = V(MPI_Comm, nc);
     *req = V(MPI_Request, v);
-    rc = mana_attr_copy(K_COMM, HBITS(comm), HBITS(*newcomm));
-    return rc;
+    return MPI_SUCCESS;
 }
-ALIAS(Comm_idup)
 
 #ifndef OPEN_MPI
 int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *req)

@@ -422,6 +422,7 @@ uint64_t group_coll_leave_held(uint64_t up, int rc);
 #define GROUP_COLL_MAKE(c, hold, rc, stmt) \
     do { uint64_t upm_ = group_coll_enter(c); stmt; (hold) = group_coll_leave_held(upm_, (rc)); } while (0)
 static inline void made_release(uint64_t hold) { if (hold) lower_release(hold); }
+int mana_comm_idup_post(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req);  /* comm.c: MPI_Comm_idup less attributes */
 void mana_test_made_hold(void);                    /* test hook MANA_TEST_MADE_HOLD (core.c) */
 /* One-sided calls that may wait for a target's progress: the one-sided gate, then the lower half
  * (core.c: counted like a thread inside a collective, so a checkpoint waits for them with every rank's

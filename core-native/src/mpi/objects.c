@@ -44,6 +44,18 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
         MPI_Comm rc_;
     int rc;
     uint64_t hold;
+    /* Under MPI_THREAD_MULTIPLE the real MPI_Comm_dup would wait for the other members while holding this
+     * rank's lower half, and a member whose lower half another of its threads holds, in a dup of another
+     * communicator, never comes: two threads per rank duplicating two communicators in opposite orders
+     * deadlocked (MPICH's threads/comm/ctxdup, comm_dup_deadlock; test dup_mt).  The nonblocking dup
+     * waits outside it, as the blocking collectives do then (coll.c, COLL_MT); the same recipe. */
+    if (mana_thread_multiple) {
+        MPI_Request r;
+        if (!p) return MPI_ERR_COMM;
+        if ((rc = mana_comm_idup_post(comm, newcomm, &r)) != MPI_SUCCESS) return rc;
+        if ((rc = PMPI_Wait(&r, MPI_STATUS_IGNORE)) != MPI_SUCCESS) return rc;
+        return mana_comm_dup_attrs(comm, newcomm);
+    }
     COLL_MAKE(p, hold, rc, rc = real.Comm_dup(R(comm), &rc_));
     if (rc != MPI_SUCCESS) return rc;
     p->flags |= VF_PARENT;

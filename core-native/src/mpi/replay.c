@@ -160,6 +160,82 @@ static int replay_one(struct vobj *o, MPI_Group wg)
     return rc;
 }
 
+/*
+ * Duplicates under MPI_THREAD_MULTIPLE.  Two threads of a rank may have duplicated two communicators at
+ * once, so the ranks' creation orders may differ (rank 0 made c1's dup first, rank 1 c2's): replayed
+ * one blocking MPI_Comm_dup at a time, in each rank's own order, rank 0 waited in c1's dup for rank 1,
+ * which waited in c2's for rank 0 (test dup_mt).  For such programs every dup is posted as an
+ * MPI_Comm_idup as soon as its parent exists, in creation order (which is the same on every member of
+ * one parent: MPI orders a communicator's collectives), and one waiting on an unfinished parent goes to
+ * a deferred list; before any other collective recipe, and at the end, all of them complete.  One
+ * thread's constructors of other kinds were blocking before the checkpoint too (objects.c).
+ */
+struct dups {
+    struct vobj **posted, **deferred;
+    MPI_Request *reqs;
+    MPI_Comm *ncs;
+    uint32_t nposted, ndeferred;
+};
+
+static int dup_pending(const struct dups *d, const struct vobj *o)
+{
+    for (uint32_t i = 0; i < d->nposted; i++) if (d->posted[i] == o) return 1;
+    for (uint32_t i = 0; i < d->ndeferred; i++) if (d->deferred[i] == o) return 1;
+    return 0;
+}
+
+static int dup_post(struct dups *d, struct vobj *o)
+{
+    uint32_t k = d->nposted;
+    int rc;
+    LOWER(rc = real.Comm_idup(HMAKE(MPI_Comm, rparent(o)), &d->ncs[k], &d->reqs[k]));
+    if (rc != MPI_SUCCESS) return rc;
+    d->posted[k] = o;
+    d->nposted++;
+    return MPI_SUCCESS;
+}
+
+/* Posted dups complete, deferred ones are posted once their parent is there, until none is left. */
+static int dup_flush(struct dups *d)
+{
+    for (unsigned spin = 0; d->nposted || d->ndeferred; spin++) {
+        int rc = MPI_SUCCESS, progress = 0;
+        for (uint32_t i = 0; i < d->nposted && rc == MPI_SUCCESS;) {
+            int flag = 0;
+            LOWER(rc = real.Test(&d->reqs[i], &flag, MPI_STATUS_IGNORE));
+            if (rc != MPI_SUCCESS || !flag) { i++; continue; }
+            struct vobj *o = d->posted[i];
+            o->real = HBITS(d->ncs[i]);
+            if (o->errh) LOWER(real.Comm_set_errhandler(d->ncs[i], HMAKE(MPI_Errhandler, v2r(o->errh))));
+            d->nposted--;                      /* the last one takes its place */
+            d->posted[i] = d->posted[d->nposted];
+            d->reqs[i] = d->reqs[d->nposted];
+            d->ncs[i] = d->ncs[d->nposted];
+            progress = 1;
+        }
+        if (rc != MPI_SUCCESS) return rc;
+        if (progress) {                        /* deferred ones whose parent is there now, in order */
+            uint32_t keep = 0;
+            for (uint32_t i = 0; i < d->ndeferred; i++) {
+                struct vobj *o = d->deferred[i];
+                /* (entries before i not kept are stale copies: posted or kept, pending either way) */
+                if (dup_pending(d, o->parent[0])) { d->deferred[keep++] = o; continue; }
+                if ((rc = dup_post(d, o)) != MPI_SUCCESS) return rc;
+            }
+            d->ndeferred = keep;
+        }
+        if (spin_yield(spin)) mana_sys0(SYS_sched_yield);
+    }
+    return MPI_SUCCESS;
+}
+
+/* Recipes that make nothing with other ranks: they need not wait for the pending dups. */
+static int local_recipe(const struct vobj *o)
+{
+    return o->kind == K_TYPE || o->kind == K_OP || o->kind == K_GROUP || o->kind == K_INFO ||
+           o->kind == K_ERRH || o->kind == K_ERRCODE;
+}
+
 int mana_replay(char *err, size_t errlen)
 {
     uint32_t used = mana_vtab_used(), n = 0;
@@ -178,14 +254,37 @@ int mana_replay(char *err, size_t errlen)
         struct vobj *pre = k == 0 ? world_obj : self_obj;
         if (pre->errh) LOWER(real.Comm_set_errhandler(HMAKE(MPI_Comm, pre->real), HMAKE(MPI_Errhandler, v2r(pre->errh))));
     }
-    for (uint32_t i = 0; i < n; i++) {
-        int rc = replay_one(list[i], wg);
-        if (rc != MPI_SUCCESS) {
-            snprintf(err, errlen, "cannot rebuild MPI object %u of %u (recipe %u): MPI error %d", i + 1, n,
-                     list[i]->recipe, rc);
-            free(list);
+    struct dups d = { 0 };
+    if (mana_thread_multiple) {
+        d.posted = calloc(n + 1, sizeof *d.posted);
+        d.deferred = calloc(n + 1, sizeof *d.deferred);
+        d.reqs = calloc(n + 1, sizeof *d.reqs);
+        d.ncs = calloc(n + 1, sizeof *d.ncs);
+        if (!d.posted || !d.deferred || !d.reqs || !d.ncs) {
+            snprintf(err, errlen, "out of memory");
+            free(d.posted), free(d.deferred), free(d.reqs), free(d.ncs), free(list);
             return -1;
         }
+    }
+    int rc = MPI_SUCCESS;
+    uint32_t i = 0;
+    for (; i < n; i++) {
+        struct vobj *o = list[i];
+        if (d.posted && o->kind == K_COMM && o->recipe == R_COMM_DUP) {
+            if (dup_pending(&d, o->parent[0])) d.deferred[d.ndeferred++] = o;
+            else if ((rc = dup_post(&d, o)) != MPI_SUCCESS) break;
+            continue;
+        }
+        if (d.posted && !local_recipe(o) && (rc = dup_flush(&d)) != MPI_SUCCESS) break;
+        if ((rc = replay_one(o, wg)) != MPI_SUCCESS) break;
+    }
+    if (rc == MPI_SUCCESS && d.posted && (rc = dup_flush(&d)) != MPI_SUCCESS) i = n - 1;   /* (a dup's) */
+    free(d.posted), free(d.deferred), free(d.reqs), free(d.ncs);
+    if (rc != MPI_SUCCESS) {
+        snprintf(err, errlen, "cannot rebuild MPI object %u of %u (recipe %u): MPI error %d", i + 1, n,
+                 list[i]->recipe, rc);
+        free(list);
+        return -1;
     }
     /* Zombie communicators did their part.  A zombie datatype keeps its real type: a request may still
      * use it (vunref frees it with the last object that names it). */
