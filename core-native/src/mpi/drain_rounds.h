@@ -25,7 +25,8 @@
 #define DRAIN_SETTLE_ROUNDS 40000
 #define DRAIN_SETTLE_BATCH 256
 #define DRAIN_SETTLE_GROUP 16
-/* the point-to-point drain's rounds (phases 18..31) */
+/* the point-to-point drain's phases (18..31, used in turn) and its limit: rounds in a row in which the
+ * job's count of messages in flight did not fall */
 #define DRAIN_P2P_ROUNDS 14
 
 /* One live communicator (or open file, or window: each has its own sequence of collective calls) as
@@ -128,7 +129,8 @@ struct drain_p2p_ops {
     void (*message)(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 };
 
-/* Rounds until the job's sum of (sent - received) is 0, at most DRAIN_P2P_ROUNDS.  0, or -1 with err. */
+/* Rounds until the job's sum of (sent - received) is 0; DRAIN_P2P_ROUNDS rounds in a row that receive
+ * nothing anywhere fail.  0, or -1 with err. */
 int drain_p2p_rounds(const struct drain_p2p_ops *ops, void *ctx, uint32_t g, char *err, size_t errlen);
 
 /* The 64-bit mixer of communicator ids and slots (splitmix64's finalizer). */

@@ -10,19 +10,9 @@
  * MPI_Unpack refuse a null buffer even for such a type: mpi_mpich_fortran_mpif_2_kill failed so.)
  *
  * Output: rank 0 prints "ready" once the last message was sent, then "bottom done: sum=S". */
-#include <mpi.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
+#include "pairtest.h"
 
-static void fail(const char *what, double got)
-{
-    printf("FAIL: %s (%g)\n", what, got);
-    fflush(stdout);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-}
+static void fail(const char *what, double got) { pt_fail("%s (%g)", what, got); }
 
 static int iv;
 static double dv;
@@ -41,14 +31,7 @@ static MPI_Datatype at_bottom(void)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size != 2 || argc < 2) {
-        if (rank == 0) printf("FAIL: bottom needs 2 ranks and a file name\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    int rank = pt_init(&argc, &argv, "bottom", 1);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Datatype t = at_bottom();
     double sum = 0;
@@ -83,13 +66,8 @@ int main(int argc, char **argv)
     }
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) {
-        printf("ready\n");
-        fflush(stdout);
-        struct timespec ts = { 0, 10000000 };
-        for (int i = 0; access(argv[1], F_OK) != 0; i++) {
-            if (i == 12000) fail("no go file within 120 s", 0);
-            nanosleep(&ts, NULL);
-        }
+        pt_out("ready\n");
+        pt_await_file(argv[1]);
         iv = -1, dv = -1;
         if ((rc = MPI_Recv(MPI_BOTTOM, 1, t, 1, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
             fail("MPI_Recv at MPI_BOTTOM after the restart", rc);
@@ -100,7 +78,7 @@ int main(int argc, char **argv)
     int ack = 7;
     if (rank == 0) MPI_Send(&ack, 1, MPI_INT, 1, 4, MPI_COMM_WORLD);
     else MPI_Recv(&ack, 1, MPI_INT, 0, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    if (rank == 0) printf("bottom done: sum=%g\n", sum);
+    if (rank == 0) pt_out("bottom done: sum=%g\n", sum);
     MPI_Type_free(&t);
     MPI_Finalize();
     return 0;

@@ -11,29 +11,13 @@
  *
  * Output: rank 1 prints "ready" once rank 0 has been sent into MPI_Finalize, each rank
  * "fin_wait done: rank R sum=S" after it. */
-#include <mpi.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
-#include <unistd.h>
+#include "pairtest.h"
 
-static void fail(const char *what, int got)
-{
-    printf("FAIL: %s (%d)\n", what, got);
-    fflush(stdout);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-}
+static void fail(const char *what, int got) { pt_fail("%s (%d)", what, got); }
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size != 2 || argc < 2) {
-        if (rank == 0) printf("FAIL: fin_wait needs 2 ranks and a file name\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    int rank = pt_init(&argc, &argv, "fin_wait", 1);
     MPI_Comm kept, freed;
     MPI_Comm_dup(MPI_COMM_WORLD, &kept);
     MPI_Comm_dup(MPI_COMM_WORLD, &freed);
@@ -47,17 +31,11 @@ int main(int argc, char **argv)
     } else {
         int go;
         MPI_Recv(&go, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        printf("ready\n");
-        fflush(stdout);
-        struct timespec ts = { 0, 10000000 };
-        for (int i = 0; access(argv[1], F_OK) != 0; i++) {
-            if (i == 12000) fail("no go file within 120 s", 0);
-            nanosleep(&ts, NULL);
-        }
+        pt_out("ready\n");
+        pt_await_file(argv[1]);
         MPI_Comm_free(&freed);
     }
     MPI_Finalize();
-    printf("fin_wait done: rank %d sum=%d\n", rank, a + b);
-    fflush(stdout);
+    pt_out("fin_wait done: rank %d sum=%d\n", rank, a + b);
     return 0;
 }

@@ -11,35 +11,13 @@
  * half.
  *
  * Output: rank 0 prints "made_hold round K ok" per round and "made_hold done: 3 rounds sum=S". */
-#include <mpi.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
+#include "pairtest.h"
 
-static void out(const char *line)
-{
-    if (write(1, line, strlen(line)) < 0) exit(3);
-}
-
-static void fail(const char *what, int k, int got)
-{
-    char line[160];
-    snprintf(line, sizeof line, "FAIL: round %d: %s (%d)\n", k, what, got);
-    out(line);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-}
+static void fail(const char *what, int k, int got) { pt_fail("round %d: %s (%d)", k, what, got); }
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size != 2) {
-        if (rank == 0) out("FAIL: made_hold needs 2 ranks\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    int rank = pt_init(&argc, &argv, "made_hold", 0), size = 2;
     long sum = 0;
     for (int k = 0; k < 3; k++) {
         MPI_Comm c = MPI_COMM_NULL;
@@ -73,18 +51,10 @@ int main(int argc, char **argv)
         }
         sum += total;
         MPI_Comm_free(&c);
-        if (rank == 0) {
-            char line[64];
-            snprintf(line, sizeof line, "made_hold round %d ok\n", k);
-            out(line);
-        }
+        if (rank == 0) pt_out("made_hold round %d ok\n", k);
     }
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0) {
-        char line[80];
-        snprintf(line, sizeof line, "made_hold done: 3 rounds sum=%ld\n", sum);
-        out(line);
-    }
+    if (rank == 0) pt_out("made_hold done: 3 rounds sum=%ld\n", sum);
     MPI_Finalize();
     return 0;
 }

@@ -11,35 +11,13 @@
  * waits for rank 0's held thread.
  *
  * Output: rank 0 prints "probe_hold round K ok" per round and "probe_hold done: 3 rounds sum=S". */
-#include <mpi.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
+#include "pairtest.h"
 
-static void out(const char *line)
-{
-    if (write(1, line, strlen(line)) < 0) exit(3);
-}
-
-static void fail(const char *what, int k, int got)
-{
-    char line[160];
-    snprintf(line, sizeof line, "FAIL: round %d: %s (%d)\n", k, what, got);
-    out(line);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-}
+static void fail(const char *what, int k, int got) { pt_fail("round %d: %s (%d)", k, what, got); }
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size != 2) {
-        if (rank == 0) out("FAIL: probe_hold needs 2 ranks\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    int rank = pt_init(&argc, &argv, "probe_hold", 0);
     /* only rank 0's calls are held (the hook reads the variable at its first call) */
     if (rank != 0) unsetenv("MANA_TEST_BUFFER_HOLD");
     long sum = 0;
@@ -71,16 +49,10 @@ int main(int argc, char **argv)
         if (got != v) fail("message", k, got);
         sum += got;
         MPI_Send(&got, 1, MPI_INT, 1, 20 + k, MPI_COMM_WORLD);
-        char line[64];
-        snprintf(line, sizeof line, "probe_hold round %d ok\n", k);
-        out(line);
+        pt_out("probe_hold round %d ok\n", k);
     }
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0) {
-        char line[80];
-        snprintf(line, sizeof line, "probe_hold done: 3 rounds sum=%ld\n", sum);
-        out(line);
-    }
+    if (rank == 0) pt_out("probe_hold done: 3 rounds sum=%ld\n", sum);
     MPI_Finalize();
     return 0;
 }
