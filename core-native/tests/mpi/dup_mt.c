@@ -8,7 +8,14 @@
  * worker: a runtime that keeps the rank's lower half for a thread's whole blocking dup deadlocks there
  * (MPICH's threads/comm/ctxdup and comm_dup_deadlock did).  Each thread then uses its new communicator
  * (an MPI_Allreduce of rank-dependent values, hashed), checks its size and rank, and frees it; the
- * iteration ends with the usual stop agreement. */
+ * iteration ends with the usual stop agreement.
+ *
+ * Run until told to stop (the runtime's run), each thread naps 10 ms holding its new communicator, before
+ * it uses it: natively MPICH needs ~75 ms an iteration for these contended dups with 3 ranks on 2 cores, so
+ * an unpaced run under the runtime (which makes them idups) got ~1,700 iterations ahead of what the native
+ * reference run could repeat in its time limit; the naps also put many checkpoints where both threads'
+ * new communicators, made in different orders on neighbouring ranks, are alive (what the replay must
+ * remake).  The reference run (--iters) does not nap: results depend on the iteration count alone. */
 #include "mpitest.h"
 
 #include <pthread.h>
@@ -18,6 +25,7 @@ struct shared {
     int rank, size;
     long it;
     int quit;
+    int pace;                   /* nap 10 ms after each dup (the run told to stop by a file) */
     MPI_Comm c1, c2;
     MPI_Info info;
     pthread_barrier_t start, end;
@@ -35,6 +43,10 @@ static void dup_and_use(struct shared *s, MPI_Comm parent, uint64_t *h, int salt
     MPI_Comm_size(n, &sz);
     MPI_Comm_rank(n, &rk);
     if (sz != s->size || rk != s->rank) mt_fail("dup %d: size %d rank %d", salt, sz, rk);
+    if (s->pace) {
+        struct timespec nap = { 0, 10 * 1000 * 1000 };
+        while (nanosleep(&nap, &nap) != 0 && errno == EINTR) {}
+    }
     long v = (long)(s->rank + 1) * (s->it + salt), sum = 0;
     MPI_Allreduce(&v, &sum, 1, MPI_LONG, MPI_SUM, n);
     long want = (long)s->size * (s->size + 1) / 2 * (s->it + salt);
@@ -70,7 +82,8 @@ int main(int argc, char **argv)
 {
     struct mt_run r;
     mt_init_level(&r, &argc, &argv, MPI_THREAD_MULTIPLE);
-    struct shared s = { .rank = r.rank, .size = r.size, .h1 = MT_HASH0, .h2 = MT_HASH0 };
+    struct shared s = { .rank = r.rank, .size = r.size, .h1 = MT_HASH0, .h2 = MT_HASH0,
+                        .pace = r.stop_file != NULL };
     MPI_Comm_dup(MPI_COMM_WORLD, &s.c1);
     MPI_Comm_dup(MPI_COMM_WORLD, &s.c2);
     MPI_Info_create(&s.info);
