@@ -112,7 +112,8 @@ fail() {
 # A rank that crashed left a core in $tmp/run (the ranks' working folder, kept by a restart):
 # say where it stopped, so a rare crash on a CI machine can be placed later.  gdb gets the executable
 # the core names (lower-half-MPI), so the lower half's libraries have their symbols in every thread's
-# backtrace; the upper half's are placed by the mappings that hold each thread's pc, sp and fs base.
+# backtrace; gdb does not know the upper half's, so every pc, sp, fs base and frame address is placed
+# in its mapping, and an address in a shared object's text gets addr2line's function and line.
 show_cores() {
     local c exe
     for c in "$tmp"/run/core*; do
@@ -124,12 +125,16 @@ show_cores() {
             -ex 'info proc mappings' 2>&1 | grep -v '^warning' > "$tmp/core.gdb"
         # everything up to the mappings, then only the mappings that hold a thread's pc, sp or fs base
         sed '/^Mapped address spaces/,$d' "$tmp/core.gdb" | head -n 200
-        local addrs a lo hi line
-        addrs=$(grep -E '^(rip|rsp|fs_base) ' "$tmp/core.gdb" | awk '{print $2}' | sort -u)
-        sed -n '/^Mapped address spaces/,$p' "$tmp/core.gdb" | grep -E '^ +0x' | while read -r line; do
-            lo=$(echo "$line" | awk '{print $1}') hi=$(echo "$line" | awk '{print $2}')
+        local addrs a lo hi off file
+        addrs=$( { grep -E '^(rip|rsp|fs_base) ' "$tmp/core.gdb" | awk '{print $2}'
+                   sed -n 's/^#[0-9]*  *\(0x[0-9a-f]*\) in ?? ().*/\1/p' "$tmp/core.gdb"; } | sort -u)
+        sed -n '/^Mapped address spaces/,$p' "$tmp/core.gdb" | grep -E '^ +0x' | while read -r lo hi _ off file; do
             for a in $addrs; do
-                if (( a >= lo && a < hi )); then echo "$a in $line"; break; fi
+                (( a >= lo && a < hi )) || continue
+                echo "$a in $lo-$hi $off $file"
+                case $file in
+                    *.so|*.so.*) addr2line -f -i -e "$file" "$(printf '%#x' $((a - lo + off)))" 2>/dev/null | sed 's/^/        /';;
+                esac
             done
         done
     done
