@@ -170,27 +170,31 @@ static int replay_one(struct vobj *o, MPI_Group wg)
  * a deferred list; before any other collective recipe, and at the end, all of them complete.  One
  * thread's constructors of other kinds were blocking before the checkpoint too (objects.c).
  */
+/* A posted dup keeps its slot until it completes: the real MPI may write the new communicator's handle
+ * into ncs[k] only at completion, so a slot is never moved or reused (each object is posted once, so
+ * the arrays have room for all).  posted[k] is NULL once slot k completed. */
 struct dups {
     struct vobj **posted, **deferred;
     MPI_Request *reqs;
     MPI_Comm *ncs;
-    uint32_t nposted, ndeferred;
+    uint32_t nslots, nposted, ndeferred;     /* slots used, of them still pending; deferred */
 };
 
 static int dup_pending(const struct dups *d, const struct vobj *o)
 {
-    for (uint32_t i = 0; i < d->nposted; i++) if (d->posted[i] == o) return 1;
+    for (uint32_t i = 0; i < d->nslots; i++) if (d->posted[i] == o) return 1;
     for (uint32_t i = 0; i < d->ndeferred; i++) if (d->deferred[i] == o) return 1;
     return 0;
 }
 
 static int dup_post(struct dups *d, struct vobj *o)
 {
-    uint32_t k = d->nposted;
+    uint32_t k = d->nslots;
     int rc;
     LOWER(rc = real.Comm_idup(HMAKE(MPI_Comm, rparent(o)), &d->ncs[k], &d->reqs[k]));
     if (rc != MPI_SUCCESS) return rc;
     d->posted[k] = o;
+    d->nslots++;
     d->nposted++;
     return MPI_SUCCESS;
 }
@@ -200,17 +204,16 @@ static int dup_flush(struct dups *d)
 {
     for (unsigned spin = 0; d->nposted || d->ndeferred; spin++) {
         int rc = MPI_SUCCESS, progress = 0;
-        for (uint32_t i = 0; i < d->nposted && rc == MPI_SUCCESS;) {
+        for (uint32_t i = 0; i < d->nslots && rc == MPI_SUCCESS; i++) {
+            if (!d->posted[i]) continue;
             int flag = 0;
             LOWER(rc = real.Test(&d->reqs[i], &flag, MPI_STATUS_IGNORE));
-            if (rc != MPI_SUCCESS || !flag) { i++; continue; }
+            if (rc != MPI_SUCCESS || !flag) continue;
             struct vobj *o = d->posted[i];
             o->real = HBITS(d->ncs[i]);
             if (o->errh) LOWER(real.Comm_set_errhandler(d->ncs[i], HMAKE(MPI_Errhandler, v2r(o->errh))));
-            d->nposted--;                      /* the last one takes its place */
-            d->posted[i] = d->posted[d->nposted];
-            d->reqs[i] = d->reqs[d->nposted];
-            d->ncs[i] = d->ncs[d->nposted];
+            d->posted[i] = NULL;
+            d->nposted--;
             progress = 1;
         }
         if (rc != MPI_SUCCESS) return rc;
