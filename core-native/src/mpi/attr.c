@@ -40,6 +40,32 @@ struct attr {
 };
 static struct attr *attrs;          /* newest first */
 
+/* The keyvals and the list are shared by the program's threads (MPI_THREAD_MULTIPLE): one thread's
+ * MPI_Comm_dup_with_info adds its hints attribute (comm.c) while another's MPI_Comm_free unlinks and
+ * frees one, and the list head ended up pointing at a freed node (tests/mpi/dup_mt.c crashed in
+ * mana_attr_clear, 2 % of restarts).  One lock, recursive because the program's copy and delete
+ * callbacks run under it and may set or delete attributes themselves; its owner is a tid, a plain word,
+ * so a thread the checkpoint stopped while holding it still holds it after a restart and gives it back
+ * (where the restart cannot keep tids, only a callback's nested call made across the checkpoint would
+ * not recognise its owner).  Never held while waiting for the lower half's owner to change, and no
+ * excursion takes it, so the two cannot wait for each other. */
+static int attr_owner, attr_depth;
+
+static void attr_take(void)
+{
+    int me = mana_gettid();
+    if (__atomic_load_n(&attr_owner, __ATOMIC_ACQUIRE) == me) { attr_depth++; return; }
+    for (int zero = 0; !__atomic_compare_exchange_n(&attr_owner, &zero, me, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+         zero = 0)
+        mana_sys0(SYS_sched_yield);
+    attr_depth = 1;
+}
+
+static void attr_give(void)
+{
+    if (--attr_depth == 0) __atomic_store_n(&attr_owner, 0, __ATOMIC_RELEASE);
+}
+
 static struct keyval *kv_of(int kv, int kind)
 {
     int i = kv - MANA_KV_BASE;
@@ -49,7 +75,7 @@ static struct keyval *kv_of(int kv, int kind)
 static int is_ours(int kv) { return kv >= MANA_KV_BASE && kv < MANA_KV_BASE + nkv; }
 int mana_attr_kv_ours(int kv) { return is_ours(kv); }
 
-static int kv_create(int kind, void (*copy)(void), void (*del)(void), int *kv, void *extra)
+static int kv_create_unlocked(int kind, void (*copy)(void), void (*del)(void), int *kv, void *extra)
 {
     MANA_CHECK_INIT();
     if (nkv == capkv) {
@@ -64,7 +90,15 @@ static int kv_create(int kind, void (*copy)(void), void (*del)(void), int *kv, v
     return MPI_SUCCESS;
 }
 
-static int kv_free(int kind, int *kv)
+static int kv_create(int kind, void (*copy)(void), void (*del)(void), int *kv, void *extra)
+{
+    attr_take();
+    int rc = kv_create_unlocked(kind, copy, del, kv, extra);
+    attr_give();
+    return rc;
+}
+
+static int kv_free_unlocked(int kind, int *kv)
 {
     MANA_CHECK_INIT();
     struct keyval *k = kv_of(*kv, kind);
@@ -72,6 +106,14 @@ static int kv_free(int kind, int *kv)
     k->freed = 1;
     *kv = MPI_KEYVAL_INVALID;
     return MPI_SUCCESS;
+}
+
+static int kv_free(int kind, int *kv)
+{
+    attr_take();
+    int rc = kv_free_unlocked(kind, kv);
+    attr_give();
+    return rc;
 }
 
 static struct attr **find(int kind, uint64_t obj, int kv)
@@ -112,7 +154,7 @@ static int attr_add(int kind, uint64_t obj, int kv, void *val)
     return MPI_SUCCESS;
 }
 
-static int set_attr(int kind, uint64_t obj, int kv, void *val)
+static int set_attr_unlocked(int kind, uint64_t obj, int kv, void *val)
 {
     MANA_CHECK_INIT();
     struct keyval *k = kv_of(kv, kind);
@@ -131,7 +173,15 @@ static int set_attr(int kind, uint64_t obj, int kv, void *val)
     return attr_add(kind, obj, kv, val);
 }
 
-static int get_attr(int kind, uint64_t obj, int kv, void *val, int *flag)
+static int set_attr(int kind, uint64_t obj, int kv, void *val)
+{
+    attr_take();
+    int rc = set_attr_unlocked(kind, obj, kv, val);
+    attr_give();
+    return rc;
+}
+
+static int get_attr_unlocked(int kind, uint64_t obj, int kv, void *val, int *flag)
 {
     MANA_CHECK_INIT();
     if (!kv_of(kv, kind)) return MPI_ERR_KEYVAL;
@@ -141,7 +191,15 @@ static int get_attr(int kind, uint64_t obj, int kv, void *val, int *flag)
     return MPI_SUCCESS;
 }
 
-static int delete_attr(int kind, uint64_t obj, int kv)
+static int get_attr(int kind, uint64_t obj, int kv, void *val, int *flag)
+{
+    attr_take();
+    int rc = get_attr_unlocked(kind, obj, kv, val, flag);
+    attr_give();
+    return rc;
+}
+
+static int delete_attr_unlocked(int kind, uint64_t obj, int kv)
 {
     MANA_CHECK_INIT();
     if (!kv_of(kv, kind)) return MPI_ERR_KEYVAL;
@@ -153,7 +211,15 @@ static int delete_attr(int kind, uint64_t obj, int kv)
     return MPI_SUCCESS;
 }
 
-int mana_attr_copy(int kind, uint64_t oldh, uint64_t newh)
+static int delete_attr(int kind, uint64_t obj, int kv)
+{
+    attr_take();
+    int rc = delete_attr_unlocked(kind, obj, kv);
+    attr_give();
+    return rc;
+}
+
+static int mana_attr_copy_unlocked(int kind, uint64_t oldh, uint64_t newh)
 {
     /* New attributes go to the head of the list: the walk below only sees the old ones. */
     for (struct attr *a = attrs; a; a = a->next) {
@@ -172,7 +238,15 @@ int mana_attr_copy(int kind, uint64_t oldh, uint64_t newh)
     return MPI_SUCCESS;
 }
 
-int mana_attr_clear(int kind, uint64_t h)
+int mana_attr_copy(int kind, uint64_t oldh, uint64_t newh)
+{
+    attr_take();
+    int rc = mana_attr_copy_unlocked(kind, oldh, newh);
+    attr_give();
+    return rc;
+}
+
+static int mana_attr_clear_unlocked(int kind, uint64_t h)
 {
     /* One attribute at a time, each found from the head of the list: a delete callback is the
      * program's and may delete or add attributes itself (mpi4py's on MPI_COMM_SELF does), which would
@@ -186,6 +260,14 @@ int mana_attr_clear(int kind, uint64_t h)
         unlink_attr(kind, h, kv);
     }
     return MPI_SUCCESS;
+}
+
+int mana_attr_clear(int kind, uint64_t h)
+{
+    attr_take();
+    int rc = mana_attr_clear_unlocked(kind, h);
+    attr_give();
+    return rc;
 }
 
 int mana_comm_dup_attrs(MPI_Comm old, MPI_Comm *newcomm)
