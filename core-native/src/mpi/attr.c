@@ -14,6 +14,7 @@
  */
 #include "mpi_int.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,19 +45,20 @@ static struct attr *attrs;          /* newest first */
  * MPI_Comm_dup_with_info adds its hints attribute (comm.c) while another's MPI_Comm_free unlinks and
  * frees one, and the list head ended up pointing at a freed node (tests/mpi/dup_mt.c crashed in
  * mana_attr_clear, 2 % of restarts).  One lock, recursive because the program's copy and delete
- * callbacks run under it and may set or delete attributes themselves; its owner is a tid, a plain word,
- * so a thread the checkpoint stopped while holding it still holds it after a restart and gives it back
- * (where the restart cannot keep tids, only a callback's nested call made across the checkpoint would
- * not recognise its owner).  Never held while waiting for the lower half's owner to change, and no
- * excursion takes it, so the two cannot wait for each other. */
-static int attr_owner, attr_depth;
+ * callbacks run under it and may set or delete attributes themselves.  Its owner is the thread's
+ * pthread_self() (its descriptor's address: the program's threads get theirs back at a restart, where
+ * tids change), a plain word, so a thread the checkpoint stopped while holding it still holds it after
+ * a restart, knows it, and gives it back.  Never held while waiting for the lower half's owner to change,
+ * and no excursion takes it, so the two cannot wait for each other. */
+static uintptr_t attr_owner;
+static int attr_depth;
 
 static void attr_take(void)
 {
-    int me = mana_gettid();
+    uintptr_t me = (uintptr_t)pthread_self();
     if (__atomic_load_n(&attr_owner, __ATOMIC_ACQUIRE) == me) { attr_depth++; return; }
-    for (int zero = 0; !__atomic_compare_exchange_n(&attr_owner, &zero, me, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
-         zero = 0)
+    for (uintptr_t none = 0;
+         !__atomic_compare_exchange_n(&attr_owner, &none, me, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED); none = 0)
         mana_sys0(SYS_sched_yield);
     attr_depth = 1;
 }
