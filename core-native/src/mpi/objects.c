@@ -51,7 +51,6 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
      * waits outside it, as the blocking collectives do then (coll.c, COLL_MT); the same recipe. */
     if (mana_thread_multiple) {
         MPI_Request r;
-        if (!p) return MPI_ERR_COMM;
         if ((rc = mana_comm_idup_post(comm, newcomm, &r)) != MPI_SUCCESS) return rc;
         if ((rc = PMPI_Wait(&r, MPI_STATUS_IGNORE)) != MPI_SUCCESS) return rc;
         return mana_comm_dup_attrs(comm, newcomm);

@@ -169,10 +169,10 @@ static int replay_one(struct vobj *o, MPI_Group wg)
  * one parent: MPI orders a communicator's collectives), and one waiting on an unfinished parent goes to
  * a deferred list; before any other collective recipe, and at the end, all of them complete.  One
  * thread's constructors of other kinds were blocking before the checkpoint too (objects.c).
- */
-/* A posted dup keeps its slot until it completes: the real MPI may write the new communicator's handle
+ * A posted dup keeps its slot until it completes: the real MPI may write the new communicator's handle
  * into ncs[k] only at completion, so a slot is never moved or reused (each object is posted once, so
- * the arrays have room for all).  posted[k] is NULL once slot k completed. */
+ * the arrays have room for all).  posted[k] is NULL once slot k completed.
+ */
 struct dups {
     struct vobj **posted, **deferred;
     MPI_Request *reqs;
