@@ -120,7 +120,9 @@ struct mana_img_process {
     uint64_t upper_entry;         /*  80 entry point of the upper ld.so at launch (informational) */
     uint64_t upper_brk_slot;      /*  88 address of the upper libc's cached break (`__curbrk`); 0: unknown */
     uint64_t upper_brk;           /*  96 its value at the checkpoint (informational) */
-    uint64_t reserved[3];         /* 104 0 */
+    uint64_t upper_fault_acts;    /* 104 the program's fault-signal actions (libmana's mana_fault_acts, 65 x 24
+                                           bytes): the restart's dispatcher reads them there; 0: none */
+    uint64_t reserved[2];         /* 112 0 */
 };                                /* 128 */
 
 /* Region flags. */

@@ -116,7 +116,18 @@ struct lh_info {
     uint64_t part_comm;               /* MPICH: the real duplicate of MPI_COMM_WORLD made right after
                                          MPI_Init, the hidden communicator of partitioned traffic
                                          (src/mpi/part.c); 0 where the MPI has no partitioned calls */
-    uint64_t reserved[13];
+    /* Fault signals (fault_sig.h, lower-half/lh_sig.c).  fault_routed: bit s-1 when the kernel's
+     * handler of signal s is the lower half's dispatcher (fault_dispatch, with fault_restorer); the
+     * upper half then keeps the program's actions in its table at upper_fault_acts (struct
+     * mana_fault_act[MANA_NSIG_TABLE], upper memory: saved with it), published at launch and again
+     * after each restart. */
+    uint64_t fault_routed;
+    uint64_t fault_dispatch;
+    uint64_t fault_restorer;
+    uint64_t upper_fault_acts;
+    uint64_t upper_fs_slot;           /* src/mpi's mana_up_fs: the upper TLS of the program's thread inside
+                                         the lower half (its fault goes to the program's handler there) */
+    uint64_t reserved[8];
 
     /* Descriptors above 2 that were open when the lower half started (inherited from the launcher). */
     uint32_t inherited_count;

@@ -446,6 +446,8 @@ int lh_launch(int argc, char **argv, char **envp)
 
     /* MPI first: its memory is the lower half's, recorded with the rest below. */
     if (lh_mpi_init() != 0) return 1;
+    /* Its fault handlers are the lower half's own from now on, not the program's too. */
+    if (lh_sig_adopt() != 0) return 1;
 
     char err[512];
     struct lh_elf appelf, ldso;

@@ -37,6 +37,10 @@ extern const char lh_mpi_name[];
 /* MPI_Init_thread in the lower half, then publish the MPI part of lh_info.  0, or -1 (message printed). */
 int lh_mpi_init(void);
 
+/* The fault signals (lh_sig.c): the lower half's handlers taken into its table, the dispatcher into
+ * the kernel; mana_lh.fault_* published.  0, or -1 (message printed). */
+int lh_sig_adopt(void);
+
 /* Put a PROT_NONE page just past the kernel break (records it in mana_lh.brk_guard). */
 int lh_guard_brk(void);
 

@@ -20,6 +20,7 @@
 #include "mana/image_format.h"
 #include "image_check.h"
 #include "restore_zstd.h"
+#include "fault_sig.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -1044,6 +1045,23 @@ static int point_upper_brk(const struct mana_img_process *proc, const struct man
     return 0;
 }
 
+/* The program's fault-signal actions (its table, restored with its memory): the dispatcher's from now
+ * on, before any upper code runs (lh_sig.c; the plugin publishes the same address again later).  An
+ * address outside the program's writable memory is a corrupt image: the dispatcher would read there. */
+static int point_fault_table(const struct mana_img_process *proc, const struct mana_image_region *regs, uint32_t nregs)
+{
+    uint64_t t = proc->upper_fault_acts, len = MANA_NSIG_TABLE * sizeof(struct mana_fault_act);
+    if (!t) return 0;
+    int in_upper = 0;
+    for (uint32_t i = 0; i < nregs && !in_upper; i++)
+        in_upper = is_upper(&regs[i].r) && (regs[i].r.prot & PROT_WRITE) && t >= regs[i].r.start &&
+                   t + len <= regs[i].r.end && !(t & 7);
+    if (!in_upper) FAIL("cannot restart: %s is corrupt (upper_fault_acts %#lx is in no writable upper region)",
+                        img_path_for_errors, (unsigned long)t);
+    mana_lh.upper_fault_acts = t;
+    return 0;
+}
+
 struct kernel_sigaction_raw {
     uint64_t handler, flags, restorer, mask;
 };
@@ -1105,6 +1123,9 @@ static int restore_handlers(const struct mana_img_signals *sh, const struct mana
     long blk = mana_sys4(SYS_rt_sigprocmask, SIG_SETMASK, (long)&all, 0, 8);
     if (blk != 0) FAIL("cannot restart: cannot block signals while the threads come back: %s", strerror((int)-blk));
     for (uint32_t i = 0; i < sh->nsig; i++) {
+        /* A fault signal keeps the dispatcher: the image's entry is the program's action, which is
+         * back in the upper half's table with its memory (fault_sig.h). */
+        if (sigs[i].signo >= 1 && sigs[i].signo <= 64 && ((mana_lh.fault_routed >> (sigs[i].signo - 1)) & 1)) continue;
         struct kernel_sigaction_raw ks = { sigs[i].handler, sigs[i].flags, sigs[i].restorer, sigs[i].mask };
         long r = mana_sys4(SYS_rt_sigaction, sigs[i].signo, (long)&ks, 0, 8);
         if (r != 0) FAIL("cannot restart: cannot restore the handler of signal %d: %s", sigs[i].signo, strerror((int)-r));
@@ -1300,6 +1321,8 @@ int lh_restore(const char *dir)
 
     lh_restart_pause(2, "after memory restore, single thread");
 
+    /* The new MPI's fault handlers are the lower half's; the program's are in its table (restored). */
+    if (point_fault_table(&proc, regs, nregs) != 0 || lh_sig_adopt() != 0) return 1;
     /* From here no signal may run a handler until the threads are back. */
     if (restore_handlers(&im.sig, im.sigs) != 0) return 1;
 

@@ -769,6 +769,7 @@ static int restart_hook(uint32_t g, char *err, size_t errlen)
         return -1;
     }
     lower.fs = lh->mpi.lh_fs_base;
+    lh->upper_fs_slot = (uint64_t)(uintptr_t)&mana_up_fs;     /* for the fault dispatcher (lh_sig.c) */
     lower.fsgsbase = lh->mpi.fsgsbase;     /* this machine's answer, not the image's */
     lower.yield_waits = lh->mpi.yield_waits;
     void *(*resolve)(const char *) = (void *(*)(const char *))lh->mpi.resolve;
@@ -876,6 +877,7 @@ void mana_mpi_init_lazy(void)
     }
     lower.lh = lh;
     lower.fs = lh->mpi.lh_fs_base;
+    lh->upper_fs_slot = (uint64_t)(uintptr_t)&mana_up_fs;     /* for the fault dispatcher (lh_sig.c) */
     lower.fsgsbase = lh->mpi.fsgsbase;
     lower.yield_waits = lh->mpi.yield_waits;
     lower.owner = lower.iface->lower_owner;

@@ -924,6 +924,7 @@ static void after_restart(void)
     if (lh && lh->magic == MANA_LH_MAGIC) {
         note_inherited(lh);
         note_lower_tids(lh);
+        mana_fault_publish(lh);
         int old_sig = mana_pl.cfg.ckpt_signal;
         mana_pl.cfg = lh->settings;
         mana_coord_wipe(mana_pl.cfg.coord_secret, sizeof mana_pl.cfg.coord_secret);
@@ -1142,6 +1143,7 @@ __attribute__((constructor)) static void mana_plugin_init(void)
     struct lh_info *lh = mana_env_claim_lh_info();
     if (!lh) return;
     mana_lh_info = lh;
+    mana_fault_publish(lh);
     mana_pl.cfg = lh->settings;
     mana_coord_wipe(mana_pl.cfg.coord_secret, sizeof mana_pl.cfg.coord_secret);
     mana_log_setup("mana", mana_pl.cfg.debug, mana_pl.cfg.timing, mana_pl.cfg.quiet);

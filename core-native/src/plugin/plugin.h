@@ -8,6 +8,7 @@
 #include <ucontext.h>
 
 #include "lh_info.h"
+#include "fault_sig.h"
 #include "mana_ctx.h"
 #include "mana_mpi_iface.h"
 #include "mana/image_format.h"
@@ -33,6 +34,11 @@ struct mana_thr {
 
 /* The upper-half variable whose address the image records (PROCESS.lh_info_slot). */
 extern struct lh_info *volatile mana_lh_info;
+
+/* The program's actions for the fault signals (sigwrap.c, fault_sig.h), and their publication in a
+ * lower half's block (at launch, after a restart). */
+extern struct mana_fault_act mana_fault_acts[];
+void mana_fault_publish(struct lh_info *lh);
 
 /* Plugin state the writer needs. */
 struct mana_plugin {

@@ -8,12 +8,18 @@
  * handler for it, the runtime moves to a free real-time signal first (one line with MANA_DEBUG) and
  * the program gets the signal it asked for.  Only when no signal is free is the handler refused (a
  * warning says so once).
+ *
+ * The fault signals (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) are the lower half's dispatcher's in
+ * the kernel (fault_sig.h): the program's sigaction and signal for them set and read its own action in
+ * mana_fault_acts, which the dispatcher calls for a fault in the program's code.
  */
 #define _GNU_SOURCE
 #include "plugin.h"
 #include "mana_util.h"
 
 #include "mana_sys.h"
+#include "fault_sig.h"
+#include "lh_info.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -92,8 +98,59 @@ static int move_ckpt_signal(int s)
     return 0;
 }
 
+/* ---- fault signals ---- */
+#define SA_RESTORER_ 0x04000000
+
+/* The program's actions (upper memory: in the image, back with it at a restart). */
+struct mana_fault_act mana_fault_acts[MANA_NSIG_TABLE];
+
+static int fault_routed(int s)
+{
+    const struct lh_info *lh = mana_lh_info;
+    return mana_is_fault_signal(s) && lh && ((lh->fault_routed >> (s - 1)) & 1) &&
+           lh->upper_fault_acts == (uint64_t)(uintptr_t)mana_fault_acts;
+}
+
+/* sigaction on the table (old and act may be the same struct). */
+static int fault_sigaction(int signo, const struct sigaction *act, struct sigaction *old)
+{
+    struct mana_fault_act *t = &mana_fault_acts[signo], was = *t;
+    if (act) {
+        uint64_t mask = 0;
+        memcpy(&mask, &act->sa_mask, sizeof mask);
+        t->flags = (uint64_t)(unsigned)act->sa_flags & ~(uint64_t)SA_RESTORER_;
+        t->mask = mask;
+        __atomic_store_n(&t->handler, (uint64_t)(uintptr_t)act->sa_handler, __ATOMIC_RELEASE);
+    }
+    if (old) {
+        memset(old, 0, sizeof *old);
+        old->sa_handler = (sighandler_t)(uintptr_t)was.handler;
+        old->sa_flags = (int)was.flags;
+        memcpy(&old->sa_mask, &was.mask, sizeof was.mask);
+    }
+    return 0;
+}
+
+/* Make the program's table the dispatcher's (plugin init, and after a restart, where the block is new).
+ * A fault handler already in the kernel that is not the dispatcher was put there by the program before
+ * the plugin was ready (an earlier constructor): it becomes the program's action. */
+void mana_fault_publish(struct lh_info *lh)
+{
+    if (!lh || !lh->fault_routed || !lh->fault_dispatch) return;
+    lh->upper_fault_acts = (uint64_t)(uintptr_t)mana_fault_acts;
+    for (int s = 1; s <= 64; s++) {
+        if (!((lh->fault_routed >> (s - 1)) & 1)) continue;
+        struct ksa cur;
+        if (mana_sys4(SYS_rt_sigaction, s, 0, (long)&cur, 8) != 0 || cur.handler == lh->fault_dispatch) continue;
+        mana_fault_acts[s] = (struct mana_fault_act){ cur.handler, cur.flags & ~(uint64_t)SA_RESTORER_, cur.mask };
+        struct ksa d = { lh->fault_dispatch, SA_SIGINFO | SA_ONSTACK | SA_RESTART | SA_RESTORER_, lh->fault_restorer, 0 };
+        if (mana_sys4(SYS_rt_sigaction, s, (long)&d, 0, 8) != 0) mana_warn("cannot route signal %d by half", s);
+    }
+}
+
 MANA_EXPORT int sigaction(int signo, const struct sigaction *act, struct sigaction *old)
 {
+    if (fault_routed(signo)) return fault_sigaction(signo, act, old);
     static int (*real)(int, const struct sigaction *, struct sigaction *);
     if (!real) real = (int (*)(int, const struct sigaction *, struct sigaction *))dlsym(RTLD_NEXT, "sigaction");
     int s = ckpt_sig();
@@ -113,6 +170,17 @@ MANA_EXPORT sighandler_t signal(int signo, sighandler_t handler)
 {
     static sighandler_t (*real)(int, sighandler_t);
     if (!real) real = (sighandler_t (*)(int, sighandler_t))dlsym(RTLD_NEXT, "signal");
+    if (fault_routed(signo)) {
+        /* as glibc's signal: BSD semantics, the signal blocked in its handler */
+        struct sigaction sa, was;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = handler;
+        sigemptyset(&sa.sa_mask);
+        sigaddset(&sa.sa_mask, signo);
+        sa.sa_flags = SA_RESTART;
+        fault_sigaction(signo, &sa, &was);
+        return was.sa_handler;
+    }
     int s = ckpt_sig();
     if (s && signo == s) {
         if (move_ckpt_signal(s) != 0) {

@@ -121,7 +121,8 @@ public final class ImageLayout {
     public static final int OFF_PROCESS_UPPER_ENTRY = 80;
     public static final int OFF_PROCESS_UPPER_BRK_SLOT = 88;
     public static final int OFF_PROCESS_UPPER_BRK = 96;
-    public static final int OFF_PROCESS_RESERVED = 104;
+    public static final int OFF_PROCESS_UPPER_FAULT_ACTS = 104;
+    public static final int OFF_PROCESS_RESERVED = 112;
 
     // ---- struct mana_img_region (then the name, then the runs) ----
     public static final int SIZEOF_REGION = 80;

@@ -412,7 +412,7 @@ public final class ManaImageReader implements ManaImage {
             for (int i = 0; i < v.length; i++) {
                 v[i] = c.i64("address");
             }
-            c.skip(SIZEOF_PROCESS - OFF_PROCESS_UPPER_BRK_SLOT, "upper_brk_slot, upper_brk, reserved");
+            c.skip(SIZEOF_PROCESS - OFF_PROCESS_UPPER_BRK_SLOT, "upper_brk_slot, upper_brk, upper_fault_acts, reserved");
             c.endRecord(0, SIZEOF_PROCESS);
             String exe = c.string("exe path");
             String cwd = c.string("cwd");
