@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """coverage_check.py - the coverage manifest against what the runtime's MPI libraries really do.
 
-  coverage_check.py ROOT
+  coverage_check.py ROOT [COVERAGE_CALL]
 
 For Open MPI and MPICH alike:
   1. every symbol the real library exports (functions and data objects) is exported by ours,
@@ -12,10 +12,10 @@ For Open MPI and MPICH alike:
      outside the runtime).  An `unsupported` one must end the process with exit status 1 and exactly
      the contract's line `MANA: MPI_X is not supported under checkpointing (REASON)` with the
      manifest's reason; a `supported` or `partial` one must never print that line (it reaches a
-     wrapper, which refuses to run outside mana_launch, or returns).
+     wrapper, which refuses to run outside mana_launch, or returns).  The calls are made by
+     COVERAGE_CALL (coverage_call.c, built with the tests), one small child process each.
 Prints one line per problem, then a summary; exit 0 = PASS.
 """
-import ctypes
 import json
 import os
 import re
@@ -43,32 +43,28 @@ def exports(lib):
     return syms
 
 
-def call(lib, name):
-    """(exit status, output) of a child that calls NAME with ten zero arguments."""
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(r)
-        os.dup2(w, 1)
-        os.dup2(w, 2)
-        fn = getattr(lib, name)
-        fn.restype = ctypes.c_int
-        fn(*([ctypes.c_long(0)] * 10))
-        os._exit(100)
-    os.close(w)
-    chunks = []
-    while True:
-        b = os.read(r, 65536)
-        if not b:
-            break
-        chunks.append(b)
-    os.close(r)
-    _, st = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(st), b"".join(chunks).decode(errors="replace")
+def call_all(helper, lib, names):
+    """{name: (exit status, output)}: coverage_call (coverage_call.c) calls each NAME of LIB with ten zero
+    arguments, one child process each."""
+    r = subprocess.run([helper, lib], input="".join(n + "\n" for n in names).encode(), capture_output=True)
+    if r.returncode != 0:
+        sys.exit(f"coverage_check: {helper} failed ({r.returncode}): {r.stderr.decode(errors='replace').strip()}")
+    out, res, i = r.stdout, {}, 0
+    while i < len(out):
+        nl = out.index(b"\n", i)
+        name, rc, n = out[i:nl].decode().split(" ")
+        body = out[nl + 1:nl + 1 + int(n)]
+        res[name] = (int(rc), body.decode(errors="replace"))
+        i = nl + 1 + int(n)
+    missing = [n for n in names if n not in res]
+    if missing:
+        sys.exit(f"coverage_check: {helper} reported nothing for {', '.join(missing[:5])}")
+    return res
 
 
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else "."
+    helper = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "coverage_call")
     manifest = json.load(open(os.path.join(root, "share/mana/mpi-coverage.json")))
     entries = {e["name"]: e for e in manifest["functions"]}
     problems = 0
@@ -93,12 +89,12 @@ def main():
                 bad(f"{mpi}: {name} is exported but missing from the manifest")
             elif mpi not in e.get("mpis", []):
                 bad(f"{mpi}: {name} is exported but its manifest entry does not name {mpi}")
-        lib = ctypes.CDLL(ours_path, mode=os.RTLD_NOW | ctypes.RTLD_GLOBAL)
-        for base, e in sorted(entries.items()):
-            if mpi not in e.get("mpis", []) or ours.get(base) != "F":
-                continue
+        called = [b for b, e in sorted(entries.items()) if mpi in e.get("mpis", []) and ours.get(b) == "F"]
+        results = call_all(helper, ours_path, called)
+        for base in called:
+            e = entries[base]
             checked += 1
-            rc, out = call(lib, base)
+            rc, out = results[base]
             if e["status"] == "unsupported":
                 want = f"MANA: {base} {MARK} ({e.get('reason', '')})"
                 if rc != 1 or out.strip() != want:
