@@ -1117,15 +1117,19 @@ static int hold_file_numbers(const struct mana_image_file *files, uint32_t nfile
 }
 
 /* Every signal blocked (no handler may run until the threads are back), then the image's handlers. */
-static int restore_handlers(const struct mana_img_signals *sh, const struct mana_img_sigaction *sigs)
+static int restore_handlers(const struct mana_img_signals *sh, const struct mana_img_sigaction *sigs, int has_fault_table)
 {
     uint64_t all = ~0ULL;
     long blk = mana_sys4(SYS_rt_sigprocmask, SIG_SETMASK, (long)&all, 0, 8);
     if (blk != 0) FAIL("cannot restart: cannot block signals while the threads come back: %s", strerror((int)-blk));
     for (uint32_t i = 0; i < sh->nsig; i++) {
         /* A fault signal keeps the dispatcher: the image's entry is the program's action, which is
-         * back in the upper half's table with its memory (fault_sig.h). */
-        if (sigs[i].signo >= 1 && sigs[i].signo <= 64 && ((mana_lh.fault_routed >> (sigs[i].signo - 1)) & 1)) continue;
+         * back in the upper half's table with its memory (fault_sig.h).  An image from before the
+         * table has the kernel's handler there: the program's is installed (the plugin takes it into
+         * the table), an MPI library's (lower-half code) is not. */
+        if (sigs[i].signo >= 1 && sigs[i].signo <= 64 && ((mana_lh.fault_routed >> (sigs[i].signo - 1)) & 1) &&
+            (has_fault_table || lh_addr_is_lower(sigs[i].handler)))
+            continue;
         struct kernel_sigaction_raw ks = { sigs[i].handler, sigs[i].flags, sigs[i].restorer, sigs[i].mask };
         long r = mana_sys4(SYS_rt_sigaction, sigs[i].signo, (long)&ks, 0, 8);
         if (r != 0) FAIL("cannot restart: cannot restore the handler of signal %d: %s", sigs[i].signo, strerror((int)-r));
@@ -1324,7 +1328,7 @@ int lh_restore(const char *dir)
     /* The new MPI's fault handlers are the lower half's; the program's are in its table (restored). */
     if (point_fault_table(&proc, regs, nregs) != 0 || lh_sig_adopt() != 0) return 1;
     /* From here no signal may run a handler until the threads are back. */
-    if (restore_handlers(&im.sig, im.sigs) != 0) return 1;
+    if (restore_handlers(&im.sig, im.sigs, proc.upper_fault_acts != 0) != 0) return 1;
 
     /* Threads: the main one becomes this thread; the others are cloned and wait on boot_go. */
     int main_idx = 0;
