@@ -37,6 +37,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 #include <asm/prctl.h>
+#include <limits.h>
 
 #define PAGE 4096UL
 
@@ -1282,8 +1283,11 @@ int lh_restore(const char *dir)
     n_saved = im.nsaved;
     uint32_t nthr = im.nthr;
     const struct mana_img_thread *thr = im.thr;
-    mana_dbg("restoring %s: generation %u, %u regions, %u threads, %u files, %u signal handlers", path,
-             im.h.generation, nregs, nthr, nfiles, im.sig.nsig);
+    char self[PATH_MAX];
+    ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
+    self[sl > 0 ? sl : 0] = 0;
+    mana_dbg("restoring %s: generation %u, %u regions, %u threads, %u files, %u signal handlers (lower half %s)",
+             path, im.h.generation, nregs, nthr, nfiles, im.sig.nsig, self);
 
     if (open_chain(&im, path) != 0) return 1;
     if (hold_file_numbers(files, nfiles) != 0) return 1;

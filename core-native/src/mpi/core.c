@@ -763,7 +763,11 @@ static int restart_hook(uint32_t g, char *err, size_t errlen)
 {
     (void)g;
     if (!mana_initialized) { mana_gate = 0; return 0; }
-    struct lh_info *lh = lower.lh;
+    /* The new lower half's block, from the plugin's pointer, which the restore rewrote: lower.lh is
+     * the old block's address, the same only when the lower half is the same build (a rebuilt one has
+     * mana_lh elsewhere: "has no MPI", read from whatever lies at the old address). */
+    struct lh_info *lh = lower.iface && lower.iface->lh_info ? *lower.iface->lh_info : lower.lh;
+    lower.lh = lh;
     if (!lh || lh->mpi.kind == MANA_MPI_NONE) {
         snprintf(err, errlen, "the restarted lower half has no MPI");
         return -1;
