@@ -23,7 +23,8 @@
 # node): real processes, each the runtime's C coordinator client (mana_coord_probe, the client code
 # an MPI rank links) with its own TCP connection from its node to the coordinator on node1; and an
 # attempt to start 64 real MPI ranks (heat under mana_launch, MPICH, 16 a node) and checkpoint them.
-# The per-node agent (one group connection per node) does not exist yet: its figure is null.
+# The same barrier again through a per-node agent on each node (mana_node_agent: one group connection
+# per node, the node's contributions reduced there); null when that run fails.
 # A table, then one JSON line (bench_run.py). Every wait waits for an event, with a bound.
 #   BENCH_CLUSTER_STEPS (30) steps of heat; BENCH_CLUSTER_BARRIERS (300) barriers per probe;
 #   BENCH_CLUSTER_RANKS (64) ranks of the barrier and big-job figures; BENCH_CLUSTER_MPIS ("openmpi
@@ -200,11 +201,26 @@ on node1 env MANA_COORDINATOR_JVM_OPTS="-XX:+UseSerialGC -XX:-UsePerfData" \
     "$ROOT/bin/mana_coordinator" --foreground --no-exit-on-last -q -p 0 --status-file "$brc" > "$SH/barrier-coord.log" 2>&1 &
 bg_pids+=($!)
 wait_for 30 names_secret "$brc" || fail "barrier coordinator did not start: $(cat "$SH/barrier-coord.log")"
-barrier_at() {   # barrier_at N: median over the ranks of each rank's median barrier (us), in B_p50; max p99 in B_p99
-    local n=$1 r pids=() ok=1
+# barrier_at N [agents]: median over the ranks of each rank's median barrier (us), in B_p50; max p99 in
+# B_p99.  With "agents", each node's ranks reach the coordinator through that node's mana_node_agent (one
+# group connection per node, the node's barrier contributions reduced there), which each node starts
+# first as its first rank would (--ensure: the port on the node's loopback).
+barrier_at() {
+    local n=$1 layout=${2:-direct} r k pids=() ok=1 ports=() addr chost cport secret
     rm -f "$SH"/probe_*.out
+    if [ "$layout" = agents ]; then
+        chost=$(sed -n 's/^Host: //p' "$brc") cport=$(sed -n 's/^Port: //p' "$brc") secret=$(sed -n 's/^Secret: //p' "$brc")
+        for k in 1 2 3 4; do
+            ports[$k]=$(printf '%s' "$secret" | on "node$k" env MANA_AGENT_RANKS=$(((n + 4 - k) / 4)) \
+                "$ROOT/bin/mana_node_agent" --ensure --dir "$SH/agent-$n-node$k" --coord-host "$chost" --coord-port "$cport") ||
+                { say "barrier at $n ranks: no agent on node$k"; return 1; }
+        done
+    fi
     for ((r = 0; r < n; r++)); do
-        on "node$((r % 4 + 1))" env MANA_RC="$brc" timeout 300 "$ROOT/bin/mana_coord_probe" -j "barrier$n" \
+        k=$((r % 4 + 1))
+        if [ "$layout" = agents ]; then addr=(-h 127.0.0.1 -p "${ports[$k]}" -s "$secret" -j "agents$n")
+        else addr=(-j "barrier$n"); fi
+        on "node$k" env MANA_RC="$brc" timeout 300 "$ROOT/bin/mana_coord_probe" "${addr[@]}" \
             -r "$r" -n "$n" -k "$NB" --timeout 120000 > "$SH/probe_$r.out" 2>&1 &
         pids+=($!); bg_pids+=($!)
     done
@@ -220,6 +236,9 @@ for n in "$BIG" $((BIG / 2)) $((BIG / 4)); do
 done
 [ -n "$bar_n" ] || fail "no barrier run succeeded"
 say "barrier: $bar_n ranks, median $B_p50 us, worst p99 $B_p99 us"
+D_p50=$B_p50 D_p99=$B_p99 A_p50= A_p99=
+if barrier_at "$bar_n" agents; then A_p50=$B_p50 A_p99=$B_p99; say "through 4 node agents: median $A_p50 us, worst p99 $A_p99 us"
+else say "barrier through node agents failed: $(cat "$SH"/probe_*.out | grep -v '^probe' | head -n 3)"; fi
 
 # ---- BIG real MPI ranks (MPICH, heat under mana_launch, 16 a node): do they start, what does a
 # checkpoint cost? heat of 1 step holds before it (TEST_HOLD_FILE), right after MPI_Init: the ranks
@@ -244,12 +263,13 @@ fi
 scancel "$job"; wait_for 60 job_gone "$job" || say "big job $job still listed after scancel"
 say "$big_note"
 
-printf '\ncoordinator barrier, one TCP connection per rank (mana_coord_probe: the C client MPI ranks use)\n'
-printf '%-44s %10s\n' "ranks (nodes 4, coordinator on node1)" "$bar_n"
-printf '%-44s %10s\n' "barrier, median of the ranks' p50 (us)" "$B_p50"
-printf '%-44s %10s\n' "barrier, worst rank's p99 (us)" "$B_p99"
-printf '%-44s %10s\n' "same with a per-node agent (us)" "null: no per-node agent exists yet"
+printf '\ncoordinator barrier (mana_coord_probe: the C client MPI ranks use)\n'
+printf '%-52s %10s\n' "ranks (nodes 4, coordinator on node1)" "$bar_n"
+printf '%-52s %10s\n' "one TCP connection per rank: median of ranks' p50 (us)" "$D_p50"
+printf '%-52s %10s\n' "one TCP connection per rank: worst rank's p99 (us)" "$D_p99"
+printf '%-52s %10s\n' "a node agent per node: median of ranks' p50 (us)" "${A_p50:-failed}"
+printf '%-52s %10s\n' "a node agent per node: worst rank's p99 (us)" "${A_p99:-failed}"
 printf '%-44s %10s\n' "checkpoint of $BIG real MPI ranks (s)" "${big_ck:-null}"
 printf '  (%s)\n' "$big_note"
 echo
-echo "{${json}\"barrier_ranks\":$bar_n,\"barrier_per_rank_conn_us\":$(num "$B_p50"),\"barrier_per_rank_conn_p99_us\":$(num "$B_p99"),\"barrier_per_node_agent_us\":null,\"big_mpi_ranks\":$BIG,\"big_mpi_ckpt_s\":$(num "${big_ck:-}")}"
+echo "{${json}\"barrier_ranks\":$bar_n,\"barrier_per_rank_conn_us\":$(num "$D_p50"),\"barrier_per_rank_conn_p99_us\":$(num "$D_p99"),\"barrier_per_node_agent_us\":$(num "$A_p50"),\"barrier_per_node_agent_p99_us\":$(num "$A_p99"),\"big_mpi_ranks\":$BIG,\"big_mpi_ckpt_s\":$(num "${big_ck:-}")}"
