@@ -46,6 +46,8 @@ def exports(lib):
 def call_all(helper, lib, names):
     """{name: (exit status, output)}: coverage_call (coverage_call.c) calls each NAME of LIB with ten zero
     arguments, one child process each."""
+    if not os.access(helper, os.X_OK):
+        sys.exit(f"coverage_check: no helper at {helper} (ctest passes the built coverage_call as the second argument)")
     r = subprocess.run([helper, lib], input="".join(n + "\n" for n in names).encode(), capture_output=True)
     if r.returncode != 0:
         sys.exit(f"coverage_check: {helper} failed ({r.returncode}): {r.stderr.decode(errors='replace').strip()}")
