@@ -3,7 +3,8 @@
 # test program is built to make likely, then checkpoint-and-kill and a restart to the native result.
 # The job (PROG --stop-file F ARGS, mpitest.h) runs with MANA_DEBUG=1; the case is met when a rank's drain
 # says TEXT (a fixed string of drain_rounds.c).  Checkpoints are taken while the job runs on until one has
-# (at most 8), so the test cannot pass without exercising its case.  Used by:
+# (at most 20: under load 8 were once not enough for groups' create_group), so the test cannot pass
+# without exercising its case.  Used by:
 #   rma_lockcont  3 ranks contend for one exclusive lock: "the one-sided gate lets passive-target epochs
 #                 finish" (a rank inside MPI_Win_lock while the holder's put and unlock wait at the
 #                 one-sided gate: such a checkpoint never completed; MPICH's lockcontention2)
@@ -26,7 +27,7 @@ MANA_DEBUG=1 run "$ROOT/bin/mana_launch" --ckptdir "$tmp/ck" "$prog" --stop-file
 job=$!
 ready "$np"
 gen=0 met=0
-while [ $gen -lt 8 ] && [ $met -eq 0 ]; do
+while [ $gen -lt 20 ] && [ $met -eq 0 ]; do
     gen=$((gen + 1))
     timeout 100 "$ROOT/bin/mana_coord_probe" --checkpoint --timeout 90000 > "$tmp/c$gen.out" 2>&1
     grep -q "^checkpoint ok generation=$gen" "$tmp/c$gen.out" || { check "checkpoint $gen written" false; break; }
