@@ -29,6 +29,7 @@ struct mana_fault_act {
 };
 
 #define MANA_NSIG_TABLE 65                           /* indexed by signal number 1..64 */
+#define MANA_SA_RESTORER 0x04000000                  /* the kernel's flag, which glibc's headers do not export */
 
 /* SIGILL 4, SIGABRT 6, SIGBUS 7, SIGFPE 8, SIGSEGV 11: bit s-1 for signal s. */
 #define MANA_FAULT_SIGNALS ((1ULL << 3) | (1ULL << 5) | (1ULL << 6) | (1ULL << 7) | (1ULL << 10))

@@ -37,27 +37,12 @@ struct ksa { uint64_t handler, flags, restorer, mask; };    /* the kernel's stru
 /* What the MPI library (and anything else of the lower half) asked for. */
 static struct mana_fault_act lower_acts[MANA_NSIG_TABLE];
 
-/* A binary search of the lower half's sorted ranges (read without their lock: a fault may come at any
- * moment, and a list being edited at that moment answers for the neighbouring ranges at worst). */
-int lh_addr_is_lower(uint64_t a)
-{
-    const struct mana_range *r = mana_lh.lh_ranges;
-    uint32_t lo = 0, hi = mana_lh.lh_range_count;
-    if (!r) return 0;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (a < r[mid].start) hi = mid;
-        else if (a >= r[mid].end) lo = mid + 1;
-        else return 1;
-    }
-    return 0;
-}
-
 /* The thread's TLS is the lower half's: the one upper threads switch to inside MPI, or one of a
  * thread the MPI library started (its TLS lies in its stack, lower-half memory). */
 static int fs_is_lower(uint64_t fs)
 {
-    return (fs && fs == mana_lh.mpi.lh_fs_base) || lh_addr_is_lower(fs);
+    return (fs && fs == mana_lh.mpi.lh_fs_base) ||
+           mana_range_overlaps(mana_lh.lh_ranges, mana_lh.lh_range_count, fs, fs + 1);
 }
 
 /* ---- the one line said when a fault has no handler (no libc: a small formatter) ---- */

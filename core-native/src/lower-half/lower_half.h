@@ -40,8 +40,6 @@ int lh_mpi_init(void);
 /* The fault signals (lh_sig.c): the lower half's handlers taken into its table, the dispatcher into
  * the kernel; mana_lh.fault_* published.  0, or -1 (message printed). */
 int lh_sig_adopt(void);
-/* ADDR lies in the lower half's memory (mana_lh.lh_ranges). */
-int lh_addr_is_lower(uint64_t addr);
 
 /* Put a PROT_NONE page just past the kernel break (records it in mana_lh.brk_guard). */
 int lh_guard_brk(void);

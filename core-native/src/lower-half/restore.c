@@ -1128,8 +1128,9 @@ static int restore_handlers(const struct mana_img_signals *sh, const struct mana
          * back in the upper half's table with its memory (fault_sig.h).  An image from before the
          * table has the kernel's handler there: the program's is installed (the plugin takes it into
          * the table), an MPI library's (lower-half code) is not. */
+        uint64_t h = sigs[i].handler;
         if (sigs[i].signo >= 1 && sigs[i].signo <= 64 && ((mana_lh.fault_routed >> (sigs[i].signo - 1)) & 1) &&
-            (has_fault_table || lh_addr_is_lower(sigs[i].handler)))
+            (has_fault_table || mana_range_overlaps(mana_lh.lh_ranges, mana_lh.lh_range_count, h, h + 1)))
             continue;
         struct kernel_sigaction_raw ks = { sigs[i].handler, sigs[i].flags, sigs[i].restorer, sigs[i].mask };
         long r = mana_sys4(SYS_rt_sigaction, sigs[i].signo, (long)&ks, 0, 8);
@@ -1283,9 +1284,9 @@ int lh_restore(const char *dir)
     n_saved = im.nsaved;
     uint32_t nthr = im.nthr;
     const struct mana_img_thread *thr = im.thr;
-    char self[PATH_MAX];
-    ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
-    self[sl > 0 ? sl : 0] = 0;
+    char self[PATH_MAX] = "";
+    ssize_t sl = mana_lh.settings.debug ? readlink("/proc/self/exe", self, sizeof self - 1) : -1;   /* for the line below */
+    if (sl > 0) self[sl] = 0;
     mana_dbg("restoring %s: generation %u, %u regions, %u threads, %u files, %u signal handlers (lower half %s)",
              path, im.h.generation, nregs, nthr, nfiles, im.sig.nsig, self);
 

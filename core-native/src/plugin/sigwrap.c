@@ -99,16 +99,19 @@ static int move_ckpt_signal(int s)
 }
 
 /* ---- fault signals ---- */
-#define SA_RESTORER_ 0x04000000
 
 /* The program's actions (upper memory: in the image, back with it at a restart). */
 struct mana_fault_act mana_fault_acts[MANA_NSIG_TABLE];
 
-static int fault_routed(int s)
+uint64_t mana_fault_routed(void)
 {
     const struct lh_info *lh = mana_lh_info;
-    return mana_is_fault_signal(s) && lh && ((lh->fault_routed >> (s - 1)) & 1) &&
-           lh->upper_fault_acts == (uint64_t)(uintptr_t)mana_fault_acts;
+    return lh && lh->upper_fault_acts == (uint64_t)(uintptr_t)mana_fault_acts ? lh->fault_routed : 0;
+}
+
+static int fault_routed(int s)
+{
+    return mana_is_fault_signal(s) && ((mana_fault_routed() >> (s - 1)) & 1);
 }
 
 /* sigaction on the table (old and act may be the same struct). */
@@ -118,7 +121,7 @@ static int fault_sigaction(int signo, const struct sigaction *act, struct sigact
     if (act) {
         uint64_t mask = 0;
         memcpy(&mask, &act->sa_mask, sizeof mask);
-        t->flags = (uint64_t)(unsigned)act->sa_flags & ~(uint64_t)SA_RESTORER_;
+        t->flags = (uint64_t)(unsigned)act->sa_flags & ~(uint64_t)MANA_SA_RESTORER;
         t->mask = mask;
         __atomic_store_n(&t->handler, (uint64_t)(uintptr_t)act->sa_handler, __ATOMIC_RELEASE);
     }
@@ -142,8 +145,8 @@ void mana_fault_publish(struct lh_info *lh)
         if (!((lh->fault_routed >> (s - 1)) & 1)) continue;
         struct ksa cur;
         if (mana_sys4(SYS_rt_sigaction, s, 0, (long)&cur, 8) != 0 || cur.handler == lh->fault_dispatch) continue;
-        mana_fault_acts[s] = (struct mana_fault_act){ cur.handler, cur.flags & ~(uint64_t)SA_RESTORER_, cur.mask };
-        struct ksa d = { lh->fault_dispatch, SA_SIGINFO | SA_ONSTACK | SA_RESTART | SA_RESTORER_, lh->fault_restorer, 0 };
+        mana_fault_acts[s] = (struct mana_fault_act){ cur.handler, cur.flags & ~(uint64_t)MANA_SA_RESTORER, cur.mask };
+        struct ksa d = { lh->fault_dispatch, SA_SIGINFO | SA_ONSTACK | SA_RESTART | MANA_SA_RESTORER, lh->fault_restorer, 0 };
         if (mana_sys4(SYS_rt_sigaction, s, (long)&d, 0, 8) != 0) mana_warn("cannot route signal %d by half", s);
     }
 }

@@ -710,8 +710,7 @@ static int put_process(struct wctx *w, const struct parts *v)
     /* glibc's sbrk trusts its cached break; restart points it at the new process's break. */
     p.upper_brk_slot = (uint64_t)&__curbrk;
     p.upper_brk = (uint64_t)__curbrk;
-    const struct lh_info *lh = mana_lh_info;
-    if (lh && lh->upper_fault_acts == (uint64_t)(uintptr_t)mana_fault_acts) p.upper_fault_acts = lh->upper_fault_acts;
+    if (mana_fault_routed()) p.upper_fault_acts = (uint64_t)(uintptr_t)mana_fault_acts;
     if (!sec_put(w, &p, sizeof p)) return small(w);
     char cwd[4096];
     if (!getcwd(cwd, sizeof cwd)) cwd[0] = 0;
@@ -853,8 +852,7 @@ static int put_signals(struct wctx *w, struct span *out)
     /* A fault signal the lower half dispatches (fault_sig.h): the program's own action from its table,
      * with the restorer the upper libc gave the checkpoint signal's handler (a restart that does not
      * dispatch that signal installs it as it is). */
-    const struct lh_info *lh = mana_lh_info;
-    uint64_t routed = lh && lh->upper_fault_acts == (uint64_t)(uintptr_t)mana_fault_acts ? lh->fault_routed : 0;
+    uint64_t routed = mana_fault_routed();
     struct kernel_sigaction_raw ck = { 0, 0, 0, 0 };
     mana_sys4(SYS_rt_sigaction, mana_pl.cfg.ckpt_signal, 0, (long)&ck, 8);
     for (int s = 1; s <= 64; s++) {
@@ -862,7 +860,7 @@ static int put_signals(struct wctx *w, struct span *out)
         struct kernel_sigaction_raw ks;
         if ((routed >> (s - 1)) & 1) {
             const struct mana_fault_act *p = &mana_fault_acts[s];
-            ks = (struct kernel_sigaction_raw){ p->handler, p->flags | (ck.restorer ? 0x04000000 : 0), ck.restorer, p->mask };
+            ks = (struct kernel_sigaction_raw){ p->handler, p->flags | (ck.restorer ? MANA_SA_RESTORER : 0), ck.restorer, p->mask };
         } else if (mana_sys4(SYS_rt_sigaction, s, 0, (long)&ks, 8) != 0) continue;
         if (ks.handler == 0) continue;        /* SIG_DFL */
         struct mana_img_sigaction a = { s, 0, ks.handler, ks.flags, ks.restorer, ks.mask };

@@ -25,6 +25,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <ucontext.h>
 
 static __thread sigjmp_buf back;
 static volatile long caught_segv, caught_fpe, bad;
@@ -39,7 +40,11 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
 {
     (void)uc;
     if (sig != SIGSEGV) fail("SIGSEGV handler called for another signal");
-    else if ((uintptr_t)si->si_addr != want_addr) fail("SIGSEGV at the wrong address");
+    else if ((uintptr_t)si->si_addr != want_addr) {
+        if (bad++ == 0)     /* what it was, for the one who reads the failure */
+            mt_out("faults: FAIL SIGSEGV at the wrong address: %p (code %d, pc %#llx), wanted %#lx\n", si->si_addr,
+                   si->si_code, (unsigned long long)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP], (unsigned long)want_addr);
+    }
     else if (si->si_code != SEGV_MAPERR) fail("SIGSEGV with a code other than SEGV_MAPERR");
     else __atomic_add_fetch(&caught_segv, 1, __ATOMIC_SEQ_CST);
     siglongjmp(back, 1);
