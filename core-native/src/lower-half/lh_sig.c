@@ -146,7 +146,10 @@ int lh_sig_adopt(void)
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = fault_dispatch;
-    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+    /* No SA_ONSTACK here: the main thread's alternate stack is UCX's, in lower-half memory that no image
+     * holds, and a checkpoint that stopped a program handler running there lost its frames.  The plugin
+     * asks for it where the program's own action does (sigwrap.c, fault_install). */
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&sa.sa_mask);
     char held[64] = "";
     for (int s = 1; s <= 64; s++) {

@@ -114,6 +114,15 @@ static int fault_routed(int s)
     return mana_is_fault_signal(s) && ((mana_fault_routed() >> (s - 1)) & 1);
 }
 
+/* The dispatcher in the kernel for signal s, on the alternate stack only where the program's action asks
+ * for it (a stack-overflow handler), never on one the program did not ask for (lh_sig.c says why). */
+static void fault_install(const struct lh_info *lh, int s)
+{
+    uint64_t onstack = mana_fault_acts[s].flags & SA_ONSTACK;
+    struct ksa d = { lh->fault_dispatch, SA_SIGINFO | SA_RESTART | MANA_SA_RESTORER | onstack, lh->fault_restorer, 0 };
+    if (mana_sys4(SYS_rt_sigaction, s, (long)&d, 0, 8) != 0) mana_warn("cannot route signal %d by half", s);
+}
+
 /* sigaction on the table (old and act may be the same struct). */
 static int fault_sigaction(int signo, const struct sigaction *act, struct sigaction *old)
 {
@@ -124,6 +133,7 @@ static int fault_sigaction(int signo, const struct sigaction *act, struct sigact
         t->flags = (uint64_t)(unsigned)act->sa_flags & ~(uint64_t)MANA_SA_RESTORER;
         t->mask = mask;
         __atomic_store_n(&t->handler, (uint64_t)(uintptr_t)act->sa_handler, __ATOMIC_RELEASE);
+        if ((was.flags ^ t->flags) & SA_ONSTACK) fault_install(mana_lh_info, signo);
     }
     if (old) {
         memset(old, 0, sizeof *old);
@@ -144,10 +154,9 @@ void mana_fault_publish(struct lh_info *lh)
     for (int s = 1; s <= 64; s++) {
         if (!((lh->fault_routed >> (s - 1)) & 1)) continue;
         struct ksa cur;
-        if (mana_sys4(SYS_rt_sigaction, s, 0, (long)&cur, 8) != 0 || cur.handler == lh->fault_dispatch) continue;
-        mana_fault_acts[s] = (struct mana_fault_act){ cur.handler, cur.flags & ~(uint64_t)MANA_SA_RESTORER, cur.mask };
-        struct ksa d = { lh->fault_dispatch, SA_SIGINFO | SA_ONSTACK | SA_RESTART | MANA_SA_RESTORER, lh->fault_restorer, 0 };
-        if (mana_sys4(SYS_rt_sigaction, s, (long)&d, 0, 8) != 0) mana_warn("cannot route signal %d by half", s);
+        if (mana_sys4(SYS_rt_sigaction, s, 0, (long)&cur, 8) == 0 && cur.handler != lh->fault_dispatch)
+            mana_fault_acts[s] = (struct mana_fault_act){ cur.handler, cur.flags & ~(uint64_t)MANA_SA_RESTORER, cur.mask };
+        fault_install(lh, s);
     }
 }
 
