@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # cr_requeue.sh - periodic checkpoints under sbatch, `scontrol requeue`, and the job resuming by itself
-# from its newest checkpoint (run inside `cluster.sh --nodes 2 --slurm`).  MPICH (srun --mpi=pmi2).
+# from its newest checkpoint (run inside `cluster.sh --nodes 2 --slurm`).
 #
-#   cluster.sh --nodes 2 --slurm -- cr_requeue.sh ROOT PROGRAM
+#   cluster.sh --nodes 2 --slurm -- cr_requeue.sh [--agent] openmpi|mpich ROOT PROGRAM
 #
 # The batch script is docs/examples/mana_requeue.sbatch as users get it (it launches when the checkpoint
-# directory is empty and restarts otherwise), with MANA_CKPT_INTERVAL=2 (a checkpoint every 2 s).
+# directory is empty and restarts otherwise), with MANA_CKPT_INTERVAL=2 (a checkpoint every 2 s) and
+# SLURM_MPI_TYPE (srun's --mpi: pmix for Open MPI, pmi2 for MPICH) in the environment sbatch passes on.
+# --agent: with MANA_NODE_AGENT=1: before and after the requeue, each node's ranks on one connection
+# (the node agent elected in that run's job step; the first run's agents went with its processes).
 #   1. sbatch --requeue on node1,node2 (2+2); wait until every rank directory holds generation 2 or newer
 #   2. scontrol requeue: Slurm kills the job and starts it again under the same job id; the script
 #      restarts it; every rank registers with the new coordinator restored from a generation at least
@@ -13,19 +16,27 @@
 #   3. stop; the result equals a native run of the same number of iterations
 # Every wait is bounded and waits for an event (a file, a line, a job state); exit 0 = PASS.
 set -u
-[ $# = 2 ] || { echo "usage: cr_requeue.sh ROOT PROGRAM" >&2; exit 2; }
-ROOT=$1 prog=$2
+agent=
+[ "${1:-}" = --agent ] && { agent=1; shift; }
+[ $# = 3 ] || { echo "usage: cr_requeue.sh [--agent] openmpi|mpich ROOT PROGRAM" >&2; exit 2; }
+mpi=$1 ROOT=$2 prog=$3
+case $mpi in
+    openmpi) export SLURM_MPI_TYPE=pmix OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;;
+    mpich) export SLURM_MPI_TYPE=pmi2;;
+    *) echo "cr_requeue: bad MPI $mpi" >&2; exit 2;;
+esac
 here=$(cd "$(dirname -- "$(readlink -f -- "$0")")" && pwd -P)
 script=$here/../../../docs/examples/mana_requeue.sbatch
 [ -r "$script" ] || { echo "cr_requeue: $script not found" >&2; exit 2; }
 [ -n "${CLUSTER_DIR:-}" ] && [ -n "${SLURM_CONF:-}" ] || { echo "cr_requeue: run me inside cluster.sh --slurm" >&2; exit 2; }
-SH=$CLUSTER_DIR/shared/requeue
+SH=$CLUSTER_DIR/shared/requeue-$mpi
 mkdir -p "$SH" || exit 1
 name=$(basename "$prog")
-unset MANA_RC MANA_COORD_HOST MANA_COORD_PORT MANA_COORD_SECRET MANA_MPI
+unset MANA_RC MANA_COORD_HOST MANA_COORD_PORT MANA_COORD_SECRET MANA_MPI MANA_NODE_AGENT MANA_AGENT_DIR
 export MANA_ROOT=$ROOT CKPTDIR=$SH/ck MANA_CKPT_INTERVAL=2
+[ -z "$agent" ] || export MANA_NODE_AGENT=1      # sbatch passes the environment on to srun's ranks
 
-say() { printf 'cr_requeue[%s %3ds]: %s\n' "$name" "$SECONDS" "$*"; }
+say() { printf 'cr_requeue[%s %s %3ds]: %s\n' "$name" "$mpi" "$SECONDS" "$*"; }
 fail() {
     say "FAIL: $*"
     squeue -a 2>&1 | head -n 5
@@ -34,6 +45,7 @@ fail() {
     exit 1
 }
 . "$(dirname -- "$(readlink -f -- "$0")")/../lib/wait.sh"     # wait_for
+. "$(dirname -- "$(readlink -f -- "$0")")/agents.sh"              # one_connection_per_node
 has() { grep -q -- "$2" "$1" 2>/dev/null; }
 job_state() { squeue -h -j "$job" -o %T 2>/dev/null; }
 status() { local t=$1; shift; timeout "$t" env MANA_RC="$HOME/.mana-slurm-$job.rc" "$ROOT/bin/mana_status" "$@"; }
@@ -51,10 +63,12 @@ common_gen() {
 job=$(sbatch --parsable --requeue -w node1,node2 -o "$SH/job.out" -e "$SH/job.err" "$script" "$prog" --stop-file "$SH/stop") ||
     fail "sbatch refused"
 job=${job%%;*}
+rc_file=$HOME/.mana-slurm-$job.rc     # the job's coordinator's status file (the same after the requeue)
 ready_or_gone() { has "$SH/job.out" '^ready' || [ -z "$(job_state)" ]; }
 wait_for 90 ready_or_gone && has "$SH/job.out" '^ready' || fail "no 'ready' from job $job"
 gen2() { [ "$(common_gen)" -ge 2 ]; }
 wait_for 60 gen2 || fail "no periodic checkpoint of generation 2 in 60 s (-i 2)"
+[ -z "$agent" ] || one_connection_per_node "launch"
 before=$(common_gen)
 pid_before=$(sed -n 's/^Pid: *//p' "$HOME/.mana-slurm-$job.rc")
 say "job $job: generation $before on disk; scontrol requeue"
@@ -80,6 +94,7 @@ timeout 100 env MANA_RC="$HOME/.mana-slurm-$job.rc" "$ROOT/bin/mana_coord_probe"
 [ "$(status 20 --list 2>/dev/null | awk -v g="$before" 'NR > 1 && $5 >= g' | wc -l)" = 4 ] ||
     { status 20 --list; fail "the requeued job's ranks are not back from generation >= $before"; }
 say "requeued job $job: every rank back, restored from generation >= $before"
+[ -z "$agent" ] || one_connection_per_node "after the requeue"
 [ "$(grep -c '^ready' "$SH/job.out")" = 1 ] || fail "the program started over after the requeue (a second 'ready')"
 grep -q 'restarted without a coordinator\|cannot reach coordinator\|cannot read status file' "$SH/job.err" &&
     fail "a rank did not register with the requeued job's coordinator at the first try"
@@ -90,7 +105,7 @@ wait_for 120 gone || fail "the job did not end after the stop file"
 got=$(grep "done: " "$SH/job.out" | tail -n 1)
 [ -n "$got" ] || fail "no 'done:' line"
 iters=$(echo "$got" | sed -n 's/.*iters=\([0-9]*\).*/\1/p')
-timeout 120 srun --mpi=pmi2 -N 2 --ntasks-per-node=2 -w node1,node2 "$prog" --iters "$iters" > "$SH/native.out" 2>&1 ||
+timeout 120 srun -N 2 --ntasks-per-node=2 -w node1,node2 "$prog" --iters "$iters" > "$SH/native.out" 2>&1 ||
     fail "native run failed"
 want=$(grep "done: " "$SH/native.out" | tail -n 1)
 [ "$got" = "$want" ] || fail "results differ: runtime '$got', native '$want'"
