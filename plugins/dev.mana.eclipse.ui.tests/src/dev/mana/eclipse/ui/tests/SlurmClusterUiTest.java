@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.File;
 import java.nio.file.Files;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -20,7 +21,8 @@ import org.eclipse.debug.core.ILaunchManager;
 import org.eclipse.debug.ui.DebugUITools;
 import org.eclipse.swt.widgets.Shell;
 import org.eclipse.ui.PlatformUI;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import dev.mana.coordinator.RankState;
 import dev.mana.eclipse.core.IManaJob;
@@ -44,14 +46,17 @@ import dev.mana.eclipse.internal.ui.views.RankRow;
  * after it; Terminate (scancel);
  * Restart from Checkpoint... with "Restart on a new allocation" on node3,node4; the restarted ranks RUNNING
  * there; the stop file; the restarted job COMPLETED with the result of a native srun of the same iterations.
- * MPICH ({@code srun --mpi=pmi2}: the faster start of docs/cluster.md) and the ring program of tests/mpi.
+ * Both MPIs ({@code srun --mpi=pmix} for Open MPI, {@code --mpi=pmi2} for MPICH: the launch's own choice) and the
+ * ring program of tests/mpi built for each.
  */
 class SlurmClusterUiTest {
 
-    @Test
-    void sbatchCheckpointCancelRestartOnOtherNodes() throws Exception {
+    @ParameterizedTest
+    @EnumSource(value = MpiImplementation.class, names = { "OPEN_MPI", "MPICH" })
+    void sbatchCheckpointCancelRestartOnOtherNodes(MpiImplementation mpi) throws Exception {
         File root = new File(System.getProperty("mana.root"));
-        File ring = new File(root, "core-native/build/tests/mpi/mpich/ring");
+        File ring = new File(root, "core-native/build/tests/mpi/" + (mpi == MpiImplementation.OPEN_MPI ? "openmpi" : "mpich")
+            + "/ring");
         if (!new File(root, "bin/mana_launch").canExecute() || !ring.canExecute()) {
             Cannot.skipOrFail("runtime", "the runtime and its MPI tests are not built (make build): no " + ring);
         }
@@ -60,7 +65,7 @@ class SlurmClusterUiTest {
         long t0 = System.nanoTime();
         try (NamespaceCluster cluster = NamespaceCluster.start(root, 4)) {
             try {
-                run(cluster, ring, t0);
+                run(cluster, mpi, ring, t0);
             } catch (AssertionError | Exception e) {
                 throw new AssertionError(e.getMessage() + "\n---- cluster.sh\n" + cluster.log(), e);
             } finally {
@@ -71,20 +76,21 @@ class SlurmClusterUiTest {
                 }
             }
         }
-        System.out.printf("SlurmClusterUiTest: %.1f s with the cluster's start and end%n", (System.nanoTime() - t0) / 1e9);
+        System.out.printf("SlurmClusterUiTest (%s): %.1f s with the cluster's start and end%n", mpi,
+            (System.nanoTime() - t0) / 1e9);
     }
 
-    private static void run(NamespaceCluster cluster, File ring, long t0) throws Exception {
-        File work = cluster.shared("ide");
+    private static void run(NamespaceCluster cluster, MpiImplementation mpi, File ring, long t0) throws Exception {
+        File work = cluster.shared("ide-" + mpi.name().toLowerCase(Locale.ROOT));
         File stop = new File(work, "stop");
         File ckpt = new File(work, "ck");
         ILaunchManager lm = DebugPlugin.getDefault().getLaunchManager();
         ILaunchConfigurationWorkingCopy wc = lm.getLaunchConfigurationType(ManaCore.LAUNCH_CONFIGURATION_TYPE)
-            .newInstance(null, lm.generateLaunchConfigurationName("ring-slurm"));
+            .newInstance(null, lm.generateLaunchConfigurationName("ring-slurm-" + mpi.name().toLowerCase(Locale.ROOT)));
         wc.setAttribute(ManaCore.ATTR_PROGRAM, ring.getPath());
         wc.setAttribute(ManaCore.ATTR_ARGUMENTS, "--stop-file " + stop.getPath());
         wc.setAttribute(ManaCore.ATTR_WORKING_DIRECTORY, work.getPath());
-        wc.setAttribute(ManaCore.ATTR_MPI_IMPLEMENTATION, MpiImplementation.MPICH.name());
+        wc.setAttribute(ManaCore.ATTR_MPI_IMPLEMENTATION, mpi.name());
         wc.setAttribute(ManaCore.ATTR_CHECKPOINT_DIRECTORY, ckpt.getPath());
         wc.setAttribute(ManaCore.ATTR_CHECKPOINT_INTERVAL, 2); // periodic: the job's own coordinator, -i 2
         wc.setAttribute(ManaCore.ATTR_SLURM, true);
@@ -97,7 +103,9 @@ class SlurmClusterUiTest {
         wc.setAttribute(ILaunchManager.ATTR_ENVIRONMENT_VARIABLES, Map.of("SLURM_CONF", cluster.slurmConf.getPath(),
             "HOME", cluster.home().getPath()));
         ILaunchConfiguration config = wc.doSave();
-        Ui.screenshotLaunchDialog(config, null, null, "launch-dialog-slurm"); // Main, MPI, Slurm
+        if (mpi == MpiImplementation.MPICH) {
+            Ui.screenshotLaunchDialog(config, null, null, "launch-dialog-slurm"); // Main, MPI, Slurm
+        }
 
         // 1. launch: sbatch on node1,node2; the view shows every rank RUNNING on its node
         List<IManaJob> before = ManaJobs.getJobs();
@@ -173,7 +181,7 @@ class SlurmClusterUiTest {
         assertTrue(!out.contains("[rank 0] ready"), "the program went on from its checkpoint, not from the start: " + out);
         Matcher m = Pattern.compile("\\[rank 0\\] (ring done: iters=(\\d+) .*)").matcher(out);
         assertTrue(m.find(), out);
-        String native_ = cluster.onHead(90, "srun", "--mpi=pmi2", "-N", "2", "--ntasks-per-node=2", "-w", "node1,node2",
+        String native_ = cluster.onHead(90, "srun", mpi == MpiImplementation.OPEN_MPI ? "--mpi=pmix" : "--mpi=pmi2", "-N", "2", "--ntasks-per-node=2", "-w", "node1,node2",
             ring.getPath(), "--iters", m.group(2));
         Matcher n = Pattern.compile("(ring done: iters=\\d+ .*)").matcher(native_);
         assertTrue(n.find(), native_);
