@@ -24,6 +24,7 @@ public final class ManaCommandBuilder {
     private Map<String, String> baseEnvironment = Map.of();
     private boolean root;
     private int cores = Runtime.getRuntime().availableProcessors();
+    private String clusterStatusFile;
 
     /**
      * @param settings what to run; its MPI implementation must be resolved (not AUTO) for the
@@ -52,6 +53,16 @@ public final class ManaCommandBuilder {
     /** Whether the job runs as root (Open MPI then needs its two consent variables). */
     public ManaCommandBuilder runAsRoot(boolean r) {
         this.root = r;
+        return this;
+    }
+
+    /**
+     * The ranks of an interactive step find their coordinator through this status file on the cluster
+     * ({@code MANA_RC}: the coordinator {@link #coordinatorOnCluster} starts there), not at the endpoint given to
+     * the constructor (which may be null then).
+     */
+    public ManaCommandBuilder clusterStatusFile(String path) {
+        this.clusterStatusFile = path;
         return this;
     }
 
@@ -96,8 +107,33 @@ public final class ManaCommandBuilder {
             }
         }
         cmd.addAll(settings.launcherArguments());
-        cmd.addAll(runtimeCommand(true));
+        cmd.addAll(runtimeCommand(clusterStatusFile == null));
         return new ManaCommand(cmd, environment(true), settings.workingDirectory());
+    }
+
+    /**
+     * The coordinator of an interactive step on a Slurm cluster reached through the command prefix, started
+     * where the prefix runs commands (the login node) before the step: {@code mana_coordinator -p 0 [-i N]
+     * --status-file PATH}. It detaches, writes that file (host, port, secret; mode 0600), and exits once the
+     * step's last rank has gone. The IDE's own host is seldom reachable from the compute nodes; the login node
+     * is, as it is for a batch job's coordinator on the job's first node.
+     */
+    public ManaCommand coordinatorOnCluster() {
+        SlurmOptions slurm = settings.slurm();
+        if (slurm == null || clusterStatusFile == null) {
+            throw new IllegalStateException("not an interactive Slurm step with a status file: " + settings.jobName());
+        }
+        List<String> cmd = new ArrayList<>(slurm.commandPrefix());
+        cmd.add(new File(new File(runtimeRoot, "bin"), "mana_coordinator").getPath());
+        cmd.add("-p");
+        cmd.add("0");
+        if (settings.checkpointInterval() > 0) {
+            cmd.add("-i");
+            cmd.add(Integer.toString(settings.checkpointInterval()));
+        }
+        cmd.add("--status-file");
+        cmd.add(clusterStatusFile);
+        return new ManaCommand(cmd, environment(false), settings.workingDirectory());
     }
 
     /**
@@ -275,7 +311,12 @@ public final class ManaCommandBuilder {
             env.putAll(baseEnvironment);
         }
         env.putAll(settings.environment());
-        if (withCoordinator) {
+        if (withCoordinator && clusterStatusFile != null) {
+            env.remove("MANA_COORD_HOST");
+            env.remove("MANA_COORD_PORT");
+            env.remove("MANA_COORD_SECRET");
+            env.put("MANA_RC", clusterStatusFile);
+        } else if (withCoordinator) {
             env.put("MANA_COORD_HOST", coordinator.host());
             env.put("MANA_COORD_PORT", Integer.toString(coordinator.port()));
             if (coordinator.statusFile() != null) {

@@ -70,6 +70,27 @@ class SlurmCommandBuilderTest {
     }
 
     @Test
+    void interactiveStepWithItsCoordinatorOnTheCluster() {
+        SlurmOptions o = new SlurmOptions(SlurmSubmit.SRUN, "", 2, 2, "", "node1,node2", List.of(), List.of("/c/bin/on", "head"));
+        ManaCommandBuilder b = new ManaCommandBuilder(settings(MpiImplementation.MPICH, o, false, 5), RT, null)
+            .clusterStatusFile("/home/u/app/.mana-srun-x.rc");
+        ManaCommand coord = b.coordinatorOnCluster();
+        assertEquals(List.of("/c/bin/on", "head", "/opt/mana/bin/mana_coordinator", "-p", "0", "-i", "5", "--status-file",
+            "/home/u/app/.mana-srun-x.rc"), coord.commandLine());
+        assertFalse(coord.environment().containsKey("MANA_RC"));
+        ManaCommand step = b.build();
+        assertEquals(List.of("/c/bin/on", "head", "srun", "-N", "2", "--ntasks-per-node=2", "-w", "node1,node2", "--mpi=pmi2",
+            "--label", "/opt/mana/bin/mana_launch", "--ckptdir", "/home/u/ckpt", "/home/u/app/ring", "--iters", "10",
+            "two words"), step.commandLine(), "no -h/-p: the ranks read the status file");
+        assertEquals("/home/u/app/.mana-srun-x.rc", step.environment().get("MANA_RC"));
+        assertFalse(step.environment().containsKey("MANA_COORD_HOST"));
+        assertFalse(step.environment().containsKey("MANA_COORD_PORT"));
+        // no interval: the coordinator checkpoints on request only
+        assertFalse(new ManaCommandBuilder(settings(MpiImplementation.MPICH, o, false, 0), RT, null)
+            .clusterStatusFile("/x.rc").coordinatorOnCluster().commandLine().contains("-i"));
+    }
+
+    @Test
     void theUsersMpiChoiceWins() {
         SlurmOptions o = new SlurmOptions(SlurmSubmit.SRUN, "", 1, 1, "", "", List.of("--mpi=pmix_v4"), List.of());
         List<String> l = new ManaCommandBuilder(settings(MpiImplementation.OPEN_MPI, o, false, 0), RT, EP).build()

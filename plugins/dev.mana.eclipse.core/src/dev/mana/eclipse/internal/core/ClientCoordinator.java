@@ -107,6 +107,13 @@ public final class ClientCoordinator implements IManaCoordinator {
         }
     }
 
+    /** Stops the coordinator itself (QUIT). */
+    void quit() throws IOException {
+        try (CoordinatorClient c = connect()) {
+            c.quit();
+        }
+    }
+
     @Override
     public void close() {
         // a joined coordinator outlives the job

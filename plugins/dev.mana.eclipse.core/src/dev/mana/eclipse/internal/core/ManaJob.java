@@ -63,7 +63,7 @@ public final class ManaJob implements IManaJob {
                     boolean found = c.found();
                     ClientCoordinator.Snapshot s = c.snapshot(); // "not started yet" while the job is pending
                     if (!found) {
-                        log("coordinator of Slurm job " + c.jobId() + " at " + c.endpoint());
+                        log(c.describe() + " at " + c.endpoint());
                     }
                     update(s.ranks(), s.status());
                 } else {

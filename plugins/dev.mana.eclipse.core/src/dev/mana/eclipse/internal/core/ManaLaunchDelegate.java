@@ -102,13 +102,21 @@ public final class ManaLaunchDelegate extends LaunchConfigurationDelegate {
             launchBatch(cfg, s.withMpi(check.mpi()), check, rt, baseEnv, launch, sm);
             return;
         }
-        sm.subTask(s.joinCoordinator() ? "Joining the coordinator" : "Starting the coordinator");
+        // An interactive step on a cluster reached through the command prefix: its coordinator runs on the
+        // cluster's login node (the compute nodes seldom reach this host), found through its status file there.
+        String clusterStatus = s.slurm() != null && !s.slurm().commandPrefix().isEmpty() && !s.joinCoordinator()
+            ? new File(s.workingDirectory(), ".mana-srun-" + ManaCommandBuilder.slurmJobName(s.jobName()) + "-"
+                + Long.toHexString(System.nanoTime()) + ".rc").getPath()
+            : null;
+        sm.subTask(s.joinCoordinator() ? "Joining the coordinator"
+            : clusterStatus != null ? "Starting the coordinator on the cluster" : "Starting the coordinator");
         IManaCoordinator coordinator;
         try {
-            coordinator = Coordinators.open(s, ManaCorePlugin.stateDir());
+            coordinator = clusterStatus != null ? startOnCluster(s, rt, baseEnv, clusterStatus)
+                : Coordinators.open(s, ManaCorePlugin.stateDir());
         } catch (IOException e) {
             throw new CoreException(Status.error("Cannot " + (s.joinCoordinator() ? "join" : "start")
-                + " the MANA coordinator: " + e.getMessage(), e));
+                + " the MANA coordinator" + (clusterStatus != null ? " on the cluster" : "") + ": " + e.getMessage(), e));
         }
         sm.worked(1);
         try {
@@ -118,6 +126,7 @@ public final class ManaLaunchDelegate extends LaunchConfigurationDelegate {
                 .launcherExecutable(s.slurm() != null ? null : check.launcherExecutable())
                 .baseEnvironment(baseEnv)
                 .runAsRoot(ManaRuntime.runningAsRoot())
+                .clusterStatusFile(clusterStatus)
                 .build();
             sm.subTask("Starting " + cmd.commandLine().get(0));
             Process p = DebugPlugin.exec(cmd.commandLine().toArray(String[]::new), cmd.workingDirectory(),
@@ -134,8 +143,10 @@ public final class ManaLaunchDelegate extends LaunchConfigurationDelegate {
             ManaProcess proc = new ManaProcess(launch, p, label, attrs);
             ManaJob job = new ManaJob(launch, resolved, coordinator, proc,
                 ManaRuntime.preferences().getLong(ManaCore.PREF_POLL_MILLIS, 500));
-            job.log("coordinator " + (coordinator.isHosted() ? "hosted by Eclipse at " : "joined at ")
-                + coordinator.endpoint() + ", job '" + coordinator.job() + "'");
+            job.log(clusterStatus != null
+                ? "coordinator started on the cluster, status file " + clusterStatus + ", job '" + coordinator.job() + "'"
+                : "coordinator " + (coordinator.isHosted() ? "hosted by Eclipse at " : "joined at ")
+                    + coordinator.endpoint() + ", job '" + coordinator.job() + "'");
             for (String w : check.warnings()) {
                 job.log("warning: " + w);
             }
@@ -147,6 +158,23 @@ public final class ManaLaunchDelegate extends LaunchConfigurationDelegate {
             coordinator.close();
             throw e;
         }
+    }
+
+    /**
+     * Starts an interactive step's coordinator where the command prefix runs commands ({@link
+     * ManaCommandBuilder#coordinatorOnCluster}); it detaches once it is listening.
+     */
+    private static SlurmJobCoordinator startOnCluster(ManaJobSettings s, File rt, Map<String, String> baseEnv,
+            String statusPath) throws IOException {
+        ManaCommand start = new ManaCommandBuilder(s, rt, null)
+            .baseEnvironment(baseEnv)
+            .runAsRoot(ManaRuntime.runningAsRoot())
+            .clusterStatusFile(statusPath)
+            .coordinatorOnCluster();
+        SlurmCommands commands = new SlurmCommands(s.slurm().commandPrefix(), start.environment(), start.workingDirectory());
+        commands.runAsIs(start.commandLine());
+        return SlurmJobCoordinator.onCluster(commands, true, statusPath, s.jobName(),
+            new File(ManaCorePlugin.stateDir(), "srun-" + Long.toHexString(System.nanoTime()) + ".rc"));
     }
 
     /**

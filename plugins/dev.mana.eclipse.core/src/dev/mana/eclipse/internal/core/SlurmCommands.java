@@ -111,6 +111,20 @@ final class SlurmCommands {
         return text.contains("Secret:") ? text : null;
     }
 
+    /**
+     * The text of a coordinator's status file at {@code path} on the cluster (the coordinator the IDE starts
+     * there for an interactive step); null while it is not there or not complete.
+     */
+    String statusFileAt(String path) throws IOException {
+        String text = run(List.of("sh", "-c", "cat \"$1\" 2>/dev/null || true", "sh", path));
+        return text.contains("Secret:") ? text : null;
+    }
+
+    /** Removes a file on the cluster (a status file the IDE's coordinator there wrote); no error when it is gone. */
+    void remove(String path) throws IOException {
+        run(List.of("rm", "-f", "--", path));
+    }
+
     private static Thread drain(InputStream in, ByteArrayOutputStream to) {
         Thread t = new Thread(() -> {
             try (in) {

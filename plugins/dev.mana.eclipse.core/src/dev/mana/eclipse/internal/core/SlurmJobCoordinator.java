@@ -16,12 +16,19 @@ import dev.mana.eclipse.core.CoordinatorEndpoint;
 import dev.mana.eclipse.core.IManaCoordinator;
 
 /**
- * The coordinator of a Slurm batch job: started by the job's batch script on its first node, it writes
- * {@code ~/.mana-slurm-ID.rc}. Until that file is there (the job is pending, or starting) every call fails
- * with "not started yet"; once it is, the file is copied here (mode 0600, the one parser reads it) and
- * every call goes to that coordinator as to a joined one: directly, or through the command prefix's
- * {@link CoordinatorRelay} when the cluster is reached through one. Closing it leaves the coordinator
- * alone (it ends with the job's last rank).
+ * A coordinator that runs on the cluster, found through the status file it writes there:
+ * <ul>
+ * <li>a Slurm batch job's, started by the job's batch script on its first node, writing
+ * {@code ~/.mana-slurm-ID.rc};</li>
+ * <li>an interactive step's ({@code srun} through the command prefix), which the launch starts on the cluster's
+ * login node before the step ({@link #onCluster}) with the status file the ranks are given ({@code MANA_RC}):
+ * the IDE's own host is seldom reachable from compute nodes, the login node is.</li>
+ * </ul>
+ * Until that file is there (the job is pending, or starting) every call fails with "not started yet"; once it
+ * is, the file is copied here (mode 0600, the one parser reads it) and every call goes to that coordinator as
+ * to a joined one: directly, or through the command prefix's {@link CoordinatorRelay} when the cluster is
+ * reached through one. Closing it leaves a batch job's coordinator alone (it ends with the job's last rank);
+ * an interactive step's is told to quit (its step is over) and its status file removed.
  */
 final class SlurmJobCoordinator implements IManaCoordinator {
     private final SlurmCommands commands;
@@ -29,6 +36,7 @@ final class SlurmJobCoordinator implements IManaCoordinator {
     private final String jobId;
     private final String jobName;
     private final File localCopy;
+    private final String statusPath;      // an interactive step's coordinator: its status file; null: a batch job's
     private volatile ClientCoordinator client;
     private volatile CoordinatorEndpoint endpoint;
     private CoordinatorRelay relay;
@@ -41,14 +49,36 @@ final class SlurmJobCoordinator implements IManaCoordinator {
      * @param localCopy where the status file is copied (in the IDE's private state folder)
      */
     SlurmJobCoordinator(SlurmCommands commands, boolean relayed, String jobId, String jobName, File localCopy) {
+        this(commands, relayed, jobId, jobName, localCopy, null);
+    }
+
+    private SlurmJobCoordinator(SlurmCommands commands, boolean relayed, String jobId, String jobName, File localCopy,
+            String statusPath) {
         this.commands = commands;
         this.relayed = relayed;
         this.jobId = jobId;
         this.jobName = jobName;
         this.localCopy = localCopy;
+        this.statusPath = statusPath;
     }
 
-    /** The Slurm job. */
+    /**
+     * The coordinator of an interactive step, started on the cluster by the launch ({@code mana_coordinator
+     * --status-file statusPath}).
+     *
+     * @param statusPath its status file, a path on the cluster
+     */
+    static SlurmJobCoordinator onCluster(SlurmCommands commands, boolean relayed, String statusPath, String jobName,
+            File localCopy) {
+        return new SlurmJobCoordinator(commands, relayed, null, jobName, localCopy, statusPath);
+    }
+
+    /** What it is, for the job's log: the batch job's, or the one whose status file is named. */
+    String describe() {
+        return statusPath == null ? "coordinator of Slurm job " + jobId : "coordinator on the cluster (" + statusPath + ")";
+    }
+
+    /** The Slurm job; null for an interactive step's coordinator. */
     String jobId() {
         return jobId;
     }
@@ -58,9 +88,9 @@ final class SlurmJobCoordinator implements IManaCoordinator {
         if (client != null) {
             return client;
         }
-        String text = commands.statusFile(jobId);
+        String text = statusPath != null ? commands.statusFileAt(statusPath) : commands.statusFile(jobId);
         if (text == null) {
-            throw new IOException("the coordinator of Slurm job " + jobId + " has not started yet");
+            throw new IOException("the " + describe() + " has not started yet");
         }
         Files.deleteIfExists(localCopy.toPath());
         Files.writeString(localCopy.toPath(), text, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
@@ -84,7 +114,9 @@ final class SlurmJobCoordinator implements IManaCoordinator {
     @Override
     public CoordinatorEndpoint endpoint() {
         CoordinatorEndpoint e = endpoint;
-        return e != null ? e : new CoordinatorEndpoint("(Slurm job " + jobId + ", starting)", 0, "", null);
+        return e != null ? e
+            : new CoordinatorEndpoint(statusPath == null ? "(Slurm job " + jobId + ", starting)" : "(on the cluster, starting)",
+                0, "", null);
     }
 
     @Override
@@ -129,6 +161,21 @@ final class SlurmJobCoordinator implements IManaCoordinator {
 
     @Override
     public synchronized void close() {
+        if (statusPath != null) {
+            // the step is over: its coordinator would wait for ranks for good where none ever registered
+            try {
+                if (client != null) {
+                    client.quit();
+                }
+            } catch (IOException e) {
+                // gone already (it exits after its last rank)
+            }
+            try {
+                commands.remove(statusPath);
+            } catch (IOException e) {
+                // the cluster is not reachable now: the coordinator removes status files older than 7 days
+            }
+        }
         if (relay != null) {
             relay.close();
         }

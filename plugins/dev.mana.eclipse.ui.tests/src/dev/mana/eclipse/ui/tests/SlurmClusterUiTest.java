@@ -21,6 +21,7 @@ import org.eclipse.debug.core.ILaunchManager;
 import org.eclipse.debug.ui.DebugUITools;
 import org.eclipse.swt.widgets.Shell;
 import org.eclipse.ui.PlatformUI;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -186,6 +187,130 @@ class SlurmClusterUiTest {
         Matcher n = Pattern.compile("(ring done: iters=\\d+ .*)").matcher(native_);
         assertTrue(n.find(), native_);
         assertEquals(n.group(1).trim(), m.group(1).trim(), "the restarted job's result is the native one");
+    }
+
+    /**
+     * The interactive submission (srun through the command prefix): the launch starts the step's coordinator on the
+     * cluster's login node (the workbench's own host is not reachable from the nodes, as on most clusters) and the
+     * ranks on node1,node2 find it through its status file; the view shows them RUNNING there; Checkpoint Now;
+     * Terminate ends the step, and the coordinator's status file goes with it; Restart from Checkpoint... on a new
+     * allocation, node3,node4, as an interactive step again; the native result. MPICH.
+     */
+    @Test
+    void srunStepWithItsCoordinatorOnTheCluster() throws Exception {
+        File root = new File(System.getProperty("mana.root"));
+        File ring = new File(root, "core-native/build/tests/mpi/mpich/ring");
+        if (!new File(root, "bin/mana_launch").canExecute() || !ring.canExecute()) {
+            Cannot.skipOrFail("runtime", "the runtime and its MPI tests are not built (make build): no " + ring);
+        }
+        System.setProperty(ManaRuntime.RUNTIME_PROPERTY, root.getPath());
+        InstanceScope.INSTANCE.getNode(ManaCore.PLUGIN_ID).putLong(ManaCore.PREF_POLL_MILLIS, 200);
+        long t0 = System.nanoTime();
+        try (NamespaceCluster cluster = NamespaceCluster.start(root, 4)) {
+            try {
+                runStep(cluster, ring, t0);
+            } catch (AssertionError | Exception e) {
+                throw new AssertionError(e.getMessage() + "\n---- cluster.sh\n" + cluster.log(), e);
+            } finally {
+                for (IManaJob j : ManaJobs.getJobs()) {
+                    if (!j.isTerminated()) {
+                        j.getLaunch().terminate();
+                    }
+                }
+            }
+        }
+        System.out.printf("SlurmClusterUiTest (srun step): %.1f s with the cluster's start and end%n", (System.nanoTime() - t0) / 1e9);
+    }
+
+    private static void runStep(NamespaceCluster cluster, File ring, long t0) throws Exception {
+        File work = cluster.shared("ide-srun");
+        File stop = new File(work, "stop");
+        File ckpt = new File(work, "ck");
+        ILaunchManager lm = DebugPlugin.getDefault().getLaunchManager();
+        ILaunchConfigurationWorkingCopy wc = lm.getLaunchConfigurationType(ManaCore.LAUNCH_CONFIGURATION_TYPE)
+            .newInstance(null, lm.generateLaunchConfigurationName("ring-srun"));
+        wc.setAttribute(ManaCore.ATTR_PROGRAM, ring.getPath());
+        wc.setAttribute(ManaCore.ATTR_ARGUMENTS, "--stop-file " + stop.getPath());
+        wc.setAttribute(ManaCore.ATTR_WORKING_DIRECTORY, work.getPath());
+        wc.setAttribute(ManaCore.ATTR_MPI_IMPLEMENTATION, MpiImplementation.MPICH.name());
+        wc.setAttribute(ManaCore.ATTR_CHECKPOINT_DIRECTORY, ckpt.getPath());
+        wc.setAttribute(ManaCore.ATTR_SLURM, true);
+        wc.setAttribute(ManaCore.ATTR_SLURM_SUBMIT, SlurmSubmit.SRUN.name());
+        wc.setAttribute(ManaCore.ATTR_SLURM_NODES, 2);
+        wc.setAttribute(ManaCore.ATTR_SLURM_TASKS_PER_NODE, 2);
+        wc.setAttribute(ManaCore.ATTR_SLURM_NODE_LIST, "node1,node2");
+        wc.setAttribute(ManaCore.ATTR_SLURM_COMMAND_PREFIX, String.join(" ", cluster.onHead()));
+        wc.setAttribute(ILaunchManager.ATTR_ENVIRONMENT_VARIABLES, Map.of("SLURM_CONF", cluster.slurmConf.getPath(),
+            "HOME", cluster.home().getPath()));
+        ILaunchConfiguration config = wc.doSave();
+
+        // 1. launch: the coordinator on the login node, then the srun step on node1,node2
+        List<IManaJob> before = ManaJobs.getJobs();
+        Ui.sync(() -> DebugUITools.launch(config, ILaunchManager.RUN_MODE));
+        IManaJob job = ManaWorkbenchFlowTest.waitForNewJob(before);
+        ManaJobView view = Ui.sync(() -> (ManaJobView) PlatformUI.getWorkbench().getActiveWorkbenchWindow()
+            .getActivePage().showView(ManaJobView.ID));
+        awaitRanksOn(view, job, List.of("node1", "node1", "node2", "node2"));
+        String out0 = ManaWorkbenchFlowTest.console(job.getLaunch());
+        Matcher sf = Pattern.compile("coordinator started on the cluster, status file (\\S+),").matcher(out0);
+        assertTrue(sf.find(), out0);
+        File statusFile = new File(sf.group(1));
+        assertTrue(statusFile.isFile(), "the coordinator's status file on the shared file system: " + statusFile);
+        assertTrue(Files.readString(statusFile.toPath()).contains("Host: head"),
+            "the coordinator runs on the login node: " + Files.readString(statusFile.toPath()));
+        System.out.printf("SlurmClusterUiTest: srun step, 4 ranks RUNNING at %.1f s%n", (System.nanoTime() - t0) / 1e9);
+
+        // 2. Checkpoint Now
+        ManaWorkbenchFlowTest.execute("dev.mana.eclipse.ui.checkpoint");
+        Job.getJobManager().join(CheckpointJob.FAMILY, null);
+        assertNotNull(job.getLastCheckpoint(), "the checkpoint committed: " + ManaWorkbenchFlowTest.console(job.getLaunch()));
+        assertEquals(4, imagesOf(ckpt, job.getLastCheckpoint().generation()));
+
+        // 3. Terminate: the step ends, and its coordinator's status file with it
+        Ui.sync(() -> {
+            try {
+                job.getLaunch().terminate();
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
+        Ui.waitFor("the step's launch to end", 60_000, () -> job.isTerminated());
+        Ui.waitFor("the step's coordinator status file to go: " + statusFile, 30_000, () -> !statusFile.exists());
+        System.out.printf("SlurmClusterUiTest: srun step checkpointed and terminated at %.1f s%n", (System.nanoTime() - t0) / 1e9);
+
+        // 4. Restart from Checkpoint... on a new allocation, node3,node4: an interactive step again
+        List<IManaJob> before2 = ManaJobs.getJobs();
+        Ui.sync(() -> {
+            Shell window = PlatformUI.getWorkbench().getActiveWorkbenchWindow().getShell();
+            RestartDialog d = new RestartDialog(window, job);
+            d.setBlockOnOpen(false);
+            d.open();
+            assertNotNull(d.awaitValidation(20_000), "the directory was checked");
+            assertTrue(d.getValidation().isValid(), d.getValidation().problems().toString());
+            d.newAllocationButton().setSelection(true);
+            d.newAllocationButton().notifyListeners(org.eclipse.swt.SWT.Selection, new org.eclipse.swt.widgets.Event());
+            d.allocationNodeListText().setText("node3,node4");
+            assertTrue(d.pressRestart());
+            d.launch();
+        });
+        IManaJob restarted = ManaWorkbenchFlowTest.waitForNewJob(before2);
+        assertTrue(restarted.isRestart());
+        awaitRanksOn(view, restarted, List.of("node3", "node3", "node4", "node4"));
+
+        // 5. stop after 30 more iterations; the native result
+        Files.writeString(stop.toPath(), "30\n");
+        Ui.waitFor(() -> "the restarted step to end: " + ManaWorkbenchFlowTest.console(restarted.getLaunch()), 90_000,
+            () -> restarted.getLaunch().isTerminated());
+        String out = ManaWorkbenchFlowTest.console(restarted.getLaunch());
+        assertEquals(0, restarted.getLaunch().getProcesses()[0].getExitValue(), out);
+        assertTrue(out.contains("coordinator started on the cluster"), out);
+        Matcher m = Pattern.compile("\\[rank 0\\] (ring done: iters=(\\d+) .*)").matcher(out);
+        assertTrue(m.find(), out);
+        String native_ = cluster.onHead(90, "srun", "--mpi=pmi2", "-N", "2", "--ntasks-per-node=2", "-w", "node1,node2",
+            ring.getPath(), "--iters", m.group(2));
+        Matcher n = Pattern.compile("(ring done: iters=\\d+ .*)").matcher(native_);
+        assertTrue(n.find(), native_);
+        assertEquals(n.group(1).trim(), m.group(1).trim(), "the restarted step's result is the native one");
     }
 
     /**
