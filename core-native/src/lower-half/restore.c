@@ -1140,8 +1140,19 @@ static int restore_handlers(const struct mana_img_signals *sh, const struct mana
 }
 
 /* What each thread boots from (lh_thread_boot): its saved context, stacks, masks and TLS. */
+/* Whether [sp, sp + size) lies in one writable upper region of the restored map: an alternate signal stack
+ * the image gives back.  One elsewhere was the old lower half's (UCX's library constructor makes one for
+ * the main thread, in the lower half, before the program exists; images written before the plug-in gave the
+ * main thread an upper one, plugin.c): its memory is gone, or another mapping's now. */
+static int altstack_restored(const struct mana_image_region *regs, uint32_t nregs, uint64_t sp, uint64_t size)
+{
+    int inside = 0;
+    uint32_t i = region_at(regs, nregs, sp, &inside);
+    return inside && is_upper(&regs[i].r) && (regs[i].r.prot & PROT_WRITE) && sp + size <= regs[i].r.end;
+}
+
 static int plan_boots(const struct mana_img_thread *thr, uint32_t nthr, int main_idx, struct lh_boot *boots,
-                      const char *path)
+                      const struct mana_image_region *regs, uint32_t nregs, const char *path)
 {
     for (uint32_t i = 0; i < nthr; i++) {
         const struct mana_img_thread *tr = &thr[i];
@@ -1154,6 +1165,12 @@ static int plan_boots(const struct mana_img_thread *thr, uint32_t nthr, int main
         b->robust_len = tr->robust_list_len;
         b->alt_set = 1;
         if (tr->altstack_flags & SS_DISABLE) {
+            b->alt.ss_flags = SS_DISABLE;
+        } else if (!altstack_restored(regs, nregs, tr->altstack_sp, tr->altstack_size)) {
+            /* none, rather than one over memory that is not this thread's: a handler that asks for the
+             * alternate stack then runs on the thread's own stack */
+            mana_dbg("thread %d: its alternate signal stack %#lx+%lu is not in the image: none now", tr->tid,
+                     (unsigned long)tr->altstack_sp, (unsigned long)tr->altstack_size);
             b->alt.ss_flags = SS_DISABLE;
         } else {
             b->alt.ss_sp = (void *)tr->altstack_sp;
@@ -1340,7 +1357,7 @@ int lh_restore(const char *dir)
     for (uint32_t i = 0; i < nthr; i++) if (thr[i].flags & MANA_THR_MAIN) { main_idx = (int)i; break; }
     struct lh_boot *boots = calloc(nthr, sizeof *boots);
     if (!boots) FAIL("cannot restart: out of memory");
-    if (plan_boots(thr, nthr, main_idx, boots, path) != 0) return 1;
+    if (plan_boots(thr, nthr, main_idx, boots, regs, nregs, path) != 0) return 1;
     /* Boot stacks now: the lower heap must not grow after its range is recorded below. */
     char **boot_stacks = calloc(nthr, sizeof *boot_stacks);
     if (!boot_stacks) FAIL("cannot restart: out of memory");

@@ -1147,6 +1147,7 @@ __attribute__((constructor)) static void mana_plugin_init(void)
     mana_pl.cfg = lh->settings;
     mana_coord_wipe(mana_pl.cfg.coord_secret, sizeof mana_pl.cfg.coord_secret);
     mana_log_setup("mana", mana_pl.cfg.debug, mana_pl.cfg.timing, mana_pl.cfg.quiet);
+    mana_altstack_adopt(lh);
     snprintf(mana_pl.app_path, sizeof mana_pl.app_path, "%s", lh->app_path);
     mana_pl.argc = lh->uh_argc;
     mana_pl.argv = (char **)lh->uh_argv;

@@ -39,6 +39,7 @@ extern struct lh_info *volatile mana_lh_info;
  * lower half's block (at launch, after a restart). */
 extern struct mana_fault_act mana_fault_acts[];
 void mana_fault_publish(struct lh_info *lh);
+void mana_altstack_adopt(struct lh_info *lh);     /* sigwrap.c: the main thread's alternate stack in upper memory */
 /* The fault signals the program's table answers for (bit s-1), 0 before it is published. */
 uint64_t mana_fault_routed(void);
 

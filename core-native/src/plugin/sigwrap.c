@@ -26,6 +26,7 @@
 #include <signal.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/mman.h>
 
 
 static int ckpt_sig(void)
@@ -158,6 +159,39 @@ void mana_fault_publish(struct lh_info *lh)
             mana_fault_acts[s] = (struct mana_fault_act){ cur.handler, cur.flags & ~(uint64_t)MANA_SA_RESTORER, cur.mask };
         fault_install(lh, s);
     }
+}
+
+/* The main thread's alternate signal stack, when the upper half starts, is the MPI library's: UCX's library
+ * constructor (MPICH, Open MPI's UCX parts) makes one in the lower half before the program exists.  A
+ * handler of the program's with SA_ONSTACK would put its frames there, in memory no image holds: a
+ * checkpoint taken while it runs (a long handler, or one that waits) loses them, and a restart on another
+ * lower-half layout leaves the thread an alternate stack over someone else's memory.  Natively the thread
+ * has an alternate stack of that size, so it gets one of the same size in upper memory (saved and restored
+ * with the program).  Called on the main thread by the plug-in's constructor. */
+void mana_altstack_adopt(struct lh_info *lh)
+{
+    stack_t ss;
+    if (!lh || !lh->lh_range_count || mana_sys2(SYS_sigaltstack, 0, (long)&ss) != 0) return;
+    uint64_t sp = (uint64_t)(uintptr_t)ss.ss_sp;
+    if ((ss.ss_flags & (SS_DISABLE | SS_ONSTACK)) ||
+        !mana_range_overlaps(lh->lh_ranges, lh->lh_range_count, sp, sp + ss.ss_size)) return;
+    size_t n = (ss.ss_size + 4095) & ~(size_t)4095;
+    if (n < 65536) n = 65536;
+    long p = mana_sys6(SYS_mmap, 0, (long)n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (p < 0 && p > -4096) {
+        mana_warn("cannot give the main thread an alternate signal stack of its own (mmap: error %ld); it keeps the "
+                  "MPI library's", -p);
+        return;
+    }
+    stack_t up = { .ss_sp = (void *)p, .ss_flags = 0, .ss_size = n };
+    long r = mana_sys2(SYS_sigaltstack, (long)&up, 0);
+    if (r != 0) {
+        mana_warn("cannot give the main thread an alternate signal stack of its own (sigaltstack: error %ld)", -r);
+        mana_sys2(SYS_munmap, p, (long)n);
+        return;
+    }
+    mana_dbg("main thread: alternate signal stack %#lx+%zu (the MPI library's at %#lx, in the lower half)",
+             (unsigned long)p, n, (unsigned long)sp);
 }
 
 MANA_EXPORT int sigaction(int signo, const struct sigaction *act, struct sigaction *old)

@@ -18,6 +18,8 @@
  *                    address 0x20 with SIGSEGV at SIG_DFL: the fault is inside the MPI library, and so
  *                    is the handler that runs; "mpi_handled" does the same with a handler of the
  *                    program's, which must get it on its own TLS and exits 42.
+ *   ... hold FILE    each rank's main thread, in its third SIGSEGV handler (on the alternate stack:
+ *                    SA_ONSTACK), says so and waits there for FILE (onstack.sh checkpoints then).
  */
 #include "mpitest.h"
 
@@ -31,6 +33,44 @@ static __thread sigjmp_buf back;
 static volatile long caught_segv, caught_fpe, bad;
 static volatile uintptr_t want_addr;
 
+/* Work in the SIGSEGV handler, on its stack (the alternate one in the main thread: SA_ONSTACK), about a
+ * millisecond: most checkpoints of the run land while a handler runs, and the restart must give its
+ * frames back (they were in the MPI library's alternate stack, memory no image holds, before the
+ * plug-in gave the main thread one of its own).  Its sum goes into the result. */
+static volatile uint64_t handler_sum;
+static pthread_t main_thread;
+static const char *hold_file;      /* "hold FILE": the main thread's third SIGSEGV handler waits for FILE */
+static volatile long hold_calls;
+
+/* In the handler, on the alternate stack: say so once and wait for the file (outside MPI), so that a
+ * checkpoint is taken with every rank's main thread here (onstack.sh). */
+static void hold_in_handler(void)
+{
+    if (!hold_file || !pthread_equal(pthread_self(), main_thread) || ++hold_calls != 3) return;
+    if (access(hold_file, F_OK) == 0) return;
+    stack_t ss;
+    char here;
+    sigaltstack(NULL, &ss);
+    mt_out("faults: held in the SIGSEGV handler, %s the alternate stack\n",
+           (ss.ss_flags & SS_ONSTACK) && (uintptr_t)&here - (uintptr_t)ss.ss_sp < ss.ss_size ? "on" : "not on");
+    while (access(hold_file, F_OK) != 0) {
+        struct timespec ts = { 0, 10000000 };
+        nanosleep(&ts, NULL);
+    }
+}
+
+static void handler_work(uint64_t seed)
+{
+    uint64_t a[512];
+    uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+    for (int i = 0; i < 512; i++) { x = x * 6364136223846793005ull + 1442695040888963407ull; a[i] = x; }
+    for (int r = 0; r < 2000; r++)
+        for (int i = 1; i < 512; i++) a[i] ^= (a[i - 1] >> 7) + (uint64_t)r;
+    uint64_t sum = 0;
+    for (int i = 0; i < 512; i++) sum += a[i];
+    handler_sum += sum;
+}
+
 static void fail(const char *what)
 {
     if (bad++ == 0) mt_out("faults: FAIL %s\n", what);
@@ -38,7 +78,17 @@ static void fail(const char *what)
 
 static void on_segv(int sig, siginfo_t *si, void *uc)
 {
-    (void)uc;
+    /* SA_ONSTACK: on the thread's alternate stack where it has one.  The main thread has one natively under
+     * MPICH (UCX's library constructor makes it, before main); it must be memory a restart gives back, and
+     * this frame must be where the kernel says. */
+    stack_t ss;
+    char here;
+    if (sigaltstack(NULL, &ss) != 0) fail("sigaltstack in the handler");
+    else if ((ss.ss_flags & SS_ONSTACK) && ((uintptr_t)&here < (uintptr_t)ss.ss_sp ||
+                                            (uintptr_t)&here >= (uintptr_t)ss.ss_sp + ss.ss_size))
+        fail("the SIGSEGV handler is not on the alternate stack the kernel reports");
+    handler_work(caught_segv + (uint64_t)(uintptr_t)si->si_addr);
+    hold_in_handler();
     if (sig != SIGSEGV) fail("SIGSEGV handler called for another signal");
     else if ((uintptr_t)si->si_addr != want_addr) {
         if (bad++ == 0)     /* what it was, for the one who reads the failure */
@@ -59,7 +109,6 @@ static void on_fpe(int sig)
 
 /* mpi_handled: a fault inside MPI_Send.  The handler must run on the program's own TLS (pthread_self
  * reads it), then it leaves the process: the MPI library is mid-call. */
-static pthread_t main_thread;
 static void on_segv_in_mpi(int sig, siginfo_t *si, void *uc)
 {
     (void)uc;
@@ -102,10 +151,11 @@ static void install(void)
     struct sigaction sa, q;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_segv;
-    sa.sa_flags = SA_SIGINFO;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
     sigemptyset(&sa.sa_mask);
     if (sigaction(SIGSEGV, &sa, NULL) != 0) fail("sigaction(SIGSEGV)");
-    if (sigaction(SIGSEGV, NULL, &q) != 0 || q.sa_sigaction != on_segv || !(q.sa_flags & SA_SIGINFO))
+    if (sigaction(SIGSEGV, NULL, &q) != 0 || q.sa_sigaction != on_segv || (q.sa_flags & (SA_SIGINFO | SA_ONSTACK)) !=
+        (SA_SIGINFO | SA_ONSTACK))
         fail("sigaction(SIGSEGV) reports another handler than the program's");
     signal(SIGFPE, on_fpe);
     if (signal(SIGFPE, on_fpe) != on_fpe) fail("signal(SIGFPE) reports another handler than the program's");
@@ -160,6 +210,8 @@ int main(int argc, char **argv)
     struct mt_run r;
     mt_init(&r, &argc, &argv);
     const char *crash = r.argc >= 2 && strcmp(r.argv[0], "crash") == 0 ? r.argv[1] : NULL;
+    hold_file = r.argc >= 2 && strcmp(r.argv[0], "hold") == 0 ? r.argv[1] : NULL;
+    main_thread = pthread_self();
     install();
     uint64_t h = MT_HASH0;
     long it = 0;
@@ -172,7 +224,7 @@ int main(int argc, char **argv)
         fpe_now();
         struct sigaction q;
         if (sigaction(SIGSEGV, NULL, &q) != 0 || q.sa_sigaction != on_segv) fail("the SIGSEGV handler changed");
-        long c[3] = { caught_segv, caught_fpe, bad };
+        long c[4] = { caught_segv, caught_fpe, bad, (long)handler_sum };
         h = mt_hash(h, c, sizeof c);
     } while (!mt_done(&r, it));
     if (crash && r.rank == 0) crash_if_asked(crash);
