@@ -55,6 +55,20 @@ class SlurmClusterUiTest {
     @ParameterizedTest
     @EnumSource(value = MpiImplementation.class, names = { "OPEN_MPI", "MPICH" })
     void sbatchCheckpointCancelRestartOnOtherNodes(MpiImplementation mpi) throws Exception {
+        onCluster(mpi, mpi.name(), SlurmClusterUiTest::run);
+    }
+
+    /** A scenario on the cluster: the cluster, the MPI, its ring program, the test's start (for the timings). */
+    private interface Scenario {
+        void run(NamespaceCluster cluster, MpiImplementation mpi, File ring, long t0) throws Exception;
+    }
+
+    /**
+     * Runs {@code scenario} against a fresh namespace cluster of 4 nodes with the ring program of {@code mpi}; the
+     * cluster's log joins a failure, and every job still running at the end is terminated (nothing of the test
+     * outlives it on the cluster).
+     */
+    private static void onCluster(MpiImplementation mpi, String what, Scenario scenario) throws Exception {
         File root = new File(System.getProperty("mana.root"));
         File ring = new File(root, "core-native/build/tests/mpi/" + (mpi == MpiImplementation.OPEN_MPI ? "openmpi" : "mpich")
             + "/ring");
@@ -66,36 +80,35 @@ class SlurmClusterUiTest {
         long t0 = System.nanoTime();
         try (NamespaceCluster cluster = NamespaceCluster.start(root, 4)) {
             try {
-                run(cluster, mpi, ring, t0);
+                scenario.run(cluster, mpi, ring, t0);
             } catch (AssertionError | Exception e) {
                 throw new AssertionError(e.getMessage() + "\n---- cluster.sh\n" + cluster.log(), e);
             } finally {
                 for (IManaJob j : ManaJobs.getJobs()) {
                     if (!j.isTerminated()) {
-                        j.getLaunch().terminate(); // scancel: nothing of the test outlives it on the cluster
+                        j.getLaunch().terminate(); // scancel, or the step's end
                     }
                 }
             }
         }
-        System.out.printf("SlurmClusterUiTest (%s): %.1f s with the cluster's start and end%n", mpi,
+        System.out.printf("SlurmClusterUiTest (%s): %.1f s with the cluster's start and end%n", what,
             (System.nanoTime() - t0) / 1e9);
     }
 
-    private static void run(NamespaceCluster cluster, MpiImplementation mpi, File ring, long t0) throws Exception {
-        File work = cluster.shared("ide-" + mpi.name().toLowerCase(Locale.ROOT));
-        File stop = new File(work, "stop");
-        File ckpt = new File(work, "ck");
+    /** A MANA MPI Job configuration of {@code ring} on the cluster: {@code submit} on node1,node2, 2 tasks each. */
+    private static ILaunchConfigurationWorkingCopy configuration(NamespaceCluster cluster, MpiImplementation mpi, File ring,
+            File work, SlurmSubmit submit) throws Exception {
         ILaunchManager lm = DebugPlugin.getDefault().getLaunchManager();
         ILaunchConfigurationWorkingCopy wc = lm.getLaunchConfigurationType(ManaCore.LAUNCH_CONFIGURATION_TYPE)
-            .newInstance(null, lm.generateLaunchConfigurationName("ring-slurm-" + mpi.name().toLowerCase(Locale.ROOT)));
+            .newInstance(null, lm.generateLaunchConfigurationName("ring-" + submit.name().toLowerCase(Locale.ROOT) + "-"
+                + mpi.name().toLowerCase(Locale.ROOT)));
         wc.setAttribute(ManaCore.ATTR_PROGRAM, ring.getPath());
-        wc.setAttribute(ManaCore.ATTR_ARGUMENTS, "--stop-file " + stop.getPath());
+        wc.setAttribute(ManaCore.ATTR_ARGUMENTS, "--stop-file " + new File(work, "stop").getPath());
         wc.setAttribute(ManaCore.ATTR_WORKING_DIRECTORY, work.getPath());
         wc.setAttribute(ManaCore.ATTR_MPI_IMPLEMENTATION, mpi.name());
-        wc.setAttribute(ManaCore.ATTR_CHECKPOINT_DIRECTORY, ckpt.getPath());
-        wc.setAttribute(ManaCore.ATTR_CHECKPOINT_INTERVAL, 2); // periodic: the job's own coordinator, -i 2
+        wc.setAttribute(ManaCore.ATTR_CHECKPOINT_DIRECTORY, new File(work, "ck").getPath());
         wc.setAttribute(ManaCore.ATTR_SLURM, true);
-        wc.setAttribute(ManaCore.ATTR_SLURM_SUBMIT, SlurmSubmit.SBATCH.name());
+        wc.setAttribute(ManaCore.ATTR_SLURM_SUBMIT, submit.name());
         wc.setAttribute(ManaCore.ATTR_SLURM_NODES, 2);
         wc.setAttribute(ManaCore.ATTR_SLURM_TASKS_PER_NODE, 2);
         wc.setAttribute(ManaCore.ATTR_SLURM_NODE_LIST, "node1,node2");
@@ -103,17 +116,93 @@ class SlurmClusterUiTest {
         // the cluster's Slurm and its shared HOME (the status files ~/.mana-slurm-ID.rc)
         wc.setAttribute(ILaunchManager.ATTR_ENVIRONMENT_VARIABLES, Map.of("SLURM_CONF", cluster.slurmConf.getPath(),
             "HOME", cluster.home().getPath()));
+        return wc;
+    }
+
+    /** Runs the configuration (Run mode); its job. */
+    private static IManaJob launch(ILaunchConfiguration config) throws Exception {
+        List<IManaJob> before = ManaJobs.getJobs();
+        Ui.sync(() -> DebugUITools.launch(config, ILaunchManager.RUN_MODE));
+        return ManaWorkbenchFlowTest.waitForNewJob(before);
+    }
+
+    private static ManaJobView jobView() {
+        return Ui.sync(() -> (ManaJobView) PlatformUI.getWorkbench().getActiveWorkbenchWindow().getActivePage()
+            .showView(ManaJobView.ID));
+    }
+
+    /** Terminate, as from the Debug view (scancel for a batch job, the step's end for an interactive one). */
+    private static void terminate(IManaJob job) {
+        Ui.sync(() -> {
+            try {
+                job.getLaunch().terminate();
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
+    }
+
+    /** Restart from Checkpoint... with "Restart on a new allocation" on node3,node4; the restarted job. */
+    private static IManaJob restartOnNode3And4(IManaJob job, boolean tryAWrongShape) throws Exception {
+        List<IManaJob> before = ManaJobs.getJobs();
+        Ui.sync(() -> {
+            Shell window = PlatformUI.getWorkbench().getActiveWorkbenchWindow().getShell();
+            RestartDialog d = new RestartDialog(window, job);
+            d.setBlockOnOpen(false);
+            d.open();
+            assertNotNull(d.awaitValidation(20_000), "the directory was checked");
+            assertTrue(d.getValidation().isValid(), d.getValidation().problems().toString());
+            assertTrue(d.newAllocationButton().isEnabled(), "a Slurm configuration offers a new allocation");
+            d.newAllocationButton().setSelection(true);
+            d.newAllocationButton().notifyListeners(org.eclipse.swt.SWT.Selection, new org.eclipse.swt.widgets.Event());
+            if (tryAWrongShape) {
+                // 3 x 2 is not the checkpoint's 4 ranks: refused, with why
+                d.allocationTasksPerNodeText().setText("3");
+                assertTrue(!d.pressRestart(), "Restart is disabled");
+                assertTrue(String.valueOf(d.errorMessage()).contains("6 ranks"), d.errorMessage());
+                d.allocationTasksPerNodeText().setText("2");
+            }
+            d.allocationNodeListText().setText("node3,node4");
+            assertTrue(d.pressRestart());
+            d.launch();
+        });
+        IManaJob restarted = ManaWorkbenchFlowTest.waitForNewJob(before);
+        assertTrue(restarted.isRestart());
+        return restarted;
+    }
+
+    /** The stop file; the restarted job ends well with the {@code ring done:} line of a native srun of as many iterations. */
+    private static String stopAndCompareWithNative(NamespaceCluster cluster, MpiImplementation mpi, File ring, File work,
+            IManaJob restarted) throws Exception {
+        Files.writeString(new File(work, "stop").toPath(), "30\n");
+        Ui.waitFor(() -> "the restarted job to end: " + ManaWorkbenchFlowTest.console(restarted.getLaunch()), 90_000,
+            () -> restarted.getLaunch().isTerminated());
+        String out = ManaWorkbenchFlowTest.console(restarted.getLaunch());
+        assertEquals(0, restarted.getLaunch().getProcesses()[0].getExitValue(), out);
+        assertTrue(!out.contains("[rank 0] ready"), "the program went on from its checkpoint, not from the start: " + out);
+        Matcher m = Pattern.compile("\\[rank 0\\] (ring done: iters=(\\d+) .*)").matcher(out);
+        assertTrue(m.find(), out);
+        String native_ = cluster.onHead(90, "srun", mpi == MpiImplementation.OPEN_MPI ? "--mpi=pmix" : "--mpi=pmi2", "-N",
+            "2", "--ntasks-per-node=2", "-w", "node1,node2", ring.getPath(), "--iters", m.group(2));
+        Matcher n = Pattern.compile("(ring done: iters=\\d+ .*)").matcher(native_);
+        assertTrue(n.find(), native_);
+        assertEquals(n.group(1).trim(), m.group(1).trim(), "the restarted job's result is the native one");
+        return out;
+    }
+
+    private static void run(NamespaceCluster cluster, MpiImplementation mpi, File ring, long t0) throws Exception {
+        File work = cluster.shared("ide-" + mpi.name().toLowerCase(Locale.ROOT));
+        File ckpt = new File(work, "ck");
+        ILaunchConfigurationWorkingCopy wc = configuration(cluster, mpi, ring, work, SlurmSubmit.SBATCH);
+        wc.setAttribute(ManaCore.ATTR_CHECKPOINT_INTERVAL, 2); // periodic: the job's own coordinator, -i 2
         ILaunchConfiguration config = wc.doSave();
         if (mpi == MpiImplementation.MPICH) {
             Ui.screenshotLaunchDialog(config, null, null, "launch-dialog-slurm"); // Main, MPI, Slurm
         }
 
         // 1. launch: sbatch on node1,node2; the view shows every rank RUNNING on its node
-        List<IManaJob> before = ManaJobs.getJobs();
-        Ui.sync(() -> DebugUITools.launch(config, ILaunchManager.RUN_MODE));
-        IManaJob job = ManaWorkbenchFlowTest.waitForNewJob(before);
-        ManaJobView view = Ui.sync(() -> (ManaJobView) PlatformUI.getWorkbench().getActiveWorkbenchWindow()
-            .getActivePage().showView(ManaJobView.ID));
+        IManaJob job = launch(config);
+        ManaJobView view = jobView();
         awaitRanksOn(view, job, List.of("node1", "node1", "node2", "node2"));
         File script = new File(work, "mana-" + config.getName().replaceAll("[^A-Za-z0-9_.-]", "_") + "-launch.sbatch");
         assertTrue(script.isFile(), "the batch script is kept in the run's folder: " + script);
@@ -134,59 +223,20 @@ class SlurmClusterUiTest {
         assertTrue(job.getLastCheckpoint().generation() >= 2, "after the periodic one: " + job.getLastCheckpoint());
 
         // 3. Terminate: scancel, as the time limit would; the launch ends when Slurm says the job has
-        Ui.sync(() -> {
-            try {
-                job.getLaunch().terminate();
-            } catch (Exception e) {
-                throw new AssertionError(e);
-            }
-        });
+        terminate(job);
         Ui.waitFor("the cancelled job's launch to end", 60_000, () -> job.getLaunch().isTerminated());
         assertEquals(1, job.getLaunch().getProcesses()[0].getExitValue(), "a cancelled job did not COMPLETE");
         System.out.printf("SlurmClusterUiTest: checkpointed and cancelled at %.1f s%n", (System.nanoTime() - t0) / 1e9);
 
         // 4. Restart from Checkpoint... on a new allocation: node3, node4
-        List<IManaJob> before2 = ManaJobs.getJobs();
-        Ui.sync(() -> {
-            Shell window = PlatformUI.getWorkbench().getActiveWorkbenchWindow().getShell();
-            RestartDialog d = new RestartDialog(window, job);
-            d.setBlockOnOpen(false);
-            d.open();
-            assertNotNull(d.awaitValidation(20_000), "the directory was checked");
-            assertTrue(d.getValidation().isValid(), d.getValidation().problems().toString());
-            assertTrue(d.newAllocationButton().isEnabled(), "a Slurm configuration offers a new allocation");
-            d.newAllocationButton().setSelection(true);
-            d.newAllocationButton().notifyListeners(org.eclipse.swt.SWT.Selection, new org.eclipse.swt.widgets.Event());
-            // 3 x 2 is not the checkpoint's 4 ranks: refused, with why
-            d.allocationTasksPerNodeText().setText("3");
-            assertTrue(!d.pressRestart(), "Restart is disabled");
-            assertTrue(String.valueOf(d.errorMessage()).contains("6 ranks"), d.errorMessage());
-            d.allocationTasksPerNodeText().setText("2");
-            d.allocationNodeListText().setText("node3,node4");
-            assertTrue(d.pressRestart());
-            d.launch();
-        });
-        IManaJob restarted = ManaWorkbenchFlowTest.waitForNewJob(before2);
-        assertTrue(restarted.isRestart());
+        IManaJob restarted = restartOnNode3And4(job, true);
         awaitRanksOn(view, restarted, List.of("node3", "node3", "node4", "node4"));
         System.out.printf("SlurmClusterUiTest: restarted, 4 ranks RUNNING on node3,node4 at %.1f s%n",
             (System.nanoTime() - t0) / 1e9);
 
         // 5. stop after 30 more iterations; the job COMPLETES with the native result
-        Files.writeString(stop.toPath(), "30\n");
-        Ui.waitFor(() -> "the restarted job to end: " + ManaWorkbenchFlowTest.console(restarted.getLaunch()), 90_000,
-            () -> restarted.getLaunch().isTerminated());
-        String out = ManaWorkbenchFlowTest.console(restarted.getLaunch());
-        assertEquals(0, restarted.getLaunch().getProcesses()[0].getExitValue(), out);
+        String out = stopAndCompareWithNative(cluster, mpi, ring, work, restarted);
         assertTrue(out.contains("mana_restart --restartdir " + ckpt.getPath()), "restarted by its batch script: " + out);
-        assertTrue(!out.contains("[rank 0] ready"), "the program went on from its checkpoint, not from the start: " + out);
-        Matcher m = Pattern.compile("\\[rank 0\\] (ring done: iters=(\\d+) .*)").matcher(out);
-        assertTrue(m.find(), out);
-        String native_ = cluster.onHead(90, "srun", mpi == MpiImplementation.OPEN_MPI ? "--mpi=pmix" : "--mpi=pmi2", "-N", "2", "--ntasks-per-node=2", "-w", "node1,node2",
-            ring.getPath(), "--iters", m.group(2));
-        Matcher n = Pattern.compile("(ring done: iters=\\d+ .*)").matcher(native_);
-        assertTrue(n.find(), native_);
-        assertEquals(n.group(1).trim(), m.group(1).trim(), "the restarted job's result is the native one");
     }
 
     /**
@@ -198,58 +248,18 @@ class SlurmClusterUiTest {
      */
     @Test
     void srunStepWithItsCoordinatorOnTheCluster() throws Exception {
-        File root = new File(System.getProperty("mana.root"));
-        File ring = new File(root, "core-native/build/tests/mpi/mpich/ring");
-        if (!new File(root, "bin/mana_launch").canExecute() || !ring.canExecute()) {
-            Cannot.skipOrFail("runtime", "the runtime and its MPI tests are not built (make build): no " + ring);
-        }
-        System.setProperty(ManaRuntime.RUNTIME_PROPERTY, root.getPath());
-        InstanceScope.INSTANCE.getNode(ManaCore.PLUGIN_ID).putLong(ManaCore.PREF_POLL_MILLIS, 200);
-        long t0 = System.nanoTime();
-        try (NamespaceCluster cluster = NamespaceCluster.start(root, 4)) {
-            try {
-                runStep(cluster, ring, t0);
-            } catch (AssertionError | Exception e) {
-                throw new AssertionError(e.getMessage() + "\n---- cluster.sh\n" + cluster.log(), e);
-            } finally {
-                for (IManaJob j : ManaJobs.getJobs()) {
-                    if (!j.isTerminated()) {
-                        j.getLaunch().terminate();
-                    }
-                }
-            }
-        }
-        System.out.printf("SlurmClusterUiTest (srun step): %.1f s with the cluster's start and end%n", (System.nanoTime() - t0) / 1e9);
+        onCluster(MpiImplementation.MPICH, "srun step", SlurmClusterUiTest::runStep);
     }
 
-    private static void runStep(NamespaceCluster cluster, File ring, long t0) throws Exception {
+    private static void runStep(NamespaceCluster cluster, MpiImplementation mpi, File ring, long t0) throws Exception {
         File work = cluster.shared("ide-srun");
-        File stop = new File(work, "stop");
         File ckpt = new File(work, "ck");
-        ILaunchManager lm = DebugPlugin.getDefault().getLaunchManager();
-        ILaunchConfigurationWorkingCopy wc = lm.getLaunchConfigurationType(ManaCore.LAUNCH_CONFIGURATION_TYPE)
-            .newInstance(null, lm.generateLaunchConfigurationName("ring-srun"));
-        wc.setAttribute(ManaCore.ATTR_PROGRAM, ring.getPath());
-        wc.setAttribute(ManaCore.ATTR_ARGUMENTS, "--stop-file " + stop.getPath());
-        wc.setAttribute(ManaCore.ATTR_WORKING_DIRECTORY, work.getPath());
-        wc.setAttribute(ManaCore.ATTR_MPI_IMPLEMENTATION, MpiImplementation.MPICH.name());
-        wc.setAttribute(ManaCore.ATTR_CHECKPOINT_DIRECTORY, ckpt.getPath());
-        wc.setAttribute(ManaCore.ATTR_SLURM, true);
-        wc.setAttribute(ManaCore.ATTR_SLURM_SUBMIT, SlurmSubmit.SRUN.name());
-        wc.setAttribute(ManaCore.ATTR_SLURM_NODES, 2);
-        wc.setAttribute(ManaCore.ATTR_SLURM_TASKS_PER_NODE, 2);
-        wc.setAttribute(ManaCore.ATTR_SLURM_NODE_LIST, "node1,node2");
-        wc.setAttribute(ManaCore.ATTR_SLURM_COMMAND_PREFIX, String.join(" ", cluster.onHead()));
-        wc.setAttribute(ILaunchManager.ATTR_ENVIRONMENT_VARIABLES, Map.of("SLURM_CONF", cluster.slurmConf.getPath(),
-            "HOME", cluster.home().getPath()));
+        ILaunchConfigurationWorkingCopy wc = configuration(cluster, mpi, ring, work, SlurmSubmit.SRUN);
         ILaunchConfiguration config = wc.doSave();
 
         // 1. launch: the coordinator on the login node, then the srun step on node1,node2
-        List<IManaJob> before = ManaJobs.getJobs();
-        Ui.sync(() -> DebugUITools.launch(config, ILaunchManager.RUN_MODE));
-        IManaJob job = ManaWorkbenchFlowTest.waitForNewJob(before);
-        ManaJobView view = Ui.sync(() -> (ManaJobView) PlatformUI.getWorkbench().getActiveWorkbenchWindow()
-            .getActivePage().showView(ManaJobView.ID));
+        IManaJob job = launch(config);
+        ManaJobView view = jobView();
         awaitRanksOn(view, job, List.of("node1", "node1", "node2", "node2"));
         String out0 = ManaWorkbenchFlowTest.console(job.getLaunch());
         Matcher sf = Pattern.compile("coordinator started on the cluster, status file (\\S+),").matcher(out0);
@@ -267,50 +277,18 @@ class SlurmClusterUiTest {
         assertEquals(4, imagesOf(ckpt, job.getLastCheckpoint().generation()));
 
         // 3. Terminate: the step ends, and its coordinator's status file with it
-        Ui.sync(() -> {
-            try {
-                job.getLaunch().terminate();
-            } catch (Exception e) {
-                throw new AssertionError(e);
-            }
-        });
+        terminate(job);
         Ui.waitFor("the step's launch to end", 60_000, () -> job.isTerminated());
         Ui.waitFor("the step's coordinator status file to go: " + statusFile, 30_000, () -> !statusFile.exists());
         System.out.printf("SlurmClusterUiTest: srun step checkpointed and terminated at %.1f s%n", (System.nanoTime() - t0) / 1e9);
 
         // 4. Restart from Checkpoint... on a new allocation, node3,node4: an interactive step again
-        List<IManaJob> before2 = ManaJobs.getJobs();
-        Ui.sync(() -> {
-            Shell window = PlatformUI.getWorkbench().getActiveWorkbenchWindow().getShell();
-            RestartDialog d = new RestartDialog(window, job);
-            d.setBlockOnOpen(false);
-            d.open();
-            assertNotNull(d.awaitValidation(20_000), "the directory was checked");
-            assertTrue(d.getValidation().isValid(), d.getValidation().problems().toString());
-            d.newAllocationButton().setSelection(true);
-            d.newAllocationButton().notifyListeners(org.eclipse.swt.SWT.Selection, new org.eclipse.swt.widgets.Event());
-            d.allocationNodeListText().setText("node3,node4");
-            assertTrue(d.pressRestart());
-            d.launch();
-        });
-        IManaJob restarted = ManaWorkbenchFlowTest.waitForNewJob(before2);
-        assertTrue(restarted.isRestart());
+        IManaJob restarted = restartOnNode3And4(job, false);
         awaitRanksOn(view, restarted, List.of("node3", "node3", "node4", "node4"));
 
         // 5. stop after 30 more iterations; the native result
-        Files.writeString(stop.toPath(), "30\n");
-        Ui.waitFor(() -> "the restarted step to end: " + ManaWorkbenchFlowTest.console(restarted.getLaunch()), 90_000,
-            () -> restarted.getLaunch().isTerminated());
-        String out = ManaWorkbenchFlowTest.console(restarted.getLaunch());
-        assertEquals(0, restarted.getLaunch().getProcesses()[0].getExitValue(), out);
+        String out = stopAndCompareWithNative(cluster, mpi, ring, work, restarted);
         assertTrue(out.contains("coordinator started on the cluster"), out);
-        Matcher m = Pattern.compile("\\[rank 0\\] (ring done: iters=(\\d+) .*)").matcher(out);
-        assertTrue(m.find(), out);
-        String native_ = cluster.onHead(90, "srun", "--mpi=pmi2", "-N", "2", "--ntasks-per-node=2", "-w", "node1,node2",
-            ring.getPath(), "--iters", m.group(2));
-        Matcher n = Pattern.compile("(ring done: iters=\\d+ .*)").matcher(native_);
-        assertTrue(n.find(), native_);
-        assertEquals(n.group(1).trim(), m.group(1).trim(), "the restarted step's result is the native one");
     }
 
     /**
