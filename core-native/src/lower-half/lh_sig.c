@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <ucontext.h>
 
@@ -141,6 +142,62 @@ static void fault_dispatch(int sig, siginfo_t *si, void *ucv)
     if (sent) mana_sys3(SYS_tgkill, mana_sys0(SYS_getpid), mana_sys0(SYS_gettid), sig);
 }
 
+/* ---- sigaction of the lower half's libc, once the dispatcher is in the kernel ----
+ * A library of the lower half that sets a fault signal's action after MPI_Init (a transport loaded on
+ * first use, a library's error handler installed late) would otherwise take the kernel's disposition back
+ * from the dispatcher, and its handler would run for the program's own faults again.  So lh_sig_adopt
+ * points the lower libc's sigaction (and with it signal, bsd_signal, __sigaction: one function) here:
+ * for a routed signal the action goes to lower_acts, where the dispatcher finds it; any other signal goes
+ * to the kernel as glibc would send it (its restorer, read back from the kernel when the dispatcher was
+ * installed). */
+static volatile int hooked;
+
+static int hook_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    if (sig < 1 || sig > 64 || ((sig == SIGKILL || sig == SIGSTOP) && act)) { errno = EINVAL; return -1; }
+    if (mana_is_fault_signal(sig) && ((mana_lh.fault_routed >> (sig - 1)) & 1)) {
+        struct mana_fault_act was = lower_acts[sig];
+        if (act) {
+            uint64_t m;
+            memcpy(&m, &act->sa_mask, sizeof m);
+            lower_acts[sig] = (struct mana_fault_act){ (uint64_t)(uintptr_t)act->sa_handler,
+                                                       (uint64_t)(unsigned)act->sa_flags, m };
+        }
+        if (old) {
+            memset(old, 0, sizeof *old);
+            old->sa_handler = (void (*)(int))(uintptr_t)was.handler;
+            old->sa_flags = (int)(was.flags & ~(uint64_t)MANA_SA_RESTORER);
+            memcpy(&old->sa_mask, &was.mask, sizeof was.mask);
+        }
+        return 0;
+    }
+    struct ksa k, ko;
+    if (act) {
+        k.handler = (uint64_t)(uintptr_t)act->sa_handler;
+        k.flags = (uint64_t)(unsigned)act->sa_flags | MANA_SA_RESTORER;
+        k.restorer = mana_lh.fault_restorer;
+        memcpy(&k.mask, &act->sa_mask, sizeof k.mask);
+    }
+    long r = mana_sys4(SYS_rt_sigaction, sig, act ? (long)&k : 0, old ? (long)&ko : 0, 8);
+    if (r != 0) { errno = (int)-r; return -1; }
+    if (old) {
+        memset(old, 0, sizeof *old);
+        old->sa_handler = (void (*)(int))(uintptr_t)ko.handler;
+        old->sa_flags = (int)ko.flags;
+        memcpy(&old->sa_mask, &ko.mask, sizeof ko.mask);
+    }
+    return 0;
+}
+
+/* Test hook (MANA_TEST_LATE_LOWER_HANDLER=1, late_handler.sh): a library of the lower half sets a SIGSEGV
+ * handler after MPI_Init.  It must become the lower action: it runs only for a fault of the lower half. */
+static void late_lower_handler(int sig)
+{
+    static const char m[] = "lower-half: test: the late lower-half SIGSEGV handler ran\n";
+    mana_sys3(SYS_write, 2, (long)m, sizeof m - 1);
+    mana_sys1(SYS_exit_group, 128 + sig);
+}
+
 int lh_sig_adopt(void)
 {
     struct sigaction sa;
@@ -175,5 +232,18 @@ int lh_sig_adopt(void)
     mana_lh.fault_restorer = d.restorer;
     mana_lh.fault_routed = MANA_FAULT_SIGNALS;
     mana_dbg("fault signals dispatched by half; the lower half's own handlers: %s", held[0] ? held : "none");
+    if (!hooked) {
+        if (lh_patch("sigaction", (void *)hook_sigaction) != 0) return -1;
+        hooked = 1;
+    }
+    const char *late = getenv("MANA_TEST_LATE_LOWER_HANDLER");
+    if (late && strcmp(late, "1") == 0) {
+        struct sigaction la;
+        memset(&la, 0, sizeof la);
+        la.sa_handler = late_lower_handler;
+        sigemptyset(&la.sa_mask);
+        if (sigaction(SIGSEGV, &la, NULL) != 0) mana_warn("test: cannot set the late lower-half SIGSEGV handler");
+        else mana_warn("test: a late SIGSEGV handler set in the lower half (MANA_TEST_LATE_LOWER_HANDLER)");
+    }
     return 0;
 }

@@ -236,8 +236,8 @@ static int hook_memfd_create(const char *name, unsigned int flags)
     return (int)marked(mana_sys2(SYS_memfd_create, (long)name, flags));
 }
 
-/* Overwrite the first 12 bytes of fn with `movabs $to, %rax; jmp *%rax`. */
-static int patch(const char *name, void *to)
+/* Overwrite the first 12 bytes of fn with `movabs $to, %rax; jmp *%rax` (lh_sig.c patches sigaction too). */
+int lh_patch(const char *name, void *to)
 {
     unsigned char *fn = dlsym(RTLD_NEXT, name);
     if (!fn) fn = dlsym(RTLD_DEFAULT, name);
@@ -264,21 +264,21 @@ static int patch(const char *name, void *to)
 
 int lh_track_install(void)
 {
-    if (patch("mmap", (void *)hook_mmap) != 0 || patch("munmap", (void *)hook_munmap) != 0 ||
-        patch("mremap", (void *)hook_mremap) != 0)
+    if (lh_patch("mmap", (void *)hook_mmap) != 0 || lh_patch("munmap", (void *)hook_munmap) != 0 ||
+        lh_patch("mremap", (void *)hook_mremap) != 0)
         return -1;
-    if (patch("open", (void *)hook_open) != 0 || patch("open64", (void *)hook_open) != 0 ||
-        patch("openat", (void *)hook_openat) != 0 || patch("openat64", (void *)hook_openat) != 0 ||
-        patch("close", (void *)hook_close) != 0)
+    if (lh_patch("open", (void *)hook_open) != 0 || lh_patch("open64", (void *)hook_open) != 0 ||
+        lh_patch("openat", (void *)hook_openat) != 0 || lh_patch("openat64", (void *)hook_openat) != 0 ||
+        lh_patch("close", (void *)hook_close) != 0)
         return -1;
-    if (patch("socket", (void *)hook_socket) != 0 || patch("accept", (void *)hook_accept) != 0 ||
-        patch("accept4", (void *)hook_accept4) != 0 || patch("socketpair", (void *)hook_socketpair) != 0 ||
-        patch("pipe", (void *)hook_pipe) != 0 || patch("pipe2", (void *)hook_pipe2) != 0 ||
-        patch("dup", (void *)hook_dup) != 0 || patch("dup2", (void *)hook_dup2) != 0 ||
-        patch("dup3", (void *)hook_dup3) != 0 || patch("eventfd", (void *)hook_eventfd) != 0 ||
-        patch("epoll_create", (void *)hook_epoll_create) != 0 ||
-        patch("epoll_create1", (void *)hook_epoll_create1) != 0 ||
-        patch("memfd_create", (void *)hook_memfd_create) != 0)
+    if (lh_patch("socket", (void *)hook_socket) != 0 || lh_patch("accept", (void *)hook_accept) != 0 ||
+        lh_patch("accept4", (void *)hook_accept4) != 0 || lh_patch("socketpair", (void *)hook_socketpair) != 0 ||
+        lh_patch("pipe", (void *)hook_pipe) != 0 || lh_patch("pipe2", (void *)hook_pipe2) != 0 ||
+        lh_patch("dup", (void *)hook_dup) != 0 || lh_patch("dup2", (void *)hook_dup2) != 0 ||
+        lh_patch("dup3", (void *)hook_dup3) != 0 || lh_patch("eventfd", (void *)hook_eventfd) != 0 ||
+        lh_patch("epoll_create", (void *)hook_epoll_create) != 0 ||
+        lh_patch("epoll_create1", (void *)hook_epoll_create1) != 0 ||
+        lh_patch("memfd_create", (void *)hook_memfd_create) != 0)
         return -1;
     mana_lh.lower_fd_ids = (uint64_t)(uintptr_t)fd_ids;
     return 0;

@@ -25,6 +25,7 @@ int lh_read_maps(struct mana_map **maps);
 #define LH_MAX_RANGES 16384
 /* Patch the lower libc's mmap/munmap/mremap so later mappings update mana_lh.lh_ranges. */
 int lh_track_install(void);
+int lh_patch(const char *name, void *to);   /* lh_track.c: the lower libc's function `name` jumps to `to` */
 void lh_track_start(void);
 void lh_track_fds(int on);            /* descriptors opened and closed from now on: marked, unmarked */
 void lh_fd_mark(int fd);              /* a descriptor of the MPI library: never saved */
