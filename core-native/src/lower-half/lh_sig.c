@@ -203,9 +203,10 @@ int lh_sig_adopt(void)
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = fault_dispatch;
-    /* No SA_ONSTACK here: the main thread's alternate stack is UCX's, in lower-half memory that no image
-     * holds, and a checkpoint that stopped a program handler running there lost its frames.  The plugin
-     * asks for it where the program's own action does (sigwrap.c, fault_install). */
+    /* No SA_ONSTACK here: a handler goes to an alternate stack only where its action asks (the plugin
+     * installs the dispatcher with it where the program's own action does: sigwrap.c, fault_install).
+     * The main thread's alternate stack is the program's own by then (mana_altstack_adopt), not the one
+     * UCX's constructor made in the lower half. */
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&sa.sa_mask);
     char held[64] = "";

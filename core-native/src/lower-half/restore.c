@@ -1139,7 +1139,6 @@ static int restore_handlers(const struct mana_img_signals *sh, const struct mana
     return 0;
 }
 
-/* What each thread boots from (lh_thread_boot): its saved context, stacks, masks and TLS. */
 /* Whether [sp, sp + size) lies in one writable upper region of the restored map: an alternate signal stack
  * the image gives back.  One elsewhere was the old lower half's (UCX's library constructor makes one for
  * the main thread, in the lower half, before the program exists; images written before the plug-in gave the
@@ -1151,6 +1150,7 @@ static int altstack_restored(const struct mana_image_region *regs, uint32_t nreg
     return inside && is_upper(&regs[i].r) && (regs[i].r.prot & PROT_WRITE) && sp + size <= regs[i].r.end;
 }
 
+/* What each thread boots from (lh_thread_boot): its saved context, stacks, masks and TLS. */
 static int plan_boots(const struct mana_img_thread *thr, uint32_t nthr, int main_idx, struct lh_boot *boots,
                       const struct mana_image_region *regs, uint32_t nregs, const char *path)
 {

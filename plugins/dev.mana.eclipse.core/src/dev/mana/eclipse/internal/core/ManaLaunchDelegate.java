@@ -173,7 +173,7 @@ public final class ManaLaunchDelegate extends LaunchConfigurationDelegate {
             .coordinatorOnCluster();
         SlurmCommands commands = new SlurmCommands(s.slurm().commandPrefix(), start.environment(), start.workingDirectory());
         commands.runAsIs(start.commandLine());
-        return SlurmJobCoordinator.onCluster(commands, true, statusPath, s.jobName(),
+        return SlurmJobCoordinator.onCluster(commands, statusPath, s.jobName(),
             new File(ManaCorePlugin.stateDir(), "srun-" + Long.toHexString(System.nanoTime()) + ".rc"));
     }
 

@@ -107,8 +107,7 @@ final class SlurmCommands {
      * the job runs (HOME as the cluster has it); null while it is not there or not complete.
      */
     String statusFile(String jobId) throws IOException {
-        String text = run(List.of("sh", "-c", "cat \"$HOME/.mana-slurm-$1.rc\" 2>/dev/null || true", "sh", jobId));
-        return text.contains("Secret:") ? text : null;
+        return statusText("cat \"$HOME/.mana-slurm-$1.rc\"", jobId);
     }
 
     /**
@@ -116,7 +115,12 @@ final class SlurmCommands {
      * there for an interactive step); null while it is not there or not complete.
      */
     String statusFileAt(String path) throws IOException {
-        String text = run(List.of("sh", "-c", "cat \"$1\" 2>/dev/null || true", "sh", path));
+        return statusText("cat \"$1\"", path);
+    }
+
+    /** What {@code cat} (a shell command of $1) prints, where the cluster is, once it holds the secret; else null. */
+    private String statusText(String cat, String arg) throws IOException {
+        String text = run(List.of("sh", "-c", cat + " 2>/dev/null || true", "sh", arg));
         return text.contains("Secret:") ? text : null;
     }
 

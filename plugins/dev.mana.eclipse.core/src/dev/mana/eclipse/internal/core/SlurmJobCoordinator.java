@@ -66,11 +66,12 @@ final class SlurmJobCoordinator implements IManaCoordinator {
      * The coordinator of an interactive step, started on the cluster by the launch ({@code mana_coordinator
      * --status-file statusPath}).
      *
+     * @param commands the cluster's commands, through the command prefix
      * @param statusPath its status file, a path on the cluster
      */
-    static SlurmJobCoordinator onCluster(SlurmCommands commands, boolean relayed, String statusPath, String jobName,
-            File localCopy) {
-        return new SlurmJobCoordinator(commands, relayed, null, jobName, localCopy, statusPath);
+    static SlurmJobCoordinator onCluster(SlurmCommands commands, String statusPath, String jobName, File localCopy) {
+        // started through the command prefix, so reached through it too
+        return new SlurmJobCoordinator(commands, true, null, jobName, localCopy, statusPath);
     }
 
     /** What it is, for the job's log: the batch job's, or the one whose status file is named. */
