@@ -50,6 +50,7 @@ fail() {
 }
 . "$(dirname -- "$(readlink -f -- "$0")")/../lib/wait.sh"     # wait_for
 . "$(dirname -- "$(readlink -f -- "$0")")/agents.sh"              # one_connection_per_node
+. "$(dirname -- "$(readlink -f -- "$0")")/ompi_startup.sh"        # ompi_startup_crash
 has() { grep -q -- "$2" "$1" 2>/dev/null; }
 
 # The batch script, as a user writes it (docs/cluster.md): the coordinator on the job's first node,
@@ -74,8 +75,19 @@ submit() {
     while [ "$1" != -- ]; do opts+=("$1"); shift; done; shift
     job=$(sbatch --parsable -J "$tag" -o "$SH/$tag.out" -e "$SH/$tag.err" "${opts[@]}" "$SH/job.sh" "$@") ||
         fail "sbatch of $tag refused"
-    job=${job%%;*}
+    job=${job%%;*} cur_tag=$tag
     rc_file=$HOME/.mana-slurm-$job.rc   # what the job's coordinator writes; only mana_status here reads it
+}
+# retry_startup TAG: true, once per test, when TAG's job is gone, lost to Open MPI's startup crash
+# (ompi_startup.sh); its output is set aside (TAG.crash.out/.err) for the job submitted again
+retried=
+retry_startup() {
+    [ -z "$retried" ] && job_gone "$job" && ompi_startup_crash "$SH/$1.err" || return 1
+    retried=1
+    say "$1: job $job lost a rank to Open MPI's startup crash under srun (ompi_startup.sh): once more"
+    mv "$SH/$1.err" "$SH/$1.crash.err"
+    mv "$SH/$1.out" "$SH/$1.crash.out" 2>/dev/null
+    return 0
 }
 # status SECONDS ARGS...: mana_status of the current job, bounded
 status() { local t=$1; shift; timeout "$t" env MANA_RC="$rc_file" "$ROOT/bin/mana_status" "$@"; }
@@ -91,7 +103,10 @@ placed() {   # placed WHAT EXPECTED: wait until the ranks run there, else fail w
     # first the coordinator's log (cheap to read, and a job that died is seen at once): every rank
     # registered
     registered_or_gone() { [ "$(grep -c ' registered: ' "$SH/coord-$job.log" 2>/dev/null)" = 4 ] || job_gone "$job"; }
-    wait_for 90 registered_or_gone && ! job_gone "$job" || fail "$1: not every rank registered (job $job: '$(job_state "$job")')"
+    wait_for 90 registered_or_gone && ! job_gone "$job" || {
+        retry_startup "$cur_tag" && return 2
+        fail "$1: not every rank registered (job $job: '$(job_state "$job")')"
+    }
     # then every rank RUNNING (one control connection, no JVM per look), and where: one list
     timeout 70 env MANA_RC="$rc_file" "$ROOT/bin/mana_coord_probe" --await-running 4 --timeout 60000 > /dev/null &&
         ranks_on "$2" || {
@@ -100,6 +115,15 @@ placed() {   # placed WHAT EXPECTED: wait until the ranks run there, else fail w
     }
     say "$1: ranks RUNNING on $2 (job $job, coordinator $(sed -n 's/^Host: *//p' "$rc_file"))"
     [ -z "$agent" ] || one_connection_per_node "$1"
+}
+# submit_placed WHAT EXPECTED TAG SBATCH-OPTIONS... -- COMMAND...: submit, then placed; submitted once more
+# when the job was lost to Open MPI's startup crash
+submit_placed() {
+    local what=$1 where=$2; shift 2
+    submit "$@"
+    placed "$what" "$where" && return 0
+    submit "$@"
+    placed "$what" "$where" || fail "$what: job $job lost to a startup crash again"
 }
 checkpoint_and_cancel() {
     local g=$1
@@ -114,31 +138,34 @@ checkpoint_and_cancel() {
 }
 
 # 1. launch on node1, node2
-submit launch -N 2 --ntasks-per-node=2 -w node1,node2 -- "$ROOT/bin/mana_launch" --ckptdir "$SH/ck" "$prog" --stop-file "$SH/stop"
 ready_or_gone() { has "$SH/launch.out" '^ready' || job_gone "$job"; }
-wait_for 90 ready_or_gone && has "$SH/launch.out" '^ready' || fail "no 'ready' from the launched job"
-placed launch "node1 node1 node2 node2"
+launch() {
+    submit launch -N 2 --ntasks-per-node=2 -w node1,node2 -- "$ROOT/bin/mana_launch" --ckptdir "$SH/ck" "$prog" --stop-file "$SH/stop"
+    wait_for 90 ready_or_gone && has "$SH/launch.out" '^ready'
+}
+launch || { retry_startup launch && launch; } || fail "no 'ready' from the launched job"
+placed launch "node1 node1 node2 node2" || fail "launch: job $job died after its 'ready'"
 checkpoint_and_cancel 1
 
 if [ -z "$once" ]; then
     # 2. restart on two other nodes; checkpoint again there
-    submit restart1 -N 2 --ntasks-per-node=2 -w node3,node4 -- "$ROOT/bin/mana_restart" --restartdir "$SH/ck"
-    placed "restart on node3,node4" "node3 node3 node4 node4"
+    submit_placed "restart on node3,node4" "node3 node3 node4 node4" \
+        restart1 -N 2 --ntasks-per-node=2 -w node3,node4 -- "$ROOT/bin/mana_restart" --restartdir "$SH/ck"
     checkpoint_and_cancel 2
     # 3. restart on node1, node2 placed 1+3 (an arbitrary layout through SLURM_HOSTFILE)
     printf 'node1\nnode2\nnode2\nnode2\n' > "$SH/hosts13"
-    SLURM_HOSTFILE=$SH/hosts13 submit restart2 -n 4 -w node1,node2 -m arbitrary -- -m arbitrary "$ROOT/bin/mana_restart" --restartdir "$SH/ck"
-    placed "restart placed 1+3" "node1 node2 node2 node2"
+    SLURM_HOSTFILE=$SH/hosts13 submit_placed "restart placed 1+3" "node1 node2 node2 node2" \
+        restart2 -n 4 -w node1,node2 -m arbitrary -- -m arbitrary "$ROOT/bin/mana_restart" --restartdir "$SH/ck"
 elif [ -n "$same_shape" ]; then
     # 2. restart on node3, node4, two ranks each again (a program whose node-local state, a shared-memory
     # window, must find its node's ranks together)
-    submit restart2 -N 2 --ntasks-per-node=2 -w node3,node4 -- "$ROOT/bin/mana_restart" --restartdir "$SH/ck"
-    placed "restart on node3,node4" "node3 node3 node4 node4"
+    submit_placed "restart on node3,node4" "node3 node3 node4 node4" \
+        restart2 -N 2 --ntasks-per-node=2 -w node3,node4 -- "$ROOT/bin/mana_restart" --restartdir "$SH/ck"
 else
     # 2. restart on node3, node4 placed 1+3: other nodes and another placement at once
     printf 'node3\nnode4\nnode4\nnode4\n' > "$SH/hosts13"
-    SLURM_HOSTFILE=$SH/hosts13 submit restart2 -n 4 -w node3,node4 -m arbitrary -- -m arbitrary "$ROOT/bin/mana_restart" --restartdir "$SH/ck"
-    placed "restart on node3,node4 placed 1+3" "node3 node4 node4 node4"
+    SLURM_HOSTFILE=$SH/hosts13 submit_placed "restart on node3,node4 placed 1+3" "node3 node4 node4 node4" \
+        restart2 -n 4 -w node3,node4 -m arbitrary -- -m arbitrary "$ROOT/bin/mana_restart" --restartdir "$SH/ck"
 fi
 echo 30 > "$SH/stop"
 wait_for 120 job_gone "$job" || fail "the restarted job did not end after the stop file"
@@ -153,7 +180,9 @@ for f in "$SH"/restart*.err; do
         fail "$(basename "$f" .err): a rank did not register with its job's coordinator at the first try"
 done
 # the reference: the same program natively, same ranks and nodes, same number of iterations
-timeout 120 srun --mpi=$pmi -N 2 --ntasks-per-node=2 -w node1,node2 "$prog" --iters "$iters" > "$SH/native.out" 2>&1 ||
+native() { timeout 120 srun --mpi=$pmi -N 2 --ntasks-per-node=2 -w node1,node2 "$prog" --iters "$iters" > "$SH/native.out" 2>&1; }
+native || { [ -z "$retried" ] && ompi_startup_crash "$SH/native.out" && retried=1 &&
+            say "native run: lost a rank to Open MPI's startup crash (ompi_startup.sh): once more" && native; } ||
     fail "native run failed"
 want=$(grep "done: " "$SH/native.out" | tail -n 1)
 [ "$got" = "$want" ] || fail "results differ: runtime '$got', native '$want'"
