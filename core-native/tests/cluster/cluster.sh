@@ -62,7 +62,7 @@ unset MANA_CLUSTER_INSIDE
 # itself down: its namespaces (mcPID-*) and daemons would live on.  Remove every such leftover first,
 # found by the namespaces' names and the folders' owner files, only where that owner is gone.
 reap_stale() {
-    local ns owner p d
+    local ns owner p q d
     for ns in $(ip netns list 2>/dev/null | awk '{ print $1 }' | grep -E '^mc[0-9]+-(head|node[0-9]+)$'); do
         owner=${ns#mc}; owner=${owner%%-*}
         [ -d "/proc/$owner" ] && grep -q cluster.sh "/proc/$owner/cmdline" 2>/dev/null && continue
@@ -76,8 +76,23 @@ reap_stale() {
         # a pid of the list only while it is still that cluster's daemon (its command line names the
         # folder): a pid reused by another process is left alone
         while read -r p; do
-            [ -n "$p" ] && tr '\0' ' ' < "/proc/$p/cmdline" 2>/dev/null | grep -qF "$d/" && kill -KILL "$p" 2>/dev/null
+            [ -n "$p" ] && tr '\0' ' ' 2>/dev/null < "/proc/$p/cmdline" | grep -qF "$d/" && kill -KILL "$p" 2>/dev/null
         done < "$d/pids"
+        # the nodes' holders (`sleep`, their command line names no folder) and whatever still runs in their
+        # network namespaces: the namespaces' names are gone with the mount namespace of the cluster.sh that
+        # made them, so `ip netns pids` above found nothing; a holder is known by its pid file, its command
+        # and a network namespace other than this one's
+        local h net me
+        me=$(readlink /proc/self/ns/net)
+        for h in "$d"/nodes/*/holder.pid; do
+            [ -f "$h" ] || continue
+            p=$(cat "$h")
+            [ "$(tr '\0' ' ' 2>/dev/null < "/proc/$p/cmdline")" = "sleep 2147483647 " ] || continue
+            net=$(readlink "/proc/$p/ns/net" 2>/dev/null) && [ -n "$net" ] && [ "$net" != "$me" ] || continue
+            for q in /proc/[0-9]*; do
+                [ "$(readlink "$q/ns/net" 2>/dev/null)" = "$net" ] && kill -KILL "${q#/proc/}" 2>/dev/null
+            done
+        done
         rm -rf -- "$d" && say "removed $d of a cluster whose cluster.sh ($owner) is gone"
     done
 }

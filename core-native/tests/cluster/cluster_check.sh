@@ -54,10 +54,11 @@ INNER
 hosts_mounts=$(grep -c " /etc/hosts " /proc/self/mountinfo)
 # A cluster whose cluster.sh dies by SIGKILL (a runner's time-out) cannot tear itself down: the next
 # cluster.sh removes what it left (namespaces, processes, folder)
-"$here/cluster.sh" --nodes 1 -- sh -c 'echo "$CLUSTER_DIR" > "$1/stale"; exec sleep 1000' sh "$out" > "$out/stale.log" 2>&1 &
+"$here/cluster.sh" --nodes 1 -- sh -c 'echo $$ > "$1/stale_cmd"; echo "$CLUSTER_DIR" > "$1/stale"; exec sleep 1000' sh "$out" > "$out/stale.log" 2>&1 &
 n=600; until [ -s "$out/stale" ]; do n=$((n - 1)); [ $n -gt 0 ] || fail "the cluster to be killed did not start"; sleep 0.05; done
 stale_dir=$(cat "$out/stale")
 stale_owner=$(cat "$stale_dir/owner")
+stale_procs="$(cat "$out/stale_cmd") $(cat "$stale_dir"/nodes/*/holder.pid)"   # its command, its nodes' holders
 kill -KILL "$stale_owner"
 ip netns list | grep -q "^mc$stale_owner-node1" || fail "the killed cluster's namespaces are not there to be removed"
 
@@ -77,4 +78,8 @@ pgrep -f "$d" > /dev/null && fail "processes of $d left behind"
 ip netns list | grep -q "^mc$stale_owner-" && fail "the SIGKILLed cluster's namespaces were not removed"
 [ ! -e "$stale_dir" ] || fail "the SIGKILLed cluster's folder $stale_dir was not removed"
 pgrep -f "$stale_dir" > /dev/null && fail "processes of the SIGKILLed cluster left behind"
+for p in $stale_procs; do
+    c=$(tr '\0' ' ' 2>/dev/null < "/proc/$p/cmdline")
+    case $c in "sleep 1000 "|"sleep 2147483647 ") fail "process $p ($c) of the SIGKILLed cluster left behind";; esac
+done
 echo "cluster_check: PASS"
