@@ -103,13 +103,17 @@ requeue() {
     scontrol update JobId="$job" StartTime=now || fail "cannot make the requeued job $job eligible now"
     new_coord() { p=$(sed -n 's/^Pid: *//p' "$HOME/.mana-slurm-$job.rc" 2>/dev/null); [ -n "$p" ] && [ "$p" != "$pid_before" ]; }
     wait_for 120 new_coord || fail "job $job did not run again after the requeue (state '$(job_state)')"
-    timeout 100 env MANA_RC="$HOME/.mana-slurm-$job.rc" "$ROOT/bin/mana_coord_probe" --await-running 4 --timeout 90000 > /dev/null
+    # (looked at in 2 s slices: a run that dies before its ranks register leaves a coordinator that waits
+    # for them for good, and the job gone)
+    back_or_gone() {
+        [ -z "$(job_state)" ] ||
+            timeout 10 env MANA_RC="$HOME/.mana-slurm-$job.rc" "$ROOT/bin/mana_coord_probe" --await-running 4 --timeout 2000 > /dev/null 2>&1
+    }
+    wait_for 100 back_or_gone && [ -n "$(job_state)" ]
 }
 # a requeued run lost to Open MPI's startup crash (in the restart's MPI_Init) is requeued once more, as a
 # user would: the checkpoint it restarts from is untouched
 requeue || {
-    gone() { [ -z "$(job_state)" ]; }
-    wait_for 30 gone
     tail -n +"$((err_lines + 1))" "$SH/job.err" > "$SH/requeue.err"
     retry_startup "$SH/requeue.err" "after the requeue" && requeue
 } || { status 20 --list; fail "the requeued job's ranks are not back"; }
