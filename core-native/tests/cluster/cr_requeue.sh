@@ -109,13 +109,17 @@ requeue() {
         [ -z "$(job_state)" ] ||
             timeout 10 env MANA_RC="$HOME/.mana-slurm-$job.rc" "$ROOT/bin/mana_coord_probe" --await-running 4 --timeout 2000 > /dev/null 2>&1
     }
-    wait_for 100 back_or_gone && [ -n "$(job_state)" ]
+    local end=$((SECONDS + 90))     # (wait_for counts its 50 ms looks, and each look here takes up to 2 s)
+    until back_or_gone; do [ "$SECONDS" -lt "$end" ] || return 1; done
+    [ -n "$(job_state)" ]
 }
 # a requeued run lost to Open MPI's startup crash (in the restart's MPI_Init) is requeued once more, as a
 # user would: the checkpoint it restarts from is untouched
 requeue || {
     tail -n +"$((err_lines + 1))" "$SH/job.err" > "$SH/requeue.err"
-    retry_startup "$SH/requeue.err" "after the requeue" && requeue
+    # its coordinator waits for ranks that never registered: stopped, as a user would (the idle nodes
+    # wait for it to be gone)
+    retry_startup "$SH/requeue.err" "after the requeue" && { status 30 --quit > /dev/null 2>&1; requeue; }
 } || { status 20 --list; fail "the requeued job's ranks are not back"; }
 # then each at a generation >= the one seen before (restored from it or checkpointed since; the state may
 # be a periodic checkpoint's by then)
