@@ -182,8 +182,18 @@ class SlurmClusterUiTest {
         assertTrue(!out.contains("[rank 0] ready"), "the program went on from its checkpoint, not from the start: " + out);
         Matcher m = Pattern.compile("\\[rank 0\\] (ring done: iters=(\\d+) .*)").matcher(out);
         assertTrue(m.find(), out);
-        String native_ = cluster.onHead(90, "srun", mpi == MpiImplementation.OPEN_MPI ? "--mpi=pmix" : "--mpi=pmi2", "-N",
-            "2", "--ntasks-per-node=2", "-w", "node1,node2", ring.getPath(), "--iters", m.group(2));
+        String[] srun = { "srun", mpi == MpiImplementation.OPEN_MPI ? "--mpi=pmix" : "--mpi=pmi2", "-N", "2",
+            "--ntasks-per-node=2", "-w", "node1,node2", ring.getPath(), "--iters", m.group(2) };
+        String native_;
+        try {
+            native_ = cluster.onHead(90, srun);
+        } catch (AssertionError e) {
+            if (!openMpiStartupCrash(mpi, String.valueOf(e.getMessage()))) {
+                throw e;
+            }
+            System.out.println("SlurmClusterUiTest: the native run lost a rank to Open MPI's startup crash: once more");
+            native_ = cluster.onHead(90, srun);
+        }
         Matcher n = Pattern.compile("(ring done: iters=\\d+ .*)").matcher(native_);
         assertTrue(n.find(), native_);
         assertEquals(n.group(1).trim(), m.group(1).trim(), "the restarted job's result is the native one");
@@ -201,9 +211,8 @@ class SlurmClusterUiTest {
         }
 
         // 1. launch: sbatch on node1,node2; the view shows every rank RUNNING on its node
-        IManaJob job = launch(config);
         ManaJobView view = jobView();
-        awaitRanksOn(view, job, List.of("node1", "node1", "node2", "node2"));
+        IManaJob job = runningOn(mpi, view, () -> launch(config), List.of("node1", "node1", "node2", "node2"));
         File script = new File(work, "mana-" + config.getName().replaceAll("[^A-Za-z0-9_.-]", "_") + "-launch.sbatch");
         assertTrue(script.isFile(), "the batch script is kept in the run's folder: " + script);
         String batch = Files.readString(script.toPath());
@@ -229,8 +238,12 @@ class SlurmClusterUiTest {
         System.out.printf("SlurmClusterUiTest: checkpointed and cancelled at %.1f s%n", (System.nanoTime() - t0) / 1e9);
 
         // 4. Restart from Checkpoint... on a new allocation: node3, node4
-        IManaJob restarted = restartOnNode3And4(job, true);
-        awaitRanksOn(view, restarted, List.of("node3", "node3", "node4", "node4"));
+        boolean[] first = { true };
+        IManaJob restarted = runningOn(mpi, view, () -> {
+            IManaJob r = restartOnNode3And4(job, first[0]);
+            first[0] = false;
+            return r;
+        }, List.of("node3", "node3", "node4", "node4"));
         System.out.printf("SlurmClusterUiTest: restarted, 4 ranks RUNNING on node3,node4 at %.1f s%n",
             (System.nanoTime() - t0) / 1e9);
 
@@ -260,7 +273,8 @@ class SlurmClusterUiTest {
         // 1. launch: the coordinator on the login node, then the srun step on node1,node2
         IManaJob job = launch(config);
         ManaJobView view = jobView();
-        awaitRanksOn(view, job, List.of("node1", "node1", "node2", "node2"));
+        assertTrue(awaitRanksOn(view, job, List.of("node1", "node1", "node2", "node2")),
+            () -> "the step ended before its ranks ran: " + ManaWorkbenchFlowTest.console(job.getLaunch()));
         String out0 = ManaWorkbenchFlowTest.console(job.getLaunch());
         Matcher sf = Pattern.compile("coordinator started on the cluster, status file (\\S+),").matcher(out0);
         assertTrue(sf.find(), out0);
@@ -284,11 +298,44 @@ class SlurmClusterUiTest {
 
         // 4. Restart from Checkpoint... on a new allocation, node3,node4: an interactive step again
         IManaJob restarted = restartOnNode3And4(job, false);
-        awaitRanksOn(view, restarted, List.of("node3", "node3", "node4", "node4"));
+        assertTrue(awaitRanksOn(view, restarted, List.of("node3", "node3", "node4", "node4")),
+            () -> "the restarted step ended before its ranks ran: " + ManaWorkbenchFlowTest.console(restarted.getLaunch()));
 
         // 5. stop after 30 more iterations; the native result
         String out = stopAndCompareWithNative(cluster, mpi, ring, work, restarted);
         assertTrue(out.contains("coordinator started on the cluster"), out);
+    }
+
+    /** Starts a job (a launch or a restart). */
+    private interface Start {
+        IManaJob start() throws Exception;
+    }
+
+    /**
+     * Starts a job and waits until the view shows its ranks RUNNING on {@code nodes}; once more when the job ended
+     * first, lost to Open MPI's startup crash under {@code srun --mpi=pmix} (docs/cluster.md, "Open MPI's startup
+     * crash": a native run dies of it too; core-native/tests/cluster/ompi_startup.sh retries it the same way).
+     */
+    private static IManaJob runningOn(MpiImplementation mpi, ManaJobView view, Start start, List<String> nodes)
+            throws Exception {
+        IManaJob job = start.start();
+        if (awaitRanksOn(view, job, nodes)) {
+            return job;
+        }
+        String out = ManaWorkbenchFlowTest.console(job.getLaunch());
+        assertTrue(openMpiStartupCrash(mpi, out), "the job ended before its ranks ran on " + nodes + ": " + out);
+        System.out.println("SlurmClusterUiTest: the job lost a rank to Open MPI's startup crash under srun: once more");
+        job = start.start();
+        IManaJob again = job;
+        assertTrue(awaitRanksOn(view, job, nodes),
+            () -> "the job submitted again ended before its ranks ran: " + ManaWorkbenchFlowTest.console(again.getLaunch()));
+        return job;
+    }
+
+    /** Open MPI's own SIGSEGV report at address (nil) and Slurm's line for the task it killed (ompi_startup.sh). */
+    private static boolean openMpiStartupCrash(MpiImplementation mpi, String out) {
+        return mpi == MpiImplementation.OPEN_MPI && out.contains("Signal: Segmentation fault (11)")
+            && out.contains("Failing at address: (nil)") && Pattern.compile("task [0-9-]+: Segmentation fault").matcher(out).find();
     }
 
     /**
@@ -306,10 +353,16 @@ class SlurmClusterUiTest {
         return n;
     }
 
-    /** Waits until the view shows {@code job}'s ranks RUNNING on these nodes (by rank). */
-    private static void awaitRanksOn(ManaJobView view, IManaJob job, List<String> nodes) throws InterruptedException {
+    /**
+     * Waits until the view shows {@code job}'s ranks RUNNING on these nodes (by rank): true; false when the job's launch
+     * ended first.
+     */
+    private static boolean awaitRanksOn(ManaJobView view, IManaJob job, List<String> nodes) throws InterruptedException {
         Ui.waitFor(() -> "ranks RUNNING on " + nodes + " in the view: " + Ui.sync(() -> view.getSummaryText() + " "
             + view.getRows()) + "\n" + ManaWorkbenchFlowTest.console(job.getLaunch()), 60_000, () -> {
+                if (job.getLaunch().isTerminated()) {
+                    return true;
+                }
                 if (view.getShownJob() != job) {
                     return false;
                 }
@@ -324,5 +377,6 @@ class SlurmClusterUiTest {
                 }
                 return true;
             });
+        return !job.getLaunch().isTerminated();
     }
 }
