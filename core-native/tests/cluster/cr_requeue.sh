@@ -137,7 +137,8 @@ wait_for 120 gone || fail "the job did not end after the stop file"
 got=$(grep "done: " "$SH/job.out" | tail -n 1)
 [ -n "$got" ] || fail "no 'done:' line"
 iters=$(echo "$got" | sed -n 's/.*iters=\([0-9]*\).*/\1/p')
-native() { timeout 120 srun -N 2 --ntasks-per-node=2 -w node1,node2 "$prog" --iters "$iters" > "$SH/native.out" 2>&1; }
+# (srun -K: a task that dies ends the step at once; its peers would wait for it until the time-out)
+native() { timeout 120 srun -K -N 2 --ntasks-per-node=2 -w node1,node2 "$prog" --iters "$iters" > "$SH/native.out" 2>&1; }
 native || { [ -z "$retried" ] && ompi_startup_crash "$SH/native.out" && retried=1 &&
             say "native run: lost a rank to Open MPI's startup crash (ompi_startup.sh): once more" && native; } ||
     fail "native run failed"

@@ -180,7 +180,8 @@ for f in "$SH"/restart*.err; do
         fail "$(basename "$f" .err): a rank did not register with its job's coordinator at the first try"
 done
 # the reference: the same program natively, same ranks and nodes, same number of iterations
-native() { timeout 120 srun --mpi=$pmi -N 2 --ntasks-per-node=2 -w node1,node2 "$prog" --iters "$iters" > "$SH/native.out" 2>&1; }
+# (srun -K: a task that dies ends the step at once; its peers would wait for it until the time-out)
+native() { timeout 120 srun -K --mpi=$pmi -N 2 --ntasks-per-node=2 -w node1,node2 "$prog" --iters "$iters" > "$SH/native.out" 2>&1; }
 native || { [ -z "$retried" ] && ompi_startup_crash "$SH/native.out" && retried=1 &&
             say "native run: lost a rank to Open MPI's startup crash (ompi_startup.sh): once more" && native; } ||
     fail "native run failed"

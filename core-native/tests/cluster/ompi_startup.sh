@@ -20,5 +20,5 @@ ompi_startup_crash() {
     [ "$mpi" = openmpi ] || return 1
     grep -q 'Signal: Segmentation fault (11)' "$1" 2>/dev/null &&
         grep -q 'Failing at address: (nil)' "$1" 2>/dev/null &&
-        grep -q 'task [0-9-]*: Segmentation fault' "$1" 2>/dev/null
+        grep -Eq 'tasks? [0-9,-]+: Segmentation fault' "$1" 2>/dev/null
 }

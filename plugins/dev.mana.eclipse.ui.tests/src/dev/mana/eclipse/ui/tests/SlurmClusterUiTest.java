@@ -182,7 +182,7 @@ class SlurmClusterUiTest {
         assertTrue(!out.contains("[rank 0] ready"), "the program went on from its checkpoint, not from the start: " + out);
         Matcher m = Pattern.compile("\\[rank 0\\] (ring done: iters=(\\d+) .*)").matcher(out);
         assertTrue(m.find(), out);
-        String[] srun = { "srun", mpi == MpiImplementation.OPEN_MPI ? "--mpi=pmix" : "--mpi=pmi2", "-N", "2",
+        String[] srun = { "srun", "-K", mpi == MpiImplementation.OPEN_MPI ? "--mpi=pmix" : "--mpi=pmi2", "-N", "2",
             "--ntasks-per-node=2", "-w", "node1,node2", ring.getPath(), "--iters", m.group(2) };
         String native_;
         try {
@@ -335,7 +335,7 @@ class SlurmClusterUiTest {
     /** Open MPI's own SIGSEGV report at address (nil) and Slurm's line for the task it killed (ompi_startup.sh). */
     private static boolean openMpiStartupCrash(MpiImplementation mpi, String out) {
         return mpi == MpiImplementation.OPEN_MPI && out.contains("Signal: Segmentation fault (11)")
-            && out.contains("Failing at address: (nil)") && Pattern.compile("task [0-9-]+: Segmentation fault").matcher(out).find();
+            && out.contains("Failing at address: (nil)") && Pattern.compile("tasks? [0-9,-]+: Segmentation fault").matcher(out).find();
     }
 
     /**
