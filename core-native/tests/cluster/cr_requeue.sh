@@ -46,7 +46,7 @@ fail() {
 }
 . "$(dirname -- "$(readlink -f -- "$0")")/../lib/wait.sh"     # wait_for
 . "$(dirname -- "$(readlink -f -- "$0")")/agents.sh"              # one_connection_per_node
-. "$(dirname -- "$(readlink -f -- "$0")")/ompi_startup.sh"        # ompi_startup_crash
+. "$(dirname -- "$(readlink -f -- "$0")")/ompi_startup.sh"        # ompi_retry
 has() { grep -q -- "$2" "$1" 2>/dev/null; }
 job_state() { squeue -h -j "$job" -o %T 2>/dev/null; }
 status() { local t=$1; shift; timeout "$t" env MANA_RC="$HOME/.mana-slurm-$job.rc" "$ROOT/bin/mana_status" "$@"; }
@@ -61,14 +61,8 @@ common_gen() {
     echo "$min"
 }
 
-# retry_startup FILE WHAT: true, once per test, when the job is gone and FILE shows Open MPI's startup
-# crash (ompi_startup.sh)
-retried=
-retry_startup() {
-    [ -z "$retried" ] && [ -z "$(job_state)" ] && ompi_startup_crash "$1" || return 1
-    retried=1
-    say "$2: job $job lost a rank to Open MPI's startup crash under srun (ompi_startup.sh): once more"
-}
+# retry_startup FILE WHAT: true (ompi_retry) when the job is gone and FILE shows Open MPI's startup crash
+retry_startup() { [ -z "$(job_state)" ] && ompi_retry "$1" "$2: job $job"; }
 ready_or_gone() { has "$SH/job.out" '^ready' || [ -z "$(job_state)" ]; }
 launch() {
     job=$(sbatch --parsable --requeue -w node1,node2 -o "$SH/job.out" -e "$SH/job.err" "$script" "$prog" --stop-file "$SH/stop") ||
@@ -139,9 +133,7 @@ got=$(grep "done: " "$SH/job.out" | tail -n 1)
 iters=$(echo "$got" | sed -n 's/.*iters=\([0-9]*\).*/\1/p')
 # (srun -K: a task that dies ends the step at once; its peers would wait for it until the time-out)
 native() { timeout 120 srun -K -N 2 --ntasks-per-node=2 -w node1,node2 "$prog" --iters "$iters" > "$SH/native.out" 2>&1; }
-native || { [ -z "$retried" ] && ompi_startup_crash "$SH/native.out" && retried=1 &&
-            say "native run: lost a rank to Open MPI's startup crash (ompi_startup.sh): once more" && native; } ||
-    fail "native run failed"
+native || { ompi_retry "$SH/native.out" "the native run" && native; } || fail "native run failed"
 want=$(grep "done: " "$SH/native.out" | tail -n 1)
 [ "$got" = "$want" ] || fail "results differ: runtime '$got', native '$want'"
 say "PASS ($got)"

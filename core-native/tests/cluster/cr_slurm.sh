@@ -50,7 +50,7 @@ fail() {
 }
 . "$(dirname -- "$(readlink -f -- "$0")")/../lib/wait.sh"     # wait_for
 . "$(dirname -- "$(readlink -f -- "$0")")/agents.sh"              # one_connection_per_node
-. "$(dirname -- "$(readlink -f -- "$0")")/ompi_startup.sh"        # ompi_startup_crash
+. "$(dirname -- "$(readlink -f -- "$0")")/ompi_startup.sh"        # ompi_retry
 has() { grep -q -- "$2" "$1" 2>/dev/null; }
 
 # The batch script, as a user writes it (docs/cluster.md): the coordinator on the job's first node,
@@ -78,13 +78,10 @@ submit() {
     job=${job%%;*} cur_tag=$tag
     rc_file=$HOME/.mana-slurm-$job.rc   # what the job's coordinator writes; only mana_status here reads it
 }
-# retry_startup TAG: true, once per test, when TAG's job is gone, lost to Open MPI's startup crash
-# (ompi_startup.sh); its output is set aside (TAG.crash.out/.err) for the job submitted again
-retried=
+# retry_startup TAG: true (ompi_retry) when TAG's job is gone, lost to Open MPI's startup crash; its
+# output is set aside (TAG.crash.out/.err) for the job submitted again
 retry_startup() {
-    [ -z "$retried" ] && job_gone "$job" && ompi_startup_crash "$SH/$1.err" || return 1
-    retried=1
-    say "$1: job $job lost a rank to Open MPI's startup crash under srun (ompi_startup.sh): once more"
+    job_gone "$job" && ompi_retry "$SH/$1.err" "$1: job $job" || return 1
     mv "$SH/$1.err" "$SH/$1.crash.err"
     mv "$SH/$1.out" "$SH/$1.crash.out" 2>/dev/null
     return 0
@@ -123,7 +120,7 @@ submit_placed() {
     submit "$@"
     placed "$what" "$where" && return 0
     submit "$@"
-    placed "$what" "$where" || fail "$what: job $job lost to a startup crash again"
+    placed "$what" "$where"        # (a second loss fails there: ompi_retry is once per test)
 }
 checkpoint_and_cancel() {
     local g=$1
@@ -182,9 +179,7 @@ done
 # the reference: the same program natively, same ranks and nodes, same number of iterations
 # (srun -K: a task that dies ends the step at once; its peers would wait for it until the time-out)
 native() { timeout 120 srun -K --mpi=$pmi -N 2 --ntasks-per-node=2 -w node1,node2 "$prog" --iters "$iters" > "$SH/native.out" 2>&1; }
-native || { [ -z "$retried" ] && ompi_startup_crash "$SH/native.out" && retried=1 &&
-            say "native run: lost a rank to Open MPI's startup crash (ompi_startup.sh): once more" && native; } ||
-    fail "native run failed"
+native || { ompi_retry "$SH/native.out" "the native run" && native; } || fail "native run failed"
 want=$(grep "done: " "$SH/native.out" | tail -n 1)
 [ "$got" = "$want" ] || fail "results differ: runtime '$got', native '$want'"
 say "PASS ($got)"

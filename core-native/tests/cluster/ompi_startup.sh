@@ -16,9 +16,16 @@
 # the task that died of it.
 #
 #   ompi_startup_crash FILE   true when FILE (a job's stderr) shows that crash (MPI openmpi only)
+#   ompi_retry FILE WHAT      true once per test, when FILE shows it; says so (WHAT names the job lost)
 ompi_startup_crash() {
     [ "$mpi" = openmpi ] || return 1
     grep -q 'Signal: Segmentation fault (11)' "$1" 2>/dev/null &&
         grep -q 'Failing at address: (nil)' "$1" 2>/dev/null &&
         grep -Eq 'tasks? [0-9,-]+: Segmentation fault' "$1" 2>/dev/null
+}
+ompi_retried=
+ompi_retry() {
+    [ -z "$ompi_retried" ] && ompi_startup_crash "$1" || return 1
+    ompi_retried=1
+    say "$2 lost a rank to Open MPI's startup crash under srun (ompi_startup.sh): once more"
 }
