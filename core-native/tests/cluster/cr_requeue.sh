@@ -61,8 +61,17 @@ common_gen() {
     echo "$min"
 }
 
-# retry_startup FILE WHAT: true (ompi_retry) when the job is gone and FILE shows Open MPI's startup crash
-retry_startup() { [ -z "$(job_state)" ] && ompi_retry "$1" "$2: job $job"; }
+# retry_startup FILE WHAT: true (ompi_retry) when the job is gone and FILE shows Open MPI's startup crash;
+# then the lost run's coordinator, which waits for good for ranks that never registered (and holds the
+# batch script's port), is stopped, as a user would, and gone
+retry_startup() {
+    [ -z "$(job_state)" ] && ompi_retry "$1" "$2: job $job" || return 1
+    local c
+    c=$(sed -n 's/^Pid: *//p' "$HOME/.mana-slurm-$job.rc" 2>/dev/null)
+    status 30 --quit > /dev/null 2>&1
+    coordinator_gone() { [ -z "$c" ] || ! kill -0 "$c" 2>/dev/null; }
+    wait_for 30 coordinator_gone || fail "the lost run's coordinator (pid $c) did not stop"
+}
 ready_or_gone() { has "$SH/job.out" '^ready' || [ -z "$(job_state)" ]; }
 launch() {
     job=$(sbatch --parsable --requeue -w node1,node2 -o "$SH/job.out" -e "$SH/job.err" "$script" "$prog" --stop-file "$SH/stop") ||
@@ -111,9 +120,7 @@ requeue() {
 # user would: the checkpoint it restarts from is untouched
 requeue || {
     tail -n +"$((err_lines + 1))" "$SH/job.err" > "$SH/requeue.err"
-    # its coordinator waits for ranks that never registered: stopped, as a user would (the idle nodes
-    # wait for it to be gone)
-    retry_startup "$SH/requeue.err" "after the requeue" && { status 30 --quit > /dev/null 2>&1; requeue; }
+    retry_startup "$SH/requeue.err" "after the requeue" && requeue
 } || { status 20 --list; fail "the requeued job's ranks are not back"; }
 # then each at a generation >= the one seen before (restored from it or checkpointed since; the state may
 # be a periodic checkpoint's by then)
