@@ -124,7 +124,7 @@ static int in_trap_thread(void)
     }
     char buf[32];
     int n = snprintf(buf, sizeof buf, "%d", TRAP_TID - 1);
-    for (int attempt = 0; attempt < 20; attempt++) {
+    for (int attempt = 0; attempt < 200; attempt++) {
         int fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY | O_CLOEXEC);
         if (fd < 0 || write(fd, buf, (size_t)n) != n) {
             char why[160];
@@ -143,7 +143,7 @@ static int in_trap_thread(void)
         if ((intptr_t)rc != MISSED_TID) return (int)(intptr_t)rc;
     }
     char why[96];
-    snprintf(why, sizeof why, "tid %d was taken by another process 20 times", TRAP_TID);
+    snprintf(why, sizeof why, "tid %d was taken by another process 200 times", TRAP_TID);
     return cannot_pid7fff(why);
 }
 
