@@ -418,7 +418,15 @@ void group_coll_leave(uint64_t up);
  * win.c).  Only local work may run under the hold: a user callback (attribute copy) runs after it. */
 uint64_t coll_leave_held(uint64_t up, int rc);
 uint64_t group_coll_leave_held(uint64_t up, int rc);
-#define COLL_MAKE(c, hold, rc, stmt) do { uint64_t upm_ = coll_enter(c); stmt; (hold) = coll_leave_held(upm_, (rc)); } while (0)
+/* Under MPI_THREAD_MULTIPLE the call first waits for its turn (ctor_turn.c: every member of the parent
+ * ready for this constructor and no other), given up once the real call has returned. */
+uint64_t mana_ctor_turn_take(struct vobj *parent);   /* 0: no turn taken (not MULTIPLE, inter-communicator) */
+void mana_ctor_turn_give(uint64_t turn);
+#define COLL_MAKE(c, hold, rc, stmt) do { \
+        uint64_t turn_ = __builtin_expect(mana_thread_multiple, 0) ? mana_ctor_turn_take(c) : 0; \
+        uint64_t upm_ = coll_enter(c); stmt; (hold) = coll_leave_held(upm_, (rc)); \
+        mana_ctor_turn_give(turn_); \
+    } while (0)
 #define GROUP_COLL_MAKE(c, hold, rc, stmt) \
     do { uint64_t upm_ = group_coll_enter(c); stmt; (hold) = group_coll_leave_held(upm_, (rc)); } while (0)
 static inline void made_release(uint64_t hold) { if (hold) lower_release(hold); }

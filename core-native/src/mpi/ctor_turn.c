@@ -1,0 +1,119 @@
+/*
+ * ctor_turn.c - under MPI_THREAD_MULTIPLE, the turn a blocking communicator constructor waits for.
+ *
+ * The real MPI runs one thread of a rank at a time (MPI_THREAD_SERIALIZED), and a constructor with no
+ * nonblocking twin (MPI_Comm_split, _split_type, _create, the topology constructors, Cart_sub) holds the
+ * rank's lower half for its whole real call, waiting there for the other members.  Two threads per rank
+ * making communicators from two parents in opposite orders on two ranks deadlocked: rank 0 in c1's
+ * constructor waiting for rank 1, whose lower half its other thread held in c2's, waiting for rank 0
+ * (test ctor_mt; MPICH's threads/comm/comm_split_threads and comm_create_threads).
+ *
+ * So such a call first agrees with the other members of its parent that every one of them is ready to
+ * run it and nothing else of its kind: each member votes (yes only while it holds this rank's one
+ * constructor turn), and the votes meet in an MPI_Allreduce on the parent.  That is a collective the
+ * program cannot mind: it may not run another collective on the parent meanwhile, and under
+ * MPI_THREAD_MULTIPLE the allreduce is a nonblocking one and a wait that gives the lower half up between
+ * polls (COLL_MT), so no thread holds a lower half while it votes.  Every member sees the same result of
+ * every round, so all make the same number of rounds and the parent's collective count stays the same on
+ * all of them.  When every vote was yes, every member holds its turn for this call alone and enters the
+ * real call as soon as it gets its own lower half, which no other thread keeps for long: the call
+ * completes.  Otherwise those that held their turn give it up and vote again.
+ *
+ * Progress: a rank gives its turn only to the waiting thread with the smallest parent id (the parent's
+ * gid, the same on every member and distinct between the communicators that exist), as MPICH's context id
+ * allocation does, so the constructor with the smallest id among those waiting gets a yes from every
+ * member in some round.  And the order in which a rank makes communicators from parents that share two
+ * members is the same on both: the restart's replay, one constructor at a time in each rank's creation
+ * order, does not deadlock either.
+ *
+ * A parent of one member (MPI_COMM_SELF) takes no turn: its call waits for no other rank.
+ * Inter-communicator parents take no turn (an allreduce there combines the other group's votes) and
+ * neither do MPI_Comm_create_group and MPI_Intercomm_create, which have no collective over their whole
+ * group to vote on.  Nor do the window and file calls that wait for their group while holding the lower
+ * half (MPI_Win_create and its kin, MPI_Win_fence, MPI_Win_free, MPI_File_open, MPI_File_close): the
+ * group's communicator is not theirs to vote on, since the program may run its own collectives on it
+ * meanwhile.  Two threads of a rank must still not run those at the same time as one another or as a
+ * constructor (docs/architecture.md, Threads).
+ */
+#include "mpi_int.h"
+
+#include <sched.h>
+
+#define TURN_WAITERS 64           /* threads of a rank waiting at once that get priority; more just wait */
+
+static volatile int turn_lock;            /* spin lock over the three below */
+static uint64_t turn_holder;              /* the parent gid whose constructor holds the turn; 0: free */
+static uint64_t turn_waiting[TURN_WAITERS];   /* gids of the constructors waiting for it; 0: empty slot */
+
+static void turn_lock_take(void)
+{
+    while (__atomic_exchange_n(&turn_lock, 1, __ATOMIC_ACQUIRE)) sched_yield();
+}
+static void turn_lock_give(void) { __atomic_store_n(&turn_lock, 0, __ATOMIC_RELEASE); }
+
+/* This rank's turn for the constructor on parent id; 1 when it got it.  Only the waiting constructor
+ * with the smallest id gets it, so that the smallest one wins on every member. */
+static int turn_try(uint64_t id)
+{
+    int got = 0;
+    turn_lock_take();
+    if (turn_holder == 0) {
+        uint64_t least = id;
+        for (int i = 0; i < TURN_WAITERS; i++)
+            if (turn_waiting[i] && turn_waiting[i] < least) least = turn_waiting[i];
+        if (least == id) { turn_holder = id; got = 1; }
+    }
+    turn_lock_give();
+    return got;
+}
+
+static void turn_put(uint64_t id)
+{
+    turn_lock_take();
+    if (turn_holder == id) turn_holder = 0;
+    turn_lock_give();
+}
+
+/* The slot of a waiting constructor, or -1 where all are taken (it waits without priority). */
+static int waiter_add(uint64_t id)
+{
+    int slot = -1;
+    turn_lock_take();
+    for (int i = 0; i < TURN_WAITERS && slot < 0; i++)
+        if (!turn_waiting[i]) { turn_waiting[i] = id; slot = i; }
+    turn_lock_give();
+    return slot;
+}
+
+static void waiter_drop(int slot)
+{
+    if (slot < 0) return;
+    turn_lock_take();
+    turn_waiting[slot] = 0;
+    turn_lock_give();
+}
+
+uint64_t mana_ctor_turn_take(struct vobj *parent)
+{
+    if (!mana_thread_multiple || !parent || parent->kind != K_COMM || !parent->gid) return 0;
+    MPI_Comm comm = V(MPI_Comm, parent);
+    int inter = 0, size = 0;
+    LOWER(real.Comm_test_inter(R(comm), &inter); real.Comm_size(R(comm), &size));
+    if (inter || size < 2) return 0;     /* alone in it (MPI_COMM_SELF): no one to wait for */
+    uint64_t id = parent->gid;
+    int slot = waiter_add(id);
+    for (;;) {
+        int mine = turn_try(id), all = 0;
+        int rc = PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
+        if (rc != MPI_SUCCESS) all = 0;
+        if (all) { waiter_drop(slot); return id; }
+        if (mine) turn_put(id);
+        if (rc != MPI_SUCCESS) { waiter_drop(slot); return 0; }  /* the constructor reports it */
+        sched_yield();
+    }
+}
+
+void mana_ctor_turn_give(uint64_t turn)
+{
+    if (turn) turn_put(turn);
+}

@@ -1,0 +1,124 @@
+/* ctor_mt - MPI_THREAD_MULTIPLE: two threads of every rank make communicators from two parents at once,
+ * with the constructors that have no nonblocking twin (MPI_Comm_split, MPI_Comm_create,
+ * MPI_Cart_create, in turn), in opposite orders on neighbouring ranks, every iteration, checkpointed
+ * while they do.
+ *
+ * The pattern of dup_mt, for the other constructors: rank 0's main thread is in c1's constructor waiting
+ * for rank 1's main thread while rank 1's worker is in c2's, waiting for rank 0's worker.  The real
+ * constructor is blocking and the lower MPI runs one thread at a time, so a runtime that lets a thread
+ * into the real call before every member of the parent is ready for it (and for nothing else) deadlocks
+ * there (MPICH's threads/comm/comm_create_threads, comm_split_threads did).  Each thread checks the new
+ * communicator's size and rank, uses it (an MPI_Allreduce of rank-dependent values, hashed) and frees it;
+ * the iteration ends with the usual stop agreement.  Run until told to stop, each thread naps 10 ms
+ * holding its new communicator, so that checkpoints find both alive (made in different orders on
+ * neighbouring ranks: what the replay must make again); the reference run (--iters) does not nap. */
+#include "mpitest.h"
+
+#include <pthread.h>
+#include <sched.h>
+
+struct shared {
+    int rank, size;
+    long it;
+    int quit;
+    int pace;                   /* nap 10 ms after each constructor (the run told to stop by a file) */
+    MPI_Comm c1, c2;
+    pthread_barrier_t start, end;
+    volatile int first_going;   /* the thread that goes first is about to call MPI (this iteration's number) */
+    uint64_t h1, h2;
+};
+
+/* This iteration's constructor on parent: every member ends up in the new communicator, of the parent's
+ * size, with the rank checked below (split reverses the order). */
+static MPI_Comm make(struct shared *s, MPI_Comm parent, int *want_rank)
+{
+    MPI_Comm n = MPI_COMM_NULL;
+    int rc, kind = (int)(s->it % 3);
+    *want_rank = s->rank;
+    if (kind == 0) {
+        rc = MPI_Comm_split(parent, 7, s->size - s->rank, &n);
+        *want_rank = s->size - 1 - s->rank;
+    } else if (kind == 1) {
+        MPI_Group g;
+        MPI_Comm_group(parent, &g);
+        rc = MPI_Comm_create(parent, g, &n);
+        MPI_Group_free(&g);
+    } else {
+        int dims[1] = { s->size }, periods[1] = { 1 };
+        rc = MPI_Cart_create(parent, 1, dims, periods, 0, &n);
+    }
+    if (rc != MPI_SUCCESS || n == MPI_COMM_NULL) mt_fail("constructor %d: rc %d", kind, rc);
+    return n;
+}
+
+static void make_and_use(struct shared *s, MPI_Comm parent, uint64_t *h, int salt)
+{
+    int want = -1, sz = -1, rk = -1;
+    MPI_Comm n = make(s, parent, &want);
+    MPI_Comm_size(n, &sz);
+    MPI_Comm_rank(n, &rk);
+    if (sz != s->size || rk != want) mt_fail("constructor on %d: size %d rank %d (want %d)", salt, sz, rk, want);
+    if (s->pace) {
+        struct timespec nap = { 0, 10 * 1000 * 1000 };
+        while (nanosleep(&nap, &nap) != 0 && errno == EINTR) {}
+    }
+    long v = (long)(rk + 1) * (s->it + salt), sum = 0;
+    MPI_Allreduce(&v, &sum, 1, MPI_LONG, MPI_SUM, n);
+    long expect = (long)s->size * (s->size + 1) / 2 * (s->it + salt);
+    if (sum != expect) mt_fail("constructor on %d: sum %ld, not %ld", salt, sum, expect);
+    *h = mt_hash(*h, &sum, sizeof sum);
+    MPI_Comm_free(&n);
+}
+
+/* Whether this thread goes first on this rank: the main thread on even ranks, the worker on odd ones. */
+static void take_turn(struct shared *s, int main_thread)
+{
+    int first = (s->rank % 2 == 0) == main_thread;
+    if (first) {
+        __atomic_store_n(&s->first_going, (int)s->it, __ATOMIC_RELEASE);
+    } else {
+        while (__atomic_load_n(&s->first_going, __ATOMIC_ACQUIRE) != (int)s->it) sched_yield();
+    }
+}
+
+static void *worker(void *arg)
+{
+    struct shared *s = arg;
+    for (;;) {
+        pthread_barrier_wait(&s->start);
+        if (s->quit) return NULL;
+        take_turn(s, 0);
+        make_and_use(s, s->c2, &s->h2, 2);
+        pthread_barrier_wait(&s->end);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    struct mt_run r;
+    mt_init_level(&r, &argc, &argv, MPI_THREAD_MULTIPLE);
+    struct shared s = { .rank = r.rank, .size = r.size, .h1 = MT_HASH0, .h2 = MT_HASH0,
+                        .pace = r.stop_file != NULL };
+    MPI_Comm_dup(MPI_COMM_WORLD, &s.c1);
+    MPI_Comm_dup(MPI_COMM_WORLD, &s.c2);
+    pthread_barrier_init(&s.start, NULL, 2);
+    pthread_barrier_init(&s.end, NULL, 2);
+    pthread_t t;
+    if (pthread_create(&t, NULL, worker, &s) != 0) mt_fail("pthread_create");
+    long it = 0;
+    do {
+        s.it = ++it;
+        pthread_barrier_wait(&s.start);
+        take_turn(&s, 1);
+        make_and_use(&s, s.c1, &s.h1, 1);
+        pthread_barrier_wait(&s.end);
+    } while (!mt_done(&r, it));
+    s.quit = 1;
+    pthread_barrier_wait(&s.start);
+    pthread_join(t, NULL);
+    MPI_Comm_free(&s.c1);
+    MPI_Comm_free(&s.c2);
+    uint64_t h = mt_hash(s.h1, &s.h2, sizeof s.h2);
+    mt_finish(&r, "ctor_mt", it, h);
+    return 0;
+}
