@@ -1,5 +1,6 @@
 /*
- * ctor_turn.c - under MPI_THREAD_MULTIPLE, the turn a blocking communicator constructor waits for.
+ * ctor_turn.c - under MPI_THREAD_MULTIPLE, the turn a blocking communicator constructor waits for (and
+ * the window calls and the blocking dup that wait for their whole group: win.c, objects.c).
  *
  * The real MPI runs one thread of a rank at a time (MPI_THREAD_SERIALIZED), and a constructor with no
  * nonblocking twin (MPI_Comm_split, _split_type, _create, the topology constructors, Cart_sub) holds the
@@ -8,32 +9,32 @@
  * constructor waiting for rank 1, whose lower half its other thread held in c2's, waiting for rank 0
  * (test ctor_mt; MPICH's threads/comm/comm_split_threads and comm_create_threads).
  *
- * So such a call first agrees with the other members of its parent that every one of them is ready to
- * run it and nothing else of its kind: each member votes (yes only while it holds this rank's one
- * constructor turn), and the votes meet in an MPI_Allreduce on the parent.  That is a collective the
- * program cannot mind: it may not run another collective on the parent meanwhile, and under
- * MPI_THREAD_MULTIPLE the allreduce is a nonblocking one and a wait that gives the lower half up between
+ * So such a call first agrees with the other members of its parent that every one of them is ready to run
+ * it and nothing else of its kind: once all have arrived (a barrier), each member votes (yes only while it
+ * holds this rank's one constructor turn), and the votes meet in an MPI_Allreduce on the parent.  Those are
+ * collectives the program cannot mind: it may not run another collective on the parent meanwhile, and
+ * under MPI_THREAD_MULTIPLE each is a nonblocking one and a wait that gives the lower half up between
  * polls (COLL_MT), so no thread holds a lower half while it votes.  Every member sees the same result of
  * every round, so all make the same number of rounds and the parent's collective count stays the same on
  * all of them.  When every vote was yes, every member holds its turn for this call alone and enters the
  * real call as soon as it gets its own lower half, which no other thread keeps for long: the call
  * completes.  Otherwise those that held their turn give it up and vote again.
  *
- * Progress: a rank gives its turn only to the waiting thread with the smallest parent id (the parent's
- * gid, the same on every member and distinct between the communicators that exist), as MPICH's context id
- * allocation does, so the constructor with the smallest id among those waiting gets a yes from every
- * member in some round.  And the order in which a rank makes communicators from parents that share two
- * members is the same on both: the restart's replay, one constructor at a time in each rank's creation
- * order, does not deadlock either.
+ * Progress: a rank gives its turn only to the waiting thread (past the barrier) with the smallest
+ * parent id (the parent's gid, the same on every member and distinct between the communicators that
+ * exist), as MPICH's context id allocation does, so the constructor with the smallest id among those
+ * waiting gets a yes from every member in some round.  And the order in which a rank makes communicators
+ * from parents that share two members is the same on both: the restart's replay, one constructor at a
+ * time in each rank's creation order, does not deadlock either.
  *
  * A parent of one member (MPI_COMM_SELF) takes no turn: its call waits for no other rank.
  * Inter-communicator parents take no turn (an allreduce there combines the other group's votes) and
  * neither do MPI_Comm_create_group and MPI_Intercomm_create, which have no collective over their whole
- * group to vote on.  Nor do the window and file calls that wait for their group while holding the lower
- * half (MPI_Win_create and its kin, MPI_Win_fence, MPI_Win_free, MPI_File_open, MPI_File_close): the
- * group's communicator is not theirs to vote on, since the program may run its own collectives on it
- * meanwhile.  Two threads of a rank must still not run those at the same time as one another or as a
- * constructor (docs/architecture.md, Threads).
+ * group to vote on.  Windows take turns too (win.c): their creation on its communicator, MPI_Win_fence
+ * and MPI_Win_free on a dup of it that the window keeps for this (the program may run its own
+ * collectives on the window's communicator while it fences).  Files do not yet (MPI_File_open and
+ * MPI_File_close wait for their group holding the lower half): two threads of a rank must not run those
+ * at the same time as another such call or a constructor (docs/architecture.md, Threads).
  */
 #include "mpi_int.h"
 
@@ -101,6 +102,11 @@ uint64_t mana_ctor_turn_take(struct vobj *parent)
     LOWER(real.Comm_test_inter(R(comm), &inter); real.Comm_size(R(comm), &size));
     if (inter || size < 2) return 0;     /* alone in it (MPI_COMM_SELF): no one to wait for */
     uint64_t id = parent->gid;
+    /* First every member arrives: a thread holds the turn while its round is open, and a round only
+     * completes once every member has voted, so a member still far off (its thread waiting in the program
+     * for this rank's other constructor to finish, say) would keep the turn from that constructor for
+     * good.  After the barrier every member is in this loop and each round completes promptly. */
+    if (PMPI_Barrier(comm) != MPI_SUCCESS) return 0;
     int slot = waiter_add(id);
     for (;;) {
         int mine = turn_try(id), all = 0;

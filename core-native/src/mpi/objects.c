@@ -50,9 +50,16 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
      * deadlocked (MPICH's threads/comm/ctxdup, comm_dup_deadlock; test dup_mt).  The nonblocking dup
      * waits outside it, as the blocking collectives do then (coll.c, COLL_MT); the same recipe. */
     if (mana_thread_multiple) {
+        /* It takes a constructor turn too (ctor_turn.c), held until the dup is done: Open MPI makes one
+         * new communicator at a time per process (ompi_comm_nextcid), so a real constructor that holds
+         * this rank's lower half waits for an idup still pending here, whose other members may not have
+         * posted it yet because their own lower halves are held the same way (win_mt hung so after a
+         * restart, in MPI_Win_create). */
         MPI_Request r;
-        if ((rc = mana_comm_idup_post(comm, newcomm, &r)) != MPI_SUCCESS) return rc;
-        if ((rc = PMPI_Wait(&r, MPI_STATUS_IGNORE)) != MPI_SUCCESS) return rc;
+        uint64_t turn = mana_ctor_turn_take(p);
+        if ((rc = mana_comm_idup_post(comm, newcomm, &r)) == MPI_SUCCESS) rc = PMPI_Wait(&r, MPI_STATUS_IGNORE);
+        mana_ctor_turn_give(turn);
+        if (rc != MPI_SUCCESS) return rc;
         return mana_comm_dup_attrs(comm, newcomm);
     }
     COLL_MAKE(p, hold, rc, rc = real.Comm_dup(R(comm), &rc_));

@@ -107,6 +107,9 @@ struct mana_win {
     /* general active-target synchronization (post/start/complete/wait): the program's epochs */
     struct pscw pscw;
     struct shm_seg shm;           /* MPI_Win_allocate_shared; MPI_Win_allocate's alias (map, len, lower) */
+    /* Under MPI_THREAD_MULTIPLE: a dup of the window's communicator, ours, on which the members vote for
+     * the turn of a fence or the free (ctor_turn.c); MPI_COMM_NULL otherwise */
+    MPI_Comm vote;
 };
 
 static struct mana_win *mw_of(struct vobj *w) { return w->arr; }
@@ -607,11 +610,17 @@ static int win_make(int flavor, void *base, MPI_Aint size, MPI_Aint disp_unit, M
     mw->disp_unit = flavor == MPI_WIN_FLAVOR_DYNAMIC ? 1 : (int)disp_unit;
     mw->model = MPI_WIN_SEPARATE;
     mw->hints = MPI_INFO_NULL;
+    mw->vote = MPI_COMM_NULL;
     if (info != MPI_INFO_NULL && mana_info_dup(info, &mw->hints) != MPI_SUCCESS) mw->hints = MPI_INFO_NULL;
     mw->errh = HBITS(MPI_ERRORS_ARE_FATAL);
     /* The entry exists before the call and is marked live inside the excursion that makes the real
      * window: a checkpoint comes before (no window: the replay skips it) or after, never between. */
     mana_rma_used = 1;
+    /* The creation waits for the whole group holding the lower half: under MPI_THREAD_MULTIPLE it waits
+     * for its turn (ctor_turn.c), voted on the communicator (a collective on it: ours to vote on).  Before
+     * the entry is made: its creation order is the replay's, the same on every member only in turn order
+     * (a restart replayed two threads' windows in opposite orders on two ranks and hung). */
+    uint64_t turn = __builtin_expect(mana_thread_multiple, 0) ? mana_ctor_turn_take(c) : 0;
     struct vobj *w = vnew(K_WIN, 0);
     w->recipe = R_WIN_CREATE;
     w->arr = mw;
@@ -631,6 +640,7 @@ static int win_make(int flavor, void *base, MPI_Aint size, MPI_Aint disp_unit, M
                    w->flags |= VF_WOPEN;
                }
                mana_info_real_free_lower(ri));
+    mana_ctor_turn_give(turn);
     if (rc != MPI_SUCCESS) {
         mw->own_mem = 0;          /* the caller frees it */
         if (sp) {
@@ -643,6 +653,11 @@ static int win_make(int flavor, void *base, MPI_Aint size, MPI_Aint disp_unit, M
         return rc;
     }
     *win = V(MPI_Win, w);
+    /* The fences and the free wait for the group too, but the program may run its own collectives on the
+     * window's communicator meanwhile: their turns are voted on a dup of ours (a communicator like any
+     * other: counted by the drains, made again by the replay). */
+    if (__builtin_expect(mana_thread_multiple, 0) && PMPI_Comm_dup(comm, &mw->vote) != MPI_SUCCESS)
+        mw->vote = MPI_COMM_NULL;
     return MPI_SUCCESS;
 }
 
@@ -788,6 +803,15 @@ int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *dis
 ALIAS(Win_shared_query_c)
 #endif
 
+/* The turn of a call that waits for the window's whole group holding the lower half (MPI_Win_fence,
+ * MPI_Win_free) under MPI_THREAD_MULTIPLE: two threads fencing two windows in opposite orders on two ranks
+ * deadlocked (MPICH's threads/rma/multifence; test win_mt).  0: none taken. */
+static uint64_t win_turn(const struct mana_win *mw)
+{
+    if (!__builtin_expect(mana_thread_multiple, 0) || mw->vote == MPI_COMM_NULL) return 0;
+    return mana_ctor_turn_take(comm_obj(mw->vote));
+}
+
 int PMPI_Win_free(MPI_Win *win)
 {
     MANA_CHECK_INIT();
@@ -797,8 +821,12 @@ int PMPI_Win_free(MPI_Win *win)
     MPI_Win rw;
     /* freed for the checkpoint in the same excursion that frees it for MPI; the real handle read past
      * the gate (a checkpoint may come while this thread waits there, and replace it) */
+    MPI_Comm vote = mw_of(w)->vote;
+    uint64_t turn = win_turn(mw_of(w));
     COLL_LOWER(w, rw = R(*win); rc = real.Win_free(&rw); if (rc == MPI_SUCCESS) w->flags &= ~VF_WOPEN);
+    mana_ctor_turn_give(turn);
     if (rc != MPI_SUCCESS) return mana_win_err(w, *win, rc);
+    if (vote != MPI_COMM_NULL) PMPI_Comm_free(&vote);
     win_drop(w);
     vrelease(w);
     *win = MPI_WIN_NULL;
@@ -842,8 +870,10 @@ int PMPI_Win_fence(int assert_, MPI_Win win)
     WIN_OR_ERR(win, w);
     struct mana_win *mw = mw_of(w);
     int rc;
+    uint64_t turn = win_turn(mw);
     COLL_LOWER(w, rc = real.Win_fence(assert_, R(win));
                if (rc == MPI_SUCCESS) mw->fence_open = !(assert_ & MPI_MODE_NOSUCCEED));
+    mana_ctor_turn_give(turn);
     return mana_win_err(w, win, rc);
 }
 ALIAS(Win_fence)
