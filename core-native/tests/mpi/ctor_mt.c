@@ -11,26 +11,13 @@
  * communicator's size and rank, uses it (an MPI_Allreduce of rank-dependent values, hashed) and frees it;
  * the iteration ends with the usual stop agreement.  Run until told to stop, each thread naps 10 ms
  * holding its new communicator, so that checkpoints find both alive (made in different orders on
- * neighbouring ranks: what the replay must make again); the reference run (--iters) does not nap. */
-#include "mpitest.h"
-
-#include <pthread.h>
-#include <sched.h>
-
-struct shared {
-    int rank, size;
-    long it;
-    int quit;
-    int pace;                   /* nap 10 ms after each constructor (the run told to stop by a file) */
-    MPI_Comm c1, c2;
-    pthread_barrier_t start, end;
-    volatile int first_going;   /* the thread that goes first is about to call MPI (this iteration's number) */
-    uint64_t h1, h2;
-};
+ * neighbouring ranks: what the replay must make again); the reference run (--iters) does not nap.
+ * The two threads' pattern is mtpair.h's. */
+#include "mtpair.h"
 
 /* This iteration's constructor on parent: every member ends up in the new communicator, of the parent's
  * size, with the rank checked below (split reverses the order). */
-static MPI_Comm make(struct shared *s, MPI_Comm parent, int *want_rank)
+static MPI_Comm make(struct mtpair *s, MPI_Comm parent, int *want_rank)
 {
     MPI_Comm n = MPI_COMM_NULL;
     int rc, kind = (int)(s->it % 3);
@@ -51,17 +38,15 @@ static MPI_Comm make(struct shared *s, MPI_Comm parent, int *want_rank)
     return n;
 }
 
-static void make_and_use(struct shared *s, MPI_Comm parent, uint64_t *h, int salt)
+static void make_and_use(struct mtpair *s, int main_thread, MPI_Comm parent, uint64_t *h, int salt)
 {
     int want = -1, sz = -1, rk = -1;
+    mtpair_turn(s, main_thread, 0);
     MPI_Comm n = make(s, parent, &want);
     MPI_Comm_size(n, &sz);
     MPI_Comm_rank(n, &rk);
     if (sz != s->size || rk != want) mt_fail("constructor on %d: size %d rank %d (want %d)", salt, sz, rk, want);
-    if (s->pace) {
-        struct timespec nap = { 0, 10 * 1000 * 1000 };
-        while (nanosleep(&nap, &nap) != 0 && errno == EINTR) {}
-    }
+    mtpair_nap(s);
     long v = (long)(rk + 1) * (s->it + salt), sum = 0;
     MPI_Allreduce(&v, &sum, 1, MPI_LONG, MPI_SUM, n);
     long expect = (long)s->size * (s->size + 1) / 2 * (s->it + salt);
@@ -70,55 +55,12 @@ static void make_and_use(struct shared *s, MPI_Comm parent, uint64_t *h, int sal
     MPI_Comm_free(&n);
 }
 
-/* Whether this thread goes first on this rank: the main thread on even ranks, the worker on odd ones. */
-static void take_turn(struct shared *s, int main_thread)
-{
-    int first = (s->rank % 2 == 0) == main_thread;
-    if (first) {
-        __atomic_store_n(&s->first_going, (int)s->it, __ATOMIC_RELEASE);
-    } else {
-        while (__atomic_load_n(&s->first_going, __ATOMIC_ACQUIRE) != (int)s->it) sched_yield();
-    }
-}
-
-static void *worker(void *arg)
-{
-    struct shared *s = arg;
-    for (;;) {
-        pthread_barrier_wait(&s->start);
-        if (s->quit) return NULL;
-        take_turn(s, 0);
-        make_and_use(s, s->c2, &s->h2, 2);
-        pthread_barrier_wait(&s->end);
-    }
-}
-
 int main(int argc, char **argv)
 {
     struct mt_run r;
     mt_init_level(&r, &argc, &argv, MPI_THREAD_MULTIPLE);
-    struct shared s = { .rank = r.rank, .size = r.size, .h1 = MT_HASH0, .h2 = MT_HASH0,
-                        .pace = r.stop_file != NULL };
-    MPI_Comm_dup(MPI_COMM_WORLD, &s.c1);
-    MPI_Comm_dup(MPI_COMM_WORLD, &s.c2);
-    pthread_barrier_init(&s.start, NULL, 2);
-    pthread_barrier_init(&s.end, NULL, 2);
-    pthread_t t;
-    if (pthread_create(&t, NULL, worker, &s) != 0) mt_fail("pthread_create");
-    long it = 0;
-    do {
-        s.it = ++it;
-        pthread_barrier_wait(&s.start);
-        take_turn(&s, 1);
-        make_and_use(&s, s.c1, &s.h1, 1);
-        pthread_barrier_wait(&s.end);
-    } while (!mt_done(&r, it));
-    s.quit = 1;
-    pthread_barrier_wait(&s.start);
-    pthread_join(t, NULL);
-    MPI_Comm_free(&s.c1);
-    MPI_Comm_free(&s.c2);
-    uint64_t h = mt_hash(s.h1, &s.h2, sizeof s.h2);
+    uint64_t h;
+    long it = mtpair_run(&r, make_and_use, NULL, &h);
     mt_finish(&r, "ctor_mt", it, h);
     return 0;
 }

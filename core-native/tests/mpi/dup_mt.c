@@ -15,38 +15,23 @@
  * an unpaced run under the runtime (which makes them idups) got ~1,700 iterations ahead of what the native
  * reference run could repeat in its time limit; the naps also put many checkpoints where both threads'
  * new communicators, made in different orders on neighbouring ranks, are alive (what the replay must
- * remake).  The reference run (--iters) does not nap: results depend on the iteration count alone. */
-#include "mpitest.h"
+ * remake).  The reference run (--iters) does not nap: results depend on the iteration count alone.
+ * The two threads' pattern is mtpair.h's, shared with ctor_mt and win_mt. */
+#include "mtpair.h"
 
-#include <pthread.h>
-#include <sched.h>
-
-struct shared {
-    int rank, size;
-    long it;
-    int quit;
-    int pace;                   /* nap 10 ms after each dup (the run told to stop by a file) */
-    MPI_Comm c1, c2;
-    MPI_Info info;
-    pthread_barrier_t start, end;
-    volatile int first_going;   /* the thread that goes first is about to call MPI (this iteration's number) */
-    uint64_t h1, h2;
-};
-
-static void dup_and_use(struct shared *s, MPI_Comm parent, uint64_t *h, int salt)
+static void dup_and_use(struct mtpair *s, int main_thread, MPI_Comm parent, uint64_t *h, int salt)
 {
+    MPI_Info info = *(MPI_Info *)s->arg;
     MPI_Comm n;
-    int rc = (s->it & 1) ? MPI_Comm_dup_with_info(parent, s->info, &n) /* mana-lint: ignore MPI_Comm_dup_with_info (the hint is never read) */
+    mtpair_turn(s, main_thread, 0);
+    int rc = (s->it & 1) ? MPI_Comm_dup_with_info(parent, info, &n) /* mana-lint: ignore MPI_Comm_dup_with_info (the hint is never read) */
                          : MPI_Comm_dup(parent, &n);
     if (rc != MPI_SUCCESS) mt_fail("MPI_Comm_dup of communicator %d: %d", salt, rc);
     int sz = -1, rk = -1;
     MPI_Comm_size(n, &sz);
     MPI_Comm_rank(n, &rk);
     if (sz != s->size || rk != s->rank) mt_fail("dup %d: size %d rank %d", salt, sz, rk);
-    if (s->pace) {
-        struct timespec nap = { 0, 10 * 1000 * 1000 };
-        while (nanosleep(&nap, &nap) != 0 && errno == EINTR) {}
-    }
+    mtpair_nap(s);
     long v = (long)(s->rank + 1) * (s->it + salt), sum = 0;
     MPI_Allreduce(&v, &sum, 1, MPI_LONG, MPI_SUM, n);
     long want = (long)s->size * (s->size + 1) / 2 * (s->it + salt);
@@ -55,58 +40,16 @@ static void dup_and_use(struct shared *s, MPI_Comm parent, uint64_t *h, int salt
     MPI_Comm_free(&n);
 }
 
-/* Whether this thread goes first on this rank: the main thread on even ranks, the worker on odd ones. */
-static void take_turn(struct shared *s, int main_thread)
-{
-    int first = (s->rank % 2 == 0) == main_thread;
-    if (first) {
-        __atomic_store_n(&s->first_going, (int)s->it, __ATOMIC_RELEASE);
-    } else {
-        while (__atomic_load_n(&s->first_going, __ATOMIC_ACQUIRE) != (int)s->it) sched_yield();
-    }
-}
-
-static void *worker(void *arg)
-{
-    struct shared *s = arg;
-    for (;;) {
-        pthread_barrier_wait(&s->start);
-        if (s->quit) return NULL;
-        take_turn(s, 0);
-        dup_and_use(s, s->c2, &s->h2, 2);
-        pthread_barrier_wait(&s->end);
-    }
-}
-
 int main(int argc, char **argv)
 {
     struct mt_run r;
     mt_init_level(&r, &argc, &argv, MPI_THREAD_MULTIPLE);
-    struct shared s = { .rank = r.rank, .size = r.size, .h1 = MT_HASH0, .h2 = MT_HASH0,
-                        .pace = r.stop_file != NULL };
-    MPI_Comm_dup(MPI_COMM_WORLD, &s.c1);
-    MPI_Comm_dup(MPI_COMM_WORLD, &s.c2);
-    MPI_Info_create(&s.info);
-    MPI_Info_set(s.info, "mpi_assert_no_any_tag", "true");
-    pthread_barrier_init(&s.start, NULL, 2);
-    pthread_barrier_init(&s.end, NULL, 2);
-    pthread_t t;
-    if (pthread_create(&t, NULL, worker, &s) != 0) mt_fail("pthread_create");
-    long it = 0;
-    do {
-        s.it = ++it;
-        pthread_barrier_wait(&s.start);
-        take_turn(&s, 1);
-        dup_and_use(&s, s.c1, &s.h1, 1);
-        pthread_barrier_wait(&s.end);
-    } while (!mt_done(&r, it));
-    s.quit = 1;
-    pthread_barrier_wait(&s.start);
-    pthread_join(t, NULL);
-    MPI_Info_free(&s.info);
-    MPI_Comm_free(&s.c1);
-    MPI_Comm_free(&s.c2);
-    uint64_t h = mt_hash(s.h1, &s.h2, sizeof s.h2);
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "mpi_assert_no_any_tag", "true");
+    uint64_t h;
+    long it = mtpair_run(&r, dup_and_use, &info, &h);
+    MPI_Info_free(&info);
     mt_finish(&r, "dup_mt", it, h);
     return 0;
 }
