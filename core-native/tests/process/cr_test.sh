@@ -43,7 +43,7 @@ start_coordinator() {
 # launch NAME PROG ARGS... : mana_launch in the background; stdout/stderr to $W/NAME.out/.err
 launch() {
     local name=$1; shift
-    "$B/mana_launch" --ckptdir "$W/ck" "${LAUNCH_OPTS[@]}" "$PROGDIR/$@" > "$W/$name.out" 2> "$W/$name.err" &
+    "${LAUNCH_WRAP[@]}" "$B/mana_launch" --ckptdir "$W/ck" "${LAUNCH_OPTS[@]}" "$PROGDIR/$@" > "$W/$name.out" 2> "$W/$name.err" &
     LAST_PID=$!
     PIDS+=("$LAST_PID")
 }
@@ -59,18 +59,18 @@ can_steer_pids() {
 # whole launch), so each try forks a shell that becomes mana_launch only if it got P and otherwise
 # exits at once, launching nothing; 200 tries at most.
 launch_as_pid() {
-    local p=$1 name=$2 try; shift 2
+    local p=$1 try; shift
     for try in $(seq 200); do
+        LAUNCH_WRAP=(sh -c '[ "$$" = "$0" ] || exit 75; exec "$@"' "$p")
         echo $((p - 1)) > /proc/sys/kernel/ns_last_pid
-        sh -c '[ "$$" = "$0" ] || exit 75; exec "$@"' "$p" "$B/mana_launch" --ckptdir "$W/ck" \
-            "${LAUNCH_OPTS[@]}" "$PROGDIR/$@" > "$W/$name.out" 2> "$W/$name.err" &
-        LAST_PID=$!
+        launch "$@"                             # its fork is the next one
+        LAUNCH_WRAP=()
         if [ "$LAST_PID" = "$p" ]; then
-            PIDS+=("$LAST_PID")
             [ "$try" = 1 ] || note "pid $p on try $try"
             return 0
         fi
         wait "$LAST_PID"
+        unset 'PIDS[-1]'                        # gone: its pid may be another process's soon
     done
     fail "could not launch as pid $p in 200 tries"
 }
@@ -81,6 +81,7 @@ restart() {
     PIDS+=("$LAST_PID")
 }
 LAUNCH_OPTS=()
+LAUNCH_WRAP=()                  # a command mana_launch runs under (launch_as_pid)
 
 # wait_lines FILE N [TIMEOUT_S]: until FILE has at least N lines
 wait_lines() {
