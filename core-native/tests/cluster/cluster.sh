@@ -22,7 +22,10 @@
 #   rsh_agent HOST CMD...  a remote shell for MPI launchers (Open MPI plm_rsh_agent, MPICH
 #                          -launcher-exec): runs CMD on HOST through `on`
 # Everything is removed when COMMAND ends, also after a failure or a signal (--keep: the folder stays);
-# what a cluster.sh killed by SIGKILL left is removed by the next cluster.sh (reap_stale).
+# what a cluster.sh killed by SIGKILL left is removed by the next cluster.sh (reap_stale).  Every
+# process started in the cluster carries CLUSTER_DIR=<its folder> in its environment (COMMAND's, and so
+# the daemons', jobs' and launchers' below it): that mark finds them wherever they are, also after their
+# node's holder is gone or the folder was removed.
 # Needs root (namespaces, mounts); without it, one line says so and the exit status is 77 (ctest: skipped).
 # Exit status: COMMAND's; 1 when the cluster could not be made.
 set -u
@@ -43,6 +46,33 @@ case $nodes in ''|*[!0-9]*) echo "cluster.sh: bad --nodes '$nodes'" >&2; exit 2;
 [ "$nodes" -ge 1 ] && [ "$nodes" -le 200 ] || { echo "cluster.sh: --nodes must be 1..200" >&2; exit 2; }
 
 say() { echo "cluster: $*" >&2; }
+
+# kill_marked DIR|--orphans: SIGKILL every process whose environment says CLUSTER_DIR=DIR; with --orphans,
+# those of any cluster folder under $base that no longer exists.  Repeated while it finds some (a dying
+# parent may still fork).  Never this shell.
+kill_marked() {
+    local f p v round found
+    for round in 1 2 3 4 5 6 7 8 9 10; do
+        found=
+        if [ "$1" = --orphans ]; then
+            for f in $(grep -lzxE "CLUSTER_DIR=$(printf '%s' "$base" | sed 's/[.*+?^$]/\\&/g')/mana-cluster\.[A-Za-z0-9]{6}" \
+                            /proc/[0-9]*/environ 2>/dev/null); do
+                v=$(tr '\0' '\n' < "$f" 2>/dev/null | grep -m1 '^CLUSTER_DIR=') || continue
+                [ -e "${v#CLUSTER_DIR=}" ] && continue
+                p=${f#/proc/}; p=${p%/environ}
+                [ "$p" != $$ ] && kill -KILL "$p" 2>/dev/null && found=1
+            done
+        else
+            for f in $(grep -lzxF "CLUSTER_DIR=$1" /proc/[0-9]*/environ 2>/dev/null); do
+                p=${f#/proc/}; p=${p%/environ}
+                [ "$p" != $$ ] && kill -KILL "$p" 2>/dev/null && found=1
+            done
+        fi
+        [ -z "$found" ] && return 0
+        sleep 0.1
+    done
+    say "processes marked CLUSTER_DIR=$1 are still alive"
+}
 . "$(dirname -- "$(readlink -f -- "$0")")/../lib/cannot.sh"     # cannot KEY WHY: skip only where asked
 if [ "$(id -u)" != 0 ]; then
     cannot cluster "cluster: needs root (network, UTS and mount namespaces, a bridge): not run"
@@ -93,8 +123,12 @@ reap_stale() {
                 [ "$(readlink "$q/ns/net" 2>/dev/null)" = "$net" ] && kill -KILL "${q#/proc/}" 2>/dev/null
             done
         done
+        # what the holders' namespaces no longer lead to: a node whose holder died first (a teardown cut
+        # short between its kills), a child forked while its parent was being killed
+        kill_marked "$d"
         rm -rf -- "$d" && say "removed $d of a cluster whose cluster.sh ($owner) is gone"
     done
+    kill_marked --orphans        # processes of a cluster whose folder was removed before they died
 }
 reap_stale
 
@@ -109,14 +143,25 @@ made_ns=()
 
 # ---- teardown: always (trap), in reverse order; only what this script made ---------------------
 teardown() {
-    local rc=$? n p
-    trap - EXIT INT TERM HUP
+    local rc=$? n p round left
+    trap - EXIT
+    # a second signal (a runner's SIGTERM after the first, Ctrl-C twice) must not cut the teardown short:
+    # what it had not yet killed would live on with nothing left to find it but its mark
+    trap '' INT TERM HUP
     [ "$(type -t slurm_stop)" = function ] && slurm_stop
-    # every process still in a node's or the head's network namespace is ours (started there by us)
-    for n in "${made_ns[@]}"; do
-        for p in $(ip netns pids "$n" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
+    # every process still in a node's or the head's network namespace is ours (started there by us);
+    # repeated while some are left, as node_kill does
+    for round in 1 2 3 4 5 6 7 8 9 10; do
+        left=
+        for n in "${made_ns[@]}"; do
+            for p in $(ip netns pids "$n" 2>/dev/null); do kill -KILL "$p" 2>/dev/null && left=1; done
+        done
+        [ -z "$left" ] && break
+        sleep 0.1
     done
     while read -r p; do [ -n "$p" ] && kill -KILL "$p" 2>/dev/null; done < "$pids_file"
+    export -n CLUSTER_DIR       # this shell's own children (grep, sleep) must not carry the mark
+    kill_marked "$D"
     for n in "${made_ns[@]}"; do ip netns del "$n" 2>/dev/null; done
     if [ -n "$keep" ]; then say "kept $D"; else rm -rf -- "$D"; fi
     exit "$rc"
@@ -240,4 +285,8 @@ if [ -n "$slurm" ]; then
 fi
 
 # ---- COMMAND, on the head ------------------------------------------------------------------------
-on head "$@"
+# In the background with this shell waiting: a signal to cluster.sh (a runner's SIGTERM) then tears the
+# cluster down at once; bash would hold the trap until a foreground COMMAND ended.  Standard input stays
+# COMMAND's (a background command would get /dev/null).
+on head "$@" 0<&0 &
+wait $!
