@@ -250,7 +250,8 @@ public final class ManaCommandBuilder {
             .append(" THIS-FILE\n");
         b.append("#SBATCH --job-name=").append(slurmJobName(settings.jobName())).append('\n');
         b.append("#SBATCH --nodes=").append(slurm.nodes()).append('\n');
-        b.append("#SBATCH --ntasks-per-node=").append(slurm.tasksPerNode()).append('\n');
+        b.append("#SBATCH --ntasks-per-node=").append(slurm.tasksPerNode());
+        b.append(slurm.placement().isEmpty() ? "\n" : "    # the most of placement " + slurm.tasksPerNodeText() + ": every node can take its share\n");
         if (!slurm.partition().isEmpty()) {
             b.append("#SBATCH --partition=").append(slurm.partition()).append('\n');
         }
@@ -279,12 +280,39 @@ public final class ManaCommandBuilder {
         b.append("done\n");
         b.append("echo \"mana: coordinator of job $SLURM_JOB_ID on $(hostname) ($rc)\"\n");
         List<String> srun = new ArrayList<>(List.of("srun"));
+        if (!slurm.placement().isEmpty()) {
+            placement(b, slurm);
+            srun.addAll(List.of("-n", Integer.toString(slurm.ranks()), "-m", "arbitrary"));
+        }
         srun.addAll(srunMpi(List.of()));
         srun.add("--label");
         srun.addAll(settings.launcherArguments());
         srun.addAll(runtimeCommand(false));
         b.append("exec ").append(ManaCommand.shellLine(srun)).append('\n');
         return b.toString();
+    }
+
+    /**
+     * A placement with different tasks per node (1+3): the batch script lists one host per rank, the allocation's
+     * nodes in their order each as often as the placement says, in a node-local file that {@code srun -m arbitrary}
+     * reads through {@code SLURM_HOSTFILE}; the allocation's own tasks per node (the placement's most) is unset, or
+     * srun would hold it against the step's rank count.
+     */
+    private static void placement(StringBuilder b, SlurmOptions slurm) {
+        b.append("# placement ").append(slurm.tasksPerNodeText())
+            .append(": the allocation's nodes in order take these ranks (srun -m arbitrary)\n");
+        b.append("place=(").append(String.join(" ", slurm.placement().stream().map(String::valueOf).toList())).append(")\n");
+        b.append("hosts=${TMPDIR:-/tmp}/mana-slurm-$SLURM_JOB_ID.hosts\n");
+        b.append("i=0\n");
+        b.append("for h in $(scontrol show hostnames \"$SLURM_JOB_NODELIST\"); do\n");
+        b.append("    for ((k = 0; k < ${place[i]}; k++)); do echo \"$h\"; done\n");
+        b.append("    i=$((i + 1))\n");
+        b.append("done > \"$hosts\" || { echo \"mana: cannot write $hosts\" >&2; exit 1; }\n");
+        b.append("[ \"$i\" = ").append(slurm.placement().size())
+            .append(" ] || { echo \"mana: the allocation has $i node(s), the placement ").append(slurm.placement().size())
+            .append("\" >&2; exit 1; }\n");
+        b.append("export SLURM_HOSTFILE=$hosts\n");
+        b.append("unset SLURM_NTASKS_PER_NODE\n");
     }
 
     /**

@@ -66,6 +66,11 @@ public final class ManaCore {
     public static final String ATTR_SLURM_NODES = P + "slurmNodes";
     /** int: tasks (ranks) per node ({@code --ntasks-per-node}). */
     public static final String ATTR_SLURM_TASKS_PER_NODE = P + "slurmTasksPerNode";
+    /**
+     * String: the tasks on each node in order when they differ, e.g. {@code "1,3"} (a batch job's ranks placed
+     * through {@code srun -m arbitrary}); empty (default) = {@link #ATTR_SLURM_TASKS_PER_NODE} on every node.
+     */
+    public static final String ATTR_SLURM_PLACEMENT = P + "slurmPlacement";
     /** String: time limit ({@code -t}: minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS); empty = the partition's. */
     public static final String ATTR_SLURM_TIME_LIMIT = P + "slurmTimeLimit";
     /** String: nodes to run on ({@code -w}, e.g. {@code node[1-2]} or {@code node3,node4}); empty = any. */

@@ -188,6 +188,18 @@ class LaunchConfigurationRoundTripTest {
         ILaunchConfigurationWorkingCopy bad = saved.getWorkingCopy();
         bad.removeAttribute(ManaCore.ATTR_SLURM_SUBMIT);
         assertTrue(ManaJobSettings.from(bad).slurmBatch());
+        // a placement (the restart dialog's "1,3" on a new allocation): its sum of ranks, the batch job's only
+        ILaunchConfigurationWorkingCopy placed = saved.getWorkingCopy();
+        placed.setAttribute(ManaCore.ATTR_SLURM_PLACEMENT, "1,3,2");
+        CoreException notBatch = assertThrows(CoreException.class, () -> ManaJobSettings.from(placed));
+        assertTrue(notBatch.getMessage().contains("made for a batch job (sbatch) only"), notBatch.getMessage());
+        placed.removeAttribute(ManaCore.ATTR_SLURM_SUBMIT);
+        assertEquals(6, ManaJobSettings.from(placed).ranks());
+        assertEquals(List.of(1, 3, 2), ManaJobSettings.from(placed).slurm().placement());
+        placed.setAttribute(ManaCore.ATTR_SLURM_PLACEMENT, "1,3");
+        CoreException short_ = assertThrows(CoreException.class, () -> ManaJobSettings.from(placed));
+        assertTrue(short_.getMessage().contains("Tasks per node '1,3' names 2 node(s) for a job of 3 nodes."),
+            short_.getMessage());
         bad.setAttribute(ManaCore.ATTR_SLURM_TIME_LIMIT, "soon");
         CoreException e = assertThrows(CoreException.class, () -> ManaJobSettings.from(bad));
         assertTrue(e.getMessage().contains("Time limit 'soon' is not one of Slurm's forms"), e.getMessage());

@@ -159,7 +159,49 @@ class SlurmCommandBuilderTest {
     }
 
     @Test
+    void batchScriptOfARestartPlacedOneAndThree() {
+        ManaJobSettings s = settings(MpiImplementation.MPICH, slurm(SlurmSubmit.SBATCH), true, 0);
+        s = s.withSlurm(s.slurm().onAllocation(2, " 1, 3", "node3,node4"));
+        assertEquals(List.of(1, 3), s.slurm().placement());
+        assertEquals(4, s.ranks(), "the ranks follow the placement");
+        assertEquals("1,3", s.slurm().tasksPerNodeText());
+        assertEquals(List.of(), s.slurm().problems());
+        String script = new ManaCommandBuilder(s, RT, null).batchScript();
+        assertTrue(script.contains("\n#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=3    # the most of placement 1,3: "
+            + "every node can take its share\n"), script);
+        assertTrue(script.contains("""
+            # placement 1,3: the allocation's nodes in order take these ranks (srun -m arbitrary)
+            place=(1 3)
+            hosts=${TMPDIR:-/tmp}/mana-slurm-$SLURM_JOB_ID.hosts
+            i=0
+            for h in $(scontrol show hostnames "$SLURM_JOB_NODELIST"); do
+                for ((k = 0; k < ${place[i]}; k++)); do echo "$h"; done
+                i=$((i + 1))
+            done > "$hosts" || { echo "mana: cannot write $hosts" >&2; exit 1; }
+            [ "$i" = 2 ] || { echo "mana: the allocation has $i node(s), the placement 2" >&2; exit 1; }
+            export SLURM_HOSTFILE=$hosts
+            unset SLURM_NTASKS_PER_NODE
+            """), script);
+        assertTrue(script.endsWith("\nexec srun -n 4 -m arbitrary --mpi=pmi2 --label /opt/mana/bin/mana_restart "
+            + "--restartdir /home/u/ckpt-old --ckptdir /home/u/ckpt\n"), script);
+        // the same numbers on every node are no placement; an interactive step cannot take one
+        assertEquals(List.of(), s.slurm().onAllocation(2, "2,2", "").placement());
+        assertEquals(2, s.slurm().onAllocation(2, "2,2", "").tasksPerNode());
+        SlurmOptions srun = new SlurmOptions(SlurmSubmit.SRUN, "", 2, 3, "", "", List.of(), List.of(), List.of(1, 3));
+        assertEquals(List.of("Tasks per node '1,3' differ between nodes: such a placement is made for a batch job (sbatch) "
+            + "only; an interactive srun step takes the same tasks on every node."), srun.problems());
+    }
+
+    @Test
     void validation() {
+        assertEquals(List.of(), SlurmOptions.problems("2", "1,3", "", "", ""));
+        assertEquals(4, SlurmOptions.ranksOf("2", "1,3"));
+        assertEquals(6, SlurmOptions.ranksOf("3", "2"));
+        assertEquals(-1, SlurmOptions.ranksOf("3", "1,3"));
+        assertEquals(List.of("Tasks per node '1,3' names 2 node(s) for a job of 3 nodes."),
+            SlurmOptions.problems("3", "1,3", "", "", ""));
+        assertEquals(List.of("Tasks per node must be a whole number of at least 1, or one such number per node in order "
+            + "(e.g. 1,3) (got '1,,3')."), SlurmOptions.problems("3", "1,,3", "", "", ""));
         assertEquals(List.of(), SlurmOptions.problems("2", "4", "debug", "1-12:00:00", "node[1-2]"));
         assertEquals(List.of(), SlurmOptions.problems("1", "1", "", "90", ""));
         assertEquals(List.of(), SlurmOptions.problems("2", "1", "", "30:00", "a,b"));

@@ -232,7 +232,8 @@ public final class ManaLaunchDelegate extends LaunchConfigurationDelegate {
             attrs.put(IProcess.ATTR_CMDLINE, sbatch.toShellString());
             attrs.put(ATTR_SLURM_JOB_ID, jobId);
             String label = (s.restart() ? "mana_restart " : "mana_launch ") + s.program().getName() + " (Slurm job "
-                + jobId + ", " + s.slurm().nodes() + " x " + s.slurm().tasksPerNode() + " ranks, "
+                + jobId + ", " + (s.slurm().placement().isEmpty() ? s.slurm().nodes() + " x " + s.slurm().tasksPerNode()
+                    + " ranks, " : s.slurm().ranks() + " ranks placed " + s.slurm().tasksPerNodeText() + ", ")
                 + DateFormat.getDateTimeInstance(DateFormat.MEDIUM, DateFormat.MEDIUM).format(new Date()) + ")";
             ManaProcess proc = new ManaProcess(launch, p, label, attrs);
             ManaJob job = new ManaJob(launch, s, coordinator, proc,

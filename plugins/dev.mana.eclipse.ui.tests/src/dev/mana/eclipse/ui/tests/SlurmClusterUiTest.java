@@ -45,8 +45,8 @@ import dev.mana.eclipse.internal.ui.views.RankRow;
  * ranks RUNNING with their nodes (the coordinator's LIST); a periodic checkpoint (the Checkpoints tab's
  * interval, 2 s: the batch script's coordinator runs with -i 2) on every rank; Checkpoint Now (the command)
  * after it; Terminate (scancel);
- * Restart from Checkpoint... with "Restart on a new allocation" on node3,node4; the restarted ranks RUNNING
- * there; the stop file; the restarted job COMPLETED with the result of a native srun of the same iterations.
+ * Restart from Checkpoint... with "Restart on a new allocation" on node3,node4 placed 1+3 (tasks per node "1,3");
+ * the restarted ranks RUNNING there, rank 0 on node3 and ranks 1-3 on node4; the stop file; the restarted job COMPLETED with the result of a native srun of the same iterations.
  * Both MPIs ({@code srun --mpi=pmix} for Open MPI, {@code --mpi=pmi2} for MPICH: the launch's own choice) and the
  * ring program of tests/mpi built for each.
  */
@@ -142,8 +142,11 @@ class SlurmClusterUiTest {
         });
     }
 
-    /** Restart from Checkpoint... with "Restart on a new allocation" on node3,node4; the restarted job. */
-    private static IManaJob restartOnNode3And4(IManaJob job, boolean tryAWrongShape) throws Exception {
+    /**
+     * Restart from Checkpoint... with "Restart on a new allocation" on node3,node4 with {@code tasksPerNode} ("2", or
+     * "1,3" for one rank on node3 and three on node4); the restarted job.
+     */
+    private static IManaJob restartOnNode3And4(IManaJob job, boolean tryAWrongShape, String tasksPerNode) throws Exception {
         List<IManaJob> before = ManaJobs.getJobs();
         Ui.sync(() -> {
             Shell window = PlatformUI.getWorkbench().getActiveWorkbenchWindow().getShell();
@@ -160,8 +163,12 @@ class SlurmClusterUiTest {
                 d.allocationTasksPerNodeText().setText("3");
                 assertTrue(!d.pressRestart(), "Restart is disabled");
                 assertTrue(String.valueOf(d.errorMessage()).contains("6 ranks"), d.errorMessage());
-                d.allocationTasksPerNodeText().setText("2");
+                // a placement of 1+2 on the 2 nodes: 3 ranks, refused the same way
+                d.allocationTasksPerNodeText().setText("1,2");
+                assertTrue(!d.pressRestart(), "Restart is disabled");
+                assertTrue(String.valueOf(d.errorMessage()).contains("3 ranks"), d.errorMessage());
             }
+            d.allocationTasksPerNodeText().setText(tasksPerNode);
             d.allocationNodeListText().setText("node3,node4");
             assertTrue(d.pressRestart());
             d.launch();
@@ -237,14 +244,14 @@ class SlurmClusterUiTest {
         assertEquals(1, job.getLaunch().getProcesses()[0].getExitValue(), "a cancelled job did not COMPLETE");
         System.out.printf("SlurmClusterUiTest: checkpointed and cancelled at %.1f s%n", (System.nanoTime() - t0) / 1e9);
 
-        // 4. Restart from Checkpoint... on a new allocation: node3, node4
+        // 4. Restart from Checkpoint... on a new allocation: node3, node4, placed 1+3 (tasks per node "1,3")
         boolean[] first = { true };
         IManaJob restarted = runningOn(mpi, view, () -> {
-            IManaJob r = restartOnNode3And4(job, first[0]);
+            IManaJob r = restartOnNode3And4(job, first[0], "1,3");
             first[0] = false;
             return r;
-        }, List.of("node3", "node3", "node4", "node4"));
-        System.out.printf("SlurmClusterUiTest: restarted, 4 ranks RUNNING on node3,node4 at %.1f s%n",
+        }, List.of("node3", "node4", "node4", "node4"));
+        System.out.printf("SlurmClusterUiTest: restarted, 4 ranks RUNNING on node3,node4 placed 1+3 at %.1f s%n",
             (System.nanoTime() - t0) / 1e9);
 
         // 5. stop after 30 more iterations; the job COMPLETES with the native result
@@ -297,7 +304,7 @@ class SlurmClusterUiTest {
         System.out.printf("SlurmClusterUiTest: srun step checkpointed and terminated at %.1f s%n", (System.nanoTime() - t0) / 1e9);
 
         // 4. Restart from Checkpoint... on a new allocation, node3,node4: an interactive step again
-        IManaJob restarted = restartOnNode3And4(job, false);
+        IManaJob restarted = restartOnNode3And4(job, false, "2");
         assertTrue(awaitRanksOn(view, restarted, List.of("node3", "node3", "node4", "node4")),
             () -> "the restarted step ended before its ranks ran: " + ManaWorkbenchFlowTest.console(restarted.getLaunch()));
 

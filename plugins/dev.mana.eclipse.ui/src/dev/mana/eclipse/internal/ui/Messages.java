@@ -26,6 +26,8 @@ public final class Messages extends NLS {
     public static String RestartDialog_newAllocationTip;
     public static String RestartDialog_allocNodes;
     public static String RestartDialog_allocTasksPerNode;
+    public static String RestartDialog_allocTasksPerNodeTip;
+    public static String RestartDialog_allocPlacementBatchOnly;
     public static String RestartDialog_allocNodeList;
     public static String RestartDialog_allocNodeListHint;
     public static String RestartDialog_allocRanks;

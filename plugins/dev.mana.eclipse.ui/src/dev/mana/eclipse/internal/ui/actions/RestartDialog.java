@@ -237,6 +237,7 @@ public final class RestartDialog extends TitleAreaDialog {
         new Label(g, SWT.NONE).setText(Messages.RestartDialog_allocTasksPerNode);
         allocTasksPerNode = new Text(g, SWT.BORDER);
         allocTasksPerNode.setLayoutData(new GridData(40, SWT.DEFAULT));
+        allocTasksPerNode.setToolTipText(Messages.RestartDialog_allocTasksPerNodeTip);
         new Label(g, SWT.NONE).setText(Messages.RestartDialog_allocNodeList);
         allocNodeList = new Text(g, SWT.BORDER);
         allocNodeList.setLayoutData(new GridData(SWT.FILL, SWT.CENTER, true, false));
@@ -269,7 +270,7 @@ public final class RestartDialog extends TitleAreaDialog {
         newAllocation.setSelection(false);
         newAllocation.setEnabled(o != null);
         allocNodes.setText(o == null ? "" : Integer.toString(o.nodes()));
-        allocTasksPerNode.setText(o == null ? "" : Integer.toString(o.tasksPerNode()));
+        allocTasksPerNode.setText(o == null ? "" : o.tasksPerNodeText());
         allocNodeList.setText(o == null ? "" : o.nodeList());
         enableAllocation();
     }
@@ -291,7 +292,12 @@ public final class RestartDialog extends TitleAreaDialog {
         if (!p.isEmpty()) {
             return p.get(0);
         }
-        int n = Integer.parseInt(allocNodes.getText().trim()) * Integer.parseInt(allocTasksPerNode.getText().trim());
+        dev.mana.eclipse.core.SlurmOptions o = slurmOf();
+        if (o != null && o.submit() != dev.mana.eclipse.core.SlurmSubmit.SBATCH
+                && !dev.mana.eclipse.core.SlurmOptions.placementOf(allocTasksPerNode.getText()).isEmpty()) {
+            return NLS.bind(Messages.RestartDialog_allocPlacementBatchOnly, allocTasksPerNode.getText().trim());
+        }
+        int n = dev.mana.eclipse.core.SlurmOptions.ranksOf(allocNodes.getText(), allocTasksPerNode.getText());
         if (n != ranks()) {
             return NLS.bind(Messages.RestartDialog_allocRanks, n, ranks());
         }
@@ -590,10 +596,13 @@ public final class RestartDialog extends TitleAreaDialog {
             restartCopy.setAttribute(ManaCore.ATTR_RESTART, true);
             restartCopy.setAttribute(ManaCore.ATTR_RESTART_DIRECTORY, validation.directory().getPath());
             if (newAllocation != null && newAllocation.getSelection()) {
-                restartCopy.setAttribute(ManaCore.ATTR_SLURM_NODES, Integer.parseInt(allocNodes.getText().trim()));
-                restartCopy.setAttribute(ManaCore.ATTR_SLURM_TASKS_PER_NODE,
-                    Integer.parseInt(allocTasksPerNode.getText().trim()));
-                restartCopy.setAttribute(ManaCore.ATTR_SLURM_NODE_LIST, allocNodeList.getText().trim());
+                dev.mana.eclipse.core.SlurmOptions moved = slurmOf().onAllocation(
+                    Integer.parseInt(allocNodes.getText().trim()), allocTasksPerNode.getText(), allocNodeList.getText());
+                restartCopy.setAttribute(ManaCore.ATTR_SLURM_NODES, moved.nodes());
+                restartCopy.setAttribute(ManaCore.ATTR_SLURM_TASKS_PER_NODE, moved.tasksPerNode());
+                restartCopy.setAttribute(ManaCore.ATTR_SLURM_PLACEMENT,
+                    moved.placement().isEmpty() ? "" : moved.tasksPerNodeText());
+                restartCopy.setAttribute(ManaCore.ATTR_SLURM_NODE_LIST, moved.nodeList());
             }
             launchMode = ILaunchManager.RUN_MODE;
             if (debug != null && debug.getSelection()) {
