@@ -32,9 +32,9 @@
  * neither do MPI_Comm_create_group and MPI_Intercomm_create, which have no collective over their whole
  * group to vote on.  Windows take turns too (win.c): their creation on its communicator, MPI_Win_fence
  * and MPI_Win_free on a dup of it that the window keeps for this (the program may run its own
- * collectives on the window's communicator while it fences).  Files do not yet (MPI_File_open and
- * MPI_File_close wait for their group holding the lower half): two threads of a rank must not run those
- * at the same time as another such call or a constructor (docs/architecture.md, Threads).
+ * collectives on the window's communicator while it fences).  So do files (io.c): MPI_File_open on its
+ * communicator, the file's collective calls (views, collective reads and writes, sync, size, atomicity,
+ * info, shared pointer) and MPI_File_close on a dup of it that the file keeps.
  */
 #include "mpi_int.h"
 

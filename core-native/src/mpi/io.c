@@ -62,6 +62,9 @@ struct mana_file {
     MPI_Offset pos, pos_shared;
     /* identity: the file a restart must find under the path */
     uint64_t dev, ino;
+    /* Under MPI_THREAD_MULTIPLE: a dup of the file's communicator, ours, on which the members vote for the
+     * turn of the file's collective calls and its close (ctor_turn.c); MPI_COMM_NULL otherwise */
+    MPI_Comm vote;
 };
 
 /* MPI_FILE_NULL's error handler: the one new files get, and the one errors without a file go to. */
@@ -94,6 +97,15 @@ int mana_file_err_in(struct vobj *f, MPI_File fh, int rc, const char *call)
 #define FILE_OR_ERR(fh, f) \
     struct vobj *f = mana_file_obj(fh); \
     if (!f) return mana_file_err(NULL, fh, MPI_ERR_FILE)
+
+/* The turn of a call that waits for the file's whole group holding the lower half (its collective calls
+ * and MPI_File_close) under MPI_THREAD_MULTIPLE: two threads doing so on two files in opposite orders on
+ * two ranks deadlocked (test file_mt).  0: none taken. */
+uint64_t mana_file_turn(struct vobj *f)
+{
+    if (!__builtin_expect(mana_thread_multiple, 0) || mf_of(f)->vote == MPI_COMM_NULL) return 0;
+    return mana_ctor_turn_take(comm_obj(mf_of(f)->vote));
+}
 
 /* A ROMIO file-system prefix ("ufs:", "nfs:", "lustre:" ...): the path follows it. */
 static const char *strip_prefix(const char *name)
@@ -149,10 +161,14 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
     mf->errh = null_errh();
     mf->etype = mf->filetype = HBITS(MPI_BYTE);
     strcpy(mf->datarep, "native");
+    mf->vote = MPI_COMM_NULL;
 
     /* The entry exists before the call and is marked open inside the excursion that opens the real
      * file: a checkpoint comes before (no file: the replay skips it, the program opens it after) or
-     * after (an open file with everything the replay needs), never between. */
+     * after (an open file with everything the replay needs), never between.  Under MPI_THREAD_MULTIPLE
+     * the open waits for its turn on the communicator first (ctor_turn.c), before the entry is made: its
+     * creation order is the replay's, the same on every member only in turn order (as for windows). */
+    uint64_t turn = __builtin_expect(mana_thread_multiple, 0) ? mana_ctor_turn_take(c) : 0;
     struct vobj *f = vnew(K_FILE, 0);
     f->recipe = R_FILE_OPEN;
     f->arr = mf;
@@ -170,6 +186,7 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
                    f->flags |= VF_FOPEN;
                }
                mana_info_real_free_lower(ri));
+    mana_ctor_turn_give(turn);
     if (rc != MPI_SUCCESS) {
         file_drop(f);
         vrelease(f);
@@ -178,6 +195,11 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
     }
     note_identity(mf);
     *fh = (MPI_File)(uintptr_t)f;
+    /* The file's collective calls and its close wait for the group too, but the program may run its own
+     * collectives on the communicator meanwhile: their turns are voted on a dup of ours (a communicator
+     * like any other: counted by the drains, made again by the replay), as a window's are (win.c). */
+    if (__builtin_expect(mana_thread_multiple, 0) && PMPI_Comm_dup(comm, &mf->vote) != MPI_SUCCESS)
+        mf->vote = MPI_COMM_NULL;
     return MPI_SUCCESS;
 }
 ALIAS(File_open)
@@ -190,8 +212,12 @@ int PMPI_File_close(MPI_File *fh)
     int rc;
     /* closed for the checkpoint in the same excursion that closes it for MPI; the real handle read
      * past the gate (a checkpoint may come while this thread waits there, and replace it) */
+    MPI_Comm vote = mf_of(f)->vote;
+    uint64_t turn = mana_file_turn(f);
     COLL_LOWER(f, rf = FR(*fh); rc = real.File_close(&rf); if (rc == MPI_SUCCESS) f->flags &= ~VF_FOPEN);
+    mana_ctor_turn_give(turn);
     if (rc != MPI_SUCCESS) return mana_file_err(f, *fh, rc);
+    if (vote != MPI_COMM_NULL) PMPI_Comm_free(&vote);
     file_drop(f);
     vrelease(f);
     *fh = MPI_FILE_NULL;
@@ -239,7 +265,7 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
     int rc;
     /* recorded in the excursion that sets it (a checkpoint sees the old view with the old MPI state,
      * or the new with the new); the copy is a loop, not a libc call, on the lower TLS */
-    COLL_LOWER(f, ri = mana_info_real_lower(info);
+    FILE_COLL_LOWER(f, ri = mana_info_real_lower(info);
                rc = real.File_set_view(FR(fh), disp, R(etype), R(filetype), datarep, ri);
                if (rc == MPI_SUCCESS) {
                    mf->disp = disp;
@@ -293,7 +319,7 @@ int PMPI_File_set_atomicity(MPI_File fh, int flag)
     MANA_CHECK_INIT();
     FILE_OR_ERR(fh, f);
     int rc;
-    COLL_LOWER(f, rc = real.File_set_atomicity(FR(fh), flag); if (rc == MPI_SUCCESS) mf_of(f)->atomic = flag != 0);
+    FILE_COLL_LOWER(f, rc = real.File_set_atomicity(FR(fh), flag); if (rc == MPI_SUCCESS) mf_of(f)->atomic = flag != 0);
     return mana_file_err(f, fh, rc);
 }
 ALIAS(File_set_atomicity)
@@ -304,7 +330,7 @@ int PMPI_File_set_info(MPI_File fh, MPI_Info info)
     FILE_OR_ERR(fh, f);
     MPI_Info ri;
     int rc;
-    COLL_LOWER(f, ri = mana_info_real_lower(info); rc = real.File_set_info(FR(fh), ri); mana_info_real_free_lower(ri));
+    FILE_COLL_LOWER(f, ri = mana_info_real_lower(info); rc = real.File_set_info(FR(fh), ri); mana_info_real_free_lower(ri));
     if (rc == MPI_SUCCESS) hints_merge(mf_of(f), info);
     return mana_file_err(f, fh, rc);
 }
@@ -411,7 +437,7 @@ static int split_begin(MPI_File fh, int kind, MPI_Offset off, void *buf, MPI_Cou
     MPI_File rf;
     MPI_Datatype rt;
     /* real handles read past the gate: a checkpoint may come while this thread waits there */
-    COLL_LOWER(f, rf = FR(fh); rt = R(type); switch (kind) {
+    FILE_COLL_LOWER(f, rf = FR(fh); rt = R(type); switch (kind) {
         case SPLIT_READ_ALL: rc = REAL_C(File_read_all)(rf, buf, n, rt, &st); break;
         case SPLIT_READ_AT_ALL: rc = REAL_C(File_read_at_all)(rf, off, buf, n, rt, &st); break;
         case SPLIT_READ_ORDERED: rc = REAL_C(File_read_ordered)(rf, buf, n, rt, &st); break;

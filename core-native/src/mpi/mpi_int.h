@@ -427,6 +427,14 @@ void mana_ctor_turn_give(uint64_t turn);
         uint64_t upm_ = coll_enter(c); stmt; (hold) = coll_leave_held(upm_, (rc)); \
         mana_ctor_turn_give(turn_); \
     } while (0)
+/* A file's collective call (io.c, the generated FILE_GATE): under MPI_THREAD_MULTIPLE its turn first,
+ * voted on the file's own dup of its communicator (io.c mana_file_turn). */
+uint64_t mana_file_turn(struct vobj *f);
+#define FILE_COLL_LOWER(f, stmt) do { \
+        uint64_t turnf_ = mana_file_turn(f); \
+        COLL_LOWER(f, stmt); \
+        mana_ctor_turn_give(turnf_); \
+    } while (0)
 #define GROUP_COLL_MAKE(c, hold, rc, stmt) \
     do { uint64_t upm_ = group_coll_enter(c); stmt; (hold) = group_coll_leave_held(upm_, (rc)); } while (0)
 static inline void made_release(uint64_t hold) { if (hold) lower_release(hold); }
