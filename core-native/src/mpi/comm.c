@@ -197,27 +197,38 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     MANA_CHECK_INIT();
     struct vobj *p = comm_obj(comm), *g = vobj_of(HBITS(group));
     if (!p) return MPI_ERR_COMM;
-    MPI_Comm rc_;
-    int rc;
-    uint64_t hold;
-    GROUP_COLL_MAKE(NULL, hold, rc, rc = real.Comm_create_group(R(comm), R(group), tag, &rc_));
-    if (rc != MPI_SUCCESS) return rc;
+    /* the members' world ranks and the call's key: the same on every member */
     int n;
     int *wr;
     if (g && g->arr) { n = (int)(g->arr_len / sizeof(int)); wr = malloc(g->arr_len + 1); if (wr) memcpy(wr, g->arr, g->arr_len); }
     else wr = world_ranks(R(group), &n);
-    if (!wr) { made_release(hold); return MPI_ERR_NO_MEM; }
+    if (!wr) return MPI_ERR_NO_MEM;
+    uint64_t key = mix(p->gid ^ mix((uint64_t)(uint32_t)tag));
+    for (int i = 0; i < n; i++) key = mix(key ^ (uint64_t)(uint32_t)wr[i]);
+    /* Under MPI_THREAD_MULTIPLE the real call, which waits for the members holding the lower half, first
+     * waits for its turn (ctor_turn.c), voted among the members; kept until the entry is made, so that this
+     * rank makes one such communicator at a time (cg_next, creation order = turn order). */
+    uint64_t turn = mana_group_turn_take(key, wr, n);
+    MPI_Comm rc_;
+    int rc;
+    uint64_t hold;
+    /* MPICH 4.0 reads the parent's group in the call without making it first (SIGSEGV at a NULL group):
+     * a program makes it with the MPI_Comm_group it takes its group from, but after a restart that group
+     * may be a replayed one while the parent is new (replay.c does the same) */
+    MPI_Group pg;
+    GROUP_COLL_MAKE(NULL, hold, rc, rc = real.Comm_group(R(comm), &pg); if (rc == MPI_SUCCESS) real.Group_free(&pg);
+                    if (rc == MPI_SUCCESS) rc = real.Comm_create_group(R(comm), R(group), tag, &rc_));
+    if (rc != MPI_SUCCESS) { mana_ctor_turn_give(turn); free(wr); return rc; }
     struct vobj *o;
     new_comm(rc_, p, R_COMM_CREATE_GROUP, newcomm, &o);
-    if (!o) { made_release(hold); free(wr); return MPI_SUCCESS; }   /* not a member: nothing was made */
+    if (!o) { made_release(hold); mana_ctor_turn_give(turn); free(wr); return MPI_SUCCESS; }   /* not a member */
     o->a[0] = tag;
     o->arr = wr;
     o->arr_len = (size_t)n * sizeof(int);
-    uint64_t key = mix(p->gid ^ mix((uint64_t)(uint32_t)tag));
-    for (int i = 0; i < n; i++) key = mix(key ^ (uint64_t)(uint32_t)wr[i]);
     o->gid = (mix(key ^ mix(p->seq) ^ cg_next(key)) & 0x3fffffffffffffffULL) | 4;
     o->call = o->gid;           /* made by its members alone */
     made_release(hold);
+    mana_ctor_turn_give(turn);
     return MPI_SUCCESS;
 }
 ALIAS(Comm_create_group)

@@ -950,6 +950,7 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     if (provided) *provided = granted;
     app_thread_level = granted;
     mana_thread_multiple = granted == MPI_THREAD_MULTIPLE;
+    mana_ctor_turn_init(mana_thread_multiple);   /* MPI_Comm_create_group's votes (ctor_turn.c) */
     return MPI_SUCCESS;
 }
 ALIAS(Init_thread)

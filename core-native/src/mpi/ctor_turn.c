@@ -28,9 +28,11 @@
  * time in each rank's creation order, does not deadlock either.
  *
  * A parent of one member (MPI_COMM_SELF) takes no turn: its call waits for no other rank.
- * Inter-communicator parents take no turn (an allreduce there combines the other group's votes) and
- * neither do MPI_Comm_create_group and MPI_Intercomm_create, which have no collective over their whole
- * group to vote on.  Windows take turns too (win.c): their creation on its communicator, MPI_Win_fence
+ * Inter-communicator parents take no turn (an allreduce there combines the other group's votes), nor
+ * does MPI_Intercomm_create (its non-leaders do not know the other group).  MPI_Comm_create_group has no
+ * collective over its group to vote on: its members vote by messages to the one of them with the lowest
+ * world rank, on a dup of MPI_COMM_WORLD made at MPI_Init_thread when every rank asked for
+ * MPI_THREAD_MULTIPLE (mana_group_turn_take below).  Windows take turns too (win.c): their creation on its communicator, MPI_Win_fence
  * and MPI_Win_free on a dup of it that the window keeps for this (the program may run its own
  * collectives on the window's communicator while it fences).  So do files (io.c): MPI_File_open on its
  * communicator, the file's collective calls (views, collective reads and writes, sync, size, atomicity,
@@ -122,4 +124,87 @@ uint64_t mana_ctor_turn_take(struct vobj *parent)
 void mana_ctor_turn_give(uint64_t turn)
 {
     if (turn) turn_put(turn);
+}
+
+/* ---- MPI_Comm_create_group: the same turn, voted among the group's members alone ----
+ * The call is collective over its group only, and no communicator spans exactly the group, so the members
+ * meet by point-to-point messages on a communicator of ours over MPI_COMM_WORLD (every process is in it: no
+ * dynamic processes here): each sends its word to the member of lowest world rank, which answers all of
+ * them.  The tag comes from the call's key (parent, tag, members: the same on every member, and distinct
+ * between calls that may run at once, which MPI requires to differ in tag or group); each message carries
+ * the key too, checked.  Blocking sends and receives under MPI_THREAD_MULTIPLE give the lower half up
+ * between polls (p2p.c), as the collectives of the turn above do. */
+static MPI_Comm group_votes = MPI_COMM_NULL;
+static int group_tag_ub;
+
+void mana_ctor_turn_init(int multiple)
+{
+    int all = multiple != 0;
+    /* every rank calls MPI_Init_thread once, whatever level it asks for: a collective every rank makes */
+    if (PMPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS || !all) return;
+    int *ub = NULL, flag = 0;
+    if (PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag) != MPI_SUCCESS || !flag || !ub || *ub < 2) return;
+    group_tag_ub = *ub;
+    if (PMPI_Comm_dup(MPI_COMM_WORLD, &group_votes) != MPI_SUCCESS) group_votes = MPI_COMM_NULL;
+}
+
+/* One word from every member to the leader and the leader's answer to all: min of the words (phase 1, the
+ * votes) or just the meeting (phase 0).  0 on success. */
+static int group_meet(uint64_t key, const int *wr, int n, int me, int leader, int tag, int *word)
+{
+    uint64_t msg[2] = { key, (uint64_t)(uint32_t)*word };
+    if (me != leader) {
+        if (PMPI_Send(msg, 2, MPI_UINT64_T, leader, tag, group_votes) != MPI_SUCCESS ||
+            PMPI_Recv(msg, 2, MPI_UINT64_T, leader, tag, group_votes, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            return -1;
+        if (msg[0] != key) return -1;
+        *word = (int)(uint32_t)msg[1];
+        return 0;
+    }
+    int least = *word;
+    for (int i = 0; i < n; i++) {
+        if (wr[i] == me) continue;
+        uint64_t in[2];
+        if (PMPI_Recv(in, 2, MPI_UINT64_T, wr[i], tag, group_votes, MPI_STATUS_IGNORE) != MPI_SUCCESS ||
+            in[0] != key)
+            return -1;
+        if ((int)(uint32_t)in[1] < least) least = (int)(uint32_t)in[1];
+    }
+    msg[1] = (uint64_t)(uint32_t)least;
+    for (int i = 0; i < n; i++)
+        if (wr[i] != me && PMPI_Send(msg, 2, MPI_UINT64_T, wr[i], tag, group_votes) != MPI_SUCCESS) return -1;
+    *word = least;
+    return 0;
+}
+
+uint64_t mana_group_turn_take(uint64_t key, const int *wr, int n)
+{
+    if (!mana_thread_multiple || group_votes == MPI_COMM_NULL || n < 2) return 0;
+    int me = -1, leader = wr[0], in = 0;
+    if (PMPI_Comm_rank(group_votes, &me) != MPI_SUCCESS) return 0;
+    for (int i = 0; i < n; i++) {
+        if (wr[i] < leader) leader = wr[i];
+        if (wr[i] == me) in = 1;
+    }
+    if (!in) return 0;                   /* not a member: the call will say so */
+    uint64_t id = key | 1;               /* never 0 (a free turn) */
+    int tag = (int)(key % (uint64_t)group_tag_ub);
+    int word = 0;
+    if (group_meet(key, wr, n, me, leader, tag, &word) != 0) {
+        mana_say("MANA: MPI_Comm_create_group: the members' vote for its turn failed; it runs without one");
+        return 0;
+    }
+    int slot = waiter_add(id);
+    for (;;) {
+        int mine = turn_try(id), all = mine;
+        int rc = group_meet(key, wr, n, me, leader, tag, &all);
+        if (rc == 0 && all) { waiter_drop(slot); return id; }
+        if (mine) turn_put(id);
+        if (rc != 0) {
+            waiter_drop(slot);
+            mana_say("MANA: MPI_Comm_create_group: the members' vote for its turn failed; it runs without one");
+            return 0;
+        }
+        sched_yield();
+    }
 }

@@ -422,6 +422,10 @@ uint64_t group_coll_leave_held(uint64_t up, int rc);
  * ready for this constructor and no other), given up once the real call has returned. */
 uint64_t mana_ctor_turn_take(struct vobj *parent);   /* 0: no turn taken (not MULTIPLE, inter-communicator) */
 void mana_ctor_turn_give(uint64_t turn);
+/* MPI_Comm_create_group's turn, voted among the members (world ranks wr) by messages; key: the call's, the
+ * same on every member.  mana_ctor_turn_init: at MPI_Init_thread, the communicator it votes on. */
+uint64_t mana_group_turn_take(uint64_t key, const int *wr, int n);
+void mana_ctor_turn_init(int multiple);
 #define COLL_MAKE(c, hold, rc, stmt) do { \
         uint64_t turn_ = __builtin_expect(mana_thread_multiple, 0) ? mana_ctor_turn_take(c) : 0; \
         uint64_t upm_ = coll_enter(c); stmt; (hold) = coll_leave_held(upm_, (rc)); \

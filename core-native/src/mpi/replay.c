@@ -133,8 +133,12 @@ static int replay_one(struct vobj *o, MPI_Group wg)
     case R_OP_CREATE: return replay_op(o);
     case R_GRAPH_CREATE: case R_DIST_GRAPH: case R_DIST_GRAPH_ADJ: rc = mana_topo_replay(o, pc, &nc); break;
     case R_COMM_CREATE_GROUP: {
-        MPI_Group g;
-        LOWER(rc = real.Group_incl(wg, (int)(o->arr_len / sizeof(int)), ia, &g);
+        /* MPICH 4.0 reads the parent's group in MPI_Comm_create_group without making it first (a NULL
+         * there: SIGSEGV in every restart of a program that had made a communicator this way); a program
+         * makes it with the MPI_Comm_group it takes its group from, and so does the replay */
+        MPI_Group g, pg;
+        LOWER(rc = real.Comm_group(pc, &pg); if (rc == MPI_SUCCESS) real.Group_free(&pg);
+              if (rc == MPI_SUCCESS) rc = real.Group_incl(wg, (int)(o->arr_len / sizeof(int)), ia, &g);
               if (rc == MPI_SUCCESS) { rc = real.Comm_create_group(pc, g, (int)o->a[0], &nc); real.Group_free(&g); });
         break;
     }

@@ -1,13 +1,13 @@
 /* ctor_mt - MPI_THREAD_MULTIPLE: two threads of every rank make communicators from two parents at once,
  * with the constructors that have no nonblocking twin (MPI_Comm_split, MPI_Comm_create,
- * MPI_Cart_create, in turn), in opposite orders on neighbouring ranks, every iteration, checkpointed
+ * MPI_Cart_create, MPI_Comm_create_group, in turn), in opposite orders on neighbouring ranks, every iteration, checkpointed
  * while they do.
  *
  * The pattern of dup_mt, for the other constructors: rank 0's main thread is in c1's constructor waiting
  * for rank 1's main thread while rank 1's worker is in c2's, waiting for rank 0's worker.  The real
  * constructor is blocking and the lower MPI runs one thread at a time, so a runtime that lets a thread
  * into the real call before every member of the parent is ready for it (and for nothing else) deadlocks
- * there (MPICH's threads/comm/comm_create_threads, comm_split_threads did).  Each thread checks the new
+ * there (MPICH's threads/comm/comm_create_threads, comm_split_threads, comm_create_group_threads did).  Each thread checks the new
  * communicator's size and rank, uses it (an MPI_Allreduce of rank-dependent values, hashed) and frees it;
  * the iteration ends with the usual stop agreement.  Run until told to stop, each thread naps 10 ms
  * holding its new communicator, so that checkpoints find both alive (made in different orders on
@@ -20,7 +20,7 @@
 static MPI_Comm make(struct mtpair *s, MPI_Comm parent, int *want_rank)
 {
     MPI_Comm n = MPI_COMM_NULL;
-    int rc, kind = (int)(s->it % 3);
+    int rc, kind = (int)(s->it % 4);
     *want_rank = s->rank;
     if (kind == 0) {
         rc = MPI_Comm_split(parent, 7, s->size - s->rank, &n);
@@ -30,9 +30,21 @@ static MPI_Comm make(struct mtpair *s, MPI_Comm parent, int *want_rank)
         MPI_Comm_group(parent, &g);
         rc = MPI_Comm_create(parent, g, &n);
         MPI_Group_free(&g);
-    } else {
+    } else if (kind == 2) {
         int dims[1] = { s->size }, periods[1] = { 1 };
         rc = MPI_Cart_create(parent, 1, dims, periods, 0, &n);
+    } else {
+        /* collective over its group alone (here every member, in reverse order): no collective of the
+         * parent to vote on, the members vote by messages (ctor_turn.c) */
+        MPI_Group g, rev;
+        int order[64];
+        for (int i = 0; i < s->size && i < 64; i++) order[i] = s->size - 1 - i;
+        MPI_Comm_group(parent, &g);
+        MPI_Group_incl(g, s->size, order, &rev);
+        rc = MPI_Comm_create_group(parent, rev, 5, &n);
+        MPI_Group_free(&rev);
+        MPI_Group_free(&g);
+        *want_rank = s->size - 1 - s->rank;
     }
     if (rc != MPI_SUCCESS || n == MPI_COMM_NULL) mt_fail("constructor %d: rc %d", kind, rc);
     return n;
