@@ -7,9 +7,9 @@
  * for rank 1's main thread while rank 1's worker is in c2's, waiting for rank 0's worker.  The real
  * constructor is blocking and the lower MPI runs one thread at a time, so a runtime that lets a thread
  * into the real call before every member of the parent is ready for it (and for nothing else) deadlocks
- * there (MPICH's threads/comm/comm_create_threads, comm_split_threads, comm_create_group_threads did).  Each thread checks the new
- * communicator's size and rank, uses it (an MPI_Allreduce of rank-dependent values, hashed) and frees it;
- * the iteration ends with the usual stop agreement.  Run until told to stop, each thread naps 10 ms
+ * there (MPICH's threads/comm/comm_create_threads, comm_split_threads, comm_create_group_threads did).
+ * Each thread checks the new communicator's size and rank, uses it (an MPI_Allreduce of rank-dependent
+ * values, hashed) and frees it; the iteration ends with the usual stop agreement.  Run until told to stop, each thread naps 10 ms
  * holding its new communicator, so that checkpoints find both alive (made in different orders on
  * neighbouring ranks: what the replay must make again); the reference run (--iters) does not nap.
  * The two threads' pattern is mtpair.h's. */
