@@ -31,7 +31,7 @@
  * Inter-communicator parents take no turn (an allreduce there combines the other group's votes), nor
  * does MPI_Intercomm_create (its non-leaders do not know the other group).  MPI_Comm_create_group has no
  * collective over its group to vote on: its members vote by messages to the one of them with the lowest
- * world rank, on a dup of MPI_COMM_WORLD made at MPI_Init_thread when every rank asked for
+ * world rank, on a dup of MPI_COMM_WORLD made at MPI_Init_thread by a program that asks for
  * MPI_THREAD_MULTIPLE (mana_group_turn_take below).  Windows take turns too (win.c): their creation on its communicator, MPI_Win_fence
  * and MPI_Win_free on a dup of it that the window keeps for this (the program may run its own
  * collectives on the window's communicator while it fences).  So do files (io.c): MPI_File_open on its
@@ -139,9 +139,11 @@ static int group_tag_ub;
 
 void mana_ctor_turn_init(int multiple)
 {
-    int all = multiple != 0;
-    /* every rank calls MPI_Init_thread once, whatever level it asks for: a collective every rank makes */
-    if (PMPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS || !all) return;
+    /* Only a program that asks for MPI_THREAD_MULTIPLE pays for it, and it asks on every rank (a rank that
+     * asked for less would leave the others in this dup).  No collective at all otherwise: MPI_Init does
+     * not wait for the other ranks here (test mpi_start_vote: rank 0 in MPI while rank 1 holds before
+     * MPI_Init; an MPI_Allreduce here, to agree on the level, kept rank 0 in MPI_Init). */
+    if (!multiple) return;
     int *ub = NULL, flag = 0;
     if (PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag) != MPI_SUCCESS || !flag || !ub || *ub < 2) return;
     group_tag_ub = *ub;
