@@ -48,26 +48,30 @@ case $nodes in ''|*[!0-9]*) echo "cluster.sh: bad --nodes '$nodes'" >&2; exit 2;
 say() { echo "cluster: $*" >&2; }
 
 # kill_marked DIR|--orphans: SIGKILL every process whose environment says CLUSTER_DIR=DIR; with --orphans,
-# those of any cluster folder under $base that no longer exists.  Repeated while it finds some (a dying
-# parent may still fork).  Never this shell.
+# those of any cluster folder under $base that no longer exists.  Only processes in a network namespace
+# other than this shell's are looked at (every process a cluster starts runs in one of its namespaces; the
+# namespace link is read without touching the process's memory), and each environment is read under a
+# time limit: reading another process's environment waits for its memory map, and a process stuck
+# holding that (a test's restart, a program stopped under a debugger) must not hold up a teardown, nor
+# anything else, for good.  Repeated while it finds some (a dying parent may still fork).
 kill_marked() {
-    local f p v round found
+    local q p v round found me
+    me=$(readlink /proc/self/ns/net)
     for round in 1 2 3 4 5 6 7 8 9 10; do
         found=
-        if [ "$1" = --orphans ]; then
-            for f in $(grep -lzxE "CLUSTER_DIR=$(printf '%s' "$base" | sed 's/[.*+?^$]/\\&/g')/mana-cluster\.[A-Za-z0-9]{6}" \
-                            /proc/[0-9]*/environ 2>/dev/null); do
-                v=$(tr '\0' '\n' < "$f" 2>/dev/null | grep -m1 '^CLUSTER_DIR=') || continue
-                [ -e "${v#CLUSTER_DIR=}" ] && continue
-                p=${f#/proc/}; p=${p%/environ}
-                [ "$p" != $$ ] && kill -KILL "$p" 2>/dev/null && found=1
-            done
-        else
-            for f in $(grep -lzxF "CLUSTER_DIR=$1" /proc/[0-9]*/environ 2>/dev/null); do
-                p=${f#/proc/}; p=${p%/environ}
-                [ "$p" != $$ ] && kill -KILL "$p" 2>/dev/null && found=1
-            done
-        fi
+        for q in /proc/[0-9]*; do
+            p=${q#/proc/}
+            [ "$p" = $$ ] && continue
+            v=$(readlink "$q/ns/net" 2>/dev/null) && [ -n "$v" ] && [ "$v" != "$me" ] || continue
+            v=$(timeout 2 tr '\0' '\n' < "$q/environ" 2>/dev/null | grep -m1 '^CLUSTER_DIR=') || continue
+            v=${v#CLUSTER_DIR=}
+            if [ "$1" = --orphans ]; then
+                case $v in "$base"/mana-cluster.??????) [ -e "$v" ] && continue;; *) continue;; esac
+            else
+                [ "$v" = "$1" ] || continue
+            fi
+            kill -KILL "$p" 2>/dev/null && found=1
+        done
         [ -z "$found" ] && return 0
         sleep 0.1
     done
@@ -160,7 +164,6 @@ teardown() {
         sleep 0.1
     done
     while read -r p; do [ -n "$p" ] && kill -KILL "$p" 2>/dev/null; done < "$pids_file"
-    export -n CLUSTER_DIR       # this shell's own children (grep, sleep) must not carry the mark
     kill_marked "$D"
     for n in "${made_ns[@]}"; do ip netns del "$n" 2>/dev/null; done
     if [ -n "$keep" ]; then say "kept $D"; else rm -rf -- "$D"; fi
