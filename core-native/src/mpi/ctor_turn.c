@@ -32,8 +32,9 @@
  * does MPI_Intercomm_create (its non-leaders do not know the other group).  MPI_Comm_create_group has no
  * collective over its group to vote on: its members vote by messages to the one of them with the lowest
  * world rank, on a dup of MPI_COMM_WORLD made at MPI_Init_thread by a program that asks for
- * MPI_THREAD_MULTIPLE (mana_group_turn_take below).  Windows take turns too (win.c): their creation on its communicator, MPI_Win_fence
- * and MPI_Win_free on a dup of it that the window keeps for this (the program may run its own
+ * MPI_THREAD_MULTIPLE (mana_group_turn_take below).  Windows take turns too (win.c): their creation on
+ * its communicator, MPI_Win_fence and MPI_Win_free on a dup of it that the window keeps for this (the
+ * program may run its own
  * collectives on the window's communicator while it fences).  So do files (io.c): MPI_File_open on its
  * communicator, the file's collective calls (views, collective reads and writes, sync, size, atomicity,
  * info, shared pointer) and MPI_File_close on a dup of it that the file keeps.
@@ -192,21 +193,18 @@ uint64_t mana_group_turn_take(uint64_t key, const int *wr, int n)
     uint64_t id = key | 1;               /* never 0 (a free turn) */
     int tag = (int)(key % (uint64_t)group_tag_ub);
     int word = 0;
-    if (group_meet(key, wr, n, me, leader, tag, &word) != 0) {
-        mana_say("MANA: MPI_Comm_create_group: the members' vote for its turn failed; it runs without one");
-        return 0;
-    }
-    int slot = waiter_add(id);
-    for (;;) {
-        int mine = turn_try(id), all = mine;
-        int rc = group_meet(key, wr, n, me, leader, tag, &all);
-        if (rc == 0 && all) { waiter_drop(slot); return id; }
-        if (mine) turn_put(id);
-        if (rc != 0) {
-            waiter_drop(slot);
-            mana_say("MANA: MPI_Comm_create_group: the members' vote for its turn failed; it runs without one");
-            return 0;
+    if (group_meet(key, wr, n, me, leader, tag, &word) == 0) {     /* every member has arrived */
+        int slot = waiter_add(id);
+        for (;;) {
+            int mine = turn_try(id), all = mine;
+            int rc = group_meet(key, wr, n, me, leader, tag, &all);
+            if (rc == 0 && all) { waiter_drop(slot); return id; }
+            if (mine) turn_put(id);
+            if (rc != 0) break;
+            sched_yield();
         }
-        sched_yield();
+        waiter_drop(slot);
     }
+    mana_say("MANA: MPI_Comm_create_group: the members' vote for its turn failed; it runs without one");
+    return 0;
 }

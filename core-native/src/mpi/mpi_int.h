@@ -435,7 +435,7 @@ void mana_ctor_turn_init(int multiple);
  * voted on the file's own dup of its communicator (io.c mana_file_turn). */
 uint64_t mana_file_turn(struct vobj *f);
 #define FILE_COLL_LOWER(f, stmt) do { \
-        uint64_t turnf_ = mana_file_turn(f); \
+        uint64_t turnf_ = __builtin_expect(mana_thread_multiple, 0) ? mana_file_turn(f) : 0; \
         COLL_LOWER(f, stmt); \
         mana_ctor_turn_give(turnf_); \
     } while (0)

@@ -127,12 +127,12 @@ reap_stale() {
                 [ "$(readlink "$q/ns/net" 2>/dev/null)" = "$net" ] && kill -KILL "${q#/proc/}" 2>/dev/null
             done
         done
-        # what the holders' namespaces no longer lead to: a node whose holder died first (a teardown cut
-        # short between its kills), a child forked while its parent was being killed
-        kill_marked "$d"
         rm -rf -- "$d" && say "removed $d of a cluster whose cluster.sh ($owner) is gone"
     done
-    kill_marked --orphans        # processes of a cluster whose folder was removed before they died
+    # what the holders' namespaces no longer lead to (a node whose holder died first, a teardown cut short
+    # between its kills, a child forked while its parent was being killed), found by the mark of a folder
+    # that is gone: those just removed, and any removed before their processes died
+    kill_marked --orphans
 }
 reap_stale
 
