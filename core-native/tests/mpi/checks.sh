@@ -28,11 +28,16 @@ coord() {
     start_coord_on "$tmp/mana.rc" "$tmp/coord.log" || { echo "FAIL: coordinator did not start"; exit 1; }
 }
 # ready NP: the launched job's rank 0 printed "ready" in $tmp/l.out and NP ranks are RUNNING, or the
-# script fails: every later check would only repeat that the job never started.
+# script fails: every later check would only repeat that the job never started.  A job ($job) that has
+# already ended fails it at once (it waited its whole 60 s for a program that could not start).
 ready() {
-    wait_for 60 grep -q '^ready' "$tmp/l.out" || { echo "FAIL: no 'ready' line"; tail "$tmp/l.out"; exit 1; }
+    wait_for 60 ready_or_gone
+    grep -q '^ready' "$tmp/l.out" ||
+        { echo "FAIL: no 'ready' line$(job_gone && echo ': the job ended')"; tail "$tmp/l.out"; exit 1; }
     await_running "$1" 60 || { echo "FAIL: not every rank registered"; exit 1; }
 }
+job_gone() { [ -n "${job:-}" ] && ! kill -0 "$job" 2>/dev/null; }
+ready_or_gone() { grep -q '^ready' "$tmp/l.out" || job_gone; }
 # launch_job NP: $prog under mana_launch (run(), in the background: $job), told to stop by $tmp/stop, its
 # images in $tmp/ck, its output in $tmp/l.out and l.err; returns once ready NP
 launch_job() {

@@ -216,13 +216,16 @@ checkpoint() {
     fi
 }
 
+launch_ready_or_gone() { has "$tmp/launch.out" '^ready' || job_gone; }
 launch_once() {
     if [ -n "$script" ]; then
         start_job launch mana_launch --ckptdir "$tmp/ck" "$prog" "$script" --stop-file "$tmp/stop" "$@"
     else
         start_job launch mana_launch --ckptdir "$tmp/ck" "$prog" --stop-file "$tmp/stop" "$@"
     fi
-    wait_for 60 has "$tmp/launch.out" '^ready' || fail "no 'ready' line from the launched program"
+    wait_for 60 launch_ready_or_gone
+    has "$tmp/launch.out" '^ready' ||
+        fail "no 'ready' line from the launched program$(job_gone && echo ' (the job ended)')"
     await_running "$np" 60 || fail "not every rank registered"
 }
 # the last restart: a new coordinator, the job told to stop at once (after $extra iterations), run to
