@@ -28,11 +28,14 @@
  * time in each rank's creation order, does not deadlock either.
  *
  * A parent of one member (MPI_COMM_SELF) takes no turn: its call waits for no other rank.
- * Inter-communicator parents take no turn (an allreduce there combines the other group's votes), nor
- * does MPI_Intercomm_create (its non-leaders do not know the other group).  MPI_Comm_create_group has no
- * collective over its group to vote on: its members vote by messages to the one of them with the lowest
- * world rank, on a dup of MPI_COMM_WORLD made at MPI_Init_thread by a program that asks for
- * MPI_THREAD_MULTIPLE (mana_group_turn_take below).  Windows take turns too (win.c): their creation on
+ * MPI_Comm_create_group has no collective over its group to vote on: its members vote by messages to the
+ * one of them with the lowest world rank, on a dup of MPI_COMM_WORLD made at MPI_Init_thread by a program
+ * that asks for MPI_THREAD_MULTIPLE (mana_group_turn_take below).  So do the members of both groups of an
+ * inter-communicator for a constructor on it (MPI_Intercomm_merge, dup, split, create: an allreduce there
+ * hands each group the other group's votes, not all of them), and those of both groups of an
+ * MPI_Intercomm_create, once each group has the other's members from its leader (mana_intercomm_turn_take).
+ * Without it a merge holding the lower half on three ranks waited for the fourth, whose lower half a
+ * split with its turn held, waiting for the three (MPICH's threads/comm/idup_comm_gen, checkpointed).  Windows take turns too (win.c): their creation on
  * its communicator, MPI_Win_fence and MPI_Win_free on a dup of it that the window keeps for this (the
  * program may run its own
  * collectives on the window's communicator while it fences).  So do files (io.c): MPI_File_open on its
@@ -42,6 +45,8 @@
 #include "mpi_int.h"
 
 #include <sched.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define TURN_WAITERS 64           /* threads of a rank waiting at once that get priority; more just wait */
 
@@ -97,13 +102,41 @@ static void waiter_drop(int slot)
     turn_lock_give();
 }
 
+static uint64_t group_turn_take(uint64_t key, const int *wr, int n, const char *call);
+
+/* A constructor on an inter-communicator: the turn voted among the members of both groups. */
+static uint64_t inter_turn_take(struct vobj *parent, MPI_Comm comm)
+{
+    MPI_Group lg, rg;
+    int rc, rrc = MPI_ERR_OTHER;
+    LOWER(rc = real.Comm_group(R(comm), &lg);
+          if (rc == MPI_SUCCESS && (rrc = real.Comm_remote_group(R(comm), &rg)) != MPI_SUCCESS) real.Group_free(&lg));
+    if (rc != MPI_SUCCESS || rrc != MPI_SUCCESS) return 0;     /* the constructor reports it */
+    int nl = 0, nr = 0;
+    int *l = world_ranks(lg, &nl), *r = world_ranks(rg, &nr);
+    LOWER(real.Group_free(&lg); real.Group_free(&rg));
+    int *all = l && r ? realloc(l, ((size_t)nl + (size_t)nr + 1) * sizeof *all) : NULL;
+    uint64_t turn = 0;
+    if (all) {
+        memcpy(all + nl, r, (size_t)nr * sizeof *r);
+        turn = group_turn_take(mana_gid_combine(parent->gid, 0x696e746572ULL), all, nl + nr,
+                               "a constructor on an inter-communicator");
+        free(all);
+    } else {
+        free(l);
+    }
+    free(r);
+    return turn;
+}
+
 uint64_t mana_ctor_turn_take(struct vobj *parent)
 {
     if (!mana_thread_multiple || !parent || parent->kind != K_COMM || !parent->gid) return 0;
     MPI_Comm comm = V(MPI_Comm, parent);
     int inter = 0, size = 0;
     LOWER(real.Comm_test_inter(R(comm), &inter); real.Comm_size(R(comm), &size));
-    if (inter || size < 2) return 0;     /* alone in it (MPI_COMM_SELF): no one to wait for */
+    if (inter) return inter_turn_take(parent, comm);
+    if (size < 2) return 0;              /* alone in it (MPI_COMM_SELF): no one to wait for */
     uint64_t id = parent->gid;
     /* First every member arrives: a thread holds the turn while its round is open, and a round only
      * completes once every member has voted, so a member still far off (its thread waiting in the program
@@ -182,6 +215,11 @@ static int group_meet(uint64_t key, const int *wr, int n, int me, int leader, in
 
 uint64_t mana_group_turn_take(uint64_t key, const int *wr, int n)
 {
+    return group_turn_take(key, wr, n, "MPI_Comm_create_group");
+}
+
+static uint64_t group_turn_take(uint64_t key, const int *wr, int n, const char *call)
+{
     if (!mana_thread_multiple || group_votes == MPI_COMM_NULL || n < 2) return 0;
     int me = -1, leader = wr[0], in = 0;
     if (PMPI_Comm_rank(group_votes, &me) != MPI_SUCCESS) return 0;
@@ -205,6 +243,95 @@ uint64_t mana_group_turn_take(uint64_t key, const int *wr, int n)
         }
         waiter_drop(slot);
     }
-    mana_say("MANA: MPI_Comm_create_group: the members' vote for its turn failed; it runs without one");
+    mana_say("MANA: %s: the members' vote for its turn failed; it runs without one", call);
     return 0;
+}
+
+/* MPI_Intercomm_create: the turn voted among the members of both groups, as for a constructor on an
+ * inter-communicator, but only the leaders can find the other group: each leader sends its group's world
+ * ranks and its local communicator's id to the other leader (on the vote communicator, by world rank) and
+ * broadcasts what it got, with the peer communicator's id, on its local communicator (every member of it is
+ * in this call; under MPI_THREAD_MULTIPLE the broadcast is a nonblocking one and a wait, no lower half
+ * held).  The key is made of the peer's id, the tag and the two local communicators' ids, which every
+ * member of both groups then knows: two threads' calls at once between the same leaders with the same tag
+ * on different peers (MPICH's idup_comm_gen) have different keys, where the leaders and the tag alone
+ * mixed their votes and let both calls in at once.  A leader that could not exchange broadcasts that it
+ * failed: then no member of its group takes a turn, and the other group's vote fails as a missing member's
+ * would, each saying so. */
+static uint64_t ic_key(uint64_t peer, int tag, uint64_t a, uint64_t b)
+{
+    return mana_gid_combine(mana_gid_combine(peer, (uint64_t)(uint32_t)tag),
+                            mana_gid_combine(a < b ? a : b, a < b ? b : a));
+}
+
+uint64_t mana_intercomm_turn_take(MPI_Comm local, int local_leader, MPI_Comm peer, int remote_leader, int tag)
+{
+    struct vobj *lc = comm_obj(local);
+    if (!mana_thread_multiple || group_votes == MPI_COMM_NULL || !lc) return 0;
+    MPI_Group lg;
+    int rc, nl = 0, me = -1;
+    LOWER(rc = real.Comm_group(R(local), &lg));
+    if (rc != MPI_SUCCESS) return 0;                    /* the call reports it */
+    int *l = world_ranks(lg, &nl);
+    LOWER(real.Group_free(&lg));
+    if (!l || PMPI_Comm_rank(local, &me) != MPI_SUCCESS || local_leader < 0 || local_leader >= nl) { free(l); return 0; }
+    /* what the leader gives its group: 1 when the exchange worked, the remote group's size, the peer's id,
+     * the remote local communicator's id */
+    uint64_t hdr[4] = { 0, 0, 0, 0 };
+    int *r = NULL;
+    struct vobj *pc = me == local_leader ? comm_obj(peer) : NULL;
+    if (pc) {
+        MPI_Group pg, wg;
+        int rl = MPI_UNDEFINED, prc;
+        LOWER(prc = real.Comm_group(R(peer), &pg);
+              if (prc == MPI_SUCCESS) {
+                  if ((prc = real.Comm_group(R(MPI_COMM_WORLD), &wg)) == MPI_SUCCESS) {
+                      prc = real.Group_translate_ranks(pg, 1, &remote_leader, wg, &rl);
+                      real.Group_free(&wg);
+                  }
+                  real.Group_free(&pg);
+              });
+        if (prc == MPI_SUCCESS && rl >= 0 && rl != MPI_UNDEFINED) {
+            int t = (int)((ic_key(pc->gid, tag, (uint64_t)l[local_leader], (uint64_t)rl) + 1) % (uint64_t)group_tag_ub);
+            uint64_t out[2] = { (uint64_t)nl, lc->gid }, in[2] = { 0, 0 };
+            MPI_Request rq[2];
+            if (PMPI_Isend(out, 2, MPI_UINT64_T, rl, t, group_votes, &rq[0]) == MPI_SUCCESS) {
+                if (PMPI_Isend(l, nl, MPI_INT, rl, t, group_votes, &rq[1]) == MPI_SUCCESS) {
+                    if (PMPI_Recv(in, 2, MPI_UINT64_T, rl, t, group_votes, MPI_STATUS_IGNORE) == MPI_SUCCESS &&
+                        in[0] > 0 && in[0] < (1u << 30) && (r = malloc((size_t)in[0] * sizeof *r)) != NULL &&
+                        PMPI_Recv(r, (int)in[0], MPI_INT, rl, t, group_votes, MPI_STATUS_IGNORE) == MPI_SUCCESS) {
+                        hdr[0] = 1;
+                        hdr[1] = in[0];
+                        hdr[2] = pc->gid;
+                        hdr[3] = in[1];
+                    }
+                    PMPI_Wait(&rq[1], MPI_STATUS_IGNORE);
+                }
+                PMPI_Wait(&rq[0], MPI_STATUS_IGNORE);
+            }
+        }
+    }
+    if (PMPI_Bcast(hdr, 4, MPI_UINT64_T, local_leader, local) != MPI_SUCCESS || !hdr[0]) {
+        if (me == local_leader)
+            mana_say("MANA: MPI_Intercomm_create: the leaders could not exchange their groups for its turn; "
+                     "it runs without one");
+        free(r);
+        free(l);
+        return 0;
+    }
+    int nr = (int)hdr[1];
+    int *all = realloc(l, ((size_t)nl + (size_t)nr) * sizeof *all);
+    if (!all) {
+        /* every member must take part in the broadcast below: out of memory here, the job cannot go on */
+        mana_say("MANA: MPI_Intercomm_create: out of memory for its turn");
+        PMPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    l = all;
+    if (me == local_leader) memcpy(all + nl, r, (size_t)nr * sizeof *r);
+    uint64_t turn = 0;
+    if (PMPI_Bcast(all + nl, nr, MPI_INT, local_leader, local) == MPI_SUCCESS)
+        turn = group_turn_take(ic_key(hdr[2], tag, lc->gid, hdr[3]), all, nl + nr, "MPI_Intercomm_create");
+    free(r);
+    free(l);
+    return turn;
 }

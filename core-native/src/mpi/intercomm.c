@@ -30,16 +30,20 @@ int PMPI_Intercomm_create(MPI_Comm local, int local_leader, MPI_Comm peer, int r
     uint64_t mine = 0, theirs = 0;
     int rc;
     uint64_t hold;
+    /* under MPI_THREAD_MULTIPLE the real call, which holds the lower half while it waits for both groups,
+     * first waits for its turn, voted among the members of both (ctor_turn.c); kept until the entry is made */
+    uint64_t turn = __builtin_expect(mana_thread_multiple, 0)
+                        ? mana_intercomm_turn_take(local, local_leader, peer, remote_leader, tag) : 0;
     GROUP_COLL_MAKE(lc, hold, rc, mine = mana_gid_combine(lc->gid, lc->seq);
                rc = real.Intercomm_create(R(local), local_leader, pc ? R(peer) : R(MPI_COMM_NULL), remote_leader,
                                           tag, &ic);
                if (rc == MPI_SUCCESS)
                    rc = real.Allreduce(&mine, &theirs, 1, R(MPI_UINT64_T), R(MPI_MAX), ic));
-    if (rc != MPI_SUCCESS) return rc;
+    if (rc != MPI_SUCCESS) { mana_ctor_turn_give(turn); return rc; }
     lc->flags |= VF_PARENT;
     struct vobj *o;
     new_comm(ic, lc, R_INTERCOMM_CREATE, newcomm, &o);
-    if (!o) { made_release(hold); return MPI_SUCCESS; }
+    if (!o) { made_release(hold); mana_ctor_turn_give(turn); return MPI_SUCCESS; }
     mana_record_parent(o, pc);
     o->gid = mana_gid_combine(mine < theirs ? mine : theirs, mine < theirs ? theirs : mine);
     o->call = o->gid;           /* made by its members alone (the two local groups) */
@@ -48,6 +52,7 @@ int PMPI_Intercomm_create(MPI_Comm local, int local_leader, MPI_Comm peer, int r
     o->a[2] = tag;
     o->a[3] = pc != NULL;
     made_release(hold);
+    mana_ctor_turn_give(turn);
     return MPI_SUCCESS;
 }
 ALIAS(Intercomm_create)

@@ -420,11 +420,13 @@ uint64_t coll_leave_held(uint64_t up, int rc);
 uint64_t group_coll_leave_held(uint64_t up, int rc);
 /* Under MPI_THREAD_MULTIPLE the call first waits for its turn (ctor_turn.c: every member of the parent
  * ready for this constructor and no other), given up once the real call has returned. */
-uint64_t mana_ctor_turn_take(struct vobj *parent);   /* 0: no turn taken (not MULTIPLE, inter-communicator) */
+uint64_t mana_ctor_turn_take(struct vobj *parent);   /* 0: no turn taken (not MULTIPLE, MPI_COMM_SELF) */
 void mana_ctor_turn_give(uint64_t turn);
 /* MPI_Comm_create_group's turn, voted among the members (world ranks wr) by messages; key: the call's, the
  * same on every member.  mana_ctor_turn_init: at MPI_Init_thread, the communicator it votes on. */
 uint64_t mana_group_turn_take(uint64_t key, const int *wr, int n);
+/* MPI_Intercomm_create's, voted among both groups once the leaders have exchanged them (its arguments). */
+uint64_t mana_intercomm_turn_take(MPI_Comm local, int local_leader, MPI_Comm peer, int remote_leader, int tag);
 void mana_ctor_turn_init(int multiple);
 #define COLL_MAKE(c, hold, rc, stmt) do { \
         uint64_t turn_ = __builtin_expect(mana_thread_multiple, 0) ? mana_ctor_turn_take(c) : 0; \

@@ -129,6 +129,13 @@ int *world_ranks(MPI_Group realg, int *n)
     MPI_Group wg;
     LOWER(real.Group_size(realg, &size); real.Comm_group(R(MPI_COMM_WORLD), &wg));
     int *in = malloc(((size_t)size + 1) * sizeof *in), *out = malloc(((size_t)size + 1) * sizeof *out);
+    if (!in || !out) {
+        LOWER(real.Group_free(&wg));
+        free(in);
+        free(out);
+        *n = 0;
+        return NULL;
+    }
     for (int i = 0; i < size; i++) in[i] = i;
     LOWER(real.Group_translate_ranks(realg, size, in, wg, out); real.Group_free(&wg));
     free(in);

@@ -1,6 +1,7 @@
 /* ctor_mt - MPI_THREAD_MULTIPLE: two threads of every rank make communicators from two parents at once,
  * with the constructors that have no nonblocking twin (MPI_Comm_split, MPI_Comm_create,
- * MPI_Cart_create, MPI_Comm_create_group, in turn), in opposite orders on neighbouring ranks, every iteration, checkpointed
+ * MPI_Cart_create, MPI_Comm_create_group, MPI_Intercomm_create then MPI_Intercomm_merge, in turn), in
+ * opposite orders on neighbouring ranks, every iteration, checkpointed
  * while they do.
  *
  * The pattern of dup_mt, for the other constructors: rank 0's main thread is in c1's constructor waiting
@@ -16,11 +17,12 @@
 #include "mtpair.h"
 
 /* This iteration's constructor on parent: every member ends up in the new communicator, of the parent's
- * size, with the rank checked below (split reverses the order). */
-static MPI_Comm make(struct mtpair *s, MPI_Comm parent, int *want_rank)
+ * size, with the rank checked below (split reverses the order).  *inter: an inter-communicator made on the
+ * way (kind 4), kept by the caller until the new one has been used, so checkpoints find it alive too. */
+static MPI_Comm make(struct mtpair *s, MPI_Comm parent, MPI_Comm half, int *want_rank, MPI_Comm *inter)
 {
     MPI_Comm n = MPI_COMM_NULL;
-    int rc, kind = (int)(s->it % 4);
+    int rc, kind = (int)(s->it % 5);
     *want_rank = s->rank;
     if (kind == 0) {
         rc = MPI_Comm_split(parent, 7, s->size - s->rank, &n);
@@ -33,6 +35,15 @@ static MPI_Comm make(struct mtpair *s, MPI_Comm parent, int *want_rank)
     } else if (kind == 2) {
         int dims[1] = { s->size }, periods[1] = { 1 };
         rc = MPI_Cart_create(parent, 1, dims, periods, 0, &n);
+    } else if (kind == 4) {
+        /* an inter-communicator between the parent's lower and upper halves (made before the threads'
+         * turns: leaders, each half's first; the peer, the parent), merged back, lower half first: the same
+         * ranks as the parent.  MPI_Intercomm_create's members vote for its turn across both groups once the
+         * leaders have exchanged them, the merge's among both groups of the inter-communicator (ctor_turn.c);
+         * without them the two threads' creations deadlocked as the constructors above did */
+        int low = s->rank < s->size / 2;
+        rc = MPI_Intercomm_create(half, 0, parent, low ? s->size / 2 : 0, 11, inter);
+        if (rc == MPI_SUCCESS) rc = MPI_Intercomm_merge(*inter, !low, &n);
     } else {
         /* collective over its group alone (here every member, in reverse order): no collective of the
          * parent to vote on, the members vote by messages (ctor_turn.c) */
@@ -53,8 +64,12 @@ static MPI_Comm make(struct mtpair *s, MPI_Comm parent, int *want_rank)
 static void make_and_use(struct mtpair *s, int main_thread, MPI_Comm parent, uint64_t *h, int salt)
 {
     int want = -1, sz = -1, rk = -1;
+    MPI_Comm inter = MPI_COMM_NULL, half = MPI_COMM_NULL;
+    if (s->it % 5 == 4 && MPI_Comm_split(parent, s->rank < s->size / 2, s->rank, &half) != MPI_SUCCESS)
+        mt_fail("split into halves on %d", salt);
     mtpair_turn(s, main_thread, 0);
-    MPI_Comm n = make(s, parent, &want);
+    MPI_Comm n = make(s, parent, half, &want, &inter);
+    if (half != MPI_COMM_NULL) MPI_Comm_free(&half);
     MPI_Comm_size(n, &sz);
     MPI_Comm_rank(n, &rk);
     if (sz != s->size || rk != want) mt_fail("constructor on %d: size %d rank %d (want %d)", salt, sz, rk, want);
@@ -65,6 +80,13 @@ static void make_and_use(struct mtpair *s, int main_thread, MPI_Comm parent, uin
     if (sum != expect) mt_fail("constructor on %d: sum %ld, not %ld", salt, sum, expect);
     *h = mt_hash(*h, &sum, sizeof sum);
     MPI_Comm_free(&n);
+    if (inter != MPI_COMM_NULL) {
+        int rsz = -1;
+        MPI_Comm_remote_size(inter, &rsz);
+        if (rsz != (s->rank < s->size / 2 ? s->size - s->size / 2 : s->size / 2))
+            mt_fail("inter-communicator on %d: remote size %d", salt, rsz);
+        MPI_Comm_free(&inter);
+    }
 }
 
 int main(int argc, char **argv)
