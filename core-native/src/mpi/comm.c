@@ -22,7 +22,49 @@ static int hints_delete(MPI_Comm c, int kv, void *val, void *extra)
     return PMPI_Info_free(&in);
 }
 
-static int hints_set(MPI_Comm comm, MPI_Info info)
+/* Keeps in hints (ours) only the keys the MPI library keeps, as a native MPI_Comm_get_info answers
+ * (MPICH's comm/comm_info: a key the library does not know must not come back).  The library is asked on a
+ * real duplicate of MPI_COMM_SELF made for the question, by the call the program made (by_dup: with
+ * MPI_Comm_dup_with_info, where Open MPI 4.1 keeps every key, else MPI_Comm_set_info, where it drops those
+ * it does not know), and freed at once (local: no other rank takes part),
+ * never on the program's communicator: the hints are not given to the library (the mpi_assert_* ones could
+ * change what the drain's wildcard probes of the program's communicators see, p2p.c), so they cannot be
+ * lost by a restart either; MPI_Comm_get_info answers from what is kept here. */
+static int hints_filter(MPI_Info hints, int by_dup)
+{
+    int n = 0, rc = PMPI_Info_get_nkeys(hints, &n);
+    if (rc != MPI_SUCCESS || n == 0) return rc;
+    char (*keys)[MPI_MAX_INFO_KEY + 1] = calloc((size_t)n, sizeof *keys);
+    if (!keys) return MPI_ERR_NO_MEM;
+    for (int i = 0; rc == MPI_SUCCESS && i < n; i++) rc = PMPI_Info_get_nthkey(hints, i, keys[i]);
+    MPI_Info ri = rc == MPI_SUCCESS ? mana_info_real(hints) : HMAKE(MPI_Info, v2r(HBITS(MPI_INFO_NULL)));
+    if (HBITS(ri) != v2r(HBITS(MPI_INFO_NULL))) {
+        MPI_Comm probe;
+        MPI_Info used;
+        int lrc, len, flag;
+        unsigned char *kept = calloc((size_t)n, 1);
+        LOWER(lrc = by_dup ? real.Comm_dup_with_info(R(MPI_COMM_SELF), ri, &probe) : real.Comm_dup(R(MPI_COMM_SELF), &probe);
+              if (lrc == MPI_SUCCESS) {
+                  if ((by_dup || (lrc = real.Comm_set_info(probe, ri)) == MPI_SUCCESS) &&
+                      (lrc = real.Comm_get_info(probe, &used)) == MPI_SUCCESS) {
+                      for (int i = 0; kept && i < n; i++)
+                          kept[i] = real.Info_get_valuelen(used, keys[i], &len, &flag) != MPI_SUCCESS || flag;
+                      real.Info_free(&used);
+                  }
+                  real.Comm_free(&probe);
+              });
+        mana_info_real_free(ri);
+        /* a library that failed to answer (none does here) keeps every key as given */
+        for (int i = 0; lrc == MPI_SUCCESS && kept && i < n; i++)
+            if (!kept[i]) PMPI_Info_delete(hints, keys[i]);
+        free(kept);
+    }
+    free(keys);
+    return rc;
+}
+
+/* by_dup: hints given by a dup with info (MPI_Comm_dup_with_info, _idup_with_info), not MPI_Comm_set_info */
+static int hints_set(MPI_Comm comm, MPI_Info info, int by_dup)
 {
     if (hints_kv == MPI_KEYVAL_INVALID) {
         int rc = PMPI_Comm_create_keyval(NULL, hints_delete, &hints_kv, NULL);
@@ -31,6 +73,7 @@ static int hints_set(MPI_Comm comm, MPI_Info info)
     MPI_Info copy;
     int rc = mana_info_dup(info, &copy);
     if (rc != MPI_SUCCESS) return rc;
+    if ((rc = hints_filter(copy, by_dup)) != MPI_SUCCESS) { PMPI_Info_free(&copy); return rc; }
     return PMPI_Comm_set_attr(comm, hints_kv, (void *)(uintptr_t)HBITS(copy));
 }
 
@@ -38,7 +81,7 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
     MANA_CHECK_INIT();
     if (!comm_obj(comm)) return MPI_ERR_COMM;
-    return hints_set(comm, info);
+    return hints_set(comm, info, 0);
 }
 ALIAS(Comm_set_info)
 
@@ -57,7 +100,7 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
     int rc = PMPI_Comm_dup(comm, newcomm);
     if (rc != MPI_SUCCESS || info == MPI_INFO_NULL) return rc;
-    return hints_set(*newcomm, info);
+    return hints_set(*newcomm, info, 1);
 }
 ALIAS(Comm_dup_with_info)
 
@@ -160,7 +203,7 @@ int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MP
 {
     int rc = PMPI_Comm_idup(comm, newcomm, req);
     if (rc != MPI_SUCCESS || info == MPI_INFO_NULL) return rc;
-    return hints_set(*newcomm, info);
+    return hints_set(*newcomm, info, 1);
 }
 ALIAS(Comm_idup_with_info)
 #endif
