@@ -112,27 +112,18 @@ static uint32_t yield_waits(void)
     if (env && *env) return strcmp(env, "0") != 0;
     cpu_set_t mine, all;
     CPU_ZERO(&mine);
-    CPU_ZERO(&all);
     int have = sched_getaffinity(0, sizeof mine, &mine) == 0;
     int ncpu = 0, local = 1;
     MPI_Comm node = MPI_COMM_NULL;
     if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
         MPI_Comm_size(node, &local);
-        unsigned char *masks = malloc((size_t)local * sizeof mine);
-        int ok = masks && MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, masks, (int)sizeof mine, MPI_BYTE,
-                                        node) == MPI_SUCCESS;
-        int every = have;               /* every rank could read its mask (an empty one says it could not) */
-        for (int i = 0; ok && i < local; i++) {
-            cpu_set_t one;
-            memcpy(&one, masks + (size_t)i * sizeof one, sizeof one);
-            if (CPU_COUNT(&one) == 0) every = 0;
-            CPU_OR(&all, &all, &one);
-        }
-        if (ok && every) ncpu = CPU_COUNT(&all);
-        free(masks);
+        /* the union: the masks' bytes OR-ed together (MPI_BOR is defined on MPI_BYTE); a rank that could
+         * not read its mask adds none, which can only make the node look busier */
+        if (MPI_Allreduce(&mine, &all, (int)sizeof mine, MPI_BYTE, MPI_BOR, node) == MPI_SUCCESS)
+            ncpu = CPU_COUNT(&all);
         MPI_Comm_free(&node);
     }
-    if (ncpu <= 0 && have) ncpu = CPU_COUNT(&mine);      /* no union: this rank's own, as before */
+    if (ncpu <= 0 && have) ncpu = CPU_COUNT(&mine);      /* no union: this rank's own */
     if (ncpu <= 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         ncpu = n > 0 ? (int)n : 1;

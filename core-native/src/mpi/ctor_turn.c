@@ -35,8 +35,8 @@
  * hands each group the other group's votes, not all of them), and those of both groups of an
  * MPI_Intercomm_create, once each group has the other's members from its leader (mana_intercomm_turn_take).
  * Without it a merge holding the lower half on three ranks waited for the fourth, whose lower half a
- * split with its turn held, waiting for the three (MPICH's threads/comm/idup_comm_gen, checkpointed).  Windows take turns too (win.c): their creation on
- * its communicator, MPI_Win_fence and MPI_Win_free on a dup of it that the window keeps for this (the
+ * split with its turn held, waiting for the three (MPICH's threads/comm/idup_comm_gen, checkpointed).
+ * Windows take turns too (win.c): their creation on its communicator, MPI_Win_fence and MPI_Win_free on a dup of it that the window keeps for this (the
  * program may run its own
  * collectives on the window's communicator while it fences).  So do files (io.c): MPI_File_open on its
  * communicator, the file's collective calls (views, collective reads and writes, sync, size, atomicity,
@@ -281,17 +281,17 @@ uint64_t mana_intercomm_turn_take(MPI_Comm local, int local_leader, MPI_Comm pee
     int *r = NULL;
     struct vobj *pc = me == local_leader ? comm_obj(peer) : NULL;
     if (pc) {
-        MPI_Group pg, wg;
-        int rl = MPI_UNDEFINED, prc;
-        LOWER(prc = real.Comm_group(R(peer), &pg);
-              if (prc == MPI_SUCCESS) {
-                  if ((prc = real.Comm_group(R(MPI_COMM_WORLD), &wg)) == MPI_SUCCESS) {
-                      prc = real.Group_translate_ranks(pg, 1, &remote_leader, wg, &rl);
-                      real.Group_free(&wg);
-                  }
-                  real.Group_free(&pg);
-              });
-        if (prc == MPI_SUCCESS && rl >= 0 && rl != MPI_UNDEFINED) {
+        /* the remote leader's world rank */
+        MPI_Group pg;
+        int prc, np = 0, rl = -1;
+        LOWER(prc = real.Comm_group(R(peer), &pg));
+        if (prc == MPI_SUCCESS) {
+            int *pw = world_ranks(pg, &np);
+            if (pw && remote_leader >= 0 && remote_leader < np) rl = pw[remote_leader];
+            free(pw);
+            LOWER(real.Group_free(&pg));
+        }
+        if (rl >= 0 && rl != MPI_UNDEFINED) {
             int t = (int)((ic_key(pc->gid, tag, (uint64_t)l[local_leader], (uint64_t)rl) + 1) % (uint64_t)group_tag_ub);
             uint64_t out[2] = { (uint64_t)nl, lc->gid }, in[2] = { 0, 0 };
             MPI_Request rq[2];
